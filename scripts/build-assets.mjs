@@ -1,0 +1,19 @@
+// Bundles the browser modules (src/web/client/*.ts) with esbuild into dist/web/assets.
+// Runs as part of `npm run build`, which `npm start` runs: users need no build step.
+import { existsSync, mkdirSync, readdirSync, copyFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { build } from 'esbuild';
+
+const clientDir = 'src/web/client';
+const outDir = 'dist/web/assets';
+mkdirSync(outDir, { recursive: true });
+if (existsSync(clientDir)) {
+  const entries = readdirSync(clientDir).filter((f) => f.endsWith('.ts')).map((f) => join(clientDir, f));
+  if (entries.length > 0) {
+    await build({ entryPoints: entries, bundle: true, format: 'esm', target: 'es2022', minify: true, sourcemap: true, outdir: outDir, logLevel: 'warning' });
+  }
+}
+const staticDir = 'src/web/static';
+if (existsSync(staticDir)) {
+  for (const f of readdirSync(staticDir)) copyFileSync(join(staticDir, f), join(outDir, f));
+}

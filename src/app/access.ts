@@ -1,0 +1,136 @@
+import { WarrantError } from '../core/errors.js';
+import { permissionFor, type Act } from '../core/permissions.js';
+import { isActive } from '../core/lifecycle.js';
+import { parseSessionRef, type ParsedSessionRef } from '../core/session-ref.js';
+import type { Executor } from '../store/dialect/dialect.js';
+import { findSessionById, findSessionsByRef, type SessionRecord } from '../store/sessions-repo.js';
+import type { AppContext } from './context.js';
+import { permissionKind, type Caller } from './caller.js';
+import { lineageParents } from './views.js';
+
+/** Owners whose sessions the caller may see, or 'all' (spec 01 "Multi-user scoping"). */
+export type Visibility = 'all' | { owners: (number | null)[] };
+
+export async function visibilityOf(db: Executor, ctx: AppContext, caller: Caller): Promise<Visibility> {
+  // Scoping separates owners; a single-admin deployment has one owner's world.
+  if (ctx.mode !== 'multi-user') return 'all';
+  const p = caller.principal;
+  switch (p.kind) {
+    case 'human':
+      return p.isAdmin ? 'all' : { owners: [p.userId, null] };
+    case 'session': {
+      const self = await findSessionById(db, ctx.store, p.sessionId);
+      return { owners: [self ? self.ownerUserId : null] };
+    }
+    default:
+      return 'all';
+  }
+}
+
+export function isVisible(visibility: Visibility, ownerUserId: number | null): boolean {
+  return visibility === 'all' || visibility.owners.includes(ownerUserId);
+}
+
+export type RefResolution =
+  | { session: SessionRecord }
+  | { session: null; reason: 'not-found' | 'ambiguous-prefix' | 'prefix-too-short' | 'hint-too-long' | 'not-visible' };
+
+/**
+ * The one session-ref resolver (spec 01): parses, looks up, and applies visibility. An
+ * invisible session resolves exactly like a missing one for callers (the reason is only
+ * reported where spec 02 asks for it, to the creator of a hint).
+ */
+export async function resolveRef(
+  db: Executor,
+  ctx: AppContext,
+  visibility: Visibility,
+  raw: string | number,
+  options: { allowPrefix?: boolean; maxLength?: number } = {},
+): Promise<RefResolution> {
+  const text = String(raw);
+  if (options.maxLength !== undefined && [...text].length > options.maxLength) return { session: null, reason: 'hint-too-long' };
+  const parsed: ParsedSessionRef = parseSessionRef(text, options.allowPrefix ?? true);
+  if (parsed.kind === 'invalid') return { session: null, reason: parsed.reason === 'prefix-too-short' ? 'prefix-too-short' : 'not-found' };
+  const found = await findSessionsByRef(db, ctx.store, parsed);
+  const visible = found.filter((s) => isVisible(visibility, s.ownerUserId));
+  if (visible.length > 1) return { session: null, reason: 'ambiguous-prefix' };
+  if (visible.length === 1) return { session: visible[0]! };
+  return { session: null, reason: found.length > 0 ? 'not-visible' : 'not-found' };
+}
+
+export function sessionNotFound(ref: string | number, reason?: string): WarrantError {
+  const why =
+    reason === 'ambiguous-prefix'
+      ? ' (the uid prefix matches more than one session; type more of it)'
+      : reason === 'prefix-too-short'
+        ? ' (a uid prefix needs at least 8 hex characters)'
+        : '';
+  return new WarrantError('session-not-found', `No session matches ${JSON.stringify(String(ref))}${why}.`, {
+    details: reason && reason !== 'not-visible' ? { reason } : { reason: 'not-found' },
+  });
+}
+
+/** Resolves a ref the caller typed, or throws 404. */
+export async function requireSession(db: Executor, ctx: AppContext, caller: Caller, ref: string | number): Promise<SessionRecord> {
+  const visibility = await visibilityOf(db, ctx, caller);
+  const r = await resolveRef(db, ctx, visibility, ref);
+  if (!r.session) throw sessionNotFound(ref, r.reason);
+  return r.session;
+}
+
+/** Whether `ancestorId` is `target` or above it over spawn (lineage) edges. */
+export async function isSpawnAncestor(db: Executor, ctx: AppContext, ancestorId: number, target: SessionRecord): Promise<boolean> {
+  let current: SessionRecord | null = target;
+  const seen = new Set<number>();
+  // Spawn parents are always older, so this walk ends; the budget bounds a corrupt store.
+  while (current && seen.size < 5000) {
+    if (current.id === ancestorId) return true;
+    seen.add(current.id);
+    const parentId: number | null = (await lineageParents(db, ctx, [current])).get(current.id) ?? null;
+    if (parentId === null || seen.has(parentId) || parentId < ancestorId) return false;
+    current = await findSessionById(db, ctx.store, parentId);
+  }
+  return false;
+}
+
+/**
+ * The one place spec 01's "Who may do what" table is enforced. `target` must already be
+ * resolved through the caller's visibility (an invisible session is a 404 before this).
+ * Every act but `read` also needs a session token of the current, live activation.
+ */
+export async function authorize(
+  db: Executor,
+  ctx: AppContext,
+  caller: Caller,
+  act: Act,
+  target: SessionRecord | null,
+  options: { declaredActingSession?: boolean } = {},
+): Promise<void> {
+  const kind = permissionKind(caller);
+  const p = caller.principal;
+  let relation = null;
+  if (target && p.kind === 'session') {
+    const isSelf = target.id === p.sessionId;
+    relation = { isSelf, isDescendant: !isSelf && (await isSpawnAncestor(db, ctx, p.sessionId, target)) };
+  }
+  const verdict = permissionFor(kind, act, relation, options.declaredActingSession ?? false);
+  if (!verdict.allowed) throw new WarrantError('forbidden', `Not allowed: ${verdict.reason}.`, { details: { act } });
+  if (act !== 'read' && p.kind === 'session') await requireLiveSessionToken(db, ctx, p.sessionId, p.activation);
+}
+
+/** A superseded or inert session token can still read, but never write (spec 01). */
+export async function requireLiveSessionToken(db: Executor, ctx: AppContext, sessionId: number, activation: number): Promise<SessionRecord> {
+  const self = await findSessionById(db, ctx.store, sessionId);
+  if (!self) throw new WarrantError('session-not-live', 'The session this token belongs to no longer exists.');
+  if (self.activation !== activation) {
+    throw new WarrantError('token-superseded', `This session token belongs to activation ${activation} of session #${sessionId}; the current activation is ${self.activation}. Writes need the current token.`, {
+      details: { token_activation: activation, current_activation: self.activation },
+    });
+  }
+  if (!isActive(self.status)) {
+    throw new WarrantError('session-not-live', `Session #${sessionId} is ${self.status}; its token can read but not write until a runtime attaches again.`, {
+      details: { status: self.status },
+    });
+  }
+  return self;
+}

@@ -1,0 +1,61 @@
+import type { ActorIdentity } from '../core/actors.js';
+import type { ActBasis } from '../core/basis.js';
+import type { PrincipalKind } from '../core/permissions.js';
+
+/** Who presented which credential. Established by authentication, never by a request body. */
+export type Principal =
+  | { kind: 'fleet' }
+  | { kind: 'session'; sessionId: number; activation: number }
+  | { kind: 'human'; userId: number; userKey: string; isAdmin: boolean }
+  | { kind: 'client'; name: string }
+  /** the host CLI against the store, and Warrant's own housekeeping */
+  | { kind: 'system' };
+
+/** The surface the act came through; MCP turns a human's acts into `delegated` ones (spec 01). */
+export type Surface = 'rest' | 'mcp' | 'web' | 'slack' | 'host-cli' | 'housekeeping';
+
+/** `via` of deletion records and capture channels: informational, like a user agent. */
+export type Via = 'rest' | 'web_ui' | 'cli' | 'mcp' | 'slack' | 'housekeeping';
+
+export interface Caller {
+  principal: Principal;
+  credentialId: number | null;
+  surface: Surface;
+  via: Via;
+}
+
+/** The column of spec 01's table this caller is judged by. */
+export function permissionKind(caller: Caller): PrincipalKind {
+  const p = caller.principal;
+  switch (p.kind) {
+    case 'human':
+      return p.isAdmin ? 'admin' : 'human';
+    case 'system':
+      return 'admin';
+    default:
+      return p.kind;
+  }
+}
+
+/** The actor a credential proves, with the basis of acts made with it. */
+export function callerActor(caller: Caller): { actor: ActorIdentity; basis: ActBasis } {
+  const p = caller.principal;
+  switch (p.kind) {
+    case 'fleet':
+      return { actor: { kind: 'fleet' }, basis: 'authenticated' };
+    case 'session':
+      return { actor: { kind: 'session', sessionId: p.sessionId }, basis: 'authenticated' };
+    case 'human':
+      // spec 01: a model holding a human's token acts with the human's responsibility,
+      // not as the human's own act.
+      return { actor: { kind: 'human', userId: p.userId }, basis: caller.surface === 'mcp' ? 'delegated' : 'authenticated' };
+    case 'client':
+      return { actor: { kind: 'client', name: p.name }, basis: 'authenticated' };
+    case 'system':
+      return { actor: { kind: 'system' }, basis: 'authenticated' };
+  }
+}
+
+export function systemCaller(via: Via = 'housekeeping'): Caller {
+  return { principal: { kind: 'system' }, credentialId: null, surface: via === 'cli' ? 'host-cli' : 'housekeeping', via };
+}

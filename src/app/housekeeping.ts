@@ -1,0 +1,33 @@
+import type { AppContext } from './context.js';
+import { pruneIdempotencyKeys } from '../store/idempotency-repo.js';
+
+/** Background work off the request path: bounded backlogs, expired keys. */
+export type HousekeepingTask = (ctx: AppContext) => Promise<void>;
+
+export const housekeepingTasks: HousekeepingTask[] = [
+  async (ctx) => ctx.live.prune(),
+  async (ctx) => {
+    // Idempotency keys are kept 24 hours (spec 01).
+    const cutoff = new Date(ctx.clock.now().getTime() - 24 * 3600_000).toISOString();
+    await pruneIdempotencyKeys(ctx.store.kysely, cutoff);
+  },
+];
+
+export function startHousekeeping(ctx: AppContext, intervalMs = 30_000): () => void {
+  let running = false;
+  const timer = setInterval(() => {
+    if (running) return;
+    running = true;
+    void (async () => {
+      for (const task of housekeepingTasks) {
+        try {
+          await task(ctx);
+        } catch (error) {
+          ctx.logger.warn({ err: error }, 'housekeeping task failed');
+        }
+      }
+    })().finally(() => (running = false));
+  }, intervalMs);
+  timer.unref();
+  return () => clearInterval(timer);
+}

@@ -1,0 +1,329 @@
+import { createHash } from 'node:crypto';
+import { weakerBasis, type ActBasis } from '../../core/basis.js';
+import { WarrantError } from '../../core/errors.js';
+import { resolveGenesis, type Genesis, type GenesisSource, type SchedulingClass } from '../../core/genesis.js';
+import { deriveTitle, slugify } from '../../core/titles.js';
+import { claimIdempotencyKey, completeIdempotencyKey } from '../../store/idempotency-repo.js';
+import { findSessionById, insertSession, updateSessionIfVersion, LEGACY_PARENT_KEY, type SessionRecord } from '../../store/sessions-repo.js';
+import type { EventAttribution } from '../../store/events-repo.js';
+import { findUserByKey } from '../../store/users-repo.js';
+import { authorize, visibilityOf } from '../access.js';
+import { resolveActing, attributionOf, systemForSession } from '../acting.js';
+import type { Caller } from '../caller.js';
+import type { AppContext } from '../context.js';
+import { currentSessionToken, mintSessionToken } from '../credentials.js';
+import { resolveSpawnParent, type ParentResolution } from '../parent-resolution.js';
+import { sessionView, type SessionView } from '../views.js';
+import { inWriteTx, type WriteScope } from '../write-scope.js';
+import { canonicalJson } from '../audit.js';
+
+export const MAX_METADATA_BYTES = 16 * 1024;
+
+export interface CreateSessionInput {
+  title?: string | null;
+  prompt?: string | null;
+  originalPrompt?: string | null;
+  agentRoot?: string | null;
+  model?: string | null;
+  starred?: boolean;
+  messaging?: 'full' | 'reply-only';
+  provider?: string | null;
+  providerConversation?: string | null;
+  customMetadata?: Record<string, unknown>;
+  /** body `parent_session_id` (or its alias) */
+  parentHint?: string | null;
+  /** header `X-Warrant-Parent-Session` */
+  parentHeader?: string | null;
+  actingSessionId?: string | number | null;
+  /** a roster key; only fleet and client creators may name one */
+  owner?: string | null;
+  genesis?: Genesis | null;
+  schedulingClass?: SchedulingClass | null;
+  attach?: boolean;
+  idempotencyKey?: string | null;
+}
+
+export interface CreatorResolution {
+  requested: string | null;
+  resolvedId: number | null;
+  basis: ActBasis | null;
+  dropped: 'not-found' | null;
+}
+
+export interface CreateSessionResult {
+  session: SessionView;
+  parentResolution: ParentResolution;
+  creatorResolution: CreatorResolution;
+  sessionToken: string | null;
+  /** a replay whose token was superseded since says so instead of returning it */
+  sessionTokenSuperseded?: boolean;
+  replayed: boolean;
+}
+
+/** What the idempotency store keeps: the response without the token (which is re-derived). */
+interface StoredCreate {
+  session_id: number;
+  session: SessionView;
+  activation: number | null;
+  parent_resolution: ParentResolution;
+  creator_resolution: CreatorResolution;
+}
+
+function requestHash(input: CreateSessionInput): string {
+  const { idempotencyKey: _ignored, ...rest } = input;
+  return createHash('sha256').update(canonicalJson(JSON.parse(JSON.stringify(rest)))).digest('hex');
+}
+
+function genesisSourceFor(caller: Caller, parent: SessionRecord | null, declared: Genesis | null | undefined): GenesisSource {
+  const p = caller.principal;
+  const parentGenesis = parent ? { genesis: parent.genesis, schedulingClass: parent.schedulingClass } : null;
+  if (declared && p.kind !== 'client') {
+    throw new WarrantError('genesis-not-allowed', 'Only integration clients may declare a genesis; it is derived from who creates the session.', {
+      details: { field: 'genesis' },
+    });
+  }
+  switch (p.kind) {
+    case 'human':
+      return caller.surface === 'web' ? { kind: 'web_ui' } : caller.surface === 'slack' ? { kind: 'slack' } : { kind: 'human_token' };
+    case 'session':
+      return { kind: 'session_token', parent: parentGenesis! };
+    case 'fleet':
+      return { kind: 'fleet', parent: parentGenesis };
+    case 'client':
+      return { kind: 'client', declared: declared ?? null };
+    case 'system':
+      return { kind: 'system' };
+  }
+}
+
+/**
+ * Creates a session (spec 01, 02, 04): owner, spawn parent, genesis, creator and cause are
+ * decided from the credential first and the hints second; an `Idempotency-Key` replay
+ * returns the original response and records nothing.
+ */
+export async function createSession(
+  ctx: AppContext,
+  caller: Caller,
+  input: CreateSessionInput,
+): Promise<CreateSessionResult> {
+  const metadata = input.customMetadata ?? {};
+  const metadataText = JSON.stringify(metadata);
+  if (Buffer.byteLength(metadataText, 'utf8') > MAX_METADATA_BYTES) {
+    throw new WarrantError('custom-metadata-too-large', `custom_metadata is ${Buffer.byteLength(metadataText, 'utf8')} bytes; the limit is ${MAX_METADATA_BYTES}.`, {
+      status: 413,
+      details: { field: 'custom_metadata' },
+    });
+  }
+  if (input.owner && caller.principal.kind !== 'fleet' && caller.principal.kind !== 'client' && caller.principal.kind !== 'system') {
+    throw new WarrantError('invalid-request', 'owner: only fleet and client creators may name an owner; a human owns what they create and a spawned session inherits its parent\'s owner.', {
+      details: { field: 'owner' },
+    });
+  }
+
+  return inWriteTx(ctx, async (w) => {
+    const db = w.tx;
+    const key = input.idempotencyKey ?? null;
+    const hash = key ? requestHash(input) : '';
+    if (key) {
+      if (caller.credentialId === null) throw new WarrantError('invalid-request', 'Idempotency-Key: needs a credential to scope the key to.');
+      const prior = await claimIdempotencyKey(db, ctx.store.isUniqueViolation, { credentialId: caller.credentialId, key, requestHash: hash, now: w.now });
+      if (prior) return replay(w, key, hash, prior);
+    }
+
+    await authorize(db, ctx, caller, 'create', null);
+    if (input.attach && caller.principal.kind !== 'session') await authorize(db, ctx, caller, 'attach', null);
+
+    const acting = await resolveActing(w, caller, input.actingSessionId);
+    const p = caller.principal;
+    const visibility = await visibilityOf(db, ctx, caller);
+
+    // The owner: fixed first (a human owns what they create; an explicit owner), else inherited.
+    let ownerUserId: number | null | undefined;
+    if (p.kind === 'human') ownerUserId = p.userId;
+    else if (p.kind === 'session') ownerUserId = acting.actingSession?.ownerUserId ?? null;
+    else if (input.owner) {
+      const user = await findUserByKey(db, input.owner);
+      if (!user || user.removedAt) {
+        throw new WarrantError('unknown-owner', `owner: no roster user has the key ${JSON.stringify(input.owner)}.`, { status: 400, details: { field: 'owner' } });
+      }
+      ownerUserId = user.id;
+    }
+
+    const legacyRaw = metadata[LEGACY_PARENT_KEY];
+    const legacyKey = legacyRaw === undefined || legacyRaw === null ? null : typeof legacyRaw === 'object' ? JSON.stringify(legacyRaw) : String(legacyRaw);
+    const { resolution, parent } = await resolveSpawnParent(
+      db,
+      ctx,
+      visibility,
+      p.kind === 'session' ? acting.actingSession : null,
+      { body: input.parentHint ?? null, header: input.parentHeader ?? null, legacyKey },
+      ownerUserId,
+    );
+    if (ownerUserId === undefined) ownerUserId = parent ? parent.ownerUserId : null;
+
+    const { genesis, schedulingClass } = resolveGenesis(genesisSourceFor(caller, parent, input.genesis), input.schedulingClass);
+
+    // Creator (spec 04's table): only what the evidence proves.
+    let creatorActorId: number | null = null;
+    let creatorBasis: ActBasis | null = null;
+    const creatorResolution: CreatorResolution = { requested: acting.requestedActingSession, resolvedId: null, basis: null, dropped: null };
+    if (p.kind === 'fleet') {
+      if (acting.actingOutcome === 'declared') {
+        creatorActorId = acting.actorId;
+        creatorBasis = 'declared';
+        creatorResolution.resolvedId = acting.actingSession!.id;
+        creatorResolution.basis = 'declared';
+      } else if (acting.requestedActingSession !== null) {
+        creatorResolution.dropped = 'not-found';
+      }
+    } else {
+      creatorActorId = acting.actorId;
+      creatorBasis = acting.actorBasis;
+      creatorResolution.basis = acting.actorBasis;
+      if (p.kind === 'session') creatorResolution.resolvedId = p.sessionId;
+    }
+
+    // The session's cause, fixed now and never changed (spec 04).
+    let causeActorId: number | null;
+    let causeBasis: ActBasis | null;
+    if (p.kind === 'session') {
+      const spawner = acting.actingSession;
+      causeActorId = spawner?.causeActorId ?? null;
+      causeBasis = spawner?.causeBasis ? weakerBasis(spawner.causeBasis, 'authenticated') : null;
+    } else if (p.kind === 'fleet' && acting.actingOutcome === 'declared') {
+      causeActorId = acting.actingSession!.causeActorId;
+      causeBasis = causeActorId === null ? null : 'declared';
+    } else if (p.kind === 'fleet' && parent) {
+      causeActorId = parent.causeActorId;
+      causeBasis = causeActorId === null ? null : 'declared';
+    } else {
+      causeActorId = acting.causeActorId;
+      causeBasis = acting.causeBasis;
+    }
+
+    const givenTitle = input.title?.trim() ? input.title.trim() : null;
+    const derivedTitle = givenTitle ? null : deriveTitle(input.originalPrompt ?? input.prompt);
+    const title = givenTitle ?? derivedTitle;
+
+    const id = await insertSession(db, {
+      uid: ctx.ids.uuid(),
+      title,
+      slug: title ? slugify(title) : null,
+      status: input.attach ? 'running' : 'pending',
+      ownerUserId,
+      agentRoot: input.agentRoot ?? null,
+      genesis,
+      schedulingClass,
+      parentSessionId: resolution.basis === 'legacy' ? null : resolution.resolvedId,
+      parentBasis: resolution.basis,
+      creatorActorId,
+      creatorBasis,
+      causeActorId,
+      causeBasis,
+      model: input.model ?? null,
+      starred: input.starred ?? false,
+      messaging: input.messaging ?? 'full',
+      customMetadata: metadataText,
+      provider: input.provider ?? null,
+      providerConversation: input.providerConversation ?? null,
+      now: w.now,
+    });
+    if (input.prompt != null || input.originalPrompt != null) {
+      await db.insertInto('session_prompts').values({ session_id: id, prompt: input.prompt ?? null, original_prompt: input.originalPrompt ?? null }).execute();
+    }
+    let session = (await findSessionById(db, ctx.store, id))!;
+    w.created(id);
+
+    const attribution = { ...attributionOf(acting), causeActorId, causeBasis };
+    await w.event(
+      id,
+      'created',
+      {
+        genesis,
+        scheduling_class: schedulingClass,
+        parent_session_id: resolution.resolvedId,
+        parent_basis: resolution.basis,
+        creator_basis: creatorBasis,
+        via: caller.via,
+        ...(acting.actingOutcome === 'declared' ? { acting_session_id: acting.actingSession!.id } : {}),
+      },
+      attribution,
+    );
+    if (derivedTitle) await w.event(id, 'title_generated', { new: derivedTitle, from: input.originalPrompt != null ? 'original_prompt' : 'prompt' }, await systemForSession(w, session));
+
+    let sessionToken: string | null = null;
+    if (input.attach) {
+      const minted = await attachMint(w, session, acting.actorId, attribution, caller);
+      sessionToken = minted.token;
+      session = minted.session;
+    }
+
+    const view = await sessionView(db, ctx, session);
+    if (key) {
+      const stored: StoredCreate = { session_id: id, session: view, activation: input.attach ? 1 : null, parent_resolution: resolution, creator_resolution: creatorResolution };
+      await completeIdempotencyKey(db, caller.credentialId!, key, id, JSON.stringify(stored));
+    }
+    return {
+      session: view,
+      parentResolution: resolution,
+      creatorResolution,
+      sessionToken,
+      replayed: false,
+    };
+  });
+}
+
+/** Activation + 1, `attached` and `token_minted`, and the new token (spec 01 "attach"). */
+export async function attachMint(
+  w: WriteScope,
+  session: SessionRecord,
+  callerActorId: number,
+  attribution: EventAttribution,
+  caller: Caller,
+): Promise<{ token: string; session: SessionRecord; credentialId: number }> {
+  const activation = session.activation + 1;
+  const ok = await updateSessionIfVersion(w.tx, session.id, session.version, { status: 'running', activation, stopRequested: false }, w.now);
+  if (!ok) throw new WarrantError('invalid-transition', `Session #${session.id} changed while attaching; try again.`, { status: 409 });
+  const minted = await mintSessionToken(w.tx, w.ctx, session.id, activation, callerActorId, w.now);
+  const eventAttribution = { ...attribution, causeActorId: session.causeActorId, causeBasis: session.causeBasis };
+  await w.event(session.id, 'attached', { activation }, eventAttribution);
+  await w.event(
+    session.id,
+    'token_minted',
+    { activation, credential_id: minted.credentialId, recipient: { actor_id: callerActorId, credential_id: caller.credentialId, via: caller.via } },
+    eventAttribution,
+  );
+  const fresh = (await findSessionById(w.tx, w.ctx.store, session.id))!;
+  return { token: minted.token, session: fresh, credentialId: minted.credentialId };
+}
+
+async function replay(
+  w: WriteScope,
+  key: string,
+  hash: string,
+  prior: { requestHash: string; response: string | null; sessionId: number | null },
+): Promise<CreateSessionResult> {
+  if (prior.requestHash !== hash) {
+    throw new WarrantError('idempotency-key-mismatch', `Idempotency-Key ${JSON.stringify(key)} was used with a different request; use a fresh key for a different session.`, {
+      details: prior.sessionId !== null ? { session_id: prior.sessionId } : {},
+    });
+  }
+  if (prior.response === null) throw new WarrantError('idempotency-key-in-flight', `A request with Idempotency-Key ${JSON.stringify(key)} is still being processed; retry shortly.`);
+  const stored = JSON.parse(prior.response) as StoredCreate;
+  const session = await findSessionById(w.tx, w.ctx.store, stored.session_id);
+  if (!session) throw new WarrantError('session-not-found', `The session created with Idempotency-Key ${JSON.stringify(key)} (#${stored.session_id}) was deleted since.`);
+  let sessionToken: string | null = null;
+  let superseded = false;
+  if (stored.activation !== null) {
+    sessionToken = session.activation === stored.activation ? await currentSessionToken(w.tx, w.ctx, session.id, stored.activation) : null;
+    superseded = sessionToken === null;
+  }
+  return {
+    session: stored.session,
+    parentResolution: stored.parent_resolution,
+    creatorResolution: stored.creator_resolution,
+    sessionToken,
+    ...(superseded ? { sessionTokenSuperseded: true } : {}),
+    replayed: true,
+  };
+}

@@ -1,0 +1,170 @@
+import { WarrantError } from '../../core/errors.js';
+import type { Executor } from '../../store/dialect/dialect.js';
+import { insertDeletion, listDeletions as listDeletionRows, type AffectedItem, type DeletionRecord } from '../../store/deletions-repo.js';
+import { countEvents } from '../../store/events-repo.js';
+import { deleteSessionRow, spawnChildrenOf, type SessionRecord } from '../../store/sessions-repo.js';
+import { findUserByKey, findUsersByIds } from '../../store/users-repo.js';
+import { authorize, requireSession, visibilityOf } from '../access.js';
+import { attributionOf, resolveActing } from '../acting.js';
+import type { Caller } from '../caller.js';
+import type { AppContext } from '../context.js';
+import { decodeCursor, encodeCursor } from '../cursor.js';
+import { actorViews, lineageParents, type ActorView } from '../views.js';
+import { inWriteTx } from '../write-scope.js';
+
+/**
+ * What a delete takes with it or changes, gathered before the row goes. Later capabilities
+ * add their collectors (uncle edges, human messages) to this list.
+ */
+export type DeletionCollector = (db: Executor, ctx: AppContext, session: SessionRecord) => Promise<{ affected?: AffectedItem[]; counts?: { events?: number; humanMessages?: number } }>;
+
+const childrenCollector: DeletionCollector = async (db, ctx, session) => {
+  const children = await spawnChildrenOf(db, ctx.store, [session]);
+  return {
+    affected: children.map(({ child }) => ({
+      kind: 'child',
+      id: child.id,
+      // a legacy child's row does not change; its derived parent is gone with this session
+      action: child.parentBasis === 'legacy' ? 'legacy_parent_gone' : 'parent_cleared',
+    })),
+  };
+};
+
+const eventCountCollector: DeletionCollector = async (db, _ctx, session) => ({ counts: { events: await countEvents(db, session.id) } });
+
+export const deletionCollectors: DeletionCollector[] = [childrenCollector, eventCountCollector];
+
+/**
+ * Deletes a session and writes its deletion record in the same transaction (spec 04): if the
+ * record cannot be written, the delete fails. A refused delete writes nothing.
+ */
+export async function deleteSession(ctx: AppContext, caller: Caller, ref: string): Promise<{ deletion: DeletionView }> {
+  return inWriteTx(
+    ctx,
+    async (w) => {
+      const session = await requireSession(w.tx, ctx, caller, ref);
+      await authorize(w.tx, ctx, caller, 'delete', session);
+      const acting = await resolveActing(w, caller, null);
+      const affected: AffectedItem[] = [];
+      let events = 0;
+      let humanMessages = 0;
+      for (const collect of deletionCollectors) {
+        const r = await collect(w.tx, ctx, session);
+        affected.push(...(r.affected ?? []));
+        events += r.counts?.events ?? 0;
+        humanMessages += r.counts?.humanMessages ?? 0;
+      }
+      affected.sort((a, b) => (a.kind === b.kind ? a.id - b.id : a.kind < b.kind ? -1 : 1));
+      const lineageParentId = (await lineageParents(w.tx, ctx, [session])).get(session.id) ?? null;
+      const attribution = attributionOf(acting);
+      const record: Omit<DeletionRecord, 'id'> = {
+        sessionId: session.id,
+        sessionUid: session.uid,
+        lastTitle: session.title,
+        deletedAt: w.now,
+        actorId: attribution.actorId,
+        actorBasis: attribution.actorBasis,
+        causeActorId: attribution.causeActorId,
+        causeBasis: attribution.causeBasis,
+        credentialId: attribution.credentialId,
+        ownerUserId: session.ownerUserId,
+        lineageParentId,
+        via: caller.via,
+        affected,
+        eventCount: events,
+        humanMessageCount: humanMessages,
+      };
+      const id = await insertDeletion(w.tx, record);
+      if (!(await deleteSessionRow(w.tx, session.id))) throw new WarrantError('session-not-found', `Session #${session.id} was deleted meanwhile.`);
+      w.forget(session.id);
+      for (const item of affected) if (item.kind === 'child' && item.action === 'parent_cleared') w.touch(item.id);
+      w.audit({
+        kind: 'session_deletion',
+        at: w.now,
+        deletion_id: id,
+        session_id: session.id,
+        session_uid: session.uid,
+        actor_id: attribution.actorId,
+        actor_basis: attribution.actorBasis,
+        caused_by_actor_id: attribution.causeActorId,
+        cause_basis: attribution.causeBasis,
+        credential_id: attribution.credentialId,
+        via: caller.via,
+        affected,
+        event_count: events,
+        human_message_count: humanMessages,
+      });
+      w.live({ type: 'session_deleted', sessionId: session.id, ownerUserId: session.ownerUserId, payload: { id: session.id, uid: session.uid } });
+      const [view] = await deletionViews(w.tx, ctx, [{ ...record, id }]);
+      return { deletion: view! };
+    },
+    { graph: true },
+  );
+}
+
+export interface DeletionView extends Omit<DeletionRecord, 'actorId' | 'causeActorId' | 'ownerUserId'> {
+  actor: (ActorView & { basis: string | null }) | null;
+  cause: (ActorView & { basis: string | null }) | null;
+  owner: string | null;
+}
+
+async function deletionViews(db: Executor, ctx: AppContext, records: DeletionRecord[]): Promise<DeletionView[]> {
+  const actors = await actorViews(db, ctx, records.flatMap((r) => [r.actorId, r.causeActorId]));
+  const owners = await findUsersByIds(db, records.map((r) => r.ownerUserId).filter((o): o is number => o !== null));
+  return records.map(({ actorId, causeActorId, ownerUserId, ...rest }) => ({
+    ...rest,
+    actor: actorId === null ? null : { ...actors.get(actorId)!, basis: rest.actorBasis },
+    cause: causeActorId === null ? null : { ...actors.get(causeActorId)!, basis: rest.causeBasis },
+    owner: ownerUserId === null ? null : (owners.get(ownerUserId)?.key ?? null),
+  }));
+}
+
+export interface DeletionListInput {
+  actor?: string; // a roster key, `session:<id>`, `client:<name>`, `fleet` or `system`
+  since?: string;
+  until?: string;
+  sessionUid?: string;
+  cursor?: string;
+  limit?: number;
+}
+
+/** `GET /api/v1/session_deletions`: filtered by actor, time range and uid, and by visibility. */
+export async function listDeletions(ctx: AppContext, caller: Caller, input: DeletionListInput): Promise<{ deletions: DeletionView[]; nextCursor: string | null }> {
+  const db = ctx.store.kysely;
+  await authorize(db, ctx, caller, 'read', null);
+  const visibility = await visibilityOf(db, ctx, caller);
+  const limit = Math.min(Math.max(input.limit ?? 50, 1), 200);
+  let actorIds: number[] | undefined;
+  if (input.actor !== undefined) {
+    actorIds = [];
+    const a = input.actor;
+    const identity =
+      a === 'fleet' || a === 'system'
+        ? { kind: a, ref: '' }
+        : a.startsWith('session:')
+          ? { kind: 'session', ref: a.slice(8).replace(/^#/, '') }
+          : a.startsWith('client:')
+            ? { kind: 'client', ref: a.slice(7) }
+            : await findUserByKey(db, a).then((u) => (u ? { kind: 'human', ref: String(u.id) } : null));
+    if (identity) {
+      const row = await db.selectFrom('actors').select('id').where('kind', '=', identity.kind).where('ref', '=', identity.ref).executeTakeFirst();
+      if (row) actorIds.push(Number(row.id));
+    }
+  }
+  for (const [field, value] of [['since', input.since], ['until', input.until]] as const) {
+    if (value !== undefined && Number.isNaN(Date.parse(value))) {
+      throw new WarrantError('invalid-request', `${field}: not an ISO 8601 time.`, { details: { field } });
+    }
+  }
+  const rows = await listDeletionRows(db, {
+    ...(actorIds ? { actorIds } : {}),
+    ...(input.since ? { since: new Date(input.since).toISOString() } : {}),
+    ...(input.until ? { until: new Date(input.until).toISOString() } : {}),
+    ...(input.sessionUid ? { sessionUid: input.sessionUid.toLowerCase() } : {}),
+    ...(visibility === 'all' ? {} : { visibleOwners: visibility.owners }),
+    ...(input.cursor ? { beforeId: decodeCursor(input.cursor, 'deletions') } : {}),
+    limit: limit + 1,
+  });
+  const page = rows.slice(0, limit);
+  return { deletions: await deletionViews(db, ctx, page), nextCursor: rows.length > limit ? encodeCursor('deletions', page[page.length - 1]!.id) : null };
+}

@@ -1,0 +1,241 @@
+import { WarrantError } from '../../core/errors.js';
+import { planArchiveCascade, type SkipReason } from '../../core/archive-cascade.js';
+import { decideTransition, isActive, type LifecycleAct } from '../../core/lifecycle.js';
+import { titleFromFailure, slugify } from '../../core/titles.js';
+import { insertInboxItem } from '../../store/inbox-repo.js';
+import { findSessionById, spawnChildrenOf, updateSessionIfVersion, type SessionRecord } from '../../store/sessions-repo.js';
+import { authorize, requireSession } from '../access.js';
+import { attributionOf, checkActingSessionClaim, resolveActing, systemForSession, type Acting } from '../acting.js';
+import type { Caller } from '../caller.js';
+import type { AppContext } from '../context.js';
+import { sessionView, type SessionView } from '../views.js';
+import { inWriteTx, type WriteScope } from '../write-scope.js';
+import { attachMint } from './create-session.js';
+
+export interface LifecycleResult {
+  session: SessionView;
+  /** false when the act had no effect (and recorded nothing) */
+  changed: boolean;
+}
+
+const MAX_CAS_ATTEMPTS = 8;
+
+function invalidTransition(session: SessionRecord, act: string): WarrantError {
+  return new WarrantError('invalid-transition', `Cannot ${act} session #${session.id}: it is ${session.status}.`, {
+    details: { status: session.status, act },
+  });
+}
+
+/**
+ * Re-reads and re-decides until a compare-and-set lands or the act has no effect: of two
+ * concurrent identical changes exactly one takes effect and records its event.
+ */
+async function transition(
+  w: WriteScope,
+  session: SessionRecord,
+  act: LifecycleAct,
+  actName: string,
+  apply: (current: SessionRecord, decision: Exclude<ReturnType<typeof decideTransition>, { kind: 'noop' | 'invalid' }>) => Promise<boolean>,
+): Promise<{ session: SessionRecord; changed: boolean }> {
+  let current = session;
+  for (let attempt = 0; attempt < MAX_CAS_ATTEMPTS; attempt++) {
+    const decision = decideTransition(current.status, act, current.stopRequested);
+    if (decision.kind === 'invalid') throw invalidTransition(current, actName);
+    if (decision.kind === 'noop') return { session: current, changed: false };
+    if (await apply(current, decision)) {
+      return { session: (await findSessionById(w.tx, w.ctx.store, current.id))!, changed: true };
+    }
+    const fresh = await findSessionById(w.tx, w.ctx.store, current.id);
+    if (!fresh) throw new WarrantError('session-not-found', `Session #${current.id} was deleted meanwhile.`);
+    current = fresh;
+  }
+  throw new WarrantError('store-unavailable', `Session #${session.id} kept changing; nothing was recorded. Retry.`);
+}
+
+type SimpleAct = 'resume' | 'unarchive' | 'stop';
+
+/** resume, unarchive and stop (spec 01's lifecycle table); no-effect acts record nothing. */
+export async function changeLifecycle(
+  ctx: AppContext,
+  caller: Caller,
+  ref: string,
+  act: SimpleAct,
+  actingSessionId?: string | number | null,
+): Promise<LifecycleResult> {
+  checkActingSessionClaim(caller, actingSessionId);
+  return inWriteTx(ctx, async (w) => {
+    const target = await requireSession(w.tx, ctx, caller, ref);
+    await authorize(w.tx, ctx, caller, 'lifecycle', target);
+    const acting = await resolveActing(w, caller, actingSessionId);
+    const attribution = attributionOf(acting);
+    const details = acting.actingOutcome === 'declared' ? { acting_session_id: acting.actingSession!.id } : {};
+    const result = await transition(w, target, act, act, async (current, decision) => {
+      if (decision.kind === 'stop-request') {
+        if (!(await updateSessionIfVersion(w.tx, current.id, current.version, { stopRequested: true }, w.now))) return false;
+        await w.event(current.id, 'stop_requested', { ...details, status: current.status }, attribution);
+        await addControlItem(w, current, acting);
+        return true;
+      }
+      if (!(await updateSessionIfVersion(w.tx, current.id, current.version, { status: decision.to }, w.now))) return false;
+      const extra = act === 'resume' ? { reason: 'resume' } : {};
+      await w.event(current.id, decision.event, { ...details, ...extra, old: current.status, new: decision.to }, attribution);
+      return true;
+    });
+    return { session: await sessionView(w.tx, ctx, result.session), changed: result.changed };
+  });
+}
+
+/** A stop reaching running work becomes a `control` item for the runtime (spec 01, 05). */
+async function addControlItem(w: WriteScope, session: SessionRecord, acting: Acting): Promise<void> {
+  const itemId = await insertInboxItem(w.tx, {
+    sessionId: session.id,
+    kind: 'control',
+    mode: 'interrupt',
+    content: 'stop',
+    details: { action: 'stop' },
+    senderActorId: acting.actorId,
+    senderBasis: acting.actorBasis,
+    senderSessionId: acting.actingSession?.id ?? null,
+    causeActorId: acting.causeActorId,
+    causeBasis: acting.causeBasis,
+    credentialId: acting.credentialId,
+    now: w.now,
+  });
+  await w.event(session.id, 'inbox_item_added', { inbox_item_id: itemId, kind: 'control', mode: 'interrupt', sender: acting.actor }, attributionOf(acting));
+  w.live({ type: 'inbox_changed', sessionId: session.id, ownerUserId: session.ownerUserId, payload: { session_id: session.id, inbox_item_id: itemId, kind: 'control' } });
+}
+
+export interface ArchiveResult {
+  archived: number[];
+  skipped: { id: number; reason: SkipReason }[];
+}
+
+/** Archive with its bottom-up cascade down the spawn subtree (spec 01). */
+export async function archiveSession(
+  ctx: AppContext,
+  caller: Caller,
+  ref: string,
+  actingSessionId?: string | number | null,
+): Promise<ArchiveResult> {
+  checkActingSessionClaim(caller, actingSessionId);
+  return inWriteTx(ctx, async (w) => {
+    const target = await requireSession(w.tx, ctx, caller, ref);
+    await authorize(w.tx, ctx, caller, 'lifecycle', target);
+    const acting = await resolveActing(w, caller, actingSessionId);
+    const attribution = attributionOf(acting);
+    const subtree = await spawnSubtree(w, target);
+    const plan = planArchiveCascade(
+      target.id,
+      subtree.map((s) => ({ id: s.record.id, parentId: s.parentId, status: s.record.status })),
+    );
+    const byId = new Map(subtree.map((s) => [s.record.id, s.record]));
+    const archived: number[] = [];
+    const skipped = [...plan.skipped];
+    for (const id of plan.archive) {
+      const result = await transition(w, byId.get(id)!, 'archive', 'archive', async (current) => {
+        if (isActive(current.status)) return false;
+        if (!(await updateSessionIfVersion(w.tx, current.id, current.version, { status: 'archived' }, w.now))) return false;
+        await w.event(
+          current.id,
+          'archived',
+          {
+            old: current.status,
+            new: 'archived',
+            ...(current.id !== target.id ? { cascade_from: target.id } : {}),
+            ...(acting.actingOutcome === 'declared' ? { acting_session_id: acting.actingSession!.id } : {}),
+          },
+          attribution,
+        );
+        return true;
+      }).catch((error: unknown) => {
+        // a descendant that became active meanwhile is skipped, never archived over
+        if (error instanceof WarrantError && error.token === 'invalid-transition') return { session: byId.get(id)!, changed: false };
+        throw error;
+      });
+      if (result.changed) archived.push(id);
+      else if (isActive(result.session.status)) skipped.push({ id, reason: 'active' });
+    }
+    return { archived, skipped };
+  });
+}
+
+/** The spawn subtree of `root`, breadth-first, over the column and the legacy key. */
+async function spawnSubtree(w: WriteScope, root: SessionRecord): Promise<{ record: SessionRecord; parentId: number | null }[]> {
+  const out: { record: SessionRecord; parentId: number | null }[] = [{ record: root, parentId: null }];
+  const seen = new Set<number>([root.id]);
+  let frontier = [root];
+  while (frontier.length > 0) {
+    const children = await spawnChildrenOf(w.tx, w.ctx.store, frontier);
+    frontier = [];
+    for (const { parentId, child } of children) {
+      if (seen.has(child.id)) continue;
+      seen.add(child.id);
+      out.push({ record: child, parentId });
+      frontier.push(child);
+    }
+  }
+  return out;
+}
+
+/** A runtime takes the session: activation + 1 and a new token; earlier tokens are superseded. */
+export async function attachSession(ctx: AppContext, caller: Caller, ref: string): Promise<{ session: SessionView; sessionToken: string }> {
+  return inWriteTx(ctx, async (w) => {
+    const target = await requireSession(w.tx, ctx, caller, ref);
+    await authorize(w.tx, ctx, caller, 'attach', target);
+    const acting = await resolveActing(w, caller, null);
+    const decision = decideTransition(target.status, 'attach');
+    if (decision.kind !== 'change') throw invalidTransition(target, 'attach');
+    const minted = await attachMint(w, target, acting.actorId, attributionOf(acting), caller).catch(async (error: unknown) => {
+      const fresh = await findSessionById(w.tx, ctx.store, target.id);
+      if (fresh && decideTransition(fresh.status, 'attach').kind !== 'change') throw invalidTransition(fresh, 'attach');
+      throw error;
+    });
+    return { session: await sessionView(w.tx, ctx, minted.session), sessionToken: minted.token };
+  });
+}
+
+export type RuntimeReport =
+  | { state: 'started' }
+  | { state: 'idle' }
+  | { state: 'exited'; code: number }
+  | { state: 'error'; reason?: string | null };
+
+/** Runner-reported state: unattributed events (spec 04), the failure naming an untitled session. */
+export async function reportRuntime(ctx: AppContext, caller: Caller, ref: string, report: RuntimeReport): Promise<LifecycleResult> {
+  return inWriteTx(ctx, async (w) => {
+    const target = await requireSession(w.tx, ctx, caller, ref);
+    await authorize(w.tx, ctx, caller, 'runtime', target);
+    const act: LifecycleAct =
+      report.state === 'started'
+        ? 'runtime-started'
+        : report.state === 'idle'
+          ? 'runtime-idle'
+          : report.state === 'error'
+            ? 'runtime-error'
+            : report.code === 0
+              ? 'runtime-exited-ok'
+              : 'runtime-exited-fail';
+    const result = await transition(w, target, act, `report ${report.state} for`, async (current, decision) => {
+      if (decision.kind !== 'change') return false;
+      const failing = decision.to === 'failed';
+      const reason = report.state === 'error' ? (report.reason ?? 'runtime error') : report.state === 'exited' ? `exited with code ${report.code}` : null;
+      const nameIt = failing && current.title === null;
+      const title = nameIt ? titleFromFailure(reason) : undefined;
+      const changes = {
+        status: decision.to,
+        ...(decision.to === 'stopped' || decision.to === 'failed' ? { stopRequested: false } : {}),
+        ...(failing ? { failureReason: reason } : {}),
+        ...(title ? { title, slug: current.slug ?? slugify(title) } : {}),
+      };
+      if (!(await updateSessionIfVersion(w.tx, current.id, current.version, changes, w.now))) return false;
+      const details: Record<string, unknown> = { old: current.status, new: decision.to };
+      if (report.state === 'exited') details.code = report.code;
+      if (failing) details.reason = reason;
+      if (current.stopRequested && decision.to === 'stopped') details.after_stop_request = true;
+      await w.event(current.id, decision.event, details, null);
+      if (title) await w.event(current.id, 'title_generated', { new: title, from: 'failure_reason' }, await systemForSession(w, current));
+      return true;
+    });
+    return { session: await sessionView(w.tx, ctx, result.session), changed: result.changed };
+  });
+}

@@ -1,0 +1,115 @@
+import { WarrantError } from '../../core/errors.js';
+import { SESSION_STATUSES, type SessionStatus } from '../../core/lifecycle.js';
+import { listSessions as listSessionRows } from '../../store/sessions-repo.js';
+import { findUserByKey } from '../../store/users-repo.js';
+import { listEvents as listEventRows } from '../../store/events-repo.js';
+import { authorize, requireSession, visibilityOf } from '../access.js';
+import type { Caller } from '../caller.js';
+import type { AppContext } from '../context.js';
+import { actorViews, sessionView, sessionViews, type ActorView, type SessionView } from '../views.js';
+import { decodeCursor, encodeCursor } from '../cursor.js';
+
+export async function getSession(ctx: AppContext, caller: Caller, ref: string): Promise<SessionView> {
+  const db = ctx.store.kysely;
+  const session = await requireSession(db, ctx, caller, ref);
+  await authorize(db, ctx, caller, 'read', session);
+  return sessionView(db, ctx, session, true);
+}
+
+export interface ListSessionsInput {
+  status?: string[];
+  owner?: string;
+  parent?: string;
+  root?: boolean;
+  q?: string;
+  limit?: number;
+  cursor?: string;
+}
+
+export const DEFAULT_PAGE = 50;
+export const MAX_PAGE = 200;
+
+export async function listSessions(ctx: AppContext, caller: Caller, input: ListSessionsInput): Promise<{ sessions: SessionView[]; nextCursor: string | null }> {
+  const db = ctx.store.kysely;
+  await authorize(db, ctx, caller, 'read', null);
+  const limit = Math.min(Math.max(input.limit ?? DEFAULT_PAGE, 1), MAX_PAGE);
+  const statuses = input.status?.filter((s) => s !== '') ?? [];
+  for (const s of statuses) {
+    if (!(SESSION_STATUSES as readonly string[]).includes(s)) {
+      throw new WarrantError('invalid-request', `status: ${JSON.stringify(s)} is not one of ${SESSION_STATUSES.join(', ')}.`, { details: { field: 'status' } });
+    }
+  }
+  const visibility = await visibilityOf(db, ctx, caller);
+  let ownerUserId: number | null | undefined;
+  if (input.owner !== undefined) {
+    if (input.owner === '' || input.owner === 'none') ownerUserId = null;
+    else {
+      const user = await findUserByKey(db, input.owner);
+      if (!user) return { sessions: [], nextCursor: null };
+      ownerUserId = user.id;
+    }
+  }
+  let parentId: number | undefined;
+  let parentUid: string | undefined;
+  if (input.parent !== undefined) {
+    const parent = await requireSession(db, ctx, caller, input.parent);
+    parentId = parent.id;
+    parentUid = parent.uid;
+  }
+  const beforeId = input.cursor ? decodeCursor(input.cursor, 'sessions') : undefined;
+  const rows = await listSessionRows(db, ctx.store, {
+    statuses: statuses as SessionStatus[],
+    ...(ownerUserId !== undefined ? { ownerUserId } : {}),
+    ...(visibility === 'all' ? {} : { visibleOwners: visibility.owners }),
+    ...(parentId !== undefined ? { parentId, parentUid } : {}),
+    rootsOnly: input.root === true,
+    ...(input.q ? { text: input.q } : {}),
+    ...(beforeId !== undefined ? { beforeId } : {}),
+    limit: limit + 1,
+  });
+  const page = rows.slice(0, limit);
+  const sessions = await sessionViews(db, ctx, page, { withMetadata: false });
+  const nextCursor = rows.length > limit ? encodeCursor('sessions', page[page.length - 1]!.id) : null;
+  return { sessions, nextCursor };
+}
+
+export interface EventView {
+  id: number;
+  sessionId: number;
+  seq: number;
+  type: string;
+  details: Record<string, unknown>;
+  actor: (ActorView & { basis: string | null }) | null;
+  cause: (ActorView & { basis: string | null }) | null;
+  credentialId: number | null;
+  createdAt: string;
+}
+
+/** The attributed timeline, with actor and cause expanded, paginated by seq (spec 04). */
+export async function listSessionEvents(
+  ctx: AppContext,
+  caller: Caller,
+  ref: string,
+  input: { cursor?: string; limit?: number; types?: string[] },
+): Promise<{ events: EventView[]; nextCursor: string | null }> {
+  const db = ctx.store.kysely;
+  const session = await requireSession(db, ctx, caller, ref);
+  await authorize(db, ctx, caller, 'read', session);
+  const limit = Math.min(Math.max(input.limit ?? 100, 1), MAX_PAGE);
+  const afterSeq = input.cursor ? decodeCursor(input.cursor, 'events') : undefined;
+  const rows = await listEventRows(db, { sessionId: session.id, ...(afterSeq !== undefined ? { afterSeq } : {}), ...(input.types ? { types: input.types } : {}), limit: limit + 1 });
+  const page = rows.slice(0, limit);
+  const actors = await actorViews(db, ctx, page.flatMap((e) => [e.actorId, e.causeActorId]));
+  const events = page.map((e) => ({
+    id: e.id,
+    sessionId: e.sessionId,
+    seq: e.seq,
+    type: e.type,
+    details: e.details,
+    actor: e.actorId === null ? null : { ...actors.get(e.actorId)!, basis: e.actorBasis },
+    cause: e.causeActorId === null ? null : { ...actors.get(e.causeActorId)!, basis: e.causeBasis },
+    credentialId: e.credentialId,
+    createdAt: e.createdAt,
+  }));
+  return { events, nextCursor: rows.length > limit ? encodeCursor('events', page[page.length - 1]!.seq) : null };
+}

@@ -1,0 +1,159 @@
+import type { ActorKind } from '../core/actors.js';
+import type { ActBasis, Basis } from '../core/basis.js';
+import type { Genesis, SchedulingClass } from '../core/genesis.js';
+import type { SessionStatus } from '../core/lifecycle.js';
+import { loadActors } from '../store/actors-repo.js';
+import type { Executor } from '../store/dialect/dialect.js';
+import { loadCustomMetadata, resolveLegacyKeys, type SessionRecord } from '../store/sessions-repo.js';
+import { findUsersByIds } from '../store/users-repo.js';
+import type { AppContext } from './context.js';
+
+/** An actor as every surface shows it; names are resolved when read (renames rewrite nothing). */
+export interface ActorView {
+  kind: ActorKind;
+  /** roster key, session id, client name; null for system and fleet */
+  ref: string | null;
+  displayName: string | null;
+}
+
+export interface SessionView {
+  id: number;
+  uid: string;
+  title: string | null;
+  slug: string | null;
+  status: SessionStatus;
+  owner: string | null;
+  agentRoot: string | null;
+  genesis: Genesis;
+  schedulingClass: SchedulingClass;
+  parentSessionId: number | null;
+  parentBasis: Basis | null;
+  lineageParentId: number | null;
+  creator: ActorView | null;
+  creatorBasis: ActBasis | null;
+  cause: ActorView | null;
+  causeBasis: ActBasis | null;
+  model: string | null;
+  starred: boolean;
+  messaging: 'full' | 'reply-only';
+  customMetadata?: Record<string, unknown>;
+  provider: string | null;
+  providerConversation: string | null;
+  activation: number;
+  createdAt: string;
+  updatedAt: string;
+}
+
+/** The lineage parent every reader uses: the column, or the legacy key's session (spec 02). */
+export async function lineageParents(
+  db: Executor,
+  ctx: AppContext,
+  records: readonly SessionRecord[],
+): Promise<Map<number, number | null>> {
+  const out = new Map<number, number | null>();
+  const legacyKeys: string[] = [];
+  for (const r of records) {
+    if (r.parentBasis === 'legacy' && r.legacyParentKey !== null) legacyKeys.push(r.legacyParentKey);
+    else out.set(r.id, r.parentSessionId);
+  }
+  if (legacyKeys.length > 0) {
+    const resolved = await resolveLegacyKeys(db, ctx.store, legacyKeys);
+    for (const r of records) {
+      if (r.parentBasis === 'legacy' && r.legacyParentKey !== null) {
+        const parent = resolved.get(r.legacyParentKey);
+        // a key naming a session that no longer exists means "no parent"; so does a younger one
+        out.set(r.id, parent && parent.id < r.id ? parent.id : null);
+      }
+    }
+  }
+  return out;
+}
+
+/** Expands actor ids into views: humans by their current roster row, sessions by title. */
+export async function actorViews(db: Executor, ctx: AppContext, ids: readonly (number | null)[]): Promise<Map<number, ActorView>> {
+  const wanted = ids.filter((i): i is number => i !== null);
+  const actors = await loadActors(db, ctx.actors, wanted);
+  const userIds: number[] = [];
+  const sessionIds: number[] = [];
+  for (const a of actors.values()) {
+    if (a.kind === 'human') userIds.push(Number(a.ref));
+    if (a.kind === 'session') sessionIds.push(Number(a.ref));
+  }
+  const users = await findUsersByIds(db, userIds);
+  const titles = new Map<number, string | null>();
+  if (sessionIds.length > 0) {
+    const rows = await db.selectFrom('sessions').select(['id', 'title']).where('id', 'in', sessionIds).execute();
+    for (const r of rows) titles.set(Number(r.id), r.title);
+  }
+  const out = new Map<number, ActorView>();
+  for (const [id, a] of actors) {
+    switch (a.kind) {
+      case 'human': {
+        const u = users.get(Number(a.ref));
+        out.set(id, { kind: 'human', ref: u?.key ?? null, displayName: u?.displayName ?? null });
+        break;
+      }
+      case 'session':
+        out.set(id, { kind: 'session', ref: a.ref, displayName: titles.get(Number(a.ref)) ?? null });
+        break;
+      case 'client':
+        out.set(id, { kind: 'client', ref: a.ref, displayName: a.ref });
+        break;
+      default:
+        out.set(id, { kind: a.kind, ref: null, displayName: null });
+    }
+  }
+  return out;
+}
+
+/** Builds full session views in a fixed number of queries, whatever the count. */
+export async function sessionViews(
+  db: Executor,
+  ctx: AppContext,
+  records: readonly SessionRecord[],
+  options: { withMetadata?: boolean } = {},
+): Promise<SessionView[]> {
+  if (records.length === 0) return [];
+  const parents = await lineageParents(db, ctx, records);
+  const actors = await actorViews(db, ctx, records.flatMap((r) => [r.creatorActorId, r.causeActorId]));
+  const owners = await findUsersByIds(
+    db,
+    records.map((r) => r.ownerUserId).filter((o): o is number => o !== null),
+  );
+  const metadata = options.withMetadata ? await loadCustomMetadata(db, records.map((r) => r.id)) : null;
+  return records.map((r) => {
+    const view: SessionView = {
+      id: r.id,
+      uid: r.uid,
+      title: r.title,
+      slug: r.slug,
+      status: r.status,
+      owner: r.ownerUserId === null ? null : (owners.get(r.ownerUserId)?.key ?? null),
+      agentRoot: r.agentRoot,
+      genesis: r.genesis,
+      schedulingClass: r.schedulingClass,
+      parentSessionId: r.parentSessionId,
+      parentBasis: r.parentBasis,
+      lineageParentId: parents.get(r.id) ?? null,
+      creator: r.creatorActorId === null ? null : (actors.get(r.creatorActorId) ?? null),
+      creatorBasis: r.creatorBasis,
+      cause: r.causeActorId === null ? null : (actors.get(r.causeActorId) ?? null),
+      causeBasis: r.causeBasis,
+      model: r.model,
+      starred: r.starred,
+      messaging: r.messaging,
+      provider: r.provider,
+      providerConversation: r.providerConversation,
+      activation: r.activation,
+      createdAt: r.createdAt,
+      updatedAt: r.updatedAt,
+    };
+    if (metadata) view.customMetadata = metadata.get(r.id) ?? {};
+    return view;
+  });
+}
+
+export async function sessionView(db: Executor, ctx: AppContext, record: SessionRecord, withMetadata = true): Promise<SessionView> {
+  const [view] = await sessionViews(db, ctx, [record], { withMetadata });
+  return view!;
+}

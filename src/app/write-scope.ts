@@ -1,0 +1,160 @@
+import type { Transaction } from 'kysely';
+import type { ActorIdentity } from '../core/actors.js';
+import type { Database } from '../store/database.js';
+import { ensureActor } from '../store/actors-repo.js';
+import { insertEvent, type EventAttribution, type EventRecord } from '../store/events-repo.js';
+import { findSessionsByIds } from '../store/sessions-repo.js';
+import { insertLiveEvents, nextLiveEventIds } from '../store/live-repo.js';
+import { appendAuditEntries, type AuditEntryDraft } from './audit.js';
+import type { AppContext } from './context.js';
+import { sessionViews } from './views.js';
+import { serializeSession } from '../render/session-json.js';
+
+/** Event types that record runtime state: unattributed and not evidence (spec 04). */
+export const RUNTIME_EVENT_TYPES = new Set(['started', 'idle', 'exited', 'error']);
+
+export interface LiveDraft {
+  type: string;
+  /** the session whose visibility gates the event, when one */
+  sessionId: number | null;
+  ownerUserId: number | null;
+  payload: Record<string, unknown>;
+}
+
+/**
+ * One write transaction of a use case. Events, live events and audit entries are written
+ * inside it; the audit append is the last statement (spec 04), the live counter just
+ * before it, so both locks are held from their write to the commit and no longer.
+ */
+export class WriteScope {
+  readonly now: string;
+  private readonly liveDrafts: LiveDraft[] = [];
+  private readonly auditDrafts: AuditEntryDraft[] = [];
+  private readonly createdIds = new Set<number>();
+  private readonly touchedIds = new Set<number>();
+  private readonly afterCommitHooks: (() => void)[] = [];
+
+  constructor(
+    readonly ctx: AppContext,
+    readonly tx: Transaction<Database>,
+  ) {
+    this.now = ctx.clock.now().toISOString();
+  }
+
+  actorId(identity: ActorIdentity): Promise<number> {
+    return ensureActor(this.tx, this.ctx.actors, identity, this.now);
+  }
+
+  /** Writes a session event and mirrors it into the audit log unless it is runtime state. */
+  async event(sessionId: number, type: string, details: Record<string, unknown>, attribution: EventAttribution | null): Promise<EventRecord> {
+    const attr = attribution ?? { actorId: null, actorBasis: null, causeActorId: null, causeBasis: null, credentialId: null };
+    const record = await insertEvent(this.tx, { sessionId, type, details, attribution: attr, now: this.now });
+    if (!RUNTIME_EVENT_TYPES.has(type)) {
+      this.audit({
+        kind: 'session_event',
+        at: this.now,
+        session_id: sessionId,
+        event_seq: record.seq,
+        type,
+        details,
+        actor_id: attr.actorId,
+        actor_basis: attr.actorBasis,
+        caused_by_actor_id: attr.causeActorId,
+        cause_basis: attr.causeBasis,
+        credential_id: attr.credentialId,
+      });
+    }
+    this.touch(sessionId);
+    return record;
+  }
+
+  audit(entry: AuditEntryDraft): void {
+    this.auditDrafts.push(entry);
+  }
+
+  live(draft: LiveDraft): void {
+    this.liveDrafts.push(draft);
+  }
+
+  /** The session was created in this transaction: one `session_created` at commit. */
+  created(sessionId: number): void {
+    this.createdIds.add(sessionId);
+  }
+
+  /** The session's state changed: one `session_updated` with its full state at commit. */
+  touch(sessionId: number): void {
+    this.touchedIds.add(sessionId);
+  }
+
+  /** The session is gone: no `session_updated` for it. */
+  forget(sessionId: number): void {
+    this.createdIds.delete(sessionId);
+    this.touchedIds.delete(sessionId);
+  }
+
+  afterCommit(hook: () => void): void {
+    this.afterCommitHooks.push(hook);
+  }
+
+  /** Live events first, then the audit chain: the last statements of the transaction. */
+  async flush(): Promise<void> {
+    const ids = [...new Set([...this.createdIds, ...this.touchedIds])];
+    if (ids.length > 0) {
+      const records = await findSessionsByIds(this.tx, this.ctx.store, ids);
+      const views = await sessionViews(this.tx, this.ctx, records);
+      for (const view of views) {
+        const record = records.find((r) => r.id === view.id)!;
+        this.liveDrafts.unshift({
+          type: this.createdIds.has(view.id) ? 'session_created' : 'session_updated',
+          sessionId: view.id,
+          ownerUserId: record.ownerUserId,
+          payload: { session: serializeSession(view) },
+        });
+      }
+    }
+    if (this.liveDrafts.length > 0) {
+      const liveIds = await nextLiveEventIds(this.tx, this.liveDrafts.length);
+      await insertLiveEvents(
+        this.tx,
+        this.liveDrafts.map((d, i) => ({
+          id: liveIds[i]!,
+          type: d.type,
+          sessionId: d.sessionId,
+          ownerUserId: d.ownerUserId,
+          payload: JSON.stringify(d.payload),
+          now: this.now,
+        })),
+      );
+      await this.ctx.store.notifyInTx(this.tx, 'warrant_live', String(liveIds[liveIds.length - 1]));
+    }
+    await appendAuditEntries(this.tx, this.ctx.store, this.auditDrafts);
+  }
+
+  runAfterCommit(): void {
+    for (const hook of this.afterCommitHooks) {
+      try {
+        hook();
+      } catch (error) {
+        this.ctx.logger.error({ err: error }, 'after-commit hook failed');
+      }
+    }
+    if (this.liveDrafts.length > 0 || this.createdIds.size > 0 || this.touchedIds.size > 0) this.ctx.live.wake();
+  }
+}
+
+/**
+ * Runs `fn` in one write transaction (SQLite: BEGIN IMMEDIATE; PostgreSQL: the pool's
+ * READ COMMITTED plus compare-and-set). `graph` takes the graph lock first (spec 07).
+ */
+export async function inWriteTx<T>(ctx: AppContext, fn: (w: WriteScope) => Promise<T>, options: { graph?: boolean } = {}): Promise<T> {
+  let scope: WriteScope | undefined;
+  const result = await ctx.store.kysely.transaction().execute(async (tx) => {
+    if (options.graph) await ctx.store.lockGraph(tx);
+    scope = new WriteScope(ctx, tx);
+    const value = await fn(scope);
+    await scope.flush();
+    return value;
+  });
+  scope?.runAfterCommit();
+  return result;
+}

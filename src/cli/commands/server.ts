@@ -1,0 +1,55 @@
+import { userInfo } from 'node:os';
+import type { Command } from 'commander';
+import { loadConfig } from '../../config.js';
+import { runServe } from '../serve.js';
+import { withStore } from '../store-access.js';
+import { addUser } from '../../app/roster.js';
+import { ensureFleetKey } from '../../composition.js';
+import { setSetting } from '../../store/settings-repo.js';
+import { SETTING_ADMIN_USER } from '../../app/bootstrap.js';
+import { findUserByKey } from '../../store/users-repo.js';
+import { printText } from '../output.js';
+
+export function registerServerCommands(program: Command): void {
+  program
+    .command('serve')
+    .description('run the server: REST, live events, MCP and the web UI')
+    .option('--host <host>', 'bind address (default 127.0.0.1; elsewhere needs TLS or --insecure-bind)')
+    .option('--port <port>', 'port (default 7420)')
+    .option('--data-dir <dir>', 'data dir (default ./.warrant)')
+    .option('--database-url <url>', 'PostgreSQL (postgres://…) instead of embedded SQLite')
+    .option('--mode <mode>', 'single-admin or multi-user')
+    .option('--insecure-bind', 'allow a non-loopback bind without TLS')
+    .action(async (opts: { host?: string; port?: string; dataDir?: string; databaseUrl?: string; mode?: 'single-admin' | 'multi-user'; insecureBind?: boolean }) => {
+      const config = loadConfig(process.env, {
+        ...(opts.host ? { host: opts.host } : {}),
+        ...(opts.port ? { port: opts.port } : {}),
+        ...(opts.dataDir ? { dataDir: opts.dataDir } : {}),
+        ...(opts.databaseUrl ? { databaseUrl: opts.databaseUrl } : {}),
+        ...(opts.mode ? { mode: opts.mode } : {}),
+        ...(opts.insecureBind ? { insecureBind: true } : {}),
+      });
+      await runServe(config);
+      await new Promise(() => {}); // serve until a signal
+    });
+
+  program
+    .command('init')
+    .description('create the data dir and the admin roster row, and print a fleet key')
+    .option('--admin <key>', 'the admin roster key (default: $WARRANT_ADMIN_USER or your login name)')
+    .option('--name <display name>', "the admin's display name")
+    .option('--data-dir <dir>', 'data dir (default ./.warrant)')
+    .option('--database-url <url>', 'PostgreSQL instead of SQLite')
+    .action(async (opts: { admin?: string; name?: string; dataDir?: string; databaseUrl?: string }) => {
+      await withStore(opts, async (ctx, admin, config) => {
+        const key = (opts.admin ?? config.adminUser ?? userInfo().username).toLowerCase().replace(/[^a-z0-9._-]/g, '-');
+        let user = await findUserByKey(ctx.store.kysely, key);
+        if (!user) user = await addUser(ctx, admin, { key, ...(opts.name ? { displayName: opts.name } : {}), isAdmin: true });
+        await setSetting(ctx.store.kysely, SETTING_ADMIN_USER, user.key, ctx.clock.now().toISOString());
+        const fleet = await ensureFleetKey(ctx, config);
+        const lines = [`Data dir: ${config.dataDir}`, `Store: ${ctx.store.label}`, `Admin: ${user.key} (${user.displayName})`];
+        if (fleet.token) lines.push(`Fleet key${fleet.created ? ' (new)' : ''}, in ${fleet.path}:`, `  ${fleet.token}`);
+        printText(lines.join('\n'));
+      });
+    });
+}

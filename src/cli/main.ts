@@ -1,0 +1,64 @@
+#!/usr/bin/env node
+import { Command, CommanderError } from 'commander';
+import { ConfigError } from '../config.js';
+import { isWarrantError } from '../core/errors.js';
+import { ApiError } from './api-client.js';
+import { CliExit, EXIT_FAILURE, EXIT_USAGE } from './output.js';
+import { registerSessionCommands } from './commands/sessions.js';
+import { registerUserCommands } from './commands/users.js';
+import { registerServerCommands } from './commands/server.js';
+import { registerMcpCommand } from './commands/mcp.js';
+
+export function buildProgram(): Command {
+  const program = new Command('warrant')
+    .description('Warrant: the provenance ledger and control plane for fleets of AI agent sessions.')
+    .version('0.1.0')
+    .showHelpAfterError('(add --help for usage)')
+    .exitOverride()
+    .configureOutput({ writeErr: (s) => process.stderr.write(s) });
+  registerServerCommands(program);
+  registerSessionCommands(program);
+  registerUserCommands(program);
+  registerMcpCommand(program);
+  program.commands.forEach(function apply(cmd: Command) {
+    cmd.exitOverride();
+    cmd.commands.forEach(apply);
+  });
+  return program;
+}
+
+/** Maps every failure to one line on stderr and an exit code (spec 06: 0 / 1 / 2). */
+export async function main(argv: string[]): Promise<number> {
+  try {
+    await buildProgram().parseAsync(argv);
+    return 0;
+  } catch (error) {
+    if (error instanceof CommanderError) {
+      if (error.code === 'commander.helpDisplayed' || error.code === 'commander.version' || error.code === 'commander.help') return 0;
+      return EXIT_USAGE;
+    }
+    if (error instanceof CliExit) {
+      if (error.message) process.stderr.write(error.message + '\n');
+      return error.code;
+    }
+    if (error instanceof ApiError) {
+      process.stderr.write(`error: ${error.token}: ${error.message}\n`);
+      return error.status === 400 && error.token === 'invalid-request' ? EXIT_USAGE : EXIT_FAILURE;
+    }
+    if (isWarrantError(error)) {
+      process.stderr.write(`error: ${error.token}: ${error.message}\n`);
+      return error.token === 'invalid-request' ? EXIT_USAGE : EXIT_FAILURE;
+    }
+    if (error instanceof ConfigError) {
+      process.stderr.write(`${error.message}\n`);
+      return EXIT_USAGE;
+    }
+    process.stderr.write(`error: ${(error as Error).message ?? String(error)}\n`);
+    return EXIT_FAILURE;
+  }
+}
+
+main(process.argv).then((code) => {
+  // serve and mcp never return; everything else exits with its code
+  process.exitCode = code;
+});

@@ -1,0 +1,21 @@
+/** Exit codes (spec 06): 0 success, 1 failure, 2 usage. `warrant check` adds 3–5. */
+export const EXIT_OK = 0;
+export const EXIT_FAILURE = 1;
+export const EXIT_USAGE = 2;
+
+export class CliExit extends Error {
+  constructor(
+    readonly code: number,
+    message = '',
+  ) {
+    super(message);
+  }
+}
+
+export function printJson(value: unknown): void {
+  process.stdout.write(JSON.stringify(value, null, 2) + '\n');
+}
+
+export function printText(text: string): void {
+  process.stdout.write(text.endsWith('\n') ? text : text + '\n');
+}

@@ -1,0 +1,86 @@
+import { existsSync, mkdirSync, readFileSync, writeFileSync, chmodSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Logger } from 'pino';
+import type { OpenAPIHono } from '@hono/zod-openapi';
+import type { Config } from './config.js';
+import { openStore } from './store/connect.js';
+import type { StoreDialect } from './store/dialect/dialect.js';
+import { createAppContext, registerFleetKey, SETTING_ALLOWED_HOSTS } from './app/bootstrap.js';
+import type { AppContext } from './app/context.js';
+import { generateToken } from './app/credentials.js';
+import { getSetting } from './store/settings-repo.js';
+import { buildHttpApp } from './http/app.js';
+import type { HttpEnv } from './http/env.js';
+import { HostGuard } from './http/host-guard.js';
+import { mountMcp } from './mcp/http-mount.js';
+import { startHousekeeping } from './app/housekeeping.js';
+
+/** The assembled service: store, context and HTTP app (REST, SSE, MCP, and later the UI). */
+export interface Service {
+  store: StoreDialect;
+  ctx: AppContext;
+  app: OpenAPIHono<HttpEnv>;
+  hostGuard: HostGuard;
+  /** lines `warrant serve` prints at start (capture coverage, sign-in links, …) */
+  bannerLines(): Promise<string[]>;
+  stop(): Promise<void>;
+}
+
+/** Contributions to the start banner; later capabilities add theirs. */
+export const bannerContributors: ((ctx: AppContext) => Promise<string[]>)[] = [];
+
+export async function assembleService(store: StoreDialect, ctx: AppContext, options: { extraHosts?: string[]; housekeeping?: boolean } = {}): Promise<Service> {
+  const allowed = await getSetting(store.kysely, SETTING_ALLOWED_HOSTS);
+  const hostGuard = new HostGuard(allowed ? (JSON.parse(allowed) as string[]) : HostGuard.defaults(options.extraHosts ?? []));
+  const app = buildHttpApp(ctx, { mount: [mountMcp(ctx, hostGuard)] });
+  await ctx.live.start();
+  const stopHousekeeping = options.housekeeping === false ? () => {} : startHousekeeping(ctx);
+  return {
+    store,
+    ctx,
+    app,
+    hostGuard,
+    async bannerLines() {
+      const lines: string[] = [];
+      for (const contribute of bannerContributors) lines.push(...(await contribute(ctx)));
+      return lines;
+    },
+    async stop() {
+      stopHousekeeping();
+      await ctx.live.stop();
+    },
+  };
+}
+
+/** Opens the configured store and builds the service around it. */
+export async function openService(config: Config, logger: Logger): Promise<{ service: Service; fleetKey: { created: boolean; path: string; token: string | null } }> {
+  const store = await openStore({ databaseUrl: config.databaseUrl ?? null, sqliteFile: config.sqliteFile });
+  const ctx = await createAppContext(store, {
+    mode: config.mode,
+    logger,
+    seed: { adminUser: config.adminUser, slackSigningSecret: config.slackSigningSecret },
+  });
+  const fleetKey = await ensureFleetKey(ctx, config);
+  const service = await assembleService(store, ctx, { extraHosts: config.host !== '127.0.0.1' && config.host !== '0.0.0.0' ? [config.host] : [] });
+  return { service, fleetKey };
+}
+
+/**
+ * spec 01: on first start with no fleet key, create one, print it once and write it to
+ * `<data dir>/fleet-key` (0600) for local tools. WARRANT_FLEET_KEY is accepted in addition.
+ */
+export async function ensureFleetKey(ctx: AppContext, config: Config): Promise<{ created: boolean; path: string; token: string | null }> {
+  const path = join(config.dataDir, 'fleet-key');
+  if (config.fleetKey) await registerFleetKey(ctx, config.fleetKey, 'WARRANT_FLEET_KEY');
+  if (existsSync(path)) {
+    const token = readFileSync(path, 'utf8').trim();
+    if (token) await registerFleetKey(ctx, token, 'data dir fleet-key');
+    return { created: false, path, token: token || null };
+  }
+  const token = generateToken(ctx, 'fleet');
+  await registerFleetKey(ctx, token, 'created on first start');
+  mkdirSync(config.dataDir, { recursive: true });
+  writeFileSync(path, token + '\n', { mode: 0o600 });
+  chmodSync(path, 0o600);
+  return { created: true, path, token };
+}

@@ -1,0 +1,59 @@
+import { resolve, join } from 'node:path';
+import { z } from 'zod';
+
+/**
+ * Configuration, parsed once at startup from the environment and command-line flags
+ * (flags win). Settings every node must share are only *seeded* from here (spec 01).
+ */
+const ConfigSchema = z.object({
+  host: z.string().min(1).default('127.0.0.1'),
+  port: z.coerce.number().int().min(0).max(65535).default(7420),
+  dataDir: z.string().min(1).default('./.warrant'),
+  databaseUrl: z.string().regex(/^postgres(ql)?:\/\//, 'must be a postgres:// URL').optional(),
+  fleetKey: z.string().regex(/^wrt_f_[A-Za-z0-9_-]{16,}$/, 'must be a fleet key (wrt_f_…)').optional(),
+  adminUser: z.string().min(1).optional(),
+  mode: z.enum(['single-admin', 'multi-user']).default('single-admin'),
+  slackSigningSecret: z.string().min(1).optional(),
+  tlsCert: z.string().min(1).optional(),
+  tlsKey: z.string().min(1).optional(),
+  insecureBind: z.boolean().default(false),
+  logLevel: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+});
+
+export type Config = z.infer<typeof ConfigSchema> & { sqliteFile: string };
+
+const ENV_KEYS: Record<string, keyof z.input<typeof ConfigSchema>> = {
+  WARRANT_HOST: 'host',
+  WARRANT_PORT: 'port',
+  WARRANT_DATA_DIR: 'dataDir',
+  DATABASE_URL: 'databaseUrl',
+  WARRANT_FLEET_KEY: 'fleetKey',
+  WARRANT_ADMIN_USER: 'adminUser',
+  WARRANT_MODE: 'mode',
+  WARRANT_SLACK_SIGNING_SECRET: 'slackSigningSecret',
+  WARRANT_TLS_CERT: 'tlsCert',
+  WARRANT_TLS_KEY: 'tlsKey',
+  WARRANT_LOG_LEVEL: 'logLevel',
+};
+
+export class ConfigError extends Error {}
+
+export function loadConfig(env: NodeJS.ProcessEnv, flags: Partial<z.input<typeof ConfigSchema>> = {}): Config {
+  const raw: Record<string, unknown> = {};
+  for (const [envKey, field] of Object.entries(ENV_KEYS)) {
+    const v = env[envKey];
+    if (v !== undefined && v !== '') raw[field] = v;
+  }
+  for (const [k, v] of Object.entries(flags)) if (v !== undefined) raw[k] = v;
+  const parsed = ConfigSchema.safeParse(raw);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((i) => {
+      const field = String(i.path[0] ?? '');
+      const envName = Object.entries(ENV_KEYS).find(([, f]) => f === field)?.[0];
+      return `${envName ?? field}: ${i.message}`;
+    });
+    throw new ConfigError(`Invalid configuration:\n  ${lines.join('\n  ')}`);
+  }
+  const dataDir = resolve(parsed.data.dataDir);
+  return { ...parsed.data, dataDir, sqliteFile: join(dataDir, 'warrant.db') };
+}

@@ -1,0 +1,37 @@
+import type { ActBasis } from './basis.js';
+
+/** spec 01 "Actors": who did something. Rows are permanent; names resolve at read time. */
+export const ACTOR_KINDS = ['human', 'session', 'system', 'client', 'fleet'] as const;
+export type ActorKind = (typeof ACTOR_KINDS)[number];
+
+/** An actor identity before it has an actor row. `ref` is the user id, session id or client name. */
+export type ActorIdentity =
+  | { kind: 'human'; userId: number }
+  | { kind: 'session'; sessionId: number }
+  | { kind: 'client'; name: string }
+  | { kind: 'system' }
+  | { kind: 'fleet' };
+
+/** An actor with the basis of one act. */
+export interface Attributed {
+  actor: ActorIdentity;
+  basis: ActBasis;
+}
+
+export function actorRefString(actor: ActorIdentity): string {
+  switch (actor.kind) {
+    case 'human':
+      return String(actor.userId);
+    case 'session':
+      return String(actor.sessionId);
+    case 'client':
+      return actor.name;
+    case 'system':
+    case 'fleet':
+      return '';
+  }
+}
+
+export function sameActor(a: ActorIdentity, b: ActorIdentity): boolean {
+  return a.kind === b.kind && actorRefString(a) === actorRefString(b);
+}

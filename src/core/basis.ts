@@ -1,0 +1,23 @@
+/**
+ * spec 01 "Actors and basis": the kind of evidence behind a recorded act or claim.
+ * A claim is stored with its basis and never upgraded.
+ */
+export const BASES = ['authenticated', 'delegated', 'declared', 'legacy', 'corrected'] as const;
+export type Basis = (typeof BASES)[number];
+
+/** Act bases (actor, cause, creator, uncle) never use `legacy` or `corrected`. */
+export type ActBasis = 'authenticated' | 'delegated' | 'declared';
+
+const STRENGTH: Record<ActBasis, number> = { authenticated: 3, delegated: 2, declared: 1 };
+
+/**
+ * The weaker of two act bases: a cause inherited through a weaker act keeps the weaker basis.
+ * @example weakerBasis('authenticated', 'declared') // 'declared'
+ */
+export function weakerBasis(a: ActBasis, b: ActBasis): ActBasis {
+  return STRENGTH[a] <= STRENGTH[b] ? a : b;
+}
+
+export function isActBasis(value: string | null | undefined): value is ActBasis {
+  return value === 'authenticated' || value === 'delegated' || value === 'declared';
+}

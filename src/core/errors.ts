@@ -1,0 +1,55 @@
+/**
+ * The one error type every layer throws. `token` is the stable, machine-readable
+ * refusal name from the spec; `status` its HTTP meaning; `message` a sentence for people.
+ * Each surface maps it in exactly one place (REST error handler, MCP tool error, CLI exit).
+ */
+export const ERROR_STATUS = {
+  'invalid-request': 400,
+  'malformed-json': 400,
+  'acting-session-not-allowed': 400,
+  'genesis-not-allowed': 400,
+  unauthenticated: 401,
+  'invalid-token': 401,
+  forbidden: 403,
+  'token-superseded': 403,
+  'session-not-live': 403,
+  'acting-session-mismatch': 403,
+  'not-found': 404,
+  'session-not-found': 404,
+  'invalid-transition': 409,
+  'idempotency-key-mismatch': 409,
+  'idempotency-key-in-flight': 409,
+  'body-too-large': 413,
+  'unsupported-media-type': 415,
+  'internal-error': 500,
+  'store-unavailable': 503,
+} as const satisfies Record<string, number>;
+
+export type KnownErrorToken = keyof typeof ERROR_STATUS;
+
+export class WarrantError extends Error {
+  readonly token: string;
+  readonly status: number;
+  readonly details: Record<string, unknown>;
+
+  constructor(token: string, message: string, options: { status?: number; details?: Record<string, unknown> } = {}) {
+    super(message);
+    this.name = 'WarrantError';
+    this.token = token;
+    this.status = options.status ?? (ERROR_STATUS as Record<string, number>)[token] ?? 400;
+    this.details = options.details ?? {};
+  }
+
+  /** The wire body shared by REST and MCP: `{error, message, ...details}`. */
+  toBody(): Record<string, unknown> {
+    return { error: this.token, message: this.message, ...this.details };
+  }
+}
+
+export function isWarrantError(value: unknown): value is WarrantError {
+  return value instanceof WarrantError;
+}
+
+export function invalidRequest(field: string, message: string): WarrantError {
+  return new WarrantError('invalid-request', `${field}: ${message}`, { details: { field } });
+}

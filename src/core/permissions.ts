@@ -1,0 +1,101 @@
+/**
+ * spec 01 "Who may do what" — the one table, enforced in one place (app/authorize.ts calls
+ * `permissionFor`). "visible" means: a session the caller may see under multi-user scoping;
+ * an invisible session is a 404 before this table is consulted.
+ */
+export const PRINCIPAL_KINDS = ['fleet', 'session', 'human', 'client', 'admin'] as const;
+export type PrincipalKind = (typeof PRINCIPAL_KINDS)[number];
+
+export const ACTS = [
+  'read',
+  'create',
+  'attach',
+  'patch',
+  'patch-parent',
+  'deliver',
+  'lifecycle',
+  'delete',
+  'remove-uncle',
+  'runtime',
+  'send-message',
+  'admin',
+] as const;
+export type Act = (typeof ACTS)[number];
+
+/**
+ * - `yes`: allowed (acts with no target session, or any visible target)
+ * - `self`: only the caller's own session
+ * - `self-or-descendant`: the caller's own session or one below it over spawn edges
+ * - `declared-only`: allowed only as a declared acting session, never for replies (05)
+ * - `no`: refused
+ */
+export type Permission = 'yes' | 'self' | 'self-or-descendant' | 'declared-only' | 'no';
+
+export const PERMISSIONS: Record<Act, Record<PrincipalKind, Permission>> = {
+  read: { fleet: 'yes', session: 'yes', human: 'yes', client: 'yes', admin: 'yes' },
+  create: { fleet: 'yes', session: 'yes', human: 'yes', client: 'yes', admin: 'yes' },
+  attach: { fleet: 'yes', session: 'no', human: 'yes', client: 'no', admin: 'yes' },
+  patch: { fleet: 'yes', session: 'self-or-descendant', human: 'yes', client: 'no', admin: 'yes' },
+  'patch-parent': { fleet: 'no', session: 'no', human: 'yes', client: 'no', admin: 'yes' },
+  deliver: { fleet: 'yes', session: 'yes', human: 'yes', client: 'yes', admin: 'yes' },
+  lifecycle: { fleet: 'yes', session: 'self-or-descendant', human: 'yes', client: 'yes', admin: 'yes' },
+  delete: { fleet: 'no', session: 'no', human: 'yes', client: 'no', admin: 'yes' },
+  'remove-uncle': { fleet: 'yes', session: 'no', human: 'yes', client: 'no', admin: 'yes' },
+  runtime: { fleet: 'yes', session: 'self', human: 'no', client: 'no', admin: 'yes' },
+  'send-message': { fleet: 'declared-only', session: 'yes', human: 'no', client: 'no', admin: 'no' },
+  admin: { fleet: 'no', session: 'no', human: 'no', client: 'no', admin: 'yes' },
+};
+
+export const ACT_DESCRIPTIONS: Record<Act, string> = {
+  read: 'read sessions',
+  create: 'create a session',
+  attach: 'attach a runtime',
+  patch: 'change this session',
+  'patch-parent': 'correct a parent',
+  deliver: 'deliver to this session',
+  lifecycle: 'change the lifecycle of this session',
+  delete: 'delete a session',
+  'remove-uncle': 'remove an uncle edge',
+  runtime: 'report runtime state for this session',
+  'send-message': 'send agent messages',
+  admin: 'administer the roster, tokens and settings',
+};
+
+/** What the caller is to the target session, computed by the app layer from the store. */
+export interface TargetRelation {
+  isSelf: boolean;
+  isDescendant: boolean;
+}
+
+export type PermissionVerdict = { allowed: true } | { allowed: false; reason: string };
+
+/**
+ * @example permissionFor('session', 'delete', {isSelf:true, isDescendant:false}) // {allowed:false, …}
+ */
+export function permissionFor(
+  kind: PrincipalKind,
+  act: Act,
+  relation: TargetRelation | null,
+  declaredActingSession = false,
+): PermissionVerdict {
+  const rule = PERMISSIONS[act][kind];
+  const what = ACT_DESCRIPTIONS[act];
+  switch (rule) {
+    case 'yes':
+      return { allowed: true };
+    case 'no':
+      return { allowed: false, reason: `a ${kind} credential may not ${what}` };
+    case 'self':
+      return relation?.isSelf
+        ? { allowed: true }
+        : { allowed: false, reason: `a session token may only ${what} for its own session` };
+    case 'self-or-descendant':
+      return relation && (relation.isSelf || relation.isDescendant)
+        ? { allowed: true }
+        : { allowed: false, reason: `a session token may only ${what} for its own session and its descendants` };
+    case 'declared-only':
+      return declaredActingSession
+        ? { allowed: true }
+        : { allowed: false, reason: `a ${kind} credential may ${what} only as a declared acting session` };
+  }
+}

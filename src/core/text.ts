@@ -1,0 +1,20 @@
+/** Unicode-code-point text helpers: lengths and cuts never split a code point (spec 01, 03). */
+
+export function codePointLength(text: string): number {
+  let n = 0;
+  for (const _ of text) n++;
+  return n;
+}
+
+/** The first `max` code points of `text`. */
+export function cutCodePoints(text: string, max: number): string {
+  if (max <= 0) return '';
+  let out = '';
+  let n = 0;
+  for (const ch of text) {
+    if (n === max) break;
+    out += ch;
+    n++;
+  }
+  return out;
+}

@@ -1,0 +1,67 @@
+import { OpenAPIHono } from '@hono/zod-openapi';
+import { bodyLimit } from 'hono/body-limit';
+import { WarrantError } from '../core/errors.js';
+import type { AppContext } from '../app/context.js';
+import { errorResponse } from './errors.js';
+import { restCaller, type HttpEnv } from './env.js';
+import { registerSessionRoutes } from './routes/sessions.js';
+import { registerLifecycleRoutes } from './routes/lifecycle.js';
+import { registerLiveRoutes } from './routes/live.js';
+import { registerSystemRoutes } from './routes/system.js';
+
+export const MAX_BODY_BYTES = 1024 * 1024;
+
+/** Public routes (spec 01): everything else needs a bearer token. */
+const PUBLIC_API_PATHS = new Set(['/api/v1/health', '/api/v1/openapi.json']);
+
+export interface HttpOptions {
+  /** extra surfaces mounted on the same app (MCP, web UI, Slack) */
+  mount?: ((app: OpenAPIHono<HttpEnv>) => void)[];
+}
+
+export function buildHttpApp(ctx: AppContext, options: HttpOptions = {}): OpenAPIHono<HttpEnv> {
+  const app = new OpenAPIHono<HttpEnv>({
+    // A validation failure names the field (spec 06).
+    defaultHook: (result) => {
+      if (!result.success) {
+        const issue = result.error.issues[0];
+        const field = issue?.path.join('.') || 'body';
+        const message = issue?.code === 'unrecognized_keys' ? `unknown field${issue.keys.length > 1 ? 's' : ''} ${issue.keys.join(', ')}` : (issue?.message ?? 'invalid');
+        throw new WarrantError('invalid-request', `${issue?.code === 'unrecognized_keys' ? 'body' : field}: ${message}`, {
+          details: { field: issue?.code === 'unrecognized_keys' ? issue.keys[0] : field, issues: result.error.issues.map((i) => ({ path: i.path.join('.'), message: i.message })) },
+        });
+      }
+    },
+  });
+
+  app.onError((error, c) => errorResponse(c, error, ctx.logger));
+  app.notFound((c) => c.json({ error: 'not-found', message: `No route ${c.req.method} ${c.req.path}.` }, 404));
+
+  app.use(
+    '*',
+    bodyLimit({
+      maxSize: MAX_BODY_BYTES,
+      onError: (c) => c.json({ error: 'body-too-large', message: `The request body is over the ${MAX_BODY_BYTES}-byte limit.` }, 413),
+    }),
+  );
+
+  app.use('/api/v1/*', async (c, next) => {
+    if (PUBLIC_API_PATHS.has(c.req.path)) return next();
+    c.set('caller', await restCaller(ctx, c));
+    return next();
+  });
+
+  registerSystemRoutes(app, ctx);
+  registerSessionRoutes(app, ctx);
+  registerLifecycleRoutes(app, ctx);
+  registerLiveRoutes(app, ctx);
+  for (const mount of options.mount ?? []) mount(app);
+
+  app.doc31('/api/v1/openapi.json', {
+    openapi: '3.1.0',
+    info: { title: 'Warrant', version: '0.1.0', description: 'The provenance ledger and control plane for fleets of AI agent sessions.' },
+    security: [{ bearer: [] }],
+  });
+  app.openAPIRegistry.registerComponent('securitySchemes', 'bearer', { type: 'http', scheme: 'bearer', description: 'wrt_f_ fleet key, wrt_s_ session token, wrt_h_ human token or wrt_c_ integration key' });
+  return app;
+}

@@ -1,0 +1,32 @@
+import type { Context } from 'hono';
+import { HTTPException } from 'hono/http-exception';
+import type { Logger } from 'pino';
+import { WarrantError } from '../core/errors.js';
+
+/** Errors that mean the store could not be used: a 503 the caller may retry. */
+function isStoreUnavailable(error: unknown): boolean {
+  const code = String((error as { code?: unknown })?.code ?? '');
+  return ['ECONNREFUSED', 'ECONNRESET', '57P01', '57P03', '53300', 'SQLITE_BUSY', 'SQLITE_LOCKED', 'SQLITE_IOERR', 'SQLITE_FULL'].some((c) => code.startsWith(c));
+}
+
+/** Maps anything thrown into the one error format, in exactly one place (spec 06). */
+export function toWarrantError(error: unknown): WarrantError | null {
+  if (error instanceof WarrantError) return error;
+  if (error instanceof HTTPException) {
+    if (error.status === 400 && /json/i.test(error.message)) return new WarrantError('malformed-json', 'The request body is not valid JSON.');
+    if (error.status === 415) return new WarrantError('unsupported-media-type', 'Send the body as application/json.');
+    if (error.status === 413) return new WarrantError('body-too-large', 'The request body is over the 1 MiB limit.');
+    if (error.status < 500) return new WarrantError('invalid-request', error.message || 'The request is invalid.', { status: error.status });
+  }
+  if (error instanceof SyntaxError && /JSON/.test(error.message)) return new WarrantError('malformed-json', 'The request body is not valid JSON.');
+  if (error instanceof URIError) return new WarrantError('invalid-request', 'The URL is not validly encoded.');
+  if (isStoreUnavailable(error)) return new WarrantError('store-unavailable', 'The store could not be used; nothing was written. Retry.');
+  return null;
+}
+
+export function errorResponse(c: Context, error: unknown, logger: Logger): Response {
+  const known = toWarrantError(error);
+  if (known) return c.json(known.toBody(), known.status as 400);
+  logger.error({ err: error, method: c.req.method, path: c.req.path }, 'unhandled error');
+  return c.json({ error: 'internal-error', message: 'Something went wrong inside Warrant; the error was logged.' }, 500);
+}

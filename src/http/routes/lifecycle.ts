@@ -1,0 +1,98 @@
+import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
+import type { AppContext } from '../../app/context.js';
+import { archiveSession, attachSession, changeLifecycle, reportRuntime, type RuntimeReport } from '../../app/sessions/lifecycle.js';
+import { WarrantError } from '../../core/errors.js';
+import { serializeSession } from '../../render/session-json.js';
+import { json, route, type HttpEnv } from '../env.js';
+import { ActingBody, ErrorSchema, RefParam, RuntimeBody, SessionSchema } from '../schemas.js';
+
+const errors = {
+  400: { description: 'invalid input', content: { 'application/json': { schema: ErrorSchema } } },
+  401: { description: 'no or bad credential', content: { 'application/json': { schema: ErrorSchema } } },
+  403: { description: 'not allowed', content: { 'application/json': { schema: ErrorSchema } } },
+  404: { description: 'no such session', content: { 'application/json': { schema: ErrorSchema } } },
+  409: { description: 'invalid transition', content: { 'application/json': { schema: ErrorSchema } } },
+};
+const actingBody = { content: { 'application/json': { schema: ActingBody } }, required: false };
+const sessionResult = {
+  description: 'the session; `changed` is false when the act had no effect and recorded nothing',
+  content: { 'application/json': { schema: z.object({ session: SessionSchema, changed: z.boolean() }) } },
+};
+
+export function registerLifecycleRoutes(app: OpenAPIHono<HttpEnv>, ctx: AppContext): void {
+  for (const act of ['resume', 'unarchive', 'stop'] as const) {
+    route(
+      app,
+      createRoute({
+        method: 'post',
+        path: `/api/v1/sessions/{ref}/${act}`,
+        summary: `${act[0]!.toUpperCase()}${act.slice(1)} a session`,
+        request: { params: RefParam, body: actingBody },
+        responses: { 200: sessionResult, ...errors },
+      }),
+      async (c) => {
+        const r = await changeLifecycle(ctx, c.get('caller'), c.req.valid('param').ref, act, c.req.valid('json').acting_session_id ?? null);
+        return json(c, { session: serializeSession(r.session), changed: r.changed });
+      },
+    );
+  }
+
+  route(
+    app,
+    createRoute({
+      method: 'post',
+      path: '/api/v1/sessions/{ref}/archive',
+      summary: 'Archive a session and, bottom-up, its spawn subtree (active sessions are skipped)',
+      request: { params: RefParam, body: actingBody },
+      responses: {
+        200: {
+          description: 'what was archived and what was skipped',
+          content: {
+            'application/json': {
+              schema: z.object({ archived: z.array(z.number().int()), skipped: z.array(z.object({ id: z.number().int(), reason: z.enum(['active', 'active-descendant']) })) }),
+            },
+          },
+        },
+        ...errors,
+      },
+    }),
+    async (c) => json(c, await archiveSession(ctx, c.get('caller'), c.req.valid('param').ref, c.req.valid('json').acting_session_id ?? null)),
+  );
+
+  route(
+    app,
+    createRoute({
+      method: 'post',
+      path: '/api/v1/sessions/{ref}/attach',
+      summary: 'A runtime takes the session: a new session token; earlier tokens are superseded',
+      request: { params: RefParam },
+      responses: { 200: { description: 'the session and its new token', content: { 'application/json': { schema: z.object({ session: SessionSchema, session_token: z.string() }) } } }, ...errors },
+    }),
+    async (c) => {
+      const r = await attachSession(ctx, c.get('caller'), c.req.valid('param').ref);
+      return json(c, { session: serializeSession(r.session), session_token: r.sessionToken });
+    },
+  );
+
+  route(
+    app,
+    createRoute({
+      method: 'post',
+      path: '/api/v1/sessions/{ref}/runtime',
+      summary: 'Runner-reported state: started, idle, exited (with code), error',
+      request: { params: RefParam, body: { content: { 'application/json': { schema: RuntimeBody } }, required: true } },
+      responses: { 200: sessionResult, ...errors },
+    }),
+    async (c) => {
+      const body = c.req.valid('json');
+      let report: RuntimeReport;
+      if (body.state === 'exited') {
+        if (body.code === undefined) throw new WarrantError('invalid-request', 'code: required when state is exited.', { details: { field: 'code' } });
+        report = { state: 'exited', code: body.code };
+      } else if (body.state === 'error') report = { state: 'error', reason: body.reason ?? null };
+      else report = { state: body.state };
+      const r = await reportRuntime(ctx, c.get('caller'), c.req.valid('param').ref, report);
+      return json(c, { session: serializeSession(r.session), changed: r.changed });
+    },
+  );
+}

@@ -1,0 +1,240 @@
+import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
+import type { AppContext } from '../../app/context.js';
+import { createSession } from '../../app/sessions/create-session.js';
+import { deleteSession, listDeletions } from '../../app/sessions/delete-session.js';
+import { patchSession } from '../../app/sessions/patch-session.js';
+import { getSessionDetail } from '../../app/sessions/session-detail.js';
+import { listSessionEvents, listSessions } from '../../app/sessions/read-sessions.js';
+import { appendTranscript, readTranscript } from '../../app/sessions/transcript.js';
+import { WarrantError } from '../../core/errors.js';
+import { serializeCreateResult, serializeDeletion, serializeEvent } from '../../render/record-json.js';
+import { serializeSession } from '../../render/session-json.js';
+import { serializeSessionDetail } from '../../render/session-detail-json.js';
+import { json, markdown, route, type HttpEnv } from '../env.js';
+import { renderSessionDetail } from '../../render/session-detail-markdown.js';
+import { renderSessionList } from '../../render/session-markdown.js';
+import {
+  CreateSessionBody,
+  CreateSessionResponse,
+  DeletionsQuery,
+  ErrorSchema,
+  EventSchema,
+  EventsQuery,
+  FormatQuery,
+  ListSessionsQuery,
+  PageQuery,
+  PatchSessionBody,
+  RefParam,
+  SessionSchema,
+  TranscriptBody,
+} from '../schemas.js';
+
+const errors = {
+  400: { description: 'invalid input', content: { 'application/json': { schema: ErrorSchema } } },
+  401: { description: 'no or bad credential', content: { 'application/json': { schema: ErrorSchema } } },
+  403: { description: 'not allowed', content: { 'application/json': { schema: ErrorSchema } } },
+  404: { description: 'no such session (or not visible)', content: { 'application/json': { schema: ErrorSchema } } },
+  409: { description: 'conflict or refusal', content: { 'application/json': { schema: ErrorSchema } } },
+};
+
+const jsonBody = <T extends z.ZodType>(schema: T, required = false) => ({ content: { 'application/json': { schema } }, required });
+const ok = <T extends z.ZodType>(schema: T, description: string) => ({ description, content: { 'application/json': { schema } } });
+
+export function registerSessionRoutes(app: OpenAPIHono<HttpEnv>, ctx: AppContext): void {
+  route(
+    app,
+    createRoute({
+      method: 'post',
+      path: '/api/v1/sessions',
+      summary: 'Create a session',
+      description:
+        'The parent comes from the authenticated session token, else `parent_session_id` (alias `parentSessionId`), else the `X-Warrant-Parent-Session` header, else `custom_metadata.router_session_id`; an unresolvable hint never fails the create (`parent_resolution` says why). `Idempotency-Key` replays return the original response and record nothing.',
+      request: {
+        body: jsonBody(CreateSessionBody),
+        headers: z.object({
+          'idempotency-key': z.string().max(200).optional(),
+          'x-warrant-parent-session': z.string().max(1000).optional(),
+        }),
+      },
+      responses: { 201: ok(CreateSessionResponse, 'created (or the replayed original)'), ...errors },
+    }),
+    async (c) => {
+      const body = c.req.valid('json');
+      const headers = c.req.valid('header');
+      const parentHint = body.parent_session_id ?? body.parentSessionId;
+      const result = await createSession(ctx, c.get('caller'), {
+        title: body.title ?? null,
+        prompt: body.prompt ?? null,
+        originalPrompt: body.original_prompt ?? null,
+        agentRoot: body.agent_root ?? null,
+        model: body.model ?? null,
+        ...(body.starred !== undefined ? { starred: body.starred } : {}),
+        ...(body.messaging ? { messaging: body.messaging } : {}),
+        provider: body.provider ?? null,
+        providerConversation: body.provider_conversation ?? null,
+        ...(body.custom_metadata ? { customMetadata: body.custom_metadata } : {}),
+        parentHint: parentHint === undefined || parentHint === null ? null : String(parentHint),
+        parentHeader: headers['x-warrant-parent-session'] ?? null,
+        actingSessionId: body.acting_session_id ?? null,
+        owner: body.owner ?? null,
+        genesis: body.genesis ?? null,
+        schedulingClass: body.scheduling_class ?? null,
+        attach: body.attach ?? false,
+        idempotencyKey: headers['idempotency-key'] ?? null,
+      });
+      return json(c, serializeCreateResult(result), 201);
+    },
+  );
+
+  route(
+    app,
+    createRoute({
+      method: 'get',
+      path: '/api/v1/sessions',
+      summary: 'List sessions (newest first, cursor-paginated)',
+      request: { query: ListSessionsQuery.extend(FormatQuery.shape) },
+      responses: { 200: ok(z.object({ sessions: z.array(SessionSchema), next_cursor: z.string().nullable() }), 'a page of sessions'), ...errors },
+    }),
+    async (c) => {
+      const q = c.req.valid('query');
+      const result = await listSessions(ctx, c.get('caller'), {
+        ...(q.status ? { status: q.status.split(',').map((s) => s.trim()) } : {}),
+        ...(q.owner !== undefined ? { owner: q.owner } : {}),
+        ...(q.parent !== undefined ? { parent: q.parent } : {}),
+        ...(q.root !== undefined ? { root: q.root === 'true' } : {}),
+        ...(q.q ? { q: q.q } : {}),
+        ...(q.limit ? { limit: q.limit } : {}),
+        ...(q.cursor ? { cursor: q.cursor } : {}),
+      });
+      if (q.format === 'markdown') return markdown(c, renderSessionList(result.sessions, result.nextCursor));
+      return json(c, { sessions: result.sessions.map(serializeSession), next_cursor: result.nextCursor });
+    },
+  );
+
+  route(
+    app,
+    createRoute({
+      method: 'get',
+      path: '/api/v1/sessions/{ref}',
+      summary: 'A session, with its hierarchy and human messages beside it',
+      request: { params: RefParam, query: FormatQuery },
+      responses: { 200: ok(z.object({ session: SessionSchema }).catchall(z.unknown()), 'the session (or its markdown rendering with format=markdown)'), ...errors },
+    }),
+    async (c) => {
+      const detail = await getSessionDetail(ctx, c.get('caller'), c.req.valid('param').ref);
+      if (c.req.valid('query').format === 'markdown') return markdown(c, renderSessionDetail(detail));
+      return json(c, serializeSessionDetail(detail));
+    },
+  );
+
+  route(
+    app,
+    createRoute({
+      method: 'patch',
+      path: '/api/v1/sessions/{ref}',
+      summary: 'Change title, starred, model or messaging (one attributed event per field that changed)',
+      request: { params: RefParam, body: jsonBody(PatchSessionBody, true) },
+      responses: { 200: ok(z.object({ session: SessionSchema, changed: z.array(z.string()) }), 'the session after the change'), ...errors },
+    }),
+    async (c) => {
+      const body = c.req.valid('json');
+      if (body.parent_session_id !== undefined) {
+        throw new WarrantError('not-implemented', 'parent_session_id: parent corrections are not available in this build.', { status: 400, details: { field: 'parent_session_id' } });
+      }
+      const result = await patchSession(ctx, c.get('caller'), c.req.valid('param').ref, {
+        ...(body.title !== undefined ? { title: body.title } : {}),
+        ...(body.starred !== undefined ? { starred: body.starred } : {}),
+        ...(body.model !== undefined ? { model: body.model } : {}),
+        ...(body.messaging !== undefined ? { messaging: body.messaging } : {}),
+        actingSessionId: body.acting_session_id ?? null,
+      });
+      return json(c, { session: serializeSession(result.session), changed: result.changed });
+    },
+  );
+
+  route(
+    app,
+    createRoute({
+      method: 'delete',
+      path: '/api/v1/sessions/{ref}',
+      summary: 'Delete a session and write its deletion record (humans and admins)',
+      request: { params: RefParam },
+      responses: { 200: ok(z.object({ deletion: z.record(z.string(), z.unknown()) }), 'the deletion record'), ...errors },
+    }),
+    async (c) => {
+      const result = await deleteSession(ctx, c.get('caller'), c.req.valid('param').ref);
+      return json(c, { deletion: serializeDeletion(result.deletion) });
+    },
+  );
+
+  route(
+    app,
+    createRoute({
+      method: 'get',
+      path: '/api/v1/sessions/{ref}/events',
+      summary: 'The attributed timeline, actor and cause expanded, paginated by seq',
+      request: { params: RefParam, query: EventsQuery },
+      responses: { 200: ok(z.object({ events: z.array(EventSchema), next_cursor: z.string().nullable() }), 'a page of events'), ...errors },
+    }),
+    async (c) => {
+      const q = c.req.valid('query');
+      const result = await listSessionEvents(ctx, c.get('caller'), c.req.valid('param').ref, {
+        ...(q.cursor ? { cursor: q.cursor } : {}),
+        ...(q.limit ? { limit: q.limit } : {}),
+        ...(q.type ? { types: q.type.split(',').map((t) => t.trim()) } : {}),
+      });
+      return json(c, { events: result.events.map(serializeEvent), next_cursor: result.nextCursor });
+    },
+  );
+
+  route(
+    app,
+    createRoute({
+      method: 'post',
+      path: '/api/v1/sessions/{ref}/transcript',
+      summary: 'The runtime appends transcript records',
+      request: { params: RefParam, body: jsonBody(TranscriptBody, true) },
+      responses: { 200: ok(z.object({ appended: z.number().int() }), 'appended'), ...errors },
+    }),
+    async (c) => json(c, await appendTranscript(ctx, c.get('caller'), c.req.valid('param').ref, c.req.valid('json').records)),
+  );
+
+  route(
+    app,
+    createRoute({
+      method: 'get',
+      path: '/api/v1/sessions/{ref}/transcript',
+      summary: 'Read transcript records, oldest first',
+      request: { params: RefParam, query: PageQuery },
+      responses: { 200: ok(z.object({ records: z.array(z.unknown()), next_cursor: z.string().nullable() }), 'a page of records'), ...errors },
+    }),
+    async (c) => {
+      const q = c.req.valid('query');
+      const r = await readTranscript(ctx, c.get('caller'), c.req.valid('param').ref, { ...(q.cursor ? { cursor: q.cursor } : {}), ...(q.limit ? { limit: q.limit } : {}) });
+      return json(c, { records: r.records.map((x) => ({ id: x.id, record: x.record, created_at: x.createdAt })), next_cursor: r.nextCursor });
+    },
+  );
+
+  route(
+    app,
+    createRoute({
+      method: 'get',
+      path: '/api/v1/session_deletions',
+      summary: 'Deletion records, newest first',
+      request: { query: DeletionsQuery },
+      responses: { 200: ok(z.object({ deletions: z.array(z.record(z.string(), z.unknown())), next_cursor: z.string().nullable() }), 'a page of deletion records'), ...errors },
+    }),
+    async (c) => {
+      const q = c.req.valid('query');
+      const r = await listDeletions(ctx, c.get('caller'), {
+        ...(q.actor ? { actor: q.actor } : {}),
+        ...(q.since ? { since: q.since } : {}),
+        ...(q.until ? { until: q.until } : {}),
+        ...(q.session_uid ? { sessionUid: q.session_uid } : {}),
+        ...(q.cursor ? { cursor: q.cursor } : {}),
+        ...(q.limit ? { limit: q.limit } : {}),
+      });
+      return json(c, { deletions: r.deletions.map(serializeDeletion), next_cursor: r.nextCursor });
+    },
+  );
+}

@@ -1,0 +1,28 @@
+import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
+import { sql } from 'kysely';
+import type { AppContext } from '../../app/context.js';
+import { json, route, type HttpEnv } from '../env.js';
+
+export function registerSystemRoutes(app: OpenAPIHono<HttpEnv>, ctx: AppContext): void {
+  route(
+    app,
+    createRoute({
+      method: 'get',
+      path: '/api/v1/health',
+      summary: 'Liveness and store reachability (no credential needed)',
+      security: [],
+      responses: {
+        200: { description: 'healthy', content: { 'application/json': { schema: z.object({ status: z.literal('ok'), store: z.literal('ok') }) } } },
+        503: { description: 'the store is unreachable', content: { 'application/json': { schema: z.object({ status: z.string(), store: z.string() }) } } },
+      },
+    }),
+    async (c) => {
+      try {
+        await sql`select 1`.execute(ctx.store.kysely);
+        return json(c, { status: 'ok', store: 'ok' });
+      } catch {
+        return json(c, { status: 'degraded', store: 'unreachable' }, 503);
+      }
+    },
+  );
+}

@@ -1,0 +1,160 @@
+import { z } from '@hono/zod-openapi';
+import { SESSION_STATUSES } from '../core/lifecycle.js';
+import { GENESES } from '../core/genesis.js';
+
+/**
+ * The wire schemas: one zod schema validates a request, types the handler and generates the
+ * OpenAPI document. Unknown keys are ignored on create and rejected on PATCH (spec 06).
+ */
+const Ref = z.union([z.string().max(200), z.number().int().positive()]);
+
+export const RefParam = z.object({
+  ref: z.string().min(1).max(200).openapi({ param: { name: 'ref', in: 'path' }, example: '42', description: 'a session ref: `42`, `#42`, a uid, `uid:<prefix>` or a uid prefix of 8+ hex characters with a letter' }),
+});
+
+export const ActorSchema = z
+  .object({
+    kind: z.enum(['human', 'session', 'system', 'client', 'fleet']),
+    ref: z.string().nullable(),
+    display_name: z.string().nullable(),
+  })
+  .openapi('Actor');
+
+const Basis = z.enum(['authenticated', 'delegated', 'declared', 'legacy', 'corrected']);
+
+export const SessionSchema = z
+  .object({
+    id: z.number().int(),
+    uid: z.string(),
+    title: z.string().nullable(),
+    slug: z.string().nullable(),
+    status: z.enum(SESSION_STATUSES),
+    owner: z.string().nullable(),
+    agent_root: z.string().nullable(),
+    genesis: z.enum(GENESES),
+    scheduling_class: z.enum(['priority', 'spot']),
+    parent_session_id: z.number().int().nullable(),
+    parent_basis: Basis.nullable(),
+    lineage_parent_id: z.number().int().nullable(),
+    creator: ActorSchema.nullable(),
+    creator_basis: Basis.nullable(),
+    cause: ActorSchema.nullable(),
+    cause_basis: Basis.nullable(),
+    model: z.string().nullable(),
+    starred: z.boolean(),
+    messaging: z.enum(['full', 'reply-only']),
+    custom_metadata: z.record(z.string(), z.unknown()).optional(),
+    provider: z.string().nullable(),
+    provider_conversation: z.string().nullable(),
+    activation: z.number().int(),
+    created_at: z.string(),
+    updated_at: z.string(),
+  })
+  .openapi('Session');
+
+export const ErrorSchema = z
+  .object({ error: z.string().openapi({ example: 'session-not-found' }), message: z.string() })
+  .catchall(z.unknown())
+  .openapi('Error');
+
+export const CreateSessionBody = z
+  .object({
+    title: z.string().max(200).nullish(),
+    prompt: z.string().nullish(),
+    original_prompt: z.string().nullish(),
+    agent_root: z.string().max(64).nullish(),
+    model: z.string().max(200).nullish(),
+    starred: z.boolean().optional(),
+    messaging: z.enum(['full', 'reply-only']).optional(),
+    provider: z.string().max(64).nullish(),
+    provider_conversation: z.string().max(500).nullish(),
+    custom_metadata: z.record(z.string(), z.unknown()).optional(),
+    parent_session_id: Ref.nullish(),
+    parentSessionId: Ref.nullish().openapi({ description: 'alias of parent_session_id' }),
+    acting_session_id: Ref.nullish(),
+    owner: z.string().max(64).nullish(),
+    genesis: z.enum(['schedule', 'github', 'api']).nullish(),
+    scheduling_class: z.enum(['priority', 'spot']).nullish(),
+    attach: z.boolean().optional(),
+  })
+  .openapi('CreateSession');
+
+export const ResolutionSchema = z.object({
+  requested: z.string().nullable(),
+  resolved_id: z.number().int().nullable(),
+  basis: Basis.nullable(),
+  dropped: z.string().nullable(),
+});
+
+export const CreateSessionResponse = z
+  .object({
+    session: SessionSchema,
+    parent_resolution: ResolutionSchema.extend({ source: z.string().nullable() }),
+    creator_resolution: ResolutionSchema,
+    session_token: z.string().optional(),
+    session_token_superseded: z.boolean().optional(),
+  })
+  .openapi('CreateSessionResponse');
+
+export const PatchSessionBody = z
+  .strictObject({
+    title: z.string().max(200).optional(),
+    starred: z.boolean().optional(),
+    model: z.string().max(200).nullable().optional(),
+    messaging: z.enum(['full', 'reply-only']).optional(),
+    parent_session_id: Ref.nullable().optional(),
+    acting_session_id: Ref.nullish(),
+  })
+  .openapi('PatchSession');
+
+export const ActingBody = z.object({ acting_session_id: Ref.nullish() }).openapi('ActingSession');
+
+export const RuntimeBody = z
+  .object({
+    state: z.enum(['started', 'idle', 'exited', 'error']),
+    code: z.number().int().min(-255).max(255).optional(),
+    reason: z.string().max(2000).nullish(),
+  })
+  .openapi('RuntimeReport');
+
+export const TranscriptBody = z.object({ records: z.array(z.unknown()).max(1000) }).openapi('TranscriptAppend');
+
+export const ListSessionsQuery = z.object({
+  status: z.string().optional().openapi({ description: 'comma-separated statuses' }),
+  owner: z.string().optional(),
+  parent: z.string().optional(),
+  root: z.enum(['true', 'false']).optional(),
+  q: z.string().max(200).optional(),
+  limit: z.coerce.number().int().min(1).max(200).optional(),
+  cursor: z.string().max(200).optional(),
+});
+
+export const PageQuery = z.object({
+  limit: z.coerce.number().int().min(1).max(200).optional(),
+  cursor: z.string().max(200).optional(),
+});
+
+export const EventsQuery = PageQuery.extend({ type: z.string().optional().openapi({ description: 'comma-separated event types' }) });
+
+export const DeletionsQuery = PageQuery.extend({
+  actor: z.string().max(100).optional().openapi({ description: 'a roster key, `session:<id>`, `client:<name>`, `fleet` or `system`' }),
+  since: z.string().max(40).optional(),
+  until: z.string().max(40).optional(),
+  session_uid: z.string().max(40).optional(),
+});
+
+export const EventSchema = z
+  .object({
+    id: z.number().int(),
+    session_id: z.number().int(),
+    seq: z.number().int(),
+    type: z.string(),
+    details: z.record(z.string(), z.unknown()),
+    actor: ActorSchema.extend({ basis: z.string().nullable() }).nullable(),
+    cause: ActorSchema.extend({ basis: z.string().nullable() }).nullable(),
+    credential_id: z.number().int().nullable(),
+    created_at: z.string(),
+  })
+  .openapi('SessionEvent');
+
+export const FormatQuery = z.object({ format: z.enum(['json', 'markdown']).optional() });

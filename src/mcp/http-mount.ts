@@ -1,0 +1,37 @@
+import type { OpenAPIHono } from '@hono/zod-openapi';
+import type { Context } from 'hono';
+import { createMcpHandler } from '@modelcontextprotocol/server';
+import type { Caller } from '../app/caller.js';
+import type { AppContext } from '../app/context.js';
+import { authenticate } from '../app/credentials.js';
+import { WarrantError } from '../core/errors.js';
+import { errorResponse } from '../http/errors.js';
+import { bearerOf, type HttpEnv } from '../http/env.js';
+import { buildMcpServer } from './server.js';
+import type { ToolGroup } from './tool.js';
+import type { HostGuard } from '../http/host-guard.js';
+
+/** Mounts `/mcp` (the `sessions` group) and `/mcp/self` (the `self_session` group). */
+export function mountMcp(ctx: AppContext, guard: HostGuard) {
+  return (app: OpenAPIHono<HttpEnv>): void => {
+    const handlers: Record<ToolGroup, ReturnType<typeof createMcpHandler>> = {
+      sessions: createMcpHandler(({ authInfo }) => buildMcpServer(ctx, authInfo!.extra!.caller as Caller, 'sessions'), { onerror: (e) => ctx.logger.debug({ err: e }, 'mcp') }),
+      self_session: createMcpHandler(({ authInfo }) => buildMcpServer(ctx, authInfo!.extra!.caller as Caller, 'self_session'), { onerror: (e) => ctx.logger.debug({ err: e }, 'mcp') }),
+    };
+    const serve = (group: ToolGroup) => async (c: Context<HttpEnv>) => {
+      try {
+        await guard.check(c.req.raw);
+        const bearer = bearerOf(c);
+        const caller = await authenticate(ctx, bearer, 'mcp', 'mcp');
+        if (group === 'self_session' && caller.principal.kind !== 'session') {
+          throw new WarrantError('forbidden', 'The self_session MCP server serves a session token only; use /mcp with other credentials.');
+        }
+        return await handlers[group].fetch(c.req.raw, { authInfo: { token: bearer!, clientId: 'warrant', scopes: [], extra: { caller } } });
+      } catch (error) {
+        return errorResponse(c, error, ctx.logger);
+      }
+    };
+    app.all('/mcp', serve('sessions'));
+    app.all('/mcp/self', serve('self_session'));
+  };
+}

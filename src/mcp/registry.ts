@@ -1,0 +1,5 @@
+import { SESSION_TOOLS } from './tools/session-tools.js';
+import type { ToolDefinition } from './tool.js';
+
+/** Every MCP tool; each names the groups it serves. Later capabilities append theirs. */
+export const ALL_TOOLS: ToolDefinition[] = [...SESSION_TOOLS];

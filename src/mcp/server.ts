@@ -1,0 +1,45 @@
+import { McpServer } from '@modelcontextprotocol/server';
+import type { Caller } from '../app/caller.js';
+import type { AppContext } from '../app/context.js';
+import { toWarrantError } from '../http/errors.js';
+import { ALL_TOOLS } from './registry.js';
+import type { ToolGroup } from './tool.js';
+
+export const MCP_SERVER_NAMES: Record<ToolGroup, string> = { sessions: 'warrant-sessions', self_session: 'warrant-self-session' };
+
+/**
+ * One stateless MCP server per request: identity comes from the bearer token (the caller),
+ * never from an MCP session id or a tool argument (spec 06).
+ */
+export function buildMcpServer(ctx: AppContext, caller: Caller, group: ToolGroup): McpServer {
+  const server = new McpServer({ name: MCP_SERVER_NAMES[group], version: '0.1.0' }, { capabilities: { tools: {} } });
+  for (const tool of ALL_TOOLS) {
+    if (!tool.groups.includes(group)) continue;
+    server.registerTool(
+      tool.name,
+      {
+        title: tool.title,
+        description: tool.description(group),
+        inputSchema: tool.inputSchema(group),
+        ...(tool.annotations ? { annotations: tool.annotations } : {}),
+      },
+      async (args: unknown) => {
+        try {
+          const out = await tool.handler(ctx, caller, args as never, group);
+          return { content: [{ type: 'text' as const, text: out.text }], structuredContent: out.data };
+        } catch (error) {
+          const known = toWarrantError(error);
+          if (!known) {
+            ctx.logger.error({ err: error, tool: tool.name }, 'unhandled MCP tool error');
+            const body = { error: 'internal-error', message: 'Something went wrong inside Warrant; the error was logged.' };
+            return { isError: true, content: [{ type: 'text' as const, text: `${body.error}: ${body.message}` }], structuredContent: body };
+          }
+          // the same tokens as REST (spec 06)
+          const body = known.toBody();
+          return { isError: true, content: [{ type: 'text' as const, text: `${known.token}: ${known.message}` }], structuredContent: body };
+        }
+      },
+    );
+  }
+  return server;
+}

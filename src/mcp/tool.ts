@@ -1,0 +1,32 @@
+import type { z } from 'zod';
+import type { Caller } from '../app/caller.js';
+import type { AppContext } from '../app/context.js';
+
+export type ToolGroup = 'sessions' | 'self_session';
+
+/** What a tool returns: the shared markdown rendering, and the same data as JSON. */
+export interface ToolOutput {
+  text: string;
+  data: Record<string, unknown>;
+}
+
+export interface ToolDefinition<S extends z.ZodObject = z.ZodObject> {
+  name: string;
+  groups: readonly ToolGroup[];
+  title: string;
+  /** pinned by tests where it carries caveats (spec 03) */
+  description: (group: ToolGroup) => string;
+  inputSchema: (group: ToolGroup) => S;
+  annotations?: { readOnlyHint?: boolean; destructiveHint?: boolean; idempotentHint?: boolean };
+  handler: (ctx: AppContext, caller: Caller, args: z.infer<S>, group: ToolGroup) => Promise<ToolOutput>;
+}
+
+export function defineTool<S extends z.ZodObject>(tool: ToolDefinition<S>): ToolDefinition<z.ZodObject> {
+  return tool as unknown as ToolDefinition<z.ZodObject>;
+}
+
+/** On the self_session surface every tool acts on the bound session only. */
+export function selfSessionId(caller: Caller): number {
+  if (caller.principal.kind !== 'session') throw new Error('self_session tools need a session token');
+  return caller.principal.sessionId;
+}

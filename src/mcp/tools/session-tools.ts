@@ -1,0 +1,132 @@
+import { z } from 'zod';
+import { createSession } from '../../app/sessions/create-session.js';
+import { listSessions } from '../../app/sessions/read-sessions.js';
+import { getSessionDetail } from '../../app/sessions/session-detail.js';
+import { archiveSession, changeLifecycle } from '../../app/sessions/lifecycle.js';
+import { WarrantError } from '../../core/errors.js';
+import { serializeCreateResult } from '../../render/record-json.js';
+import { serializeSession } from '../../render/session-json.js';
+import { serializeSessionDetail } from '../../render/session-detail-json.js';
+import { renderSessionDetail } from '../../render/session-detail-markdown.js';
+import { renderSessionLine, renderSessionList } from '../../render/session-markdown.js';
+import { defineTool, selfSessionId, type ToolDefinition } from '../tool.js';
+
+const Ref = z.union([z.string().min(1).max(200), z.number().int().positive()]);
+
+export const startSession = defineTool({
+  name: 'start_session',
+  groups: ['sessions'],
+  title: 'Start a session',
+  description: () =>
+    'Create a new agent session. With a session token the caller becomes its parent (authenticated); a fleet key may name `parent_session_id` and `acting_session_id` (both declared). An unresolvable parent never fails the create: `parent_resolution` says what happened. No tool here attaches a runtime or returns a token.',
+  inputSchema: () =>
+    z.object({
+      title: z.string().max(200).optional(),
+      prompt: z.string().optional(),
+      agent_root: z.string().max(64).optional(),
+      model: z.string().max(200).optional(),
+      parent_session_id: Ref.optional(),
+      acting_session_id: Ref.optional(),
+      custom_metadata: z.record(z.string(), z.unknown()).optional(),
+    }),
+  handler: async (ctx, caller, args) => {
+    const result = await createSession(ctx, caller, {
+      title: args.title ?? null,
+      prompt: args.prompt ?? null,
+      agentRoot: args.agent_root ?? null,
+      model: args.model ?? null,
+      parentHint: args.parent_session_id === undefined ? null : String(args.parent_session_id),
+      actingSessionId: args.acting_session_id ?? null,
+      ...(args.custom_metadata ? { customMetadata: args.custom_metadata } : {}),
+    });
+    const pr = result.parentResolution;
+    const parentLine =
+      pr.resolvedId !== null
+        ? `parent: #${pr.resolvedId} (${pr.basis})${pr.dropped ? ` — hint ${JSON.stringify(pr.requested)} dropped: ${pr.dropped}` : ''}`
+        : pr.requested !== null
+          ? `parent: none — hint ${JSON.stringify(pr.requested)} dropped: ${pr.dropped}`
+          : 'parent: none';
+    return {
+      text: `Created session #${result.session.id} (${result.session.status}).\n${parentLine}\n\n${renderSessionLine(result.session)}`,
+      data: serializeCreateResult(result),
+    };
+  },
+});
+
+export const listSessionsTool = defineTool({
+  name: 'list_sessions',
+  groups: ['sessions'],
+  title: 'List sessions',
+  description: () => 'List sessions you may see, newest first. Filters: status (comma-separated), parent (a session ref), q (title text). Pass next_cursor back as cursor for the next page.',
+  inputSchema: () =>
+    z.object({
+      status: z.string().optional(),
+      parent: Ref.optional(),
+      q: z.string().max(200).optional(),
+      limit: z.number().int().min(1).max(200).optional(),
+      cursor: z.string().max(200).optional(),
+    }),
+  annotations: { readOnlyHint: true },
+  handler: async (ctx, caller, args) => {
+    const r = await listSessions(ctx, caller, {
+      ...(args.status ? { status: args.status.split(',').map((s) => s.trim()) } : {}),
+      ...(args.parent !== undefined ? { parent: String(args.parent) } : {}),
+      ...(args.q ? { q: args.q } : {}),
+      ...(args.limit ? { limit: args.limit } : {}),
+      ...(args.cursor ? { cursor: args.cursor } : {}),
+    });
+    return { text: renderSessionList(r.sessions, r.nextCursor), data: { sessions: r.sessions.map(serializeSession), next_cursor: r.nextCursor } };
+  },
+});
+
+export const getSessionTool = defineTool({
+  name: 'get_session',
+  groups: ['sessions', 'self_session'],
+  title: 'Get a session',
+  description: (group) =>
+    group === 'self_session'
+      ? 'Your own session: status, lineage and provenance.'
+      : 'A session by ref (`42`, `#42`, a uid or a uid prefix): status, lineage and provenance.',
+  inputSchema: (group) => (group === 'self_session' ? z.object({}) : z.object({ session_id: Ref })),
+  annotations: { readOnlyHint: true },
+  handler: async (ctx, caller, args, group) => {
+    const ref = group === 'self_session' ? String(selfSessionId(caller)) : String((args as unknown as { session_id: string | number }).session_id);
+    const detail = await getSessionDetail(ctx, caller, ref);
+    return { text: renderSessionDetail(detail), data: serializeSessionDetail(detail) };
+  },
+});
+
+const LIFECYCLE_ACTIONS = ['archive', 'unarchive', 'stop', 'resume'] as const;
+
+export const actionSession = defineTool({
+  name: 'action_session',
+  groups: ['sessions'],
+  title: 'Act on a session',
+  description: () =>
+    'Act on a session: `archive` (cascades down its spawn subtree, skipping active sessions), `unarchive`, `stop`, `resume`. With a fleet key, `acting_session_id` names the session on whose behalf you act (declared). A session token acts only on its own session and its descendants.',
+  inputSchema: () =>
+    z.object({
+      action: z.enum([...LIFECYCLE_ACTIONS]),
+      session_id: Ref,
+      acting_session_id: Ref.optional(),
+    }),
+  handler: async (ctx, caller, args) => {
+    const ref = String(args.session_id);
+    if (args.action === 'archive') {
+      const r = await archiveSession(ctx, caller, ref, args.acting_session_id ?? null);
+      const skipped = r.skipped.map((s) => `#${s.id} (${s.reason})`).join(', ');
+      return {
+        text: `Archived: ${r.archived.length > 0 ? r.archived.map((id) => `#${id}`).join(', ') : 'nothing'}.${skipped ? ` Skipped: ${skipped}.` : ''}`,
+        data: { archived: r.archived, skipped: r.skipped },
+      };
+    }
+    if (!(LIFECYCLE_ACTIONS as readonly string[]).includes(args.action)) throw new WarrantError('invalid-request', `action: unknown action ${args.action}.`);
+    const r = await changeLifecycle(ctx, caller, ref, args.action as 'unarchive' | 'stop' | 'resume', args.acting_session_id ?? null);
+    return {
+      text: r.changed ? `Session #${r.session.id} is now ${r.session.status}.` : `No change: session #${r.session.id} is ${r.session.status} (nothing was recorded).`,
+      data: { session: serializeSession(r.session), changed: r.changed },
+    };
+  },
+});
+
+export const SESSION_TOOLS: ToolDefinition[] = [startSession, listSessionsTool, getSessionTool, actionSession];

@@ -1,0 +1,200 @@
+import type { Generated } from 'kysely';
+
+/**
+ * Kysely table types. Booleans are integers 0/1 and timestamps ISO-8601 UTC text on both
+ * dialects, so one query serves both; the row mappers in the repositories convert them.
+ */
+export interface SessionsTable {
+  id: Generated<number>;
+  uid: string;
+  title: string | null;
+  slug: string | null;
+  status: string;
+  owner_user_id: number | null;
+  agent_root: string | null;
+  genesis: string;
+  scheduling_class: string;
+  parent_session_id: number | null;
+  parent_basis: string | null;
+  creator_actor_id: number | null;
+  creator_basis: string | null;
+  cause_actor_id: number | null;
+  cause_basis: string | null;
+  model: string | null;
+  starred: Generated<number>;
+  messaging: Generated<string>;
+  custom_metadata: Generated<string>;
+  provider: string | null;
+  provider_conversation: string | null;
+  activation: Generated<number>;
+  stop_requested: Generated<number>;
+  failure_reason: string | null;
+  event_seq: Generated<number>;
+  version: Generated<number>;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface SessionPromptsTable {
+  session_id: number;
+  prompt: string | null;
+  original_prompt: string | null;
+}
+
+export interface SessionTranscriptsTable {
+  id: Generated<number>;
+  session_id: number;
+  record: string;
+  created_at: string;
+}
+
+export interface ActorsTable {
+  id: Generated<number>;
+  kind: string;
+  ref: string;
+  created_at: string;
+}
+
+export interface UsersTable {
+  id: Generated<number>;
+  key: string;
+  display_name: string;
+  email: string | null;
+  slack_user_ids: string; // JSON array of strings
+  notes: string | null;
+  is_admin: number;
+  password_hash: string | null;
+  removed_at: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface TokensTable {
+  id: Generated<number>;
+  kind: string;
+  token_hash: string;
+  label: string | null;
+  user_id: number | null;
+  client_name: string | null;
+  session_id: number | null;
+  activation: number | null;
+  issued_by_actor_id: number | null;
+  created_at: string;
+  revoked_at: string | null;
+}
+
+export interface SettingsTable {
+  key: string;
+  value: string;
+  updated_at: string;
+}
+
+export interface IdempotencyKeysTable {
+  credential_id: number;
+  key: string;
+  request_hash: string;
+  session_id: number | null;
+  response: string | null;
+  created_at: string;
+}
+
+export interface SessionEventsTable {
+  id: Generated<number>;
+  session_id: number;
+  seq: number;
+  type: string;
+  details: string;
+  actor_id: number | null;
+  actor_basis: string | null;
+  caused_by_actor_id: number | null;
+  cause_basis: string | null;
+  credential_id: number | null;
+  created_at: string;
+}
+
+export interface InboxItemsTable {
+  id: Generated<number>;
+  session_id: number;
+  kind: string;
+  mode: string;
+  content: string;
+  details: string;
+  sender_actor_id: number | null;
+  sender_basis: string | null;
+  sender_session_id: number | null;
+  cause_actor_id: number | null;
+  cause_basis: string | null;
+  credential_id: number | null;
+  state: string;
+  lease_expires_at: string | null;
+  delivered_at: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface CountersTable {
+  name: string;
+  value: number;
+}
+
+export interface LiveEventsTable {
+  id: number;
+  type: string;
+  session_id: number | null;
+  owner_user_id: number | null;
+  payload: string;
+  created_at: string;
+}
+
+export interface SessionDeletionsTable {
+  id: Generated<number>;
+  session_id: number;
+  session_uid: string;
+  last_title: string | null;
+  deleted_at: string;
+  actor_id: number | null;
+  actor_basis: string | null;
+  caused_by_actor_id: number | null;
+  cause_basis: string | null;
+  credential_id: number | null;
+  owner_user_id: number | null;
+  lineage_parent_id: number | null;
+  via: string;
+  affected: string;
+  event_count: number;
+  human_message_count: number;
+}
+
+export interface AuditLogTable {
+  seq: number;
+  entry: string;
+  prev_hash: string;
+  hash: string;
+}
+
+export interface SessionUnclesTable {
+  session_id: number;
+  uncle_session_id: number;
+  source: string;
+  basis: string;
+  recorded_by_actor_id: number | null;
+  created_at: string;
+}
+
+export interface Database {
+  session_uncles: SessionUnclesTable;
+  session_deletions: SessionDeletionsTable;
+  audit_log: AuditLogTable;
+  sessions: SessionsTable;
+  session_prompts: SessionPromptsTable;
+  session_transcripts: SessionTranscriptsTable;
+  actors: ActorsTable;
+  users: UsersTable;
+  tokens: TokensTable;
+  settings: SettingsTable;
+  idempotency_keys: IdempotencyKeysTable;
+  session_events: SessionEventsTable;
+  inbox_items: InboxItemsTable;
+  counters: CountersTable;
+  live_events: LiveEventsTable;
+}

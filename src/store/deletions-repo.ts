@@ -1,0 +1,125 @@
+import type { ActBasis } from '../core/basis.js';
+import type { Executor } from './dialect/dialect.js';
+
+export interface AffectedItem {
+  kind: string;
+  id: number;
+  action: string;
+  [key: string]: unknown;
+}
+
+export interface DeletionRecord {
+  id: number;
+  sessionId: number;
+  sessionUid: string;
+  lastTitle: string | null;
+  deletedAt: string;
+  actorId: number | null;
+  actorBasis: ActBasis | null;
+  causeActorId: number | null;
+  causeBasis: ActBasis | null;
+  credentialId: number | null;
+  ownerUserId: number | null;
+  lineageParentId: number | null;
+  via: string;
+  affected: AffectedItem[];
+  eventCount: number;
+  humanMessageCount: number;
+}
+
+export async function insertDeletion(db: Executor, r: Omit<DeletionRecord, 'id'>): Promise<number> {
+  const row = await db
+    .insertInto('session_deletions')
+    .values({
+      session_id: r.sessionId,
+      session_uid: r.sessionUid,
+      last_title: r.lastTitle,
+      deleted_at: r.deletedAt,
+      actor_id: r.actorId,
+      actor_basis: r.actorBasis,
+      caused_by_actor_id: r.causeActorId,
+      cause_basis: r.causeBasis,
+      credential_id: r.credentialId,
+      owner_user_id: r.ownerUserId,
+      lineage_parent_id: r.lineageParentId,
+      via: r.via,
+      affected: JSON.stringify(r.affected),
+      event_count: r.eventCount,
+      human_message_count: r.humanMessageCount,
+    })
+    .returning('id')
+    .executeTakeFirstOrThrow();
+  return Number(row.id);
+}
+
+type Row = {
+  id: number;
+  session_id: number;
+  session_uid: string;
+  last_title: string | null;
+  deleted_at: string;
+  actor_id: number | null;
+  actor_basis: string | null;
+  caused_by_actor_id: number | null;
+  cause_basis: string | null;
+  credential_id: number | null;
+  owner_user_id: number | null;
+  lineage_parent_id: number | null;
+  via: string;
+  affected: string;
+  event_count: number;
+  human_message_count: number;
+};
+
+function toRecord(r: Row): DeletionRecord {
+  const n = (v: number | null) => (v === null ? null : Number(v));
+  return {
+    id: Number(r.id),
+    sessionId: Number(r.session_id),
+    sessionUid: r.session_uid,
+    lastTitle: r.last_title,
+    deletedAt: r.deleted_at,
+    actorId: n(r.actor_id),
+    actorBasis: r.actor_basis as ActBasis | null,
+    causeActorId: n(r.caused_by_actor_id),
+    causeBasis: r.cause_basis as ActBasis | null,
+    credentialId: n(r.credential_id),
+    ownerUserId: n(r.owner_user_id),
+    lineageParentId: n(r.lineage_parent_id),
+    via: r.via,
+    affected: JSON.parse(r.affected) as AffectedItem[],
+    eventCount: Number(r.event_count),
+    humanMessageCount: Number(r.human_message_count),
+  };
+}
+
+export interface DeletionFilter {
+  actorIds?: number[];
+  since?: string;
+  until?: string;
+  sessionUid?: string;
+  visibleOwners?: (number | null)[];
+  beforeId?: number;
+  limit: number;
+}
+
+export async function listDeletions(db: Executor, f: DeletionFilter): Promise<DeletionRecord[]> {
+  let q = db.selectFrom('session_deletions').selectAll();
+  if (f.actorIds) q = f.actorIds.length > 0 ? q.where('actor_id', 'in', f.actorIds) : q.where((eb) => eb.val(false));
+  if (f.since) q = q.where('deleted_at', '>=', f.since);
+  if (f.until) q = q.where('deleted_at', '<', f.until);
+  if (f.sessionUid) q = q.where('session_uid', '=', f.sessionUid);
+  if (f.visibleOwners) {
+    const owners = f.visibleOwners.filter((o): o is number => o !== null);
+    const includeNull = f.visibleOwners.includes(null);
+    q = q.where((eb) => {
+      const ors = [];
+      if (owners.length > 0) ors.push(eb('owner_user_id', 'in', owners));
+      if (includeNull) ors.push(eb('owner_user_id', 'is', null));
+      return ors.length > 0 ? eb.or(ors) : eb.val(false);
+    });
+  }
+  if (f.beforeId !== undefined) q = q.where('id', '<', f.beforeId);
+  const rows = await q.orderBy('id', 'desc').limit(f.limit).execute();
+  return rows.map((r) => toRecord(r as Row));
+}

@@ -1,0 +1,72 @@
+import type { Kysely, Transaction, ColumnDefinitionBuilder, RawBuilder } from 'kysely';
+import type { Database } from '../database.js';
+
+export type Executor = Kysely<Database> | Transaction<Database>;
+
+/**
+ * Everything that differs between SQLite and PostgreSQL sits behind this interface, with
+ * one file per dialect (sqlite.ts, postgres.ts). Queries elsewhere are written once.
+ */
+export interface StoreDialect {
+  /** for logs and the start banner only; never branch on it — use the capabilities */
+  readonly label: string;
+  readonly kysely: Kysely<Database>;
+  readonly capabilities: {
+    /** several processes may share the store and wake each other (LISTEN/NOTIFY) */
+    crossNodeNotify: boolean;
+  };
+
+  /** The primary key column of an append-only table: never reused. */
+  idColumn(col: ColumnDefinitionBuilder): ColumnDefinitionBuilder;
+  /** the SQL type of an auto id referenced by foreign keys */
+  readonly idType: 'integer' | 'bigint';
+  /** A text column compared byte-wise (uids: range scans for prefixes). */
+  readonly byteOrderedText: string;
+  /** `custom_metadata`'s legacy key as text, for the expression index and lineage reads. */
+  jsonTextField(column: string, key: string): RawBuilder<string | null>;
+  /** SQL for an index on an expression (the legacy key). */
+  expressionIndexSql(name: string, table: string, expression: string): string;
+  /** The expression text of jsonTextField, for DDL. */
+  jsonTextFieldSql(column: string, key: string): string;
+
+  /** Serializes graph writes: taken first in a graph-writing transaction (spec 07). */
+  lockGraph(tx: Transaction<Database>): Promise<void>;
+  /** Serializes audit-chain appends: taken last, held to commit (spec 04). */
+  lockChain(tx: Transaction<Database>): Promise<void>;
+
+  /** Triggers that refuse UPDATE always and DELETE (optionally only while the session row exists). */
+  immutableTableSql(table: string, options: { deleteAllowedWhenSessionGone?: string }): string[];
+  /** Statements that drop those triggers again (tests use it to corrupt rows deliberately). */
+  dropImmutableTriggersSql(table: string): string[];
+
+  isUniqueViolation(error: unknown): boolean;
+  isForeignKeyViolation(error: unknown): boolean;
+
+  /** Publishes a wake-up to other nodes inside a transaction (delivered at commit). */
+  notifyInTx(tx: Transaction<Database>, channel: string, payload: string): Promise<void>;
+  /** Subscribes to wake-ups from other nodes; returns an unsubscribe. */
+  listen(channel: string, onPayload: (payload: string) => void): Promise<() => Promise<void>>;
+
+  /** Queries issued (tests count them; the bench reports them). */
+  readonly queryLog: QueryLog;
+  destroy(): Promise<void>;
+}
+
+/** Counts queries and which tables they touched, when enabled. */
+export class QueryLog {
+  enabled = false;
+  entries: string[] = [];
+  record(sql: string): void {
+    if (this.enabled) this.entries.push(sql);
+  }
+  start(): void {
+    this.entries = [];
+    this.enabled = true;
+  }
+  stop(): string[] {
+    this.enabled = false;
+    const out = this.entries;
+    this.entries = [];
+    return out;
+  }
+}

@@ -1,0 +1,112 @@
+import pg from 'pg';
+import { Kysely, PostgresDialect, sql, type Transaction, type ColumnDefinitionBuilder } from 'kysely';
+import type { Database } from '../database.js';
+import { QueryLog, type StoreDialect } from './dialect.js';
+
+// Transaction-scoped advisory lock keys (spec 07: graph lock first, then the chain lock).
+const GRAPH_LOCK_KEY = 0x57_52_47_01; // 'WRG' 1
+const CHAIN_LOCK_KEY = 0x57_52_43_02; // 'WRC' 2
+
+const INT8_OID = 20;
+
+const jsonTextFieldSql = (column: string, key: string): string => `((${column}::jsonb ->> '${key}'))`;
+
+export interface PostgresOptions {
+  connectionString: string;
+  maxConnections?: number;
+}
+
+/** pg returns int8 and count(*) as strings; ids stay below 2^53 (spec 07), so map them here. */
+const types = {
+  getTypeParser(oid: number, format?: 'text' | 'binary') {
+    if (oid === INT8_OID) return (value: string) => Number(value);
+    return pg.types.getTypeParser(oid, format);
+  },
+};
+
+export function openPostgres(options: PostgresOptions): StoreDialect {
+  const log = new QueryLog();
+  const pool = new pg.Pool({
+    connectionString: options.connectionString,
+    max: options.maxConnections ?? 10,
+    types,
+  });
+  // An idle client that errors (server restart) must not crash the process.
+  pool.on('error', () => {});
+  const kysely = new Kysely<Database>({
+    dialect: new PostgresDialect({ pool }),
+    log: (event) => {
+      if (event.level === 'query') log.record(event.query.sql);
+    },
+  });
+  const listeners: pg.Client[] = [];
+
+  return {
+    label: `PostgreSQL ${redact(options.connectionString)}`,
+    kysely,
+    capabilities: { crossNodeNotify: true },
+    idColumn: (col: ColumnDefinitionBuilder) => col.primaryKey().generatedByDefaultAsIdentity(),
+    idType: 'bigint',
+    byteOrderedText: 'text collate "C"',
+    // the same text as the expression index, so the planner can use it
+    jsonTextField: (column, key) => sql.raw<string | null>(jsonTextFieldSql(column, key)),
+    jsonTextFieldSql,
+    expressionIndexSql: (name, table, expression) => `create index if not exists ${name} on ${table} (${expression})`,
+    lockGraph: async (tx: Transaction<Database>) => {
+      await sql`select pg_advisory_xact_lock(${GRAPH_LOCK_KEY})`.execute(tx);
+    },
+    lockChain: async (tx: Transaction<Database>) => {
+      await sql`select pg_advisory_xact_lock(${CHAIN_LOCK_KEY})`.execute(tx);
+    },
+    immutableTableSql: (table, { deleteAllowedWhenSessionGone }) => [
+      `create or replace function ${table}_immutable() returns trigger language plpgsql as $$
+       begin
+         if tg_op = 'UPDATE' then
+           raise exception '${table} rows are immutable' using errcode = 'restrict_violation';
+         end if;
+         ${
+           deleteAllowedWhenSessionGone
+             ? `if exists (select 1 from sessions where id = old.${deleteAllowedWhenSessionGone}) then
+           raise exception '${table} rows are immutable while their session exists' using errcode = 'restrict_violation';
+         end if;
+         return old;`
+             : `raise exception '${table} rows are immutable' using errcode = 'restrict_violation';`
+         }
+       end $$`,
+      `drop trigger if exists ${table}_immutable on ${table}`,
+      `create trigger ${table}_immutable before update or delete on ${table}
+       for each row execute function ${table}_immutable()`,
+    ],
+    dropImmutableTriggersSql: (table) => [`drop trigger if exists ${table}_immutable on ${table}`],
+    isUniqueViolation: (error) => (error as { code?: unknown })?.code === '23505',
+    isForeignKeyViolation: (error) => (error as { code?: unknown })?.code === '23503',
+    notifyInTx: async (tx, channel, payload) => {
+      // Ids only: a NOTIFY payload is capped at 8,000 bytes and an oversized one aborts the commit.
+      await sql`select pg_notify(${channel}, ${payload})`.execute(tx);
+    },
+    listen: async (channel, onPayload) => {
+      const client = new pg.Client({ connectionString: options.connectionString });
+      client.on('error', () => {});
+      await client.connect();
+      client.on('notification', (msg) => {
+        if (msg.channel === channel) onPayload(msg.payload ?? '');
+      });
+      await client.query(`listen ${pg.escapeIdentifier(channel)}`);
+      listeners.push(client);
+      return async () => {
+        const i = listeners.indexOf(client);
+        if (i >= 0) listeners.splice(i, 1);
+        await client.end().catch(() => {});
+      };
+    },
+    queryLog: log,
+    destroy: async () => {
+      await Promise.all(listeners.splice(0).map((c) => c.end().catch(() => {})));
+      await kysely.destroy();
+    },
+  };
+}
+
+function redact(url: string): string {
+  return url.replace(/\/\/([^:@/]+):([^@/]+)@/, '//$1:***@');
+}

@@ -1,0 +1,174 @@
+import BetterSqlite3 from 'better-sqlite3';
+import {
+  CompiledQuery,
+  Kysely,
+  SqliteAdapter,
+  SqliteIntrospector,
+  SqliteQueryCompiler,
+  sql,
+  type DatabaseConnection,
+  type Dialect,
+  type Driver,
+  type QueryResult,
+  type Transaction,
+  type ColumnDefinitionBuilder,
+} from 'kysely';
+import type { Database } from '../database.js';
+import { QueryLog, type StoreDialect } from './dialect.js';
+
+/** The slice of better-sqlite3 the driver uses. */
+type SqliteDb = BetterSqlite3.Database;
+
+class SqliteConnection implements DatabaseConnection {
+  // Prepared statements are cached: Kysely's stock driver re-prepares every query.
+  private readonly statements = new Map<string, BetterSqlite3.Statement>();
+  constructor(
+    private readonly db: SqliteDb,
+    private readonly log: QueryLog,
+  ) {}
+
+  private prepare(text: string): BetterSqlite3.Statement {
+    let stmt = this.statements.get(text);
+    if (!stmt) {
+      stmt = this.db.prepare(text);
+      if (this.statements.size > 500) this.statements.clear();
+      this.statements.set(text, stmt);
+    }
+    return stmt;
+  }
+
+  async executeQuery<R>(query: CompiledQuery): Promise<QueryResult<R>> {
+    this.log.record(query.sql);
+    const params = query.parameters as unknown[];
+    const stmt = this.prepare(query.sql);
+    if (stmt.reader) return { rows: stmt.all(...params) as R[] };
+    const { changes, lastInsertRowid } = stmt.run(...params);
+    return { numAffectedRows: BigInt(changes), insertId: BigInt(lastInsertRowid), rows: [] };
+  }
+
+  // eslint-disable-next-line require-yield
+  async *streamQuery<R>(): AsyncIterableIterator<QueryResult<R>> {
+    throw new Error('streaming is not used with SQLite');
+  }
+
+  exec(text: string): void {
+    this.db.exec(text);
+  }
+}
+
+/** One connection, serialized by a mutex; every transaction begins IMMEDIATE (spec 07). */
+class SqliteDriver implements Driver {
+  private connection!: SqliteConnection;
+  // A FIFO mutex: one holder at a time, so the current holder's release can be kept here.
+  private tail: Promise<void> = Promise.resolve();
+  private releaseCurrent: (() => void) | null = null;
+  constructor(
+    private readonly db: SqliteDb,
+    private readonly log: QueryLog,
+  ) {}
+  async init(): Promise<void> {
+    this.connection = new SqliteConnection(this.db, this.log);
+  }
+  async acquireConnection(): Promise<DatabaseConnection> {
+    const previous = this.tail;
+    let release!: () => void;
+    this.tail = new Promise<void>((resolve) => (release = resolve));
+    await previous;
+    this.releaseCurrent = release;
+    return this.connection;
+  }
+  async beginTransaction(connection: DatabaseConnection): Promise<void> {
+    // A deferred BEGIN that reads then writes fails with SQLITE_BUSY_SNAPSHOT when another
+    // process wrote in between, which no busy timeout retries.
+    await connection.executeQuery(CompiledQuery.raw('begin immediate'));
+  }
+  async commitTransaction(connection: DatabaseConnection): Promise<void> {
+    await connection.executeQuery(CompiledQuery.raw('commit'));
+  }
+  async rollbackTransaction(connection: DatabaseConnection): Promise<void> {
+    if (this.db.inTransaction) await connection.executeQuery(CompiledQuery.raw('rollback'));
+  }
+  async releaseConnection(): Promise<void> {
+    const release = this.releaseCurrent;
+    this.releaseCurrent = null;
+    release?.();
+  }
+  async destroy(): Promise<void> {
+    this.db.close();
+  }
+}
+
+class WarrantSqliteDialect implements Dialect {
+  constructor(
+    private readonly db: SqliteDb,
+    private readonly log: QueryLog,
+  ) {}
+  createAdapter() {
+    return new SqliteAdapter();
+  }
+  createDriver() {
+    return new SqliteDriver(this.db, this.log);
+  }
+  createQueryCompiler() {
+    return new SqliteQueryCompiler();
+  }
+  createIntrospector(db: Kysely<unknown>) {
+    return new SqliteIntrospector(db);
+  }
+}
+
+const jsonTextFieldSql = (column: string, key: string): string => `cast(json_extract(${column}, '$.${key}') as text)`;
+
+export interface SqliteOptions {
+  filename: string;
+}
+
+export function openSqlite(options: SqliteOptions): StoreDialect {
+  const db = new BetterSqlite3(options.filename);
+  db.pragma('journal_mode = WAL');
+  db.pragma('synchronous = NORMAL');
+  db.pragma('foreign_keys = ON');
+  db.pragma('busy_timeout = 10000');
+  const log = new QueryLog();
+  const kysely = new Kysely<Database>({ dialect: new WarrantSqliteDialect(db, log) });
+
+  return {
+    label: `SQLite ${options.filename}`,
+    kysely,
+    capabilities: { crossNodeNotify: false },
+    idColumn: (col: ColumnDefinitionBuilder) => col.primaryKey().autoIncrement(),
+    idType: 'integer',
+    byteOrderedText: 'text', // SQLite compares text with BINARY collation by default
+    // the same text as the expression index, so the planner can use it
+    jsonTextField: (column, key) => sql.raw<string | null>(jsonTextFieldSql(column, key)),
+    jsonTextFieldSql,
+    expressionIndexSql: (name, table, expression) => `create index if not exists ${name} on ${table} (${expression})`,
+    // SQLite has one writer: BEGIN IMMEDIATE already serializes every write transaction.
+    lockGraph: async () => {},
+    lockChain: async () => {},
+    immutableTableSql: (table, { deleteAllowedWhenSessionGone }) => [
+      `create trigger if not exists ${table}_no_update before update on ${table}
+       begin select raise(abort, '${table} rows are immutable'); end`,
+      deleteAllowedWhenSessionGone
+        ? `create trigger if not exists ${table}_no_delete before delete on ${table}
+           when exists (select 1 from sessions where id = old.${deleteAllowedWhenSessionGone})
+           begin select raise(abort, '${table} rows are immutable while their session exists'); end`
+        : `create trigger if not exists ${table}_no_delete before delete on ${table}
+           begin select raise(abort, '${table} rows are immutable'); end`,
+    ],
+    dropImmutableTriggersSql: (table) => [
+      `drop trigger if exists ${table}_no_update`,
+      `drop trigger if exists ${table}_no_delete`,
+    ],
+    isUniqueViolation: (error) =>
+      typeof error === 'object' && error !== null && String((error as { code?: unknown }).code).startsWith('SQLITE_CONSTRAINT_UNIQUE') ||
+      String((error as { code?: unknown })?.code) === 'SQLITE_CONSTRAINT_PRIMARYKEY',
+    isForeignKeyViolation: (error) => String((error as { code?: unknown })?.code) === 'SQLITE_CONSTRAINT_FOREIGNKEY',
+    notifyInTx: async () => {},
+    listen: async () => async () => {},
+    queryLog: log,
+    destroy: () => kysely.destroy(),
+  };
+}
+
+export type { Transaction };

@@ -1,0 +1,99 @@
+import type { ActBasis } from '../core/basis.js';
+import type { Executor } from './dialect/dialect.js';
+import { nextEventSeq } from './sessions-repo.js';
+
+export interface EventAttribution {
+  actorId: number | null;
+  actorBasis: ActBasis | null;
+  causeActorId: number | null;
+  causeBasis: ActBasis | null;
+  credentialId: number | null;
+}
+
+export interface EventRecord extends EventAttribution {
+  id: number;
+  sessionId: number;
+  seq: number;
+  type: string;
+  details: Record<string, unknown>;
+  createdAt: string;
+}
+
+export async function insertEvent(
+  db: Executor,
+  e: { sessionId: number; type: string; details: Record<string, unknown>; attribution: EventAttribution; now: string },
+): Promise<EventRecord> {
+  const seq = await nextEventSeq(db, e.sessionId);
+  const details = JSON.stringify(e.details);
+  const row = await db
+    .insertInto('session_events')
+    .values({
+      session_id: e.sessionId,
+      seq,
+      type: e.type,
+      details,
+      actor_id: e.attribution.actorId,
+      actor_basis: e.attribution.actorBasis,
+      caused_by_actor_id: e.attribution.causeActorId,
+      cause_basis: e.attribution.causeBasis,
+      credential_id: e.attribution.credentialId,
+      created_at: e.now,
+    })
+    .returning('id')
+    .executeTakeFirstOrThrow();
+  return { id: Number(row.id), sessionId: e.sessionId, seq, type: e.type, details: e.details, ...e.attribution, createdAt: e.now };
+}
+
+type EventRow = {
+  id: number;
+  session_id: number;
+  seq: number;
+  type: string;
+  details: string;
+  actor_id: number | null;
+  actor_basis: string | null;
+  caused_by_actor_id: number | null;
+  cause_basis: string | null;
+  credential_id: number | null;
+  created_at: string;
+};
+
+function toEvent(r: EventRow): EventRecord {
+  let details: Record<string, unknown> = {};
+  try {
+    details = JSON.parse(r.details) as Record<string, unknown>;
+  } catch {
+    details = {};
+  }
+  return {
+    id: Number(r.id),
+    sessionId: Number(r.session_id),
+    seq: Number(r.seq),
+    type: r.type,
+    details,
+    actorId: r.actor_id === null ? null : Number(r.actor_id),
+    actorBasis: r.actor_basis as ActBasis | null,
+    causeActorId: r.caused_by_actor_id === null ? null : Number(r.caused_by_actor_id),
+    causeBasis: r.cause_basis as ActBasis | null,
+    credentialId: r.credential_id === null ? null : Number(r.credential_id),
+    createdAt: r.created_at,
+  };
+}
+
+export async function listEvents(
+  db: Executor,
+  f: { sessionId: number; afterSeq?: number; types?: string[]; limit: number },
+): Promise<EventRecord[]> {
+  let q = db.selectFrom('session_events').selectAll().where('session_id', '=', f.sessionId);
+  if (f.afterSeq !== undefined) q = q.where('seq', '>', f.afterSeq);
+  if (f.types && f.types.length > 0) q = q.where('type', 'in', f.types);
+  const rows = await q.orderBy('seq').limit(f.limit).execute();
+  return rows.map((r) => toEvent(r as EventRow));
+}
+
+export async function countEvents(db: Executor, sessionId: number, type?: string): Promise<number> {
+  let q = db.selectFrom('session_events').select((eb) => eb.fn.countAll<number>().as('n')).where('session_id', '=', sessionId);
+  if (type) q = q.where('type', '=', type);
+  const row = await q.executeTakeFirstOrThrow();
+  return Number(row.n);
+}

@@ -1,0 +1,54 @@
+import type { Executor } from './dialect/dialect.js';
+
+export interface IdempotencyRecord {
+  requestHash: string;
+  sessionId: number | null;
+  response: string | null;
+  createdAt: string;
+}
+
+/**
+ * Claims (credential, key) inside the create's transaction. On PostgreSQL a concurrent claim
+ * of the same key waits on the primary key until the first commits, then sees the row.
+ * Returns the existing record when the key was already used.
+ */
+export async function claimIdempotencyKey(
+  db: Executor,
+  isUniqueViolation: (e: unknown) => boolean,
+  claim: { credentialId: number; key: string; requestHash: string; now: string },
+): Promise<IdempotencyRecord | null> {
+  const existing = await findIdempotencyKey(db, claim.credentialId, claim.key);
+  if (existing) return existing;
+  try {
+    await db
+      .insertInto('idempotency_keys')
+      .values({ credential_id: claim.credentialId, key: claim.key, request_hash: claim.requestHash, created_at: claim.now })
+      .execute();
+    return null;
+  } catch (error) {
+    if (!isUniqueViolation(error)) throw error;
+    return findIdempotencyKey(db, claim.credentialId, claim.key);
+  }
+}
+
+export async function findIdempotencyKey(db: Executor, credentialId: number, key: string): Promise<IdempotencyRecord | null> {
+  const row = await db
+    .selectFrom('idempotency_keys')
+    .select(['request_hash', 'session_id', 'response', 'created_at'])
+    .where('credential_id', '=', credentialId)
+    .where('key', '=', key)
+    .executeTakeFirst();
+  return row
+    ? { requestHash: row.request_hash, sessionId: row.session_id === null ? null : Number(row.session_id), response: row.response, createdAt: row.created_at }
+    : null;
+}
+
+export async function completeIdempotencyKey(db: Executor, credentialId: number, key: string, sessionId: number, response: string): Promise<void> {
+  await db.updateTable('idempotency_keys').set({ session_id: sessionId, response }).where('credential_id', '=', credentialId).where('key', '=', key).execute();
+}
+
+/** Keys are kept 24 hours (spec 01). */
+export async function pruneIdempotencyKeys(db: Executor, olderThan: string): Promise<number> {
+  const r = await db.deleteFrom('idempotency_keys').where('created_at', '<', olderThan).executeTakeFirst();
+  return Number(r.numDeletedRows);
+}

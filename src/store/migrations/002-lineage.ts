@@ -1,0 +1,17 @@
+import type { Kysely } from 'kysely';
+import type { StoreDialect } from '../dialect/dialect.js';
+
+/** Uncle edges (spec 02): "A inspected B and chose to queue or interrupt it". */
+export async function up(db: Kysely<any>, d: StoreDialect): Promise<void> {
+  await db.schema
+    .createTable('session_uncles')
+    .addColumn('session_id', d.idType, (c) => c.notNull().references('sessions.id').onDelete('cascade'))
+    .addColumn('uncle_session_id', d.idType, (c) => c.notNull().references('sessions.id').onDelete('cascade'))
+    .addColumn('source', 'text', (c) => c.notNull())
+    .addColumn('basis', 'text', (c) => c.notNull())
+    .addColumn('recorded_by_actor_id', d.idType, (c) => c.references('actors.id'))
+    .addColumn('created_at', 'text', (c) => c.notNull())
+    .addPrimaryKeyConstraint('session_uncles_pk', ['session_id', 'uncle_session_id'])
+    .execute();
+  await db.schema.createIndex('session_uncles_uncle_idx').on('session_uncles').columns(['uncle_session_id', 'session_id']).execute();
+}

@@ -1,0 +1,36 @@
+import { Migrator, type Kysely, type Migration, type MigrationProvider } from 'kysely';
+import type { StoreDialect } from './dialect/dialect.js';
+import * as foundation from './migrations/001-foundation.js';
+import * as lineage from './migrations/002-lineage.js';
+
+type MigrationModule = { up: (db: Kysely<any>, dialect: StoreDialect) => Promise<void> };
+
+/** Ordered by name; later capabilities append their own file here. */
+const MIGRATIONS: Record<string, MigrationModule> = {
+  '001-foundation': foundation,
+  '002-lineage': lineage,
+};
+
+class InCodeProvider implements MigrationProvider {
+  constructor(private readonly dialect: StoreDialect) {}
+  async getMigrations(): Promise<Record<string, Migration>> {
+    const out: Record<string, Migration> = {};
+    for (const [name, mod] of Object.entries(MIGRATIONS)) {
+      out[name] = { up: (db) => mod.up(db, this.dialect) };
+    }
+    return out;
+  }
+}
+
+/** Runs pending migrations; the same logical schema on both dialects. */
+export async function migrateToLatest(dialect: StoreDialect): Promise<string[]> {
+  const migrator = new Migrator({
+    db: dialect.kysely,
+    provider: new InCodeProvider(dialect),
+    migrationTableName: 'schema_migrations',
+    migrationLockTableName: 'schema_migrations_lock',
+  });
+  const { error, results } = await migrator.migrateToLatest();
+  if (error) throw error instanceof Error ? error : new Error(String(error));
+  return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
+}

@@ -1,0 +1,376 @@
+import { sql } from 'kysely';
+import type { Basis, ActBasis } from '../core/basis.js';
+import type { Genesis, SchedulingClass } from '../core/genesis.js';
+import type { SessionStatus } from '../core/lifecycle.js';
+import { prefixUpperBound, type ParsedSessionRef } from '../core/session-ref.js';
+import type { Executor, StoreDialect } from './dialect/dialect.js';
+
+export const LEGACY_PARENT_KEY = 'router_session_id';
+
+/** A session row without its metadata blob (prompts and transcripts live in other tables). */
+export interface SessionRecord {
+  id: number;
+  uid: string;
+  title: string | null;
+  slug: string | null;
+  status: SessionStatus;
+  ownerUserId: number | null;
+  agentRoot: string | null;
+  genesis: Genesis;
+  schedulingClass: SchedulingClass;
+  parentSessionId: number | null;
+  parentBasis: Basis | null;
+  creatorActorId: number | null;
+  creatorBasis: ActBasis | null;
+  causeActorId: number | null;
+  causeBasis: ActBasis | null;
+  model: string | null;
+  starred: boolean;
+  messaging: 'full' | 'reply-only';
+  provider: string | null;
+  providerConversation: string | null;
+  activation: number;
+  stopRequested: boolean;
+  failureReason: string | null;
+  version: number;
+  createdAt: string;
+  updatedAt: string;
+  /** the legacy parent key, extracted in SQL (the blob itself is not loaded) */
+  legacyParentKey: string | null;
+}
+
+const CORE_COLUMNS = [
+  'id',
+  'uid',
+  'title',
+  'slug',
+  'status',
+  'owner_user_id',
+  'agent_root',
+  'genesis',
+  'scheduling_class',
+  'parent_session_id',
+  'parent_basis',
+  'creator_actor_id',
+  'creator_basis',
+  'cause_actor_id',
+  'cause_basis',
+  'model',
+  'starred',
+  'messaging',
+  'provider',
+  'provider_conversation',
+  'activation',
+  'stop_requested',
+  'failure_reason',
+  'version',
+  'created_at',
+  'updated_at',
+] as const;
+
+type CoreRow = Record<(typeof CORE_COLUMNS)[number], unknown> & { legacy_parent_key: string | null };
+
+function toRecord(row: CoreRow): SessionRecord {
+  return {
+    id: Number(row.id),
+    uid: row.uid as string,
+    title: row.title as string | null,
+    slug: row.slug as string | null,
+    status: row.status as SessionStatus,
+    ownerUserId: row.owner_user_id === null ? null : Number(row.owner_user_id),
+    agentRoot: row.agent_root as string | null,
+    genesis: row.genesis as Genesis,
+    schedulingClass: row.scheduling_class as SchedulingClass,
+    parentSessionId: row.parent_session_id === null ? null : Number(row.parent_session_id),
+    parentBasis: row.parent_basis as Basis | null,
+    creatorActorId: row.creator_actor_id === null ? null : Number(row.creator_actor_id),
+    creatorBasis: row.creator_basis as ActBasis | null,
+    causeActorId: row.cause_actor_id === null ? null : Number(row.cause_actor_id),
+    causeBasis: row.cause_basis as ActBasis | null,
+    model: row.model as string | null,
+    starred: Number(row.starred) === 1,
+    messaging: row.messaging as 'full' | 'reply-only',
+    provider: row.provider as string | null,
+    providerConversation: row.provider_conversation as string | null,
+    activation: Number(row.activation),
+    stopRequested: Number(row.stop_requested) === 1,
+    failureReason: row.failure_reason as string | null,
+    version: Number(row.version),
+    createdAt: row.created_at as string,
+    updatedAt: row.updated_at as string,
+    legacyParentKey: row.legacy_parent_key,
+  };
+}
+
+function selectCore(db: Executor, d: StoreDialect) {
+  return db
+    .selectFrom('sessions')
+    .select(CORE_COLUMNS)
+    .select(d.jsonTextField('custom_metadata', LEGACY_PARENT_KEY).as('legacy_parent_key'));
+}
+
+export async function findSessionById(db: Executor, d: StoreDialect, id: number): Promise<SessionRecord | null> {
+  const row = await selectCore(db, d).where('id', '=', id).executeTakeFirst();
+  return row ? toRecord(row as CoreRow) : null;
+}
+
+export async function findSessionsByIds(db: Executor, d: StoreDialect, ids: readonly number[]): Promise<SessionRecord[]> {
+  if (ids.length === 0) return [];
+  const rows = await selectCore(db, d).where('id', 'in', [...new Set(ids)]).execute();
+  return rows.map((r) => toRecord(r as CoreRow));
+}
+
+/**
+ * The store half of the one session-ref resolver: every session the parsed ref could name,
+ * at most two (two means an ambiguous prefix).
+ */
+export async function findSessionsByRef(db: Executor, d: StoreDialect, ref: ParsedSessionRef): Promise<SessionRecord[]> {
+  let q = selectCore(db, d);
+  switch (ref.kind) {
+    case 'id':
+      q = q.where('id', '=', ref.id);
+      break;
+    case 'uid':
+      q = q.where('uid', '=', ref.uid);
+      break;
+    case 'uid-prefix':
+      q = q.where('uid', '>=', ref.prefix).where('uid', '<', prefixUpperBound(ref.prefix)).orderBy('id').limit(2);
+      break;
+    case 'invalid':
+      return [];
+  }
+  const rows = await q.execute();
+  return rows.map((r) => toRecord(r as CoreRow));
+}
+
+export interface NewSessionRow {
+  uid: string;
+  title: string | null;
+  slug: string | null;
+  status: SessionStatus;
+  ownerUserId: number | null;
+  agentRoot: string | null;
+  genesis: Genesis;
+  schedulingClass: SchedulingClass;
+  parentSessionId: number | null;
+  parentBasis: Basis | null;
+  creatorActorId: number | null;
+  creatorBasis: ActBasis | null;
+  causeActorId: number | null;
+  causeBasis: ActBasis | null;
+  model: string | null;
+  starred: boolean;
+  messaging: 'full' | 'reply-only';
+  customMetadata: string;
+  provider: string | null;
+  providerConversation: string | null;
+  now: string;
+}
+
+export async function insertSession(db: Executor, row: NewSessionRow): Promise<number> {
+  const inserted = await db
+    .insertInto('sessions')
+    .values({
+      uid: row.uid,
+      title: row.title,
+      slug: row.slug,
+      status: row.status,
+      owner_user_id: row.ownerUserId,
+      agent_root: row.agentRoot,
+      genesis: row.genesis,
+      scheduling_class: row.schedulingClass,
+      parent_session_id: row.parentSessionId,
+      parent_basis: row.parentBasis,
+      creator_actor_id: row.creatorActorId,
+      creator_basis: row.creatorBasis,
+      cause_actor_id: row.causeActorId,
+      cause_basis: row.causeBasis,
+      model: row.model,
+      starred: row.starred ? 1 : 0,
+      messaging: row.messaging,
+      custom_metadata: row.customMetadata,
+      provider: row.provider,
+      provider_conversation: row.providerConversation,
+      created_at: row.now,
+      updated_at: row.now,
+    })
+    .returning('id')
+    .executeTakeFirstOrThrow();
+  return Number(inserted.id);
+}
+
+export interface SessionChanges {
+  title?: string | null;
+  slug?: string | null;
+  status?: SessionStatus;
+  model?: string | null;
+  starred?: boolean;
+  messaging?: 'full' | 'reply-only';
+  parentSessionId?: number | null;
+  parentBasis?: Basis | null;
+  activation?: number;
+  stopRequested?: boolean;
+  failureReason?: string | null;
+  provider?: string | null;
+  providerConversation?: string | null;
+}
+
+/**
+ * Compare-and-set on the row version: the update lands only if nobody changed the row since
+ * it was read, so two concurrent identical changes record exactly one event (spec 01, 04).
+ * Returns false when the row moved (the caller re-reads and decides again).
+ */
+export async function updateSessionIfVersion(
+  db: Executor,
+  id: number,
+  expectedVersion: number,
+  changes: SessionChanges,
+  now: string,
+): Promise<boolean> {
+  const set: Record<string, unknown> = { version: expectedVersion + 1, updated_at: now };
+  if ('title' in changes) set.title = changes.title;
+  if ('slug' in changes) set.slug = changes.slug;
+  if ('status' in changes) set.status = changes.status;
+  if ('model' in changes) set.model = changes.model;
+  if ('starred' in changes) set.starred = changes.starred ? 1 : 0;
+  if ('messaging' in changes) set.messaging = changes.messaging;
+  if ('parentSessionId' in changes) set.parent_session_id = changes.parentSessionId;
+  if ('parentBasis' in changes) set.parent_basis = changes.parentBasis;
+  if ('activation' in changes) set.activation = changes.activation;
+  if ('stopRequested' in changes) set.stop_requested = changes.stopRequested ? 1 : 0;
+  if ('failureReason' in changes) set.failure_reason = changes.failureReason;
+  if ('provider' in changes) set.provider = changes.provider;
+  if ('providerConversation' in changes) set.provider_conversation = changes.providerConversation;
+  const result = await db.updateTable('sessions').set(set).where('id', '=', id).where('version', '=', expectedVersion).executeTakeFirst();
+  return Number(result.numUpdatedRows) === 1;
+}
+
+export async function loadCustomMetadata(db: Executor, ids: readonly number[]): Promise<Map<number, Record<string, unknown>>> {
+  const out = new Map<number, Record<string, unknown>>();
+  if (ids.length === 0) return out;
+  const rows = await db.selectFrom('sessions').select(['id', 'custom_metadata']).where('id', 'in', [...new Set(ids)]).execute();
+  for (const row of rows) {
+    try {
+      out.set(Number(row.id), JSON.parse(row.custom_metadata) as Record<string, unknown>);
+    } catch {
+      out.set(Number(row.id), {});
+    }
+  }
+  return out;
+}
+
+/** Sessions named by legacy parent keys (exact id or uid, never a prefix). */
+export async function resolveLegacyKeys(db: Executor, d: StoreDialect, keys: readonly string[]): Promise<Map<string, SessionRecord>> {
+  const out = new Map<string, SessionRecord>();
+  const ids = keys.filter((k) => /^[0-9]{1,15}$/.test(k)).map(Number);
+  const uids = keys.filter((k) => /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/.test(k));
+  if (ids.length === 0 && uids.length === 0) return out;
+  const rows = await selectCore(db, d)
+    .where((eb) => {
+      const ors = [];
+      if (ids.length > 0) ors.push(eb('id', 'in', ids));
+      if (uids.length > 0) ors.push(eb('uid', 'in', uids));
+      return eb.or(ors);
+    })
+    .execute();
+  for (const r of rows) {
+    const rec = toRecord(r as CoreRow);
+    out.set(String(rec.id), rec);
+    out.set(rec.uid, rec);
+  }
+  return out;
+}
+
+/**
+ * Spawn children of `ids` over both spawn representations: the column, and the legacy key
+ * (only where the create accepted it: parent_basis = 'legacy').
+ */
+export async function spawnChildrenOf(
+  db: Executor,
+  d: StoreDialect,
+  parents: readonly { id: number; uid: string }[],
+): Promise<{ parentId: number; child: SessionRecord }[]> {
+  if (parents.length === 0) return [];
+  const ids = parents.map((p) => p.id);
+  const keyToId = new Map<string, number>();
+  for (const p of parents) {
+    keyToId.set(String(p.id), p.id);
+    keyToId.set(p.uid, p.id);
+  }
+  const legacy = d.jsonTextField('custom_metadata', LEGACY_PARENT_KEY);
+  const rows = await selectCore(db, d)
+    .where((eb) =>
+      eb.or([
+        eb('parent_session_id', 'in', ids),
+        eb.and([eb(legacy, 'in', [...keyToId.keys()]), eb('parent_basis', '=', 'legacy')]),
+      ]),
+    )
+    .orderBy('id')
+    .execute();
+  const out: { parentId: number; child: SessionRecord }[] = [];
+  for (const r of rows) {
+    const child = toRecord(r as CoreRow);
+    const parentId =
+      child.parentBasis === 'legacy' && child.legacyParentKey !== null ? keyToId.get(child.legacyParentKey) : child.parentSessionId;
+    if (parentId !== undefined && parentId !== null) out.push({ parentId, child });
+  }
+  return out;
+}
+
+export interface SessionListFilter {
+  statuses?: SessionStatus[];
+  ownerUserId?: number | null;
+  /** restrict to sessions visible to a scoped caller: these owners (null = unowned) */
+  visibleOwners?: (number | null)[];
+  parentId?: number;
+  parentUid?: string;
+  rootsOnly?: boolean;
+  text?: string;
+  beforeId?: number;
+  limit: number;
+}
+
+export async function listSessions(db: Executor, d: StoreDialect, f: SessionListFilter): Promise<SessionRecord[]> {
+  let q = selectCore(db, d);
+  if (f.statuses && f.statuses.length > 0) q = q.where('status', 'in', f.statuses);
+  if (f.ownerUserId !== undefined) q = f.ownerUserId === null ? q.where('owner_user_id', 'is', null) : q.where('owner_user_id', '=', f.ownerUserId);
+  if (f.visibleOwners) {
+    const owners = f.visibleOwners.filter((o): o is number => o !== null);
+    const includeNull = f.visibleOwners.includes(null);
+    q = q.where((eb) => {
+      const ors = [];
+      if (owners.length > 0) ors.push(eb('owner_user_id', 'in', owners));
+      if (includeNull) ors.push(eb('owner_user_id', 'is', null));
+      return ors.length > 0 ? eb.or(ors) : eb.val(false);
+    });
+  }
+  if (f.parentId !== undefined) {
+    const legacy = d.jsonTextField('custom_metadata', LEGACY_PARENT_KEY);
+    const keys = [String(f.parentId), ...(f.parentUid ? [f.parentUid] : [])];
+    q = q.where((eb) => eb.or([eb('parent_session_id', '=', f.parentId!), eb.and([eb(legacy, 'in', keys), eb('parent_basis', '=', 'legacy')])]));
+  }
+  if (f.rootsOnly) q = q.where('parent_session_id', 'is', null).where((eb) => eb.or([eb('parent_basis', 'is', null), eb('parent_basis', '!=', 'legacy')]));
+  if (f.text) {
+    const needle = `%${f.text.toLowerCase().replace(/[\\%_]/g, (m) => '\\' + m)}%`;
+    q = q.where(sql<boolean>`lower(coalesce(title, '')) like ${needle} escape '\\'`);
+  }
+  if (f.beforeId !== undefined) q = q.where('id', '<', f.beforeId);
+  const rows = await q.orderBy('id', 'desc').limit(f.limit).execute();
+  return rows.map((r) => toRecord(r as CoreRow));
+}
+
+export async function deleteSessionRow(db: Executor, id: number): Promise<boolean> {
+  const result = await db.deleteFrom('sessions').where('id', '=', id).executeTakeFirst();
+  return Number(result.numDeletedRows) === 1;
+}
+
+/** Bumps the per-session event sequence (the row lock orders concurrent writers). */
+export async function nextEventSeq(db: Executor, sessionId: number): Promise<number> {
+  const row = await db
+    .updateTable('sessions')
+    .set((eb) => ({ event_seq: eb('event_seq', '+', 1) }))
+    .where('id', '=', sessionId)
+    .returning('event_seq')
+    .executeTakeFirstOrThrow();
+  return Number(row.event_seq);
+}

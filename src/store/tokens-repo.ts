@@ -1,0 +1,119 @@
+import type { TokenKind } from '../core/tokens.js';
+import type { Executor } from './dialect/dialect.js';
+
+export interface TokenRecord {
+  id: number;
+  kind: TokenKind;
+  label: string | null;
+  userId: number | null;
+  clientName: string | null;
+  sessionId: number | null;
+  activation: number | null;
+  createdAt: string;
+  revokedAt: string | null;
+}
+
+type TokenRow = {
+  id: number;
+  kind: string;
+  label: string | null;
+  user_id: number | null;
+  client_name: string | null;
+  session_id: number | null;
+  activation: number | null;
+  created_at: string;
+  revoked_at: string | null;
+};
+
+const COLUMNS = ['id', 'kind', 'label', 'user_id', 'client_name', 'session_id', 'activation', 'created_at', 'revoked_at'] as const;
+
+function toToken(r: TokenRow): TokenRecord {
+  return {
+    id: Number(r.id),
+    kind: r.kind as TokenKind,
+    label: r.label,
+    userId: r.user_id === null ? null : Number(r.user_id),
+    clientName: r.client_name,
+    sessionId: r.session_id === null ? null : Number(r.session_id),
+    activation: r.activation === null ? null : Number(r.activation),
+    createdAt: r.created_at,
+    revokedAt: r.revoked_at,
+  };
+}
+
+/** Looks a token up by its SHA-256: the index lookup on a digest is the constant-time comparison. */
+export async function findTokenByHash(db: Executor, hash: string): Promise<TokenRecord | null> {
+  const row = await db.selectFrom('tokens').select(COLUMNS).where('token_hash', '=', hash).executeTakeFirst();
+  return row ? toToken(row as TokenRow) : null;
+}
+
+export async function insertToken(
+  db: Executor,
+  t: {
+    kind: TokenKind;
+    hash: string;
+    label?: string | null;
+    userId?: number | null;
+    clientName?: string | null;
+    sessionId?: number | null;
+    activation?: number | null;
+    issuedByActorId?: number | null;
+    now: string;
+  },
+): Promise<number> {
+  const row = await db
+    .insertInto('tokens')
+    .values({
+      kind: t.kind,
+      token_hash: t.hash,
+      label: t.label ?? null,
+      user_id: t.userId ?? null,
+      client_name: t.clientName ?? null,
+      session_id: t.sessionId ?? null,
+      activation: t.activation ?? null,
+      issued_by_actor_id: t.issuedByActorId ?? null,
+      created_at: t.now,
+    })
+    .returning('id')
+    .executeTakeFirstOrThrow();
+  return Number(row.id);
+}
+
+export async function listTokens(db: Executor, filter: { kind?: TokenKind; userId?: number }): Promise<TokenRecord[]> {
+  let q = db.selectFrom('tokens').select(COLUMNS);
+  if (filter.kind) q = q.where('kind', '=', filter.kind);
+  if (filter.userId !== undefined) q = q.where('user_id', '=', filter.userId);
+  const rows = await q.orderBy('id').execute();
+  return rows.map((r) => toToken(r as TokenRow));
+}
+
+export async function findTokenById(db: Executor, id: number): Promise<TokenRecord | null> {
+  const row = await db.selectFrom('tokens').select(COLUMNS).where('id', '=', id).executeTakeFirst();
+  return row ? toToken(row as TokenRow) : null;
+}
+
+export async function revokeToken(db: Executor, id: number, now: string): Promise<boolean> {
+  const r = await db.updateTable('tokens').set({ revoked_at: now }).where('id', '=', id).where('revoked_at', 'is', null).executeTakeFirst();
+  return Number(r.numUpdatedRows) === 1;
+}
+
+export async function sessionTokenFor(db: Executor, sessionId: number, activation: number): Promise<TokenRecord | null> {
+  const row = await db
+    .selectFrom('tokens')
+    .select(COLUMNS)
+    .where('kind', '=', 'session')
+    .where('session_id', '=', sessionId)
+    .where('activation', '=', activation)
+    .executeTakeFirst();
+  return row ? toToken(row as TokenRow) : null;
+}
+
+export async function countActiveHumanTokens(db: Executor): Promise<number> {
+  const row = await db
+    .selectFrom('tokens')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('kind', '=', 'human')
+    .where('revoked_at', 'is', null)
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
+}

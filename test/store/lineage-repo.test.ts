@@ -1,0 +1,45 @@
+import { expect, it } from 'vitest';
+import { describeEachDialect } from '../helpers/harness.js';
+import { juniorsOf, loadHierarchyRows, seniorsOf } from '../../src/store/lineage-repo.js';
+
+describeEachDialect('lineage repository: juniorsOf / seniorsOf', (t) => {
+  it('resolves column, legacy-key and uncle edges in both directions, and reads only the projection', async () => {
+    const h = t();
+    const root = (await h.create(h.fleetKey, { title: 'root' })).session;
+    const child = (await h.create(h.fleetKey, { title: 'child', parent_session_id: root.id })).session;
+    const legacyById = (await h.create(h.fleetKey, { title: 'legacy by id', custom_metadata: { router_session_id: String(root.id) } })).session;
+    const legacyByUid = (await h.create(h.fleetKey, { title: 'legacy by uid', custom_metadata: { router_session_id: root.uid } })).session;
+    const other = (await h.create(h.fleetKey, { title: 'other' })).session;
+    expect(legacyById.parent_basis).toBe('legacy');
+    expect(legacyById.parent_session_id).toBeNull();
+    expect(legacyById.lineage_parent_id).toBe(root.id);
+    expect(legacyByUid.lineage_parent_id).toBe(root.id);
+    await h.store.kysely
+      .insertInto('session_uncles')
+      .values({ session_id: child.id, uncle_session_id: other.id, source: 'rest.follow_up', basis: 'declared', recorded_by_actor_id: null, created_at: new Date().toISOString() })
+      .execute();
+
+    const [rootRow, otherRow] = await loadHierarchyRows(h.store.kysely, h.store, [root.id, other.id]).then((rows) => [rows.find((r) => r.id === root.id)!, rows.find((r) => r.id === other.id)!]);
+    h.store.queryLog.start();
+    const down = await juniorsOf(h.store.kysely, h.store, [rootRow, otherRow]);
+    const queries = h.store.queryLog.stop();
+    expect(queries).toHaveLength(1);
+    expect(queries.join(' ')).not.toMatch(/session_transcripts|session_prompts/);
+    expect(down.map((d) => [d.edge.seniorId, d.junior.id, d.edge.kind])).toEqual([
+      [root.id, child.id, 'spawn'],
+      [other.id, child.id, 'uncle'],
+      [root.id, legacyById.id, 'spawn'],
+      [root.id, legacyByUid.id, 'spawn'],
+    ]);
+    expect(down.find((d) => d.edge.kind === 'uncle')!.edge.basis).toBe('declared');
+
+    const juniors = await loadHierarchyRows(h.store.kysely, h.store, [child.id, legacyById.id, legacyByUid.id]);
+    const up = await seniorsOf(h.store.kysely, h.store, juniors);
+    expect(up.map((u) => [u.edge.juniorId, u.senior.id, u.edge.kind])).toEqual([
+      [child.id, root.id, 'spawn'],
+      [child.id, other.id, 'uncle'],
+      [legacyById.id, root.id, 'spawn'],
+      [legacyByUid.id, root.id, 'spawn'],
+    ]);
+  });
+});
