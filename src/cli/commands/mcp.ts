@@ -1,9 +1,5 @@
 import type { Command } from 'commander';
-import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import { Server } from '@modelcontextprotocol/server';
-import { serveStdio } from '@modelcontextprotocol/server/stdio';
 import { clientOptionsFromEnv } from '../api-client.js';
-import { MCP_SERVER_NAMES } from '../../mcp/server.js';
 
 /**
  * `warrant mcp [--self]`: the same tools over stdio, as a thin proxy to a Warrant server
@@ -21,9 +17,13 @@ export function registerMcpCommand(program: Command): void {
         process.stderr.write(`warrant mcp: no credential — set ${opts.self ? 'WARRANT_SESSION_TOKEN' : 'WARRANT_TOKEN or WARRANT_SESSION_TOKEN'}.\n`);
         process.exit(2);
       }
+      const { Client, StreamableHTTPClientTransport } = await import('@modelcontextprotocol/client');
+      const { Server } = await import('@modelcontextprotocol/server');
+      const { serveStdio } = await import('@modelcontextprotocol/server/stdio');
+      const { MCP_SERVER_NAMES } = await import('../../mcp/server.js');
       const url = new URL(opts.self ? '/mcp/self' : '/mcp', baseUrl + '/');
-      let remote: Promise<Client> | null = null;
-      const connect = (): Promise<Client> => {
+      let remote: Promise<InstanceType<typeof Client>> | null = null;
+      const connect = (): Promise<InstanceType<typeof Client>> => {
         remote ??= (async () => {
           const client = new Client({ name: 'warrant-mcp-stdio-proxy', version: '0.1.0' });
           await client.connect(new StreamableHTTPClientTransport(url, { requestInit: { headers: { authorization: `Bearer ${token}` } } }));

@@ -1,13 +1,6 @@
 import { userInfo } from 'node:os';
 import type { Command } from 'commander';
 import { loadConfig } from '../../config.js';
-import { runServe } from '../serve.js';
-import { withStore } from '../store-access.js';
-import { addUser } from '../../app/roster.js';
-import { ensureFleetKey } from '../../composition.js';
-import { setSetting } from '../../store/settings-repo.js';
-import { SETTING_ADMIN_USER } from '../../app/bootstrap.js';
-import { findUserByKey } from '../../store/users-repo.js';
 import { printText } from '../output.js';
 
 export function registerServerCommands(program: Command): void {
@@ -29,6 +22,7 @@ export function registerServerCommands(program: Command): void {
         ...(opts.mode ? { mode: opts.mode } : {}),
         ...(opts.insecureBind ? { insecureBind: true } : {}),
       });
+      const { runServe } = await import('../serve.js');
       await runServe(config);
       await new Promise(() => {}); // serve until a signal
     });
@@ -41,6 +35,12 @@ export function registerServerCommands(program: Command): void {
     .option('--data-dir <dir>', 'data dir (default ./.warrant)')
     .option('--database-url <url>', 'PostgreSQL instead of SQLite')
     .action(async (opts: { admin?: string; name?: string; dataDir?: string; databaseUrl?: string }) => {
+      const { withStore } = await import('../store-access.js');
+      const { addUser } = await import('../../app/roster.js');
+      const { ensureFleetKey } = await import('../../composition.js');
+      const { setSetting } = await import('../../store/settings-repo.js');
+      const { SETTING_ADMIN_USER } = await import('../../app/bootstrap.js');
+      const { findUserByKey } = await import('../../store/users-repo.js');
       await withStore(opts, async (ctx, admin, config) => {
         const key = (opts.admin ?? config.adminUser ?? userInfo().username).toLowerCase().replace(/[^a-z0-9._-]/g, '-');
         let user = await findUserByKey(ctx.store.kysely, key);

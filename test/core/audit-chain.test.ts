@@ -1,0 +1,28 @@
+import { createHash } from 'node:crypto';
+import { describe, expect, it } from 'vitest';
+import { chainHash, firstBrokenLink, GENESIS_PREV_HASH } from '../../src/core/audit-chain.js';
+
+const sha = (b: Uint8Array) => createHash('sha256').update(b).digest('hex');
+
+describe('the audit chain rule (spec 04)', () => {
+  it('hashes prev-hash bytes then the entry bytes; the first prev is 32 zero bytes', () => {
+    const entry = '{"a":1}';
+    const expected = createHash('sha256').update(Buffer.concat([Buffer.alloc(32), Buffer.from(entry, 'utf8')])).digest('hex');
+    expect(chainHash(sha, GENESIS_PREV_HASH, entry)).toBe(expected);
+  });
+  it('finds the first broken link', () => {
+    const links = [];
+    let prev = GENESIS_PREV_HASH;
+    for (let seq = 1; seq <= 5; seq++) {
+      const entry = JSON.stringify({ seq });
+      const hash = chainHash(sha, prev, entry);
+      links.push({ seq, entry, prevHash: prev, hash });
+      prev = hash;
+    }
+    expect(firstBrokenLink(sha, links, 1, GENESIS_PREV_HASH).brokenSeq).toBeNull();
+    const tampered = links.map((l) => (l.seq === 3 ? { ...l, entry: '{"seq":33}' } : l));
+    expect(firstBrokenLink(sha, tampered, 1, GENESIS_PREV_HASH).brokenSeq).toBe(3);
+    const gap = links.filter((l) => l.seq !== 2);
+    expect(firstBrokenLink(sha, gap, 1, GENESIS_PREV_HASH).brokenSeq).toBe(2);
+  });
+});

@@ -1,0 +1,70 @@
+import type { Act } from '../../src/core/permissions.js';
+import type { Harness } from './harness.js';
+import { callTool, mcpClient } from './mcp-client.js';
+
+/**
+ * Every route and MCP tool with the act of spec 01's table it is judged by. The authorization
+ * matrix test walks this catalogue for every token kind; each capability adds its entries.
+ */
+export interface CatalogEntry {
+  name: string;
+  act: Act;
+  /** whether the call names a target session */
+  targeted: boolean;
+  /** optional: put the (fleet-created) target into the state the call needs */
+  prepare?: (h: Harness, targetId: number) => Promise<void>;
+  call: (h: Harness, token: string, targetId: number) => Promise<{ status: number; error?: string }>;
+}
+
+const rest =
+  (method: string, path: (id: number) => string, body?: (id: number) => unknown) =>
+  async (h: Harness, token: string, id: number) => {
+    const r = await h.request(method, path(id), { token, ...(body ? { body: body(id) } : {}) });
+    return { status: r.status, error: r.body?.error };
+  };
+
+/** MCP tool calls map onto HTTP-like statuses so one matrix judges both surfaces. */
+const mcp =
+  (tool: string, args: (id: number) => Record<string, unknown>) =>
+  async (h: Harness, token: string, id: number) => {
+    const client = await mcpClient(h, token);
+    try {
+      const r = await callTool(client, tool, args(id));
+      if (!r.isError) return { status: 200 };
+      const error = String(r.data?.error ?? '');
+      const status = error === 'forbidden' || error === 'token-superseded' || error === 'session-not-live' ? 403 : error === 'session-not-found' ? 404 : 409;
+      return { status, error };
+    } finally {
+      await client.close();
+    }
+  };
+
+export const ROUTE_CATALOG: CatalogEntry[] = [
+  { name: 'GET /sessions', act: 'read', targeted: false, call: rest('GET', () => '/api/v1/sessions') },
+  { name: 'GET /sessions/:ref', act: 'read', targeted: true, call: rest('GET', (id) => `/api/v1/sessions/${id}`) },
+  { name: 'GET /sessions/:ref/events', act: 'read', targeted: true, call: rest('GET', (id) => `/api/v1/sessions/${id}/events`) },
+  { name: 'GET /sessions/:ref/transcript', act: 'read', targeted: true, call: rest('GET', (id) => `/api/v1/sessions/${id}/transcript`) },
+  { name: 'GET /session_deletions', act: 'read', targeted: false, call: rest('GET', () => '/api/v1/session_deletions') },
+  { name: 'POST /sessions', act: 'create', targeted: false, call: rest('POST', () => '/api/v1/sessions', () => ({ title: 'matrix' })) },
+  { name: 'POST /sessions/:ref/attach', act: 'attach', targeted: true, call: rest('POST', (id) => `/api/v1/sessions/${id}/attach`) },
+  { name: 'PATCH /sessions/:ref', act: 'patch', targeted: true, call: rest('PATCH', (id) => `/api/v1/sessions/${id}`, () => ({ title: 'renamed by matrix' })) },
+  { name: 'POST /sessions/:ref/archive', act: 'lifecycle', targeted: true, call: rest('POST', (id) => `/api/v1/sessions/${id}/archive`, () => ({})) },
+  { name: 'POST /sessions/:ref/unarchive', act: 'lifecycle', targeted: true, call: rest('POST', (id) => `/api/v1/sessions/${id}/unarchive`, () => ({})) },
+  { name: 'POST /sessions/:ref/resume', act: 'lifecycle', targeted: true, call: rest('POST', (id) => `/api/v1/sessions/${id}/resume`, () => ({})) },
+  { name: 'POST /sessions/:ref/stop', act: 'lifecycle', targeted: true, call: rest('POST', (id) => `/api/v1/sessions/${id}/stop`, () => ({})) },
+  { name: 'DELETE /sessions/:ref', act: 'delete', targeted: true, call: rest('DELETE', (id) => `/api/v1/sessions/${id}`) },
+  {
+    name: 'POST /sessions/:ref/runtime',
+    act: 'runtime',
+    targeted: true,
+    call: rest('POST', (id) => `/api/v1/sessions/${id}/runtime`, () => ({ state: 'idle' })),
+  },
+  { name: 'POST /sessions/:ref/transcript', act: 'runtime', targeted: true, call: rest('POST', (id) => `/api/v1/sessions/${id}/transcript`, () => ({ records: [{ text: 'hi' }] })) },
+  { name: 'mcp start_session', act: 'create', targeted: false, call: mcp('start_session', () => ({ title: 'matrix via mcp' })) },
+  { name: 'mcp list_sessions', act: 'read', targeted: false, call: mcp('list_sessions', () => ({})) },
+  { name: 'mcp get_session', act: 'read', targeted: true, call: mcp('get_session', (id) => ({ session_id: id })) },
+  { name: 'mcp action_session archive', act: 'lifecycle', targeted: true, call: mcp('action_session', (id) => ({ action: 'archive', session_id: id })) },
+  { name: 'mcp action_session stop', act: 'lifecycle', targeted: true, call: mcp('action_session', (id) => ({ action: 'stop', session_id: id })) },
+  { name: 'mcp action_session resume', act: 'lifecycle', targeted: true, call: mcp('action_session', (id) => ({ action: 'resume', session_id: id })) },
+  { name: 'mcp action_session unarchive', act: 'lifecycle', targeted: true, call: mcp('action_session', (id) => ({ action: 'unarchive', session_id: id })) },
+];
