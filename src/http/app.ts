@@ -8,6 +8,8 @@ import { registerSessionRoutes } from './routes/sessions.js';
 import { registerLifecycleRoutes } from './routes/lifecycle.js';
 import { registerLiveRoutes } from './routes/live.js';
 import { registerSystemRoutes } from './routes/system.js';
+import { registerMetricsRoute } from './routes/metrics.js';
+import { Metrics } from './metrics.js';
 
 export const MAX_BODY_BYTES = 1024 * 1024;
 
@@ -37,6 +39,8 @@ export function buildHttpApp(ctx: AppContext, options: HttpOptions = {}): OpenAP
   app.onError((error, c) => errorResponse(c, error, ctx.logger));
   app.notFound((c) => c.json({ error: 'not-found', message: `No route ${c.req.method} ${c.req.path}.` }, 404));
 
+  const metrics = new Metrics();
+  app.use('*', metrics.middleware());
   app.use(
     '*',
     bodyLimit({
@@ -55,6 +59,7 @@ export function buildHttpApp(ctx: AppContext, options: HttpOptions = {}): OpenAP
   registerSessionRoutes(app, ctx);
   registerLifecycleRoutes(app, ctx);
   registerLiveRoutes(app, ctx);
+  registerMetricsRoute(app, ctx, metrics);
   for (const mount of options.mount ?? []) mount(app);
 
   app.doc31('/api/v1/openapi.json', {

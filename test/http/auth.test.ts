@@ -139,3 +139,23 @@ describeEachDialect('authentication and tokens (spec 01)', (t) => {
     }
   });
 });
+
+describeEachDialect('GET /metrics (spec 06)', (t) => {
+  it('serves Prometheus text to the fleet key and admins only', async () => {
+    const h = t();
+    await h.request('GET', '/api/v1/sessions', { token: h.fleetKey });
+    const r = await h.request('GET', '/metrics', { token: h.fleetKey });
+    expect(r.status).toBe(200);
+    expect(r.headers.get('content-type')).toContain('text/plain');
+    expect(r.text).toMatch(/warrant_http_requests_total\{method="GET",route="\/api\/v1\/sessions",status="200"\} \d+/);
+    expect(r.text).toContain('warrant_sse_clients ');
+    expect(r.text).toContain('warrant_inbox_depth ');
+    const { token } = await h.human(uniqueKey('not-admin'));
+    const denied = await h.request('GET', '/metrics', { token });
+    expect(denied.status).toBe(403);
+    expect(denied.body.error).toBe('forbidden');
+    expect((await h.request('GET', '/metrics')).status).toBe(401);
+    const admin = await h.human(uniqueKey('admin'), { admin: true });
+    expect((await h.request('GET', '/metrics', { token: admin.token })).status).toBe(200);
+  });
+});
