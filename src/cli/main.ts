@@ -8,18 +8,25 @@ import { registerSessionCommands } from './commands/sessions.js';
 import { registerUserCommands } from './commands/users.js';
 import { registerServerCommands } from './commands/server.js';
 import { registerMcpCommand } from './commands/mcp.js';
+import { registerRunCommand } from './commands/run.js';
+import { registerIntegrateCommand } from './commands/integrate.js';
+import { registerHookCommand } from './commands/hook.js';
 
 export function buildProgram(): Command {
   const program = new Command('warrant')
     .description('Warrant: the provenance ledger and control plane for fleets of AI agent sessions.')
     .version('0.1.0')
     .showHelpAfterError('(add --help for usage)')
+    .enablePositionalOptions()
     .exitOverride()
     .configureOutput({ writeErr: (s) => process.stderr.write(s) });
   registerServerCommands(program);
   registerSessionCommands(program);
   registerUserCommands(program);
   registerMcpCommand(program);
+  registerRunCommand(program);
+  registerIntegrateCommand(program);
+  registerHookCommand(program);
   program.commands.forEach(function apply(cmd: Command) {
     cmd.exitOverride();
     cmd.commands.forEach(apply);

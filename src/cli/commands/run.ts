@@ -1,0 +1,38 @@
+import type { Command } from 'commander';
+import { clientOptionsFromEnv } from '../api-client.js';
+import { CliExit } from '../output.js';
+
+/**
+ * `warrant run [--title T] [--parent REF] [--session REF] [--inbox] -- <command…>` (spec 08):
+ * starts an agent process under its own session identity and reports its runtime state.
+ */
+export function registerRunCommand(program: Command): void {
+  program
+    .command('run')
+    .description('run a command as a Warrant session: create (or attach), export its identity, report its state, forward signals')
+    .argument('<command...>', 'the agent command, after --')
+    .option('--title <title>', 'the session title')
+    .option('--agent-root <root>', 'the kind of agent (router, worker, claude-code, …)')
+    .option('--provider <provider>', 'the agent provider (claude-code, codex, …)')
+    .option('--parent <ref>', 'a declared parent (ignored inside a session: the calling session is the authenticated parent)')
+    .option('--session <ref>', 'attach to an existing pending, stopped or failed session instead of creating one')
+    .option('--inbox', "feed leased inbox frames to the command's stdin, one JSON line each")
+    .passThroughOptions()
+    .action(async (command: string[], opts: { title?: string; agentRoot?: string; provider?: string; parent?: string; session?: string; inbox?: boolean }) => {
+      const { runUnderSession } = await import('../../runner/run.js');
+      const { baseUrl } = clientOptionsFromEnv(process.env);
+      const code = await runUnderSession({
+        command,
+        ...(opts.title ? { title: opts.title } : {}),
+        ...(opts.agentRoot ? { agentRoot: opts.agentRoot } : {}),
+        ...(opts.provider ? { provider: opts.provider } : {}),
+        ...(opts.parent ? { parent: opts.parent } : {}),
+        ...(opts.session ? { session: opts.session } : {}),
+        ...(opts.inbox ? { inbox: true } : {}),
+        env: process.env,
+        baseUrl,
+        log: (line) => process.stderr.write(line + '\n'),
+      });
+      throw new CliExit(code);
+    });
+}

@@ -1,0 +1,105 @@
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, existsSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CLI, runCli, startServer, type ServerProcess } from '../helpers/server-process.js';
+
+const AGENT = resolve(import.meta.dirname, '../../docs/examples/stand-in-agent.mjs');
+
+describe('warrant run (spec 08) with the stand-in agent', () => {
+  let server: ServerProcess;
+  let humanToken: string;
+  const dir = mkdtempSync(join(tmpdir(), 'warrant-run-'));
+  const api = async (path: string, token = server.fleetKey) => {
+    const r = await fetch(`${server.url}${path}`, { headers: { authorization: `Bearer ${token}` } });
+    return r.json() as Promise<any>;
+  };
+  beforeAll(async () => {
+    server = await startServer();
+    const env = { WARRANT_DATA_DIR: server.dataDir };
+    await runCli(['users', 'add', 'rita', '--name', 'Rita Runner'], { env });
+    humanToken = JSON.parse((await runCli(['users', 'tokens', 'issue', 'rita', '--json'], { env })).stdout).token;
+  });
+  afterAll(async () => {
+    await server?.stop();
+  });
+
+  it('nested three levels deep: every spawn edge and acting session is authenticated; children never inherit a human token or the fleet key', async () => {
+    const envFile = join(dir, 'helper-env.json');
+    const plan = { name: 'router', children: [{ name: 'worker', children: [{ name: 'helper', envFile }] }] };
+    const r = await runCli(['run', '--title', 'router', '--agent-root', 'router', '--', process.execPath, AGENT, JSON.stringify(plan)], {
+      env: { WARRANT_URL: server.url, WARRANT_TOKEN: humanToken, WARRANT_CLI: CLI, SMUGGLED: server.fleetKey, WARRANT_FLEET_KEY: server.fleetKey },
+    });
+    expect(r.code, r.stderr).toBe(0);
+    const childEnv = JSON.parse(readFileSync(envFile, 'utf8')) as Record<string, string>;
+    expect(childEnv.WARRANT_TOKEN).toBeUndefined();
+    expect(childEnv.WARRANT_FLEET_KEY).toBeUndefined();
+    expect(childEnv.SMUGGLED).toBeUndefined();
+    expect(JSON.stringify(childEnv)).not.toContain(humanToken);
+    expect(JSON.stringify(childEnv)).not.toContain(server.fleetKey);
+    expect(childEnv.WARRANT_SESSION_TOKEN).toMatch(/^wrt_s_/);
+    expect(childEnv.WARRANT_URL).toBe(server.url);
+
+    const helper = (await api(`/api/v1/sessions/${childEnv.WARRANT_SESSION_ID}`)).session;
+    expect(helper.uid).toBe(childEnv.WARRANT_SESSION_UID);
+    expect(helper).toMatchObject({ title: 'helper', parent_basis: 'authenticated', creator_basis: 'authenticated', status: 'stopped' });
+    const worker = (await api(`/api/v1/sessions/${helper.parent_session_id}`)).session;
+    expect(worker).toMatchObject({ title: 'worker', parent_basis: 'authenticated', creator: { kind: 'session', ref: String(worker.parent_session_id) }, creator_basis: 'authenticated' });
+    const router = (await api(`/api/v1/sessions/${worker.parent_session_id}`)).session;
+    expect(router).toMatchObject({ title: 'router', parent_session_id: null, creator: { kind: 'human', ref: 'rita' }, creator_basis: 'authenticated', genesis: 'cli' });
+    // the human's cause travels down the authenticated spawns
+    for (const s of [worker, helper]) expect(s).toMatchObject({ cause: { kind: 'human', ref: 'rita' }, cause_basis: 'authenticated', genesis: 'cli', owner: 'rita' });
+    // every acting session in the timelines is authenticated
+    for (const s of [router, worker, helper]) {
+      const events = (await api(`/api/v1/sessions/${s.id}/events`)).events as any[];
+      for (const e of events.filter((x) => x.actor)) expect(e.actor.basis, `${s.title} ${e.type}`).toBe('authenticated');
+      expect(events.map((e) => e.type)).toEqual(expect.arrayContaining(['created', 'attached', 'token_minted', 'exited']));
+    }
+  });
+
+  it('a child that exits 3 makes `warrant run` exit 3 and the session failed', async () => {
+    const r = await runCli(['run', '--title', 'fails', '--', process.execPath, AGENT, JSON.stringify({ name: 'fails', exit: 3 })], {
+      env: { WARRANT_URL: server.url, WARRANT_TOKEN: server.fleetKey },
+    });
+    expect(r.code).toBe(3);
+    const list = await api('/api/v1/sessions?q=fails');
+    expect(list.sessions[0]).toMatchObject({ title: 'fails', status: 'failed' });
+  });
+
+  it('SIGTERM to `warrant run` reaches the child, whose exit code is returned', async () => {
+    const signalFile = join(dir, 'signal.txt');
+    const child = spawn(process.execPath, [CLI, 'run', '--title', 'waits', '--', process.execPath, AGENT, JSON.stringify({ name: 'waits', waitForSignal: true, signalFile, exitOnSignal: 0 })], {
+      env: { ...process.env, WARRANT_URL: server.url, WARRANT_TOKEN: server.fleetKey, WARRANT_SESSION_TOKEN: '' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    await new Promise<void>((ready) => child.stdout!.on('data', (d: Buffer) => d.toString().includes('ready') && ready()));
+    const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
+    child.kill('SIGTERM');
+    expect(await exited).toBe(0);
+    expect(existsSync(signalFile) && readFileSync(signalFile, 'utf8')).toBe('SIGTERM');
+    const s = (await api('/api/v1/sessions?q=waits')).sessions[0];
+    expect(s.status).toBe('stopped');
+  });
+
+  it('--session attaches an existing pending session; an unstartable command reports error', async () => {
+    const created = await fetch(`${server.url}/api/v1/sessions`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${server.fleetKey}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ title: 'waiting in pending' }),
+    }).then((x) => x.json() as Promise<any>);
+    const r = await runCli(['run', '--session', String(created.session.id), '--', process.execPath, AGENT, '{}'], { env: { WARRANT_URL: server.url, WARRANT_TOKEN: server.fleetKey } });
+    expect(r.code).toBe(0);
+    expect((await api(`/api/v1/sessions/${created.session.id}`)).session).toMatchObject({ status: 'stopped', activation: 1 });
+    const bad = await runCli(['run', '--title', 'no such binary', '--', '/nonexistent/agent'], { env: { WARRANT_URL: server.url, WARRANT_TOKEN: server.fleetKey } });
+    expect(bad.code).toBe(127);
+    const s = (await api('/api/v1/sessions?q=no%20such%20binary')).sessions[0];
+    expect(s.status).toBe('failed');
+  });
+
+  it('without a credential it refuses with a usage error', async () => {
+    const r = await runCli(['run', '--', 'true'], { env: { WARRANT_URL: server.url } });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('no credential');
+  });
+});
