@@ -14,6 +14,7 @@ import type { HttpEnv } from './http/env.js';
 import { HostGuard } from './http/host-guard.js';
 import { mountMcp } from './mcp/http-mount.js';
 import { startHousekeeping } from './app/housekeeping.js';
+import { syncCoverageAtStart } from './app/human-messages/coverage-state.js';
 
 /** The assembled service: store, context and HTTP app (REST, SSE, MCP, and later the UI). */
 export interface Service {
@@ -33,6 +34,7 @@ export async function assembleService(store: StoreDialect, ctx: AppContext, opti
   const allowed = await getSetting(store.kysely, SETTING_ALLOWED_HOSTS);
   const hostGuard = new HostGuard(allowed ? (JSON.parse(allowed) as string[]) : HostGuard.defaults(options.extraHosts ?? []));
   const app = buildHttpApp(ctx, { mount: [mountMcp(ctx, hostGuard)] });
+  await syncCoverageAtStart(ctx);
   await ctx.live.start();
   const stopHousekeeping = options.housekeeping === false ? () => {} : startHousekeeping(ctx);
   return {

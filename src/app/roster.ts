@@ -8,6 +8,7 @@ import { callerActor, type Caller } from './caller.js';
 import type { AppContext } from './context.js';
 import { generateToken, registerToken } from './credentials.js';
 import { inWriteTx, type WriteScope } from './write-scope.js';
+import { syncCoverage } from './human-messages/coverage-state.js';
 
 /**
  * The roster (spec 03): writable only by an admin — the host CLI or the supervisor pages.
@@ -28,6 +29,8 @@ export const rosterChangeHooks: RosterChangeHook[] = [];
 
 async function notify(w: WriteScope, change: Parameters<RosterChangeHook>[1]): Promise<void> {
   for (const hook of rosterChangeHooks) await hook(w, change);
+  // every roster or token change may change a capture channel's state (spec 03)
+  await syncCoverage(w);
 }
 
 function normalizeSlackIds(ids: readonly string[] | undefined): string[] | undefined {

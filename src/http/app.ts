@@ -9,6 +9,7 @@ import { registerLifecycleRoutes } from './routes/lifecycle.js';
 import { registerLiveRoutes } from './routes/live.js';
 import { registerSystemRoutes } from './routes/system.js';
 import { registerMetricsRoute } from './routes/metrics.js';
+import { registerSlackRoute } from './routes/slack.js';
 import { Metrics } from './metrics.js';
 
 export const MAX_BODY_BYTES = 1024 * 1024;
@@ -60,6 +61,8 @@ export function buildHttpApp(ctx: AppContext, options: HttpOptions = {}): OpenAP
   registerLifecycleRoutes(app, ctx);
   registerLiveRoutes(app, ctx);
   registerMetricsRoute(app, ctx, metrics);
+  // thread replies follow up through the inbox delivery path, once it exists
+  registerSlackRoute(app, ctx, () => null);
   for (const mount of options.mount ?? []) mount(app);
 
   app.doc31('/api/v1/openapi.json', {

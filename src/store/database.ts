@@ -109,6 +109,7 @@ export interface SessionEventsTable {
   caused_by_actor_id: number | null;
   cause_basis: string | null;
   credential_id: number | null;
+  digest_key: string | null;
   created_at: string;
 }
 
@@ -181,7 +182,54 @@ export interface SessionUnclesTable {
   created_at: string;
 }
 
+export interface HumanMessagesTable {
+  id: Generated<number>;
+  session_id: number;
+  inbox_item_id: number | null;
+  author_actor_id: number;
+  author_key: string;
+  channel: string;
+  entry_point: string;
+  content: string;
+  slack_permalink: string | null;
+  digest_key: string;
+  created_at: string;
+}
+
+export interface HumanMessageWithdrawalsTable {
+  id: Generated<number>;
+  human_message_id: number;
+  session_id: number;
+  actor_id: number | null;
+  actor_basis: string | null;
+  created_at: string;
+}
+
+export interface CoverageLogTable {
+  id: Generated<number>;
+  channel: string;
+  instrumented: number;
+  reason: string;
+  created_at: string;
+}
+
+export interface SlackDeliveriesTable {
+  key: string;
+  received_at: string;
+}
+
+export interface SlackThreadsTable {
+  channel: string;
+  thread_ts: string;
+  session_id: number;
+}
+
 export interface Database {
+  human_messages: HumanMessagesTable;
+  human_message_withdrawals: HumanMessageWithdrawalsTable;
+  coverage_log: CoverageLogTable;
+  slack_deliveries: SlackDeliveriesTable;
+  slack_threads: SlackThreadsTable;
   session_uncles: SessionUnclesTable;
   session_deletions: SessionDeletionsTable;
   audit_log: AuditLogTable;

@@ -21,7 +21,7 @@ export interface EventRecord extends EventAttribution {
 
 export async function insertEvent(
   db: Executor,
-  e: { sessionId: number; type: string; details: Record<string, unknown>; attribution: EventAttribution; now: string },
+  e: { sessionId: number; type: string; details: Record<string, unknown>; attribution: EventAttribution; now: string; digestKey?: string | null },
 ): Promise<EventRecord> {
   const seq = await nextEventSeq(db, e.sessionId);
   const details = JSON.stringify(e.details);
@@ -37,6 +37,7 @@ export async function insertEvent(
       caused_by_actor_id: e.attribution.causeActorId,
       cause_basis: e.attribution.causeBasis,
       credential_id: e.attribution.credentialId,
+      digest_key: e.digestKey ?? null,
       created_at: e.now,
     })
     .returning('id')
@@ -84,7 +85,10 @@ export async function listEvents(
   db: Executor,
   f: { sessionId: number; afterSeq?: number; types?: string[]; limit: number },
 ): Promise<EventRecord[]> {
-  let q = db.selectFrom('session_events').selectAll().where('session_id', '=', f.sessionId);
+  let q = db
+    .selectFrom('session_events')
+    .select(['id', 'session_id', 'seq', 'type', 'details', 'actor_id', 'actor_basis', 'caused_by_actor_id', 'cause_basis', 'credential_id', 'created_at'])
+    .where('session_id', '=', f.sessionId);
   if (f.afterSeq !== undefined) q = q.where('seq', '>', f.afterSeq);
   if (f.types && f.types.length > 0) q = q.where('type', 'in', f.types);
   const rows = await q.orderBy('seq').limit(f.limit).execute();

@@ -16,6 +16,7 @@ import { resolveSpawnParent, type ParentResolution } from '../parent-resolution.
 import { sessionView, type SessionView } from '../views.js';
 import { inWriteTx, type WriteScope } from '../write-scope.js';
 import { canonicalJson } from '../audit.js';
+import { captureHumanWords, type HumanWords } from '../human-messages/capture.js';
 
 export const MAX_METADATA_BYTES = 16 * 1024;
 
@@ -101,10 +102,26 @@ function genesisSourceFor(caller: Caller, parent: SessionRecord | null, declared
  * decided from the credential first and the hints second; an `Idempotency-Key` replay
  * returns the original response and records nothing.
  */
+/**
+ * The human's words a create carries: a human token outside MCP captures its prompt as
+ * `cli.new_session`; the web UI and Slack ingress pass their own entry point (spec 03).
+ */
+function wordsOf(caller: Caller, input: CreateSessionInput, given: HumanWords | undefined): HumanWords | null {
+  if (given) return given;
+  if (caller.principal.kind !== 'human' || caller.surface !== 'rest') return null;
+  const content = input.originalPrompt ?? input.prompt;
+  return content ? { entryPoint: 'cli.new_session', content } : null;
+}
+
 export async function createSession(
   ctx: AppContext,
   caller: Caller,
   input: CreateSessionInput,
+  options: {
+    humanWords?: HumanWords;
+    /** more writes that must share the create's transaction (Slack's dedupe and thread map) */
+    within?: (w: WriteScope, session: SessionRecord) => Promise<void>;
+  } = {},
 ): Promise<CreateSessionResult> {
   const metadata = input.customMetadata ?? {};
   const metadataText = JSON.stringify(metadata);
@@ -249,6 +266,10 @@ export async function createSession(
       },
       attribution,
     );
+    // capture is part of the act: same transaction, or the create fails (spec 03)
+    const words = wordsOf(caller, input, options.humanWords);
+    if (words) await captureHumanWords(w, caller, session, words);
+    if (options.within) await options.within(w, session);
     if (derivedTitle) await w.event(id, 'title_generated', { new: derivedTitle, from: input.originalPrompt != null ? 'original_prompt' : 'prompt' }, await systemForSession(w, session));
 
     let sessionToken: string | null = null;

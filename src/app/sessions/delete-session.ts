@@ -2,6 +2,7 @@ import { WarrantError } from '../../core/errors.js';
 import type { Executor } from '../../store/dialect/dialect.js';
 import { insertDeletion, listDeletions as listDeletionRows, type AffectedItem, type DeletionRecord } from '../../store/deletions-repo.js';
 import { countEvents } from '../../store/events-repo.js';
+import { humanMessageCounts } from '../../store/human-messages-repo.js';
 import { deleteSessionRow, spawnChildrenOf, type SessionRecord } from '../../store/sessions-repo.js';
 import { findUserByKey, findUsersByIds } from '../../store/users-repo.js';
 import { authorize, requireSession, visibilityOf } from '../access.js';
@@ -32,7 +33,12 @@ const childrenCollector: DeletionCollector = async (db, ctx, session) => {
 
 const eventCountCollector: DeletionCollector = async (db, _ctx, session) => ({ counts: { events: await countEvents(db, session.id) } });
 
-export const deletionCollectors: DeletionCollector[] = [childrenCollector, eventCountCollector];
+const humanMessageCollector: DeletionCollector = async (db, _ctx, session) => {
+  const counts = await humanMessageCounts(db, [session.id]);
+  return { counts: { humanMessages: counts.get(session.id)?.all ?? 0 } };
+};
+
+export const deletionCollectors: DeletionCollector[] = [childrenCollector, eventCountCollector, humanMessageCollector];
 
 /**
  * Deletes a session and writes its deletion record in the same transaction (spec 04): if the

@@ -131,6 +131,8 @@ export async function up(db: Kysely<any>, d: StoreDialect): Promise<void> {
     .addColumn('caused_by_actor_id', id, (c) => c.references('actors.id'))
     .addColumn('cause_basis', 'text')
     .addColumn('credential_id', id)
+    // the per-record key of the audit digest of any words in the details (spec 04)
+    .addColumn('digest_key', 'text')
     .addColumn('created_at', 'text', (c) => c.notNull())
     .addUniqueConstraint('session_events_seq_unique', ['session_id', 'seq'])
     .execute();

@@ -1,0 +1,68 @@
+import { CAPTURE_CHANNELS, type CaptureChannel } from '../../core/coverage.js';
+import type { Executor } from '../../store/dialect/dialect.js';
+import { appendCoverage, lastCoverageState } from '../../store/human-messages-repo.js';
+import { getSetting } from '../../store/settings-repo.js';
+import { findUserByKey, listUsers } from '../../store/users-repo.js';
+import { SETTING_ADMIN_USER, SETTING_SLACK_SIGNING_SECRET } from '../bootstrap.js';
+import type { AppContext } from '../context.js';
+import { inWriteTx, type WriteScope } from '../write-scope.js';
+
+export interface ChannelState {
+  instrumented: boolean;
+  /** why, in words the coverage log and the gap fix can show */
+  reason: string;
+}
+
+/**
+ * spec 03's "instrumented when" column, read from the store now. Deployment-wide: the
+ * question must be answerable without the message that was not recorded.
+ */
+export async function currentChannelStates(db: Executor, ctx: AppContext): Promise<Record<CaptureChannel, ChannelState>> {
+  const users = (await listUsers(db)).filter((u) => !u.removedAt);
+  let web: ChannelState;
+  if (ctx.mode === 'multi-user') {
+    web = users.length > 0 ? { instrumented: true, reason: `multi-user mode with ${users.length} roster user(s) who can sign in` } : { instrumented: false, reason: 'multi-user mode with no roster user who can sign in' };
+  } else {
+    const key = await getSetting(db, SETTING_ADMIN_USER);
+    const admin = key ? await findUserByKey(db, key) : null;
+    web =
+      admin && !admin.removedAt
+        ? { instrumented: true, reason: `single-admin mode; the admin key ${admin.key} resolves to a roster row` }
+        : { instrumented: false, reason: key ? `single-admin mode; the admin key ${key} does not resolve to a roster row` : 'single-admin mode with no admin key (WARRANT_ADMIN_USER)' };
+  }
+  const secret = await getSetting(db, SETTING_SLACK_SIGNING_SECRET);
+  const slackUsers = users.filter((u) => u.slackUserIds.length > 0).length;
+  const slack: ChannelState =
+    secret && slackUsers > 0
+      ? { instrumented: true, reason: `Slack ingress configured; ${slackUsers} roster user(s) with a Slack id` }
+      : { instrumented: false, reason: !secret ? 'Slack ingress is not configured (no signing secret)' : 'no roster user has a Slack id' };
+  const tokens = await db
+    .selectFrom('tokens as t')
+    .innerJoin('users as u', 'u.id', 't.user_id')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('t.kind', '=', 'human')
+    .where('t.revoked_at', 'is', null)
+    .where('u.removed_at', 'is', null)
+    .executeTakeFirstOrThrow();
+  const n = Number(tokens.n);
+  const cli: ChannelState = n > 0 ? { instrumented: true, reason: `${n} active human token(s)` } : { instrumented: false, reason: 'no roster user holds an active human token' };
+  return { web_ui: web, slack, cli };
+}
+
+/** Appends a coverage-log row for every channel whose state changed, in the caller's transaction. */
+export async function syncCoverage(w: Pick<WriteScope, 'tx' | 'ctx' | 'now' | 'audit'>): Promise<void> {
+  const states = await currentChannelStates(w.tx, w.ctx);
+  const last = await lastCoverageState(w.tx);
+  for (const channel of CAPTURE_CHANNELS) {
+    const state = states[channel];
+    // the first observation is logged too (instrumented or not), so the log says when we looked
+    if (last.get(channel) === state.instrumented) continue;
+    await appendCoverage(w.tx, { channel, instrumented: state.instrumented, reason: state.reason, now: w.now });
+    w.audit({ kind: 'coverage_changed', at: w.now, channel, instrumented: state.instrumented, reason: state.reason });
+  }
+}
+
+/** At start: the first observation of every channel, and any change made behind our back. */
+export async function syncCoverageAtStart(ctx: AppContext): Promise<void> {
+  await inWriteTx(ctx, async (w) => syncCoverage(w));
+}

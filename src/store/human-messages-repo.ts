@@ -1,0 +1,138 @@
+import type { Executor } from './dialect/dialect.js';
+import type { CaptureChannel, ChannelChange } from '../core/coverage.js';
+
+export interface HumanMessageRecord {
+  id: number;
+  sessionId: number;
+  inboxItemId: number | null;
+  authorActorId: number;
+  authorKey: string;
+  channel: CaptureChannel;
+  entryPoint: string;
+  content: string;
+  slackPermalink: string | null;
+  createdAt: string;
+  withdrawnAt: string | null;
+}
+
+export async function insertHumanMessage(
+  db: Executor,
+  m: Omit<HumanMessageRecord, 'id' | 'withdrawnAt'> & { digestKey: string },
+): Promise<number> {
+  const row = await db
+    .insertInto('human_messages')
+    .values({
+      session_id: m.sessionId,
+      inbox_item_id: m.inboxItemId,
+      author_actor_id: m.authorActorId,
+      author_key: m.authorKey,
+      channel: m.channel,
+      entry_point: m.entryPoint,
+      content: m.content,
+      slack_permalink: m.slackPermalink,
+      digest_key: m.digestKey,
+      created_at: m.createdAt,
+    })
+    .returning('id')
+    .executeTakeFirstOrThrow();
+  return Number(row.id);
+}
+
+export async function insertWithdrawal(db: Executor, w: { humanMessageId: number; sessionId: number; actorId: number | null; actorBasis: string | null; now: string }): Promise<void> {
+  await db
+    .insertInto('human_message_withdrawals')
+    .values({ human_message_id: w.humanMessageId, session_id: w.sessionId, actor_id: w.actorId, actor_basis: w.actorBasis, created_at: w.now })
+    .onConflict((oc) => oc.column('human_message_id').doNothing())
+    .execute();
+}
+
+type Row = {
+  id: number;
+  session_id: number;
+  inbox_item_id: number | null;
+  author_actor_id: number;
+  author_key: string;
+  channel: string;
+  entry_point: string;
+  content: string;
+  slack_permalink: string | null;
+  created_at: string;
+  withdrawn_at: string | null;
+};
+
+function toRecord(r: Row): HumanMessageRecord {
+  return {
+    id: Number(r.id),
+    sessionId: Number(r.session_id),
+    inboxItemId: r.inbox_item_id === null ? null : Number(r.inbox_item_id),
+    authorActorId: Number(r.author_actor_id),
+    authorKey: r.author_key,
+    channel: r.channel as CaptureChannel,
+    entryPoint: r.entry_point,
+    content: r.content,
+    slackPermalink: r.slack_permalink,
+    createdAt: r.created_at,
+    withdrawnAt: r.withdrawn_at,
+  };
+}
+
+const COLUMNS = ['m.id', 'm.session_id', 'm.inbox_item_id', 'm.author_actor_id', 'm.author_key', 'm.channel', 'm.entry_point', 'm.content', 'm.slack_permalink', 'm.created_at'] as const;
+
+/** The messages of a set of sessions, newest first, keyset-paginated by id. */
+export async function humanMessagesOf(
+  db: Executor,
+  sessionIds: readonly number[],
+  page: { beforeId?: number; limit?: number; sessionFilter?: number[] } = {},
+): Promise<HumanMessageRecord[]> {
+  if (sessionIds.length === 0) return [];
+  let q = db
+    .selectFrom('human_messages as m')
+    .leftJoin('human_message_withdrawals as w', 'w.human_message_id', 'm.id')
+    .select([...COLUMNS, 'w.created_at as withdrawn_at'])
+    .where('m.session_id', 'in', [...new Set(page.sessionFilter ?? sessionIds)]);
+  if (page.beforeId !== undefined) q = q.where('m.id', '<', page.beforeId);
+  q = q.orderBy('m.id', 'desc');
+  if (page.limit !== undefined) q = q.limit(page.limit);
+  const rows = await q.execute();
+  return rows.map((r) => toRecord(r as Row));
+}
+
+/** Counts per session of the set: all records, and those not withdrawn. */
+export async function humanMessageCounts(db: Executor, sessionIds: readonly number[]): Promise<Map<number, { all: number; live: number }>> {
+  const out = new Map<number, { all: number; live: number }>();
+  if (sessionIds.length === 0) return out;
+  const rows = await db
+    .selectFrom('human_messages as m')
+    .leftJoin('human_message_withdrawals as w', 'w.human_message_id', 'm.id')
+    .select((eb) => ['m.session_id', eb.fn.countAll<number>().as('all'), eb.fn.count<number>('w.id').as('withdrawn')])
+    .where('m.session_id', 'in', [...new Set(sessionIds)])
+    .groupBy('m.session_id')
+    .execute();
+  for (const r of rows) out.set(Number(r.session_id), { all: Number(r.all), live: Number(r.all) - Number(r.withdrawn) });
+  return out;
+}
+
+export async function findHumanMessageByInboxItem(db: Executor, inboxItemId: number): Promise<HumanMessageRecord | null> {
+  const row = await db
+    .selectFrom('human_messages as m')
+    .leftJoin('human_message_withdrawals as w', 'w.human_message_id', 'm.id')
+    .select([...COLUMNS, 'w.created_at as withdrawn_at'])
+    .where('m.inbox_item_id', '=', inboxItemId)
+    .executeTakeFirst();
+  return row ? toRecord(row as Row) : null;
+}
+
+export async function coverageLog(db: Executor): Promise<ChannelChange[]> {
+  const rows = await db.selectFrom('coverage_log').select(['channel', 'instrumented', 'created_at']).orderBy('id').execute();
+  return rows.map((r) => ({ channel: r.channel as CaptureChannel, instrumented: Number(r.instrumented) === 1, at: r.created_at }));
+}
+
+export async function lastCoverageState(db: Executor): Promise<Map<CaptureChannel, boolean>> {
+  const out = new Map<CaptureChannel, boolean>();
+  for (const e of await coverageLog(db)) out.set(e.channel, e.instrumented);
+  return out;
+}
+
+export async function appendCoverage(db: Executor, e: { channel: CaptureChannel; instrumented: boolean; reason: string; now: string }): Promise<void> {
+  await db.insertInto('coverage_log').values({ channel: e.channel, instrumented: e.instrumented ? 1 : 0, reason: e.reason, created_at: e.now }).execute();
+}

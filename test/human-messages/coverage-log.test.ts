@@ -1,0 +1,33 @@
+import { expect, it } from 'vitest';
+import { describeEachDialect, uniqueKey } from '../helpers/harness.js';
+import { coverageLog } from '../../src/store/human-messages-repo.js';
+import { currentChannelStates, syncCoverage } from '../../src/app/human-messages/coverage-state.js';
+import { inWriteTx } from '../../src/app/write-scope.js';
+import { setSetting } from '../../src/store/settings-repo.js';
+
+describeEachDialect('the coverage log (spec 03)', (t) => {
+  it('logs the first observation of every channel and every later change, and is append-only', async () => {
+    const h = t();
+    const first = await coverageLog(h.store.kysely);
+    expect(new Set(first.map((e) => e.channel))).toEqual(new Set(['web_ui', 'slack', 'cli']));
+    await h.human(uniqueKey('tok')); // issues a human token: cli becomes instrumented
+    const states = await currentChannelStates(h.store.kysely, h.ctx);
+    expect(states.cli.instrumented).toBe(true);
+    const log = await coverageLog(h.store.kysely);
+    expect(log.filter((e) => e.channel === 'cli').at(-1)).toMatchObject({ instrumented: true });
+    // Slack needs both a signing secret and a mapped user
+    await h.human(uniqueKey('slacker'), { slack: [`U${Date.now() % 100000000}`] });
+    expect((await currentChannelStates(h.store.kysely, h.ctx)).slack).toMatchObject({ instrumented: false, reason: expect.stringContaining('signing secret') });
+    await inWriteTx(h.ctx, async (w) => {
+      await setSetting(w.tx, 'slack_signing_secret', 'shh', w.now);
+      await syncCoverage(w);
+    });
+    expect((await coverageLog(h.store.kysely)).filter((e) => e.channel === 'slack').at(-1)).toMatchObject({ instrumented: true });
+    await expect(h.store.kysely.updateTable('coverage_log').set({ instrumented: 0 }).execute()).rejects.toThrow(/immutable/);
+    await expect(h.store.kysely.deleteFrom('coverage_log').execute()).rejects.toThrow(/immutable/);
+    // no change, no row
+    const n = (await coverageLog(h.store.kysely)).length;
+    await inWriteTx(h.ctx, async (w) => syncCoverage(w));
+    expect((await coverageLog(h.store.kysely)).length).toBe(n);
+  });
+});
