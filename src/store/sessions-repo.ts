@@ -341,7 +341,7 @@ export async function listSessions(db: Executor, d: StoreDialect, f: SessionList
       const ors = [];
       if (owners.length > 0) ors.push(eb('owner_user_id', 'in', owners));
       if (includeNull) ors.push(eb('owner_user_id', 'is', null));
-      return ors.length > 0 ? eb.or(ors) : eb.val(false);
+      return ors.length > 0 ? eb.or(ors) : sql<boolean>`1 = 0`;
     });
   }
   if (f.parentId !== undefined) {
