@@ -17,6 +17,7 @@ const ConfigSchema = z.object({
   tlsCert: z.string().min(1).optional(),
   tlsKey: z.string().min(1).optional(),
   insecureBind: z.boolean().default(false),
+  otelEndpoint: z.string().url('must be a URL').optional(),
   logLevel: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
 
@@ -34,6 +35,7 @@ const ENV_KEYS: Record<string, keyof z.input<typeof ConfigSchema>> = {
   WARRANT_TLS_CERT: 'tlsCert',
   WARRANT_TLS_KEY: 'tlsKey',
   WARRANT_LOG_LEVEL: 'logLevel',
+  WARRANT_OTEL_ENDPOINT: 'otelEndpoint',
 };
 
 export class ConfigError extends Error {}

@@ -11,6 +11,7 @@ import { registerMcpCommand } from './commands/mcp.js';
 import { registerRunCommand } from './commands/run.js';
 import { registerIntegrateCommand } from './commands/integrate.js';
 import { registerHookCommand } from './commands/hook.js';
+import { registerExportCommand } from './commands/export.js';
 
 export function buildProgram(): Command {
   const program = new Command('warrant')
@@ -27,6 +28,7 @@ export function buildProgram(): Command {
   registerRunCommand(program);
   registerIntegrateCommand(program);
   registerHookCommand(program);
+  registerExportCommand(program);
   program.commands.forEach(function apply(cmd: Command) {
     cmd.exitOverride();
     cmd.commands.forEach(apply);

@@ -40,11 +40,18 @@ export async function runServe(config: Config): Promise<void> {
     out.push(`Fleet key: ${fleetKey.path}`);
   }
   for (const line of await service.bannerLines()) out.push(line);
+  let stopOtel = () => {};
+  if (config.otelEndpoint) {
+    const { startContinuousOtelExport } = await import('../integrations/otel-export.js');
+    stopOtel = startContinuousOtelExport(service.ctx, config.otelEndpoint);
+    out.push(`OpenTelemetry: exporting ended sessions to ${config.otelEndpoint}`);
+  }
   process.stdout.write(out.join('\n') + '\n');
 
   const shutdown = (signal: string) => {
     logger.info({ signal }, 'shutting down');
     server.close();
+    stopOtel();
     void service.stop().then(() => service.store.destroy()).finally(() => process.exit(0));
     setTimeout(() => process.exit(0), 5000).unref();
   };

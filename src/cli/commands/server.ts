@@ -13,7 +13,8 @@ export function registerServerCommands(program: Command): void {
     .option('--database-url <url>', 'PostgreSQL (postgres://…) instead of embedded SQLite')
     .option('--mode <mode>', 'single-admin or multi-user')
     .option('--insecure-bind', 'allow a non-loopback bind without TLS')
-    .action(async (opts: { host?: string; port?: string; dataDir?: string; databaseUrl?: string; mode?: 'single-admin' | 'multi-user'; insecureBind?: boolean }) => {
+    .option('--otel-endpoint <url>', 'export ended sessions as OpenTelemetry spans to this OTLP/HTTP endpoint')
+    .action(async (opts: { host?: string; port?: string; dataDir?: string; databaseUrl?: string; mode?: 'single-admin' | 'multi-user'; insecureBind?: boolean; otelEndpoint?: string }) => {
       const config = loadConfig(process.env, {
         ...(opts.host ? { host: opts.host } : {}),
         ...(opts.port ? { port: opts.port } : {}),
@@ -21,6 +22,7 @@ export function registerServerCommands(program: Command): void {
         ...(opts.databaseUrl ? { databaseUrl: opts.databaseUrl } : {}),
         ...(opts.mode ? { mode: opts.mode } : {}),
         ...(opts.insecureBind ? { insecureBind: true } : {}),
+        ...(opts.otelEndpoint ? { otelEndpoint: opts.otelEndpoint } : {}),
       });
       const { runServe } = await import('../serve.js');
       await runServe(config);
