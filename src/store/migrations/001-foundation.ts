@@ -169,7 +169,8 @@ export async function up(db: Kysely<any>, d: StoreDialect): Promise<void> {
   // The bounded backlog of live events (SSE replay by Last-Event-ID).
   await db.schema
     .createTable('live_events')
-    .addColumn('id', 'bigint', (c) => c.primaryKey())
+    // an integer primary key is SQLite's rowid: no second index to keep
+    .addColumn('id', d.idType, (c) => c.primaryKey())
     .addColumn('type', 'text', (c) => c.notNull())
     .addColumn('session_id', id)
     .addColumn('owner_user_id', id)
@@ -208,7 +209,7 @@ export async function up(db: Kysely<any>, d: StoreDialect): Promise<void> {
 export async function upAudit(db: Kysely<any>, d: StoreDialect): Promise<void> {
   await db.schema
     .createTable('audit_log')
-    .addColumn('seq', 'bigint', (c) => c.primaryKey())
+    .addColumn('seq', d.idType, (c) => c.primaryKey())
     .addColumn('entry', 'text', (c) => c.notNull())
     .addColumn('prev_hash', 'text', (c) => c.notNull())
     .addColumn('hash', 'text', (c) => c.notNull())

@@ -1,0 +1,158 @@
+/**
+ * REST throughput and memory (spec 07): the built server as a child process, load from a
+ * second process (autocannon), over HTTP keep-alive. Ratios against the same server's
+ * `/api/v1/health` (the framework floor) in the same run; absolute numbers are noisy on a
+ * shared 2-core machine.
+ *
+ *   npx tsx bench/rest-bench.ts [--dialect sqlite|postgres|both] [--duration 10]
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import pg from 'pg';
+
+const ROOT = resolve(import.meta.dirname, '..');
+const CLI = join(ROOT, 'dist/cli/main.js');
+const AUTOCANNON = join(ROOT, 'node_modules/autocannon/autocannon.js');
+const PG_ADMIN = process.env.WARRANT_TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+
+export interface BenchRow {
+  workload: string;
+  dialect: string;
+  figures: Record<string, number | string>;
+  target: string;
+}
+
+interface Load {
+  rps: number;
+  p50: number;
+  p99: number;
+  errors: number;
+  non2xx: number;
+}
+
+function autocannon(url: string, opts: { method?: string; body?: string; token: string; duration: number; connections?: number }): Promise<Load> {
+  const args = [AUTOCANNON, '--json', '-c', String(opts.connections ?? 32), '-d', String(opts.duration), '-H', `authorization=Bearer ${opts.token}`, '-H', 'host=localhost'];
+  if (opts.method) args.push('-m', opts.method);
+  if (opts.body) args.push('-H', 'content-type=application/json', '-b', opts.body);
+  args.push(url);
+  return new Promise((ok, fail) => {
+    const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    child.stdout.on('data', (d: Buffer) => (out += d));
+    child.on('close', (code) => {
+      if (code !== 0) return fail(new Error(`autocannon exited ${code}`));
+      const r = JSON.parse(out);
+      ok({ rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, errors: r.errors, non2xx: r.non2xx });
+    });
+  });
+}
+
+function rssMb(pid: number): number {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const kb = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0);
+  return Math.round(kb / 1024);
+}
+
+async function startServer(env: Record<string, string>): Promise<{ child: ChildProcess; url: string; fleetKey: string; dataDir: string }> {
+  const dataDir = env.WARRANT_DATA_DIR!;
+  const child = spawn(process.execPath, [CLI, 'serve', '--port', '0'], { env: { ...process.env, WARRANT_LOG_LEVEL: 'error', ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
+  let out = '';
+  const url = await new Promise<string>((ok, fail) => {
+    child.stdout!.on('data', (d: Buffer) => {
+      out += d;
+      const m = /listening on (http\S+)/.exec(out);
+      if (m) ok(m[1]!);
+    });
+    child.once('exit', (c) => fail(new Error(`server exited ${c}: ${out}`)));
+  });
+  return { child, url, fleetKey: readFileSync(join(dataDir, 'fleet-key'), 'utf8').trim(), dataDir };
+}
+
+async function api(url: string, token: string, method: string, path: string, body?: unknown): Promise<any> {
+  const r = await fetch(url + path, { method, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, ...(body ? { body: JSON.stringify(body) } : {}) });
+  if (!r.ok) throw new Error(`${method} ${path}: ${r.status} ${await r.text()}`);
+  return r.json();
+}
+
+export async function restBench(dialect: 'sqlite' | 'postgres', duration = 10): Promise<BenchRow[]> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'warrant-rest-bench-'));
+  let dbName: string | null = null;
+  const env: Record<string, string> = { WARRANT_DATA_DIR: dataDir };
+  if (dialect === 'postgres') {
+    dbName = `warrant_bench_rest_${process.pid}`;
+    const c = new pg.Client({ connectionString: PG_ADMIN });
+    await c.connect();
+    await c.query(`drop database if exists ${dbName} with (force)`);
+    await c.query(`create database ${dbName}`);
+    await c.end();
+    const u = new URL(PG_ADMIN);
+    u.pathname = `/${dbName}`;
+    env.DATABASE_URL = u.toString();
+  }
+  const server = await startServer(env);
+  try {
+    // a 20-node hierarchy with human messages, and a list page of 50 to read
+    const token = server.fleetKey;
+    const root = (await api(server.url, token, 'POST', '/api/v1/sessions', { title: 'bench root', attach: true })).session;
+    let frontier = [root.id as number];
+    let target = root.id as number;
+    for (let made = 1; made < 20; ) {
+      const next: number[] = [];
+      for (const p of frontier) {
+        for (let k = 0; k < 3 && made < 20; k++, made++) {
+          const s = (await api(server.url, token, 'POST', '/api/v1/sessions', { title: `node ${made}`, parent_session_id: p })).session;
+          next.push(s.id);
+          target = s.id;
+        }
+      }
+      frontier = next;
+    }
+    for (let i = 0; i < 60; i++) await api(server.url, token, 'POST', '/api/v1/sessions', { title: `list filler ${i}` });
+    const idleRss = rssMb(server.child.pid!);
+    let peakRss = idleRss;
+    const sampler = setInterval(() => (peakRss = Math.max(peakRss, rssMb(server.child.pid!))), 200);
+
+    const health = await autocannon(`${server.url}/api/v1/health`, { token, duration });
+    const get = await autocannon(`${server.url}/api/v1/sessions/${target}`, { token, duration });
+    const list = await autocannon(`${server.url}/api/v1/sessions?limit=50`, { token, duration });
+    const create = await autocannon(`${server.url}/api/v1/sessions`, { token, duration, method: 'POST', body: JSON.stringify({ title: 'bench create' }) });
+    clearInterval(sampler);
+    const f = (n: number) => Math.round(n);
+    return [
+      { workload: 'REST health (the framework floor)', dialect, figures: { 'req/s': f(health.rps), 'p99 ms': health.p99 }, target: 'baseline' },
+      {
+        workload: 'REST GET /sessions/:ref (20-node hierarchy)',
+        dialect,
+        figures: { 'req/s': f(get.rps), 'p50 ms': get.p50, 'p99 ms': get.p99, 'vs floor': (get.rps / health.rps).toFixed(2), errors: get.errors + get.non2xx },
+        target: '≥ 2,000 req/s, p99 ≤ 25 ms (SQLite)',
+      },
+      { workload: 'REST session list page (50)', dialect, figures: { 'req/s': f(list.rps), 'p99 ms': list.p99, 'vs floor': (list.rps / health.rps).toFixed(2), errors: list.errors + list.non2xx }, target: '≥ 3,000 req/s' },
+      { workload: 'REST create session (durable)', dialect, figures: { 'req/s': f(create.rps), 'p99 ms': create.p99, 'vs floor': (create.rps / health.rps).toFixed(2), errors: create.errors + create.non2xx }, target: '≥ 1,500 req/s' },
+      { workload: 'server RSS', dialect, figures: { 'idle MB': idleRss, 'under load MB': peakRss }, target: '≤ 350 MB under the REST load' },
+    ];
+  } finally {
+    server.child.kill('SIGTERM');
+    await new Promise((r) => server.child.once('exit', r));
+    rmSync(dataDir, { recursive: true, force: true });
+    if (dbName) {
+      const c = new pg.Client({ connectionString: PG_ADMIN });
+      await c.connect();
+      await c.query(`drop database if exists ${dbName} with (force)`);
+      await c.end();
+    }
+  }
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  const arg = (name: string, dflt: string) => {
+    const i = process.argv.indexOf(`--${name}`);
+    return i >= 0 ? process.argv[i + 1]! : dflt;
+  };
+  const which = arg('dialect', 'both');
+  const duration = Number(arg('duration', '10'));
+  const rows: BenchRow[] = [];
+  for (const d of ['sqlite', 'postgres'] as const) if (which === 'both' || which === d) rows.push(...(await restBench(d, duration)));
+  for (const r of rows) console.log(`${r.dialect.padEnd(8)} ${r.workload.padEnd(44)} ${JSON.stringify(r.figures)}  target: ${r.target}`);
+}
