@@ -8,6 +8,9 @@ import { registerSessionRoutes } from './routes/sessions.js';
 import { registerLifecycleRoutes } from './routes/lifecycle.js';
 import { registerLiveRoutes } from './routes/live.js';
 import { registerSystemRoutes } from './routes/system.js';
+import { registerDeliveryRoutes } from './routes/deliveries.js';
+import { registerInboxRoutes } from './routes/inbox.js';
+import { registerUncleRoutes } from './routes/uncles.js';
 
 export const MAX_BODY_BYTES = 1024 * 1024;
 
@@ -55,6 +58,9 @@ export function buildHttpApp(ctx: AppContext, options: HttpOptions = {}): OpenAP
   registerSessionRoutes(app, ctx);
   registerLifecycleRoutes(app, ctx);
   registerLiveRoutes(app, ctx);
+  registerDeliveryRoutes(app, ctx);
+  registerInboxRoutes(app, ctx);
+  registerUncleRoutes(app, ctx);
   for (const mount of options.mount ?? []) mount(app);
 
   app.doc31('/api/v1/openapi.json', {

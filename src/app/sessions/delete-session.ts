@@ -11,6 +11,7 @@ import type { AppContext } from '../context.js';
 import { decodeCursor, encodeCursor } from '../cursor.js';
 import { actorViews, lineageParents, type ActorView } from '../views.js';
 import { inWriteTx } from '../write-scope.js';
+import { uncleEdgeDeletionCollector } from '../lineage/uncle-edges.js';
 
 /**
  * What a delete takes with it or changes, gathered before the row goes. Later capabilities
@@ -32,7 +33,7 @@ const childrenCollector: DeletionCollector = async (db, ctx, session) => {
 
 const eventCountCollector: DeletionCollector = async (db, _ctx, session) => ({ counts: { events: await countEvents(db, session.id) } });
 
-export const deletionCollectors: DeletionCollector[] = [childrenCollector, eventCountCollector];
+export const deletionCollectors: DeletionCollector[] = [childrenCollector, eventCountCollector, uncleEdgeDeletionCollector];
 
 /**
  * Deletes a session and writes its deletion record in the same transaction (spec 04): if the
