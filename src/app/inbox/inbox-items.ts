@@ -126,10 +126,16 @@ export async function addInboxItem(w: WriteScope, input: NewItem): Promise<Inbox
   });
   const attribution = attributionOf(acting);
   const sender = { kind: acting.actor.kind, ref: actorRefString(acting.actor) || null, basis: acting.actorBasis };
-  await w.event(target.id, 'inbox_item_added', { inbox_item_id: id, kind: input.kind, mode: input.mode, sender, sender_session_id: senderSessionId }, attribution);
+  const events: { sessionId: number; type: string; details: Record<string, unknown> }[] = [
+    { sessionId: target.id, type: 'inbox_item_added', details: { inbox_item_id: id, kind: input.kind, mode: input.mode, sender, sender_session_id: senderSessionId } },
+  ];
   if (senderSessionId !== null && input.kind !== 'control') {
-    await w.event(senderSessionId, 'inbox_item_sent', { inbox_item_id: id, kind: input.kind, mode: input.mode, to_session_id: target.id, sender_basis: acting.actorBasis }, attribution);
+    events.push({ sessionId: senderSessionId, type: 'inbox_item_sent', details: { inbox_item_id: id, kind: input.kind, mode: input.mode, to_session_id: target.id, sender_basis: acting.actorBasis } });
   }
+  // Each event locks its session's row (the per-session seq): lock in id order, so A → B and
+  // B → A sent at the same moment cannot deadlock.
+  events.sort((x, y) => x.sessionId - y.sessionId);
+  for (const e of events) await w.event(e.sessionId, e.type, e.details, attribution);
   inboxChanged(w, target, 'added', [{ id, kind: input.kind, mode: input.mode, state: 'pending' }]);
   return (await findInboxItem(w.tx, id))!;
 }

@@ -8,7 +8,7 @@ import { attributionOf, checkActingSessionClaim, resolveActing } from '../acting
 import type { Caller } from '../caller.js';
 import type { AppContext } from '../context.js';
 import type { DeletionCollector } from '../sessions/delete-session.js';
-import { inWriteTx } from '../write-scope.js';
+import { inWriteTx, type WriteScope } from '../write-scope.js';
 import { announceLineageChange } from './lineage-changes.js';
 import { reachesFromAbove } from './upward-reach.js';
 
@@ -47,6 +47,19 @@ function edgeDetails(edge: UncleEdgeRecord): Record<string, unknown> {
     recorded_by_actor_id: edge.recordedByActorId,
     created_at: edge.createdAt,
   };
+}
+
+/**
+ * spec 02: edge changes are logged into both sessions' timelines, each saying which end it is.
+ * Written in id order — each event locks its session's row — so no two transactions that touch
+ * the same pair can deadlock.
+ */
+async function onBothTimelines(w: WriteScope, juniorId: number, uncleId: number, type: string, details: Record<string, unknown>, attribution: EventAttribution): Promise<void> {
+  const ends = [
+    { id: juniorId, role: 'junior' },
+    { id: uncleId, role: 'uncle' },
+  ].sort((x, y) => x.id - y.id);
+  for (const end of ends) await w.event(end.id, type, { ...details, role: end.role }, attribution);
 }
 
 /**
@@ -107,13 +120,11 @@ export async function recordUncleEdge(ctx: AppContext, request: UncleEdgeRequest
         if (decided.effect === 'write') {
           await insertUncleEdge(w.tx, written);
           const details = edgeDetails(written);
-          await w.event(b, 'uncle_linked', { ...details, role: 'junior' }, request.attribution);
-          await w.event(a, 'uncle_linked', { ...details, role: 'uncle' }, request.attribution);
+          await onBothTimelines(w, b, a, 'uncle_linked', details, request.attribution);
           await announceLineageChange(w, { kind: 'uncle_linked', sessionIds: [a, b] });
         } else if (decided.effect === 'keep') {
           const details = { ...edgeDetails(written), replaced: replaced ? edgeDetails(replaced) : null };
-          await w.event(b, 'uncle_inverted', { ...details, role: 'junior' }, request.attribution);
-          await w.event(a, 'uncle_inverted', { ...details, role: 'uncle' }, request.attribution);
+          await onBothTimelines(w, b, a, 'uncle_inverted', details, request.attribution);
           await announceLineageChange(w, { kind: 'uncle_inverted', sessionIds: [a, b] });
         }
         return decided;
@@ -175,8 +186,7 @@ export async function removeUncleEdge(
         ...(acting.actingOutcome === 'declared' ? { acting_session_id: acting.actingSession!.id } : {}),
       };
       const attribution = attributionOf(acting);
-      await w.event(junior.id, 'uncle_removed', { ...details, role: 'junior' }, attribution);
-      await w.event(uncle.id, 'uncle_removed', { ...details, role: 'uncle' }, attribution);
+      await onBothTimelines(w, junior.id, uncle.id, 'uncle_removed', details, attribution);
       await announceLineageChange(w, { kind: 'uncle_removed', sessionIds: [junior.id, uncle.id] });
       return { removed: edge };
     },
