@@ -6,7 +6,7 @@ export async function mcpClient(h: Harness, path: '/mcp' | '/mcp/self', token: s
   const client = new Client({ name: 'warrant-tests', version: '0.0.0' });
   await client.connect(
     new StreamableHTTPClientTransport(new URL(`http://localhost${path}`), {
-      fetch: (url, init) => h.service.app.request(url, init),
+      fetch: async (url, init) => h.service.app.request(url, init),
       requestInit: { headers: { authorization: `Bearer ${token}` } },
     }),
   );
