@@ -136,16 +136,28 @@ export async function findInboxItems(db: Executor, sessionId: number, ids: reado
 
 export interface InboxFilter {
   sessionId: number;
+  /** effective states: a lease that lapsed at `now` counts as pending */
   states?: readonly InboxState[];
+  now: string;
   kinds?: readonly InboxKind[];
   afterId?: number;
   limit: number;
 }
 
-/** Oldest first, by id. `states` filters on the stored state (lapsed leases count as leased). */
+/** Oldest first, by id, filtered on the effective state (what a reader sees). */
 export async function listInboxItems(db: Executor, f: InboxFilter): Promise<InboxItemRecord[]> {
   let q = db.selectFrom('inbox_items').selectAll().where('session_id', '=', f.sessionId);
-  if (f.states && f.states.length > 0) q = q.where('state', 'in', [...f.states]);
+  if (f.states && f.states.length > 0) {
+    const states = f.states;
+    const settled = states.filter((s) => s !== 'pending' && s !== 'leased');
+    q = q.where((eb) =>
+      eb.or([
+        ...(settled.length > 0 ? [eb('state', 'in', settled)] : []),
+        ...(states.includes('pending') ? [eb('state', '=', 'pending'), eb.and([eb('state', '=', 'leased'), eb('lease_expires_at', '<=', f.now)])] : []),
+        ...(states.includes('leased') ? [eb.and([eb('state', '=', 'leased'), eb('lease_expires_at', '>', f.now)])] : []),
+      ]),
+    );
+  }
   if (f.kinds && f.kinds.length > 0) q = q.where('kind', 'in', [...f.kinds]);
   if (f.afterId !== undefined) q = q.where('id', '>', f.afterId);
   const rows = await q.orderBy('id').limit(f.limit).execute();

@@ -57,9 +57,12 @@ describeEachDialect(
       const id = first.body.items[0].id;
       clock.advance(59_999);
       expect((await list(h, s.id)).body.items[0].state).toBe('leased');
+      expect((await list(h, s.id, '?state=pending')).body.items).toEqual([]);
       clock.advance(1);
       // reads see the lapse at once; the row itself is untouched by a read
       expect((await list(h, s.id)).body.items[0]).toMatchObject({ state: 'pending', lease_expires_at: null });
+      expect((await list(h, s.id, '?state=pending')).body.items.map((i: any) => i.id)).toEqual([id]);
+      expect((await list(h, s.id, '?state=leased')).body.items).toEqual([]);
       const stored = await h.store.kysely.selectFrom('inbox_items').select('state').where('id', '=', id).executeTakeFirstOrThrow();
       expect(stored.state).toBe('leased');
       const again = await lease(h, s.token, s.id);

@@ -58,6 +58,7 @@ export async function listInbox(ctx: AppContext, caller: Caller, ref: string, in
   const limit = Math.min(Math.max(input.limit ?? 50, 1), 200);
   const rows = await listInboxItems(db, {
     sessionId: session.id,
+    now: ctx.clock.now().toISOString(),
     ...(states ? { states } : {}),
     ...(kinds ? { kinds } : {}),
     ...(input.cursor ? { afterId: decodeCursor(input.cursor, 'inbox') } : {}),
