@@ -1,15 +1,23 @@
-import { afterAll, beforeAll, expect, it } from 'vitest';
-import { describeEachDialect, uniqueKey } from '../helpers/harness.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openHarness, uniqueKey, type Harness } from '../helpers/harness.js';
 import { cli, listen } from '../helpers/cli.js';
 import { liveSession, uncleRows } from '../helpers/lineage.js';
 
-describeEachDialect('CLI: sessions create, follow-up, enqueue, interrupt, uncle remove, set-parent (the built binary)', (t) => {
+/**
+ * The CLI is transport only (every rule is tested on both stores through REST and MCP), and
+ * each run of the binary costs a process start, so this suite runs against one store.
+ */
+describe('CLI: sessions create, follow-up, enqueue, interrupt, uncle remove, set-parent (the built binary)', () => {
+  let harness: Harness;
   let server: { url: string; close: () => Promise<void> };
+  const t = () => harness;
   beforeAll(async () => {
-    server = await listen(t());
+    harness = await openHarness('sqlite');
+    server = await listen(harness);
   });
   afterAll(async () => {
     await server?.close();
+    await harness?.close();
   });
   const as = (token: string, extra: Record<string, string> = {}) => ({ WARRANT_URL: server.url, WARRANT_TOKEN: token, ...extra });
 
