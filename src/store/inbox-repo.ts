@@ -182,45 +182,53 @@ export async function lapseExpiredLeases(db: Executor, now: string, sessionId?: 
 /**
  * Leases up to `limit` pending items of the given modes, interrupt first, then next-turn,
  * then when-idle, oldest first within each. The update is a compare-and-set on `pending`, so
- * two concurrent leases never hand out the same item: each gets only the rows it changed.
+ * two concurrent leases never hand out the same item: each gets only the rows it changed, and
+ * one that lost rows to the other looks again for what is still pending.
  */
 export async function leasePendingItems(
   db: Executor,
   f: { sessionId: number; modes: readonly InboxMode[]; now: string; expiresAt: string; limit: number },
 ): Promise<InboxItemRecord[]> {
   if (f.modes.length === 0 || f.limit <= 0) return [];
-  const candidates = await db
-    .selectFrom('inbox_items')
-    .select('id')
-    .where('session_id', '=', f.sessionId)
-    .where('state', '=', 'pending')
-    .where('mode', 'in', [...f.modes])
-    .orderBy(sql`case mode when 'interrupt' then 0 when 'next_turn' then 1 else 2 end`)
-    .orderBy('id')
-    .limit(f.limit)
-    .execute();
-  if (candidates.length === 0) return [];
-  const rows = await db
-    .updateTable('inbox_items')
-    .set((eb) => ({ state: 'leased', lease_expires_at: f.expiresAt, leased_at: f.now, lease_count: eb('lease_count', '+', 1), updated_at: f.now }))
-    .where('id', 'in', candidates.map((c) => Number(c.id)))
-    .where('state', '=', 'pending')
-    .returning(['id'])
-    .execute();
-  const leased = new Set(rows.map((r) => Number(r.id)));
-  const items = await findInboxItems(db, f.sessionId, [...leased]);
-  return items;
+  const leased: number[] = [];
+  for (let round = 0; round < 8 && leased.length < f.limit; round++) {
+    const candidates = await db
+      .selectFrom('inbox_items')
+      .select('id')
+      .where('session_id', '=', f.sessionId)
+      .where('state', '=', 'pending')
+      .where('mode', 'in', [...f.modes])
+      .orderBy(sql`case mode when 'interrupt' then 0 when 'next_turn' then 1 else 2 end`)
+      .orderBy('id')
+      .limit(f.limit - leased.length)
+      .execute();
+    if (candidates.length === 0) break;
+    const rows = await db
+      .updateTable('inbox_items')
+      .set((eb) => ({ state: 'leased', lease_expires_at: f.expiresAt, leased_at: f.now, lease_count: eb('lease_count', '+', 1), updated_at: f.now }))
+      .where('id', 'in', candidates.map((c) => Number(c.id)))
+      .where('state', '=', 'pending')
+      .returning(['id'])
+      .execute();
+    leased.push(...rows.map((r) => Number(r.id)));
+    if (rows.length === candidates.length) break;
+  }
+  return findInboxItems(db, f.sessionId, leased);
 }
 
-/** Compare-and-set on the item's state; false when it changed meanwhile. */
+/**
+ * Compare-and-set on the item's state (and mode, when given): false when it changed
+ * meanwhile, so of two identical concurrent changes exactly one lands.
+ */
 export async function updateInboxItemIfState(
   db: Executor,
   id: number,
   expected: readonly InboxState[],
   changes: { state?: InboxState; mode?: InboxMode; deliveredAt?: string; withdrawnAt?: string; clearLease?: boolean },
   now: string,
+  expectedMode?: InboxMode,
 ): Promise<boolean> {
-  const r = await db
+  let q = db
     .updateTable('inbox_items')
     .set({
       ...(changes.state ? { state: changes.state } : {}),
@@ -231,8 +239,9 @@ export async function updateInboxItemIfState(
       updated_at: now,
     })
     .where('id', '=', id)
-    .where('state', 'in', [...expected])
-    .executeTakeFirst();
+    .where('state', 'in', [...expected]);
+  if (expectedMode) q = q.where('mode', '=', expectedMode);
+  const r = await q.executeTakeFirst();
   return Number(r.numUpdatedRows) === 1;
 }
 

@@ -164,7 +164,7 @@ export async function changeQueuedItem(
         return { target, acting, view: view!, changed: false };
       }
       const to = decision.to;
-      const ok = await updateInboxItemIfState(w.tx, item.id, ['pending'], 'state' in to ? { state: to.state, withdrawnAt: w.now } : { mode: to.mode }, w.now);
+      const ok = await updateInboxItemIfState(w.tx, item.id, ['pending'], 'state' in to ? { state: to.state, withdrawnAt: w.now } : { mode: to.mode }, w.now, item.mode);
       if (ok) {
         const details =
           'state' in to

@@ -14,7 +14,7 @@ import { findCycle, liveSession, uncleRows } from '../helpers/lineage.js';
  * A → B and B → A at the same moment never both commit. The graph lock itself is the barrier:
  * a third connection holds it while both writers arrive; once both wait on it, it is released.
  */
-describe.skipIf(!pgAvailable())('concurrent inverse uncle writes [postgres, two nodes]', () => {
+describe.skipIf(!pgAvailable())('two API nodes on one PostgreSQL: concurrent graph writes, queue changes and leases', () => {
   let h: Harness;
   let second: { store: StoreDialect; service: Service };
 
@@ -87,5 +87,36 @@ describe.skipIf(!pgAvailable())('concurrent inverse uncle writes [postgres, two 
       expect(await uncleRows(h, [a.id, b.id])).toHaveLength(1);
     }
     expect(await findCycle(h)).toBeNull();
+  });
+  const post = async (service: Service, token: string, path: string, body: unknown = {}) => {
+    const res = await service.app.request(path, {
+      method: 'POST',
+      headers: { host: 'localhost', authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
+    return { status: res.status, body: (await res.json()) as any };
+  };
+
+  it('the same send_now from two nodes at once takes effect once, with one event', async () => {
+    for (let i = 0; i < 5; i++) {
+      const s = await liveSession(h, h.fleetKey);
+      const mid = (await h.request('POST', `/api/v1/sessions/${s.id}/enqueued_messages`, { token: h.fleetKey, body: { content: 'q' } })).body.inbox_item.id;
+      const path = `/api/v1/sessions/${s.id}/enqueued_messages/${mid}/send_now`;
+      const results = await Promise.all([post(h.service, h.fleetKey, path), post(second.service, h.fleetKey, path)]);
+      expect(results.map((r) => r.status)).toEqual([200, 200]);
+      expect(results.map((r) => r.body.changed).sort()).toEqual([false, true]);
+      const events = await h.request('GET', `/api/v1/sessions/${s.id}/events?type=inbox_item_promoted`, { token: h.fleetKey });
+      expect(events.body.events).toHaveLength(1);
+    }
+  });
+
+  it('two leases from two nodes at once never hand out the same item', async () => {
+    const s = await liveSession(h, h.fleetKey);
+    for (let i = 0; i < 20; i++) await h.request('POST', `/api/v1/sessions/${s.id}/follow_up`, { token: h.fleetKey, body: { content: `item ${i}` } });
+    const path = `/api/v1/sessions/${s.id}/inbox/lease`;
+    const [x, y] = await Promise.all([post(h.service, s.token, path, { max_items: 15 }), post(second.service, h.fleetKey, path, { max_items: 15 })]);
+    const ids = [...x.body.items, ...y.body.items].map((i: any) => i.id);
+    expect(new Set(ids).size).toBe(ids.length);
+    expect(ids).toHaveLength(20);
   });
 });
