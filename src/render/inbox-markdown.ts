@@ -49,9 +49,14 @@ export function renderUncleEdge(u: UncleEdgeResult | null): string {
   return `Uncle edge: ${u.outcome} —${pair} ${OUTCOME_TEXT[u.outcome] ?? u.outcome}.`;
 }
 
+/** A line shows the start of the content: cut in code points, never inside one (spec 01 "Titles"). */
+const PREVIEW_CODE_POINTS = 200;
+
 export function renderInboxItemLine(i: InboxItemView): string {
   const lease = i.state === 'leased' && i.leaseExpiresAt ? ` until ${i.leaseExpiresAt}` : '';
-  return `- ${i.id} [${i.state}${lease}] ${i.kind} · ${i.mode} · from ${senderText(i.sender)} · ${i.createdAt}: ${sanitizeInline(i.content).slice(0, 200)}`;
+  const points = [...i.content];
+  const preview = points.length > PREVIEW_CODE_POINTS ? `${points.slice(0, PREVIEW_CODE_POINTS).join('')}…` : i.content;
+  return `- ${i.id} [${i.state}${lease}] ${i.kind} · ${i.mode} · from ${senderText(i.sender)} · ${i.createdAt}: ${sanitizeInline(preview)}`;
 }
 
 export function renderDelivery(r: DeliveryResult): string {

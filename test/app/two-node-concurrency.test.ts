@@ -10,9 +10,10 @@ import { openHarness, type Harness } from '../helpers/harness.js';
 import { findCycle, liveSession, uncleRows } from '../helpers/lineage.js';
 
 /**
- * spec 07 "Graph writes serialize": two API nodes (two pools on one PostgreSQL) writing
- * A → B and B → A at the same moment never both commit. The graph lock itself is the barrier:
- * a third connection holds it while both writers arrive; once both wait on it, it is released.
+ * Two API nodes (two pools on one PostgreSQL). spec 07 "Graph writes serialize": A → B and
+ * B → A written at the same moment never both commit — the graph lock itself is the barrier: a
+ * third connection holds it while both writers arrive; once both wait on it, it is released.
+ * And the inbox's compare-and-set: one send_now takes effect once; two leases never share an item.
  */
 describe.skipIf(!pgAvailable())('two API nodes on one PostgreSQL: concurrent graph writes, queue changes and leases', () => {
   let h: Harness;
