@@ -10,7 +10,7 @@ const RefPathParam = (name: string, description: string) =>
 
 export const MessageIdParam = z.object({
   ref: RefPathParam('ref', 'a session ref'),
-  mid: z.coerce.number().int().positive().openapi({ param: { name: 'mid', in: 'path' }, example: 7, description: 'the enqueued message (inbox item) id' }),
+  mid: z.coerce.number().int().positive().max(Number.MAX_SAFE_INTEGER).openapi({ param: { name: 'mid', in: 'path' }, example: 7, description: 'the enqueued message (inbox item) id' }),
 });
 
 export const UncleLinkParams = z.object({
@@ -78,7 +78,7 @@ export const LeaseBody = z
   })
   .openapi('InboxLease');
 
-export const AckBody = z.object({ ids: z.array(z.number().int().positive()).max(1000) }).openapi('InboxAck');
+export const AckBody = z.object({ ids: z.array(z.number().int().positive().max(Number.MAX_SAFE_INTEGER)).max(1000) }).openapi('InboxAck');
 
 export const InboxQuery = z.object({
   state: z.string().max(200).optional().openapi({ description: 'comma-separated states, or `all` (default: pending,leased)' }),

@@ -79,8 +79,13 @@ describeEachDialect('the paths into an inbox (spec 05, 06)', (t) => {
       expect(r.status).toBe(404);
       expect(r.body.error).toBe('enqueued-message-not-found');
     }
-    const bad = await h.request('DELETE', `/api/v1/sessions/${b.id}/enqueued_messages/abc`, { token: h.fleetKey });
-    expect(bad.status).toBe(400);
+    for (const bad of ['abc', '0', '1e20', '100000000000000000000']) {
+      const r = await h.request('DELETE', `/api/v1/sessions/${b.id}/enqueued_messages/${bad}`, { token: h.fleetKey });
+      expect(r.status).toBe(400);
+      expect(r.body.error).toBe('invalid-request');
+    }
+    const hugeAck = await h.request('POST', `/api/v1/sessions/${b.id}/inbox/ack`, { token: h.fleetKey, body: { ids: [1e20] } });
+    expect(hugeAck.status).toBe(400);
   });
 
   it('bad content and archived targets are refused before anything is stored', async () => {
