@@ -1,5 +1,6 @@
 import type { AppContext } from './context.js';
 import { pruneIdempotencyKeys } from '../store/idempotency-repo.js';
+import { lapseLeases } from './inbox/runtime-inbox.js';
 
 /** Background work off the request path: bounded backlogs, expired keys. */
 export type HousekeepingTask = (ctx: AppContext) => Promise<void>;
@@ -10,6 +11,10 @@ export const housekeepingTasks: HousekeepingTask[] = [
     // Idempotency keys are kept 24 hours (spec 01).
     const cutoff = new Date(ctx.clock.now().getTime() - 24 * 3600_000).toISOString();
     await pruneIdempotencyKeys(ctx.store.kysely, cutoff);
+  },
+  // spec 05: a lease that lapses returns its items to pending
+  async (ctx) => {
+    await lapseLeases(ctx);
   },
 ];
 

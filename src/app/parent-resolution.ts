@@ -46,6 +46,9 @@ export async function resolveSpawnParent(
   hints: ParentHints,
   ownerUserId: number | null | undefined,
 ): Promise<{ resolution: ParentResolution; parent: SessionRecord | null }> {
+  // a blank hint (an empty header a proxy forwarded, `""`) is no hint at all
+  const given = (hint: string | null): string | null => (hint === null || hint.trim() === '' ? null : hint);
+  hints = { body: given(hints.body), header: given(hints.header), legacyKey: given(hints.legacyKey) };
   const declared = hints.body ?? hints.header;
   const declaredSource = hints.body !== null ? 'body' : hints.header !== null ? 'header' : null;
 

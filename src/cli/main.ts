@@ -12,6 +12,7 @@ import { registerRunCommand } from './commands/run.js';
 import { registerIntegrateCommand } from './commands/integrate.js';
 import { registerHookCommand } from './commands/hook.js';
 import { registerExportCommand } from './commands/export.js';
+import { registerDeliveryCommands } from './commands/deliveries.js';
 
 export function buildProgram(): Command {
   const program = new Command('warrant')
@@ -29,6 +30,7 @@ export function buildProgram(): Command {
   registerIntegrateCommand(program);
   registerHookCommand(program);
   registerExportCommand(program);
+  registerDeliveryCommands(program);
   program.commands.forEach(function apply(cmd: Command) {
     cmd.exitOverride();
     cmd.commands.forEach(apply);

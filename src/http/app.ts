@@ -10,7 +10,11 @@ import { registerLiveRoutes } from './routes/live.js';
 import { registerSystemRoutes } from './routes/system.js';
 import { registerMetricsRoute } from './routes/metrics.js';
 import { registerSlackRoute } from './routes/slack.js';
+import { slackFollowUp } from '../app/slack/follow-up.js';
 import { Metrics } from './metrics.js';
+import { registerDeliveryRoutes } from './routes/deliveries.js';
+import { registerInboxRoutes } from './routes/inbox.js';
+import { registerUncleRoutes } from './routes/uncles.js';
 
 export const MAX_BODY_BYTES = 1024 * 1024;
 
@@ -61,8 +65,10 @@ export function buildHttpApp(ctx: AppContext, options: HttpOptions = {}): OpenAP
   registerLifecycleRoutes(app, ctx);
   registerLiveRoutes(app, ctx);
   registerMetricsRoute(app, ctx, metrics);
-  // thread replies follow up through the inbox delivery path, once it exists
-  registerSlackRoute(app, ctx, () => null);
+  registerSlackRoute(app, ctx, slackFollowUp);
+  registerDeliveryRoutes(app, ctx);
+  registerInboxRoutes(app, ctx);
+  registerUncleRoutes(app, ctx);
   for (const mount of options.mount ?? []) mount(app);
 
   app.doc31('/api/v1/openapi.json', {

@@ -7,6 +7,11 @@ import { GENESES } from '../core/genesis.js';
  * OpenAPI document. Unknown keys are ignored on create and rejected on PATCH (spec 06).
  */
 const Ref = z.union([z.string().max(200), z.number().int().positive()]);
+/**
+ * spec 02 "It never fails a spawn": a parent hint of any length or shape is accepted here and
+ * resolved (or dropped with its reason token) by the parent resolution, never refused with 400.
+ */
+const ParentHint = z.union([z.string().max(10_000), z.number()]);
 
 export const RefParam = z.object({
   ref: z.string().min(1).max(200).openapi({ param: { name: 'ref', in: 'path' }, example: '42', description: 'a session ref: `42`, `#42`, a uid, `uid:<prefix>` or a uid prefix of 8+ hex characters with a letter' }),
@@ -69,8 +74,8 @@ export const CreateSessionBody = z
     provider: z.string().max(64).nullish(),
     provider_conversation: z.string().max(500).nullish(),
     custom_metadata: z.record(z.string(), z.unknown()).optional(),
-    parent_session_id: Ref.nullish(),
-    parentSessionId: Ref.nullish().openapi({ description: 'alias of parent_session_id' }),
+    parent_session_id: ParentHint.nullish(),
+    parentSessionId: ParentHint.nullish().openapi({ description: 'alias of parent_session_id' }),
     acting_session_id: Ref.nullish(),
     owner: z.string().max(64).nullish(),
     genesis: z.enum(['schedule', 'github', 'api']).nullish(),

@@ -21,6 +21,7 @@ export interface RunOptions {
 }
 
 const FORWARDED_SIGNALS: NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP'];
+const STOP_GRACE_MS = 10_000;
 
 /** The credential `warrant run` acts with: a session token (the child is its spawn), else the caller's token. */
 function launcherCredential(env: NodeJS.ProcessEnv): { token: string; kind: 'session' | 'other' } | null {
@@ -92,7 +93,19 @@ export async function runUnderSession(options: RunOptions): Promise<number> {
   const handlers = FORWARDED_SIGNALS.map((s) => [s, forward(s)] as const);
   for (const [s, h] of handlers) process.on(s, h);
 
-  const stopInbox = options.inbox && child.stdin ? (await import('./inbox-feed.js')).feedInbox(self, identity.sessionId, child.stdin, options.log) : null;
+  const { feedInbox, watchForStop } = await import('./inbox-feed.js');
+  const stopInbox = options.inbox && child.stdin ? feedInbox(self, identity.sessionId, child.stdin, options.log) : null;
+  // a stop request (spec 01: a `control` item) ends the process: SIGTERM, then SIGKILL after a grace period
+  const stopWatch = watchForStop(
+    self,
+    identity.sessionId,
+    () => {
+      options.log(`warrant run: stop requested for #${identity.sessionId}; sending SIGTERM`);
+      forward('SIGTERM')();
+      setTimeout(() => forward('SIGKILL')(), STOP_GRACE_MS).unref();
+    },
+    options.log,
+  );
 
   const code = await new Promise<number>((resolve) => {
     child.once('exit', (exitCode, signal) => {
@@ -100,6 +113,7 @@ export async function runUnderSession(options: RunOptions): Promise<number> {
     });
   });
   for (const [s, h] of handlers) process.off(s, h);
+  stopWatch();
   await stopInbox?.();
   await report({ state: 'exited', code });
   return code;

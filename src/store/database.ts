@@ -129,6 +129,9 @@ export interface InboxItemsTable {
   state: string;
   lease_expires_at: string | null;
   delivered_at: string | null;
+  lease_count: Generated<number>;
+  leased_at: string | null;
+  withdrawn_at: string | null;
   created_at: string;
   updated_at: string;
 }

@@ -195,6 +195,7 @@ export async function seniorsOf(
     const ors = [];
     if (byIdOrUid.length > 0) ors.push(eb('p.id', 'in', byIdOrUid));
     if (legacyUids.size > 0) ors.push(eb('p.uid', 'in', [...legacyUids]));
+    // better-sqlite3 cannot bind a JS boolean: an always-false predicate as SQL
     return ors.length > 0 ? eb.or(ors) : sql<boolean>`1 = 0`;
   });
   const uncles = projected(db.selectFrom('session_uncles as u').innerJoin('sessions as p', 'p.id', 'u.uncle_session_id') as any, d, 'p', {

@@ -106,3 +106,28 @@ describeEachDialect('Slack ingress (spec 03)', (t) => {
     expect(Number(after.n)).toBe(Number(before.n));
   });
 });
+
+describeEachDialect('Slack thread replies (spec 03)', (t) => {
+  it('a reply in a thread whose root started a session follows it up and records the human message with its thread permalink', async () => {
+    const h = t();
+    await configure(h);
+    const slackId = `U${(Date.now() % 1e8).toString(36).toUpperCase()}T`;
+    await h.human(uniqueKey('thr'), { slack: [slackId] });
+    const root = message(slackId, { type: 'app_mention', channel_type: undefined, channel: 'C77', text: '<@UAPP> start' });
+    const started = await slack(h, root);
+    const sessionId = started.body.session_id;
+    const reply = message(slackId, { type: 'message', channel_type: 'channel', channel: 'C77', thread_ts: root.event.ts, text: 'and also this' });
+    const r = await slack(h, reply);
+    expect(r.body).toMatchObject({ outcome: 'followed-up', session_id: sessionId });
+    const msgs = await humanMessagesOf(h, sessionId);
+    expect(msgs.map((m) => m.content)).toEqual(['<@UAPP> start', 'and also this']);
+    expect(msgs[1]).toMatchObject({ entry_point: 'slack.channel_message', slack_permalink: expect.stringContaining(`thread_ts=${root.event.ts}`) });
+    expect(msgs[1]!.inbox_item_id).not.toBeNull();
+    const inbox = await h.request('GET', `/api/v1/sessions/${sessionId}/inbox?state=all`, { token: h.fleetKey });
+    expect(inbox.body.items.map((i: any) => i.kind)).toEqual(['follow_up']);
+    // the same reply delivered again (an app_mention twin, or a retry) acts once
+    const twin = await slack(h, { ...reply, event_id: `${reply.event_id}-twin`, event: { ...reply.event, type: 'app_mention' } });
+    expect(twin.body.outcome).toBe('duplicate');
+    expect(await humanMessagesOf(h, sessionId)).toHaveLength(2);
+  });
+});

@@ -103,3 +103,66 @@ describe('warrant run (spec 08) with the stand-in agent', () => {
     expect(r.stderr).toContain('no credential');
   });
 });
+
+describe('warrant run and the inbox', () => {
+  let server: ServerProcess;
+  const dir = mkdtempSync(join(tmpdir(), 'warrant-run-inbox-'));
+  beforeAll(async () => {
+    server = await startServer();
+  });
+  afterAll(async () => {
+    await server?.stop();
+  });
+  const post = async (path: string, body: unknown) =>
+    fetch(`${server.url}${path}`, { method: 'POST', headers: { authorization: `Bearer ${server.fleetKey}`, 'content-type': 'application/json' }, body: JSON.stringify(body) }).then((r) => r.json() as Promise<any>);
+
+  it('`warrant stop` on a running session ends its process: the stop becomes a signal, the session stopped', async () => {
+    const signalFile = join(dir, 'stopped.txt');
+    const child = spawn(process.execPath, [CLI, 'run', '--title', 'stop me', '--', process.execPath, AGENT, JSON.stringify({ name: 'stop me', waitForSignal: true, signalFile, exitOnSignal: 143 })], {
+      env: { ...process.env, WARRANT_URL: server.url, WARRANT_TOKEN: server.fleetKey, WARRANT_SESSION_TOKEN: '' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    await new Promise<void>((ready) => child.stdout!.on('data', (d: Buffer) => d.toString().includes('ready') && ready()));
+    const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
+    const list = await fetch(`${server.url}/api/v1/sessions?q=stop%20me`, { headers: { authorization: `Bearer ${server.fleetKey}` } }).then((r) => r.json() as Promise<any>);
+    const id = list.sessions[0].id;
+    const stop = await post(`/api/v1/sessions/${id}/stop`, {});
+    expect(stop.changed).toBe(true);
+    expect(await exited).toBe(143);
+    expect(readFileSync(signalFile, 'utf8')).toBe('SIGTERM');
+    const s = (await fetch(`${server.url}/api/v1/sessions/${id}`, { headers: { authorization: `Bearer ${server.fleetKey}` } }).then((r) => r.json() as Promise<any>)).session;
+    expect(s.status).toBe('stopped');
+  });
+
+  it('--inbox feeds leased items to stdin as JSON lines and acknowledges them', async () => {
+    const out = join(dir, 'stdin.jsonl');
+    const script = join(dir, 'reader.mjs');
+    const { writeFileSync } = await import('node:fs');
+    writeFileSync(
+      script,
+      `import { appendFileSync } from 'node:fs';
+       import { createInterface } from 'node:readline';
+       process.stdout.write('ready\\n');
+       const rl = createInterface({ input: process.stdin });
+       rl.on('line', (line) => { appendFileSync(${JSON.stringify(out)}, line + '\\n'); if (JSON.parse(line).text === 'last') process.exit(0); });`,
+    );
+    const child = spawn(process.execPath, [CLI, 'run', '--title', 'reads stdin', '--inbox', '--', process.execPath, script], {
+      env: { ...process.env, WARRANT_URL: server.url, WARRANT_TOKEN: server.fleetKey, WARRANT_SESSION_TOKEN: '' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    await new Promise<void>((ready) => child.stdout!.on('data', (d: Buffer) => d.toString().includes('ready') && ready()));
+    const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
+    const list = await fetch(`${server.url}/api/v1/sessions?q=reads%20stdin`, { headers: { authorization: `Bearer ${server.fleetKey}` } }).then((r) => r.json() as Promise<any>);
+    const id = list.sessions[0].id;
+    await post(`/api/v1/sessions/${id}/follow_up`, { content: 'first' });
+    await post(`/api/v1/sessions/${id}/follow_up`, { content: 'last' });
+    expect(await exited).toBe(0);
+    const lines = readFileSync(out, 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+    expect(lines.map((l) => [l.kind, l.text])).toEqual([
+      ['follow_up', 'first'],
+      ['follow_up', 'last'],
+    ]);
+    const inbox = await fetch(`${server.url}/api/v1/sessions/${id}/inbox?state=all`, { headers: { authorization: `Bearer ${server.fleetKey}` } }).then((r) => r.json() as Promise<any>);
+    expect(inbox.items.map((i: any) => i.state)).toEqual(['delivered', 'delivered']);
+  });
+});

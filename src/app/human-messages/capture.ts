@@ -1,6 +1,8 @@
 import { WarrantError } from '../../core/errors.js';
 import type { CaptureChannel } from '../../core/coverage.js';
-import { insertHumanMessage } from '../../store/human-messages-repo.js';
+import { findHumanMessageByInboxItem, insertHumanMessage, insertWithdrawal } from '../../store/human-messages-repo.js';
+import type { InboxItemRecord } from '../../store/inbox-repo.js';
+import type { Acting } from '../acting.js';
 import type { SessionRecord } from '../../store/sessions-repo.js';
 import { findUserById } from '../../store/users-repo.js';
 import { keyedDigest } from '../audit.js';
@@ -87,4 +89,13 @@ export async function captureHumanWords(w: WriteScope, caller: Caller, session: 
   });
   w.live({ type: 'human_message_recorded', sessionId: session.id, ownerUserId: session.ownerUserId, payload: { session_id: session.id, human_message_id: id } });
   return id;
+}
+
+/** A human message that rode on a withdrawn inbox item keeps its record; the withdrawal is its own row. */
+export async function recordWithdrawal(w: WriteScope, acting: Acting, item: InboxItemRecord): Promise<void> {
+  const message = await findHumanMessageByInboxItem(w.tx, item.id);
+  if (!message) return;
+  await insertWithdrawal(w.tx, { humanMessageId: message.id, sessionId: message.sessionId, actorId: acting.actorId, actorBasis: acting.actorBasis, now: w.now });
+  w.audit({ kind: 'human_message_withdrawn', at: w.now, human_message_id: message.id, session_id: message.sessionId, actor_id: acting.actorId, actor_basis: acting.actorBasis });
+  w.touch(message.sessionId);
 }

@@ -12,6 +12,7 @@ import type { AppContext } from '../context.js';
 import { decodeCursor, encodeCursor } from '../cursor.js';
 import { actorViews, lineageParents, type ActorView } from '../views.js';
 import { inWriteTx } from '../write-scope.js';
+import { uncleEdgeDeletionCollector } from '../lineage/uncle-edges.js';
 
 /**
  * What a delete takes with it or changes, gathered before the row goes. Later capabilities
@@ -38,7 +39,7 @@ const humanMessageCollector: DeletionCollector = async (db, _ctx, session) => {
   return { counts: { humanMessages: counts.get(session.id)?.all ?? 0 } };
 };
 
-export const deletionCollectors: DeletionCollector[] = [childrenCollector, eventCountCollector, humanMessageCollector];
+export const deletionCollectors: DeletionCollector[] = [childrenCollector, eventCountCollector, humanMessageCollector, uncleEdgeDeletionCollector];
 
 /**
  * Deletes a session and writes its deletion record in the same transaction (spec 04): if the

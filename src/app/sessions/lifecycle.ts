@@ -2,7 +2,7 @@ import { WarrantError } from '../../core/errors.js';
 import { planArchiveCascade, type SkipReason } from '../../core/archive-cascade.js';
 import { decideTransition, isActive, type LifecycleAct } from '../../core/lifecycle.js';
 import { titleFromFailure, slugify } from '../../core/titles.js';
-import { insertInboxItem } from '../../store/inbox-repo.js';
+import { addInboxItem } from '../inbox/inbox-items.js';
 import { findSessionById, spawnChildrenOf, updateSessionIfVersion, type SessionRecord } from '../../store/sessions-repo.js';
 import { authorize, requireSession } from '../access.js';
 import { attributionOf, checkActingSessionClaim, resolveActing, systemForSession, type Acting } from '../acting.js';
@@ -87,22 +87,7 @@ export async function changeLifecycle(
 
 /** A stop reaching running work becomes a `control` item for the runtime (spec 01, 05). */
 async function addControlItem(w: WriteScope, session: SessionRecord, acting: Acting): Promise<void> {
-  const itemId = await insertInboxItem(w.tx, {
-    sessionId: session.id,
-    kind: 'control',
-    mode: 'interrupt',
-    content: 'stop',
-    details: { action: 'stop' },
-    senderActorId: acting.actorId,
-    senderBasis: acting.actorBasis,
-    senderSessionId: acting.actingSession?.id ?? null,
-    causeActorId: acting.causeActorId,
-    causeBasis: acting.causeBasis,
-    credentialId: acting.credentialId,
-    now: w.now,
-  });
-  await w.event(session.id, 'inbox_item_added', { inbox_item_id: itemId, kind: 'control', mode: 'interrupt', sender: acting.actor }, attributionOf(acting));
-  w.live({ type: 'inbox_changed', sessionId: session.id, ownerUserId: session.ownerUserId, payload: { session_id: session.id, inbox_item_id: itemId, kind: 'control' } });
+  await addInboxItem(w, { target: session, kind: 'control', mode: 'interrupt', content: 'stop', details: { action: 'stop' }, acting });
 }
 
 export interface ArchiveResult {

@@ -8,6 +8,7 @@ import type { Caller } from '../caller.js';
 import type { AppContext } from '../context.js';
 import { sessionView, type SessionView } from '../views.js';
 import { inWriteTx, type WriteScope } from '../write-scope.js';
+import { correctParent } from '../lineage/parent-correction.js';
 
 export const MAX_GIVEN_TITLE = 200;
 
@@ -16,6 +17,8 @@ export interface PatchSessionInput {
   starred?: boolean;
   model?: string | null;
   messaging?: 'full' | 'reply-only';
+  /** an operator's parent correction (spec 02): a session ref, or null to clear */
+  parentSessionId?: string | number | null;
   actingSessionId?: string | number | null;
 }
 
@@ -44,7 +47,11 @@ function fieldEvents(current: SessionRecord, input: PatchSessionInput): { change
   return { changes, events };
 }
 
-/** PATCH title, starred, model, messaging: a field set to its current value records nothing. */
+/**
+ * PATCH title, starred, model, messaging and the parent correction: a field set to its current
+ * value records nothing. A parent correction is its own act (`patch-parent`: humans and
+ * admins) and runs under the graph lock, in the same transaction as the other fields.
+ */
 export async function patchSession(ctx: AppContext, caller: Caller, ref: string, input: PatchSessionInput): Promise<{ session: SessionView; changed: string[] }> {
   if (input.title !== undefined) {
     const title = input.title.trim();
@@ -53,13 +60,28 @@ export async function patchSession(ctx: AppContext, caller: Caller, ref: string,
     input = { ...input, title };
   }
   checkActingSessionClaim(caller, input.actingSessionId);
-  return inWriteTx(ctx, async (w) => {
-    const target = await requireSession(w.tx, ctx, caller, ref);
-    await authorize(w.tx, ctx, caller, 'patch', target);
-    const acting = await resolveActing(w, caller, input.actingSessionId);
-    const { session, types } = await applyFieldChanges(w, target, input, attributionOf(acting));
-    return { session: await sessionView(w.tx, ctx, session), changed: types };
-  });
+  const correctingParent = input.parentSessionId !== undefined;
+  const patchingFields = input.title !== undefined || input.starred !== undefined || input.model !== undefined || input.messaging !== undefined;
+  return inWriteTx(
+    ctx,
+    async (w) => {
+      const target = await requireSession(w.tx, ctx, caller, ref);
+      if (patchingFields || !correctingParent) await authorize(w.tx, ctx, caller, 'patch', target);
+      if (correctingParent) await authorize(w.tx, ctx, caller, 'patch-parent', target);
+      const acting = await resolveActing(w, caller, input.actingSessionId);
+      const attribution = attributionOf(acting);
+      let current = target;
+      const types: string[] = [];
+      if (correctingParent) {
+        const corrected = await correctParent(w, caller, current, input.parentSessionId ?? null, attribution);
+        current = corrected.session;
+        if (corrected.changed) types.push('parent_changed');
+      }
+      const { session, types: fieldTypes } = await applyFieldChanges(w, current, input, attribution);
+      return { session: await sessionView(w.tx, ctx, session), changed: [...types, ...fieldTypes] };
+    },
+    { graph: correctingParent },
+  );
 }
 
 async function applyFieldChanges(

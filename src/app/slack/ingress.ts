@@ -59,7 +59,7 @@ async function seenBefore(ctx: AppContext, keys: string[]): Promise<boolean> {
  * follows it up. Only mapped roster humans are attributed; bots, apps and subtyped events
  * (edits, deletions) record nothing.
  */
-export async function handleSlackEnvelope(ctx: AppContext, envelope: SlackEnvelope, followUp: SlackFollowUp | null): Promise<SlackOutcome> {
+export async function handleSlackEnvelope(ctx: AppContext, envelope: SlackEnvelope, followUp: SlackFollowUp): Promise<SlackOutcome> {
   if (envelope.type === 'url_verification') return { outcome: 'challenge', challenge: String(envelope.challenge ?? '') };
   if (envelope.type !== 'event_callback' || !envelope.event) return { outcome: 'ignored', reason: `unsupported payload type ${envelope.type ?? 'none'}` };
   const e = envelope.event;
@@ -84,7 +84,6 @@ export async function handleSlackEnvelope(ctx: AppContext, envelope: SlackEnvelo
   if (inThread) {
     const thread = await ctx.store.kysely.selectFrom('slack_threads').select('session_id').where('channel', '=', e.channel).where('thread_ts', '=', e.thread_ts!).executeTakeFirst();
     if (thread) {
-      if (!followUp) return { outcome: 'ignored', reason: 'thread replies need the follow-up path' };
       await followUp(ctx, caller, Number(thread.session_id), { entryPoint, content: e.text, slackPermalink: permalink }, (w) => claimDelivery(w, keys));
       return { outcome: 'followed-up', sessionId: Number(thread.session_id) };
     }

@@ -36,6 +36,54 @@ export function registerSessionCommands(program: Command): void {
     });
 
   sessions
+    .command('create')
+    .description('create a session; with a session token it becomes the child of that session')
+    .option('--title <title>', 'its title (else derived from the prompt)')
+    .option('--prompt <text>', 'the prompt it starts with')
+    .option('--parent <ref>', 'the parent (a hint, declared; never fails the create — the output says what happened)')
+    .option('--agent-root <kind>', 'the kind of agent (router, worker, …)')
+    .option('--attach', 'attach now: prints the new session token')
+    .option('--json', 'print JSON (the REST payload)')
+    .action(async (opts: { title?: string; prompt?: string; parent?: string; agentRoot?: string; attach?: boolean; json?: boolean }) => {
+      const body: Record<string, unknown> = {};
+      if (opts.title !== undefined) body.title = opts.title;
+      if (opts.prompt !== undefined) body.prompt = opts.prompt;
+      if (opts.parent !== undefined) body.parent_session_id = opts.parent;
+      if (opts.agentRoot !== undefined) body.agent_root = opts.agentRoot;
+      if (opts.attach) body.attach = true;
+      const r = await client().json<{ session: { id: number; status: string; title: string | null }; parent_resolution: { requested: string | null; resolved_id: number | null; basis: string | null; dropped: string | null }; session_token?: string }>(
+        'POST',
+        '/api/v1/sessions',
+        body,
+      );
+      if (opts.json) return printJson(r);
+      const pr = r.parent_resolution;
+      const parent =
+        pr.resolved_id !== null
+          ? `parent: #${pr.resolved_id} (${pr.basis})${pr.dropped ? ` — hint ${JSON.stringify(pr.requested)} dropped: ${pr.dropped}` : ''}`
+          : pr.requested !== null
+            ? `parent: none — hint ${JSON.stringify(pr.requested)} dropped: ${pr.dropped}`
+            : 'parent: none';
+      const lines = [`Created session #${r.session.id} (${r.session.status}) ${r.session.title ?? '(untitled)'}`, parent];
+      if (r.session_token) lines.push(`session token (shown once): ${r.session_token}`);
+      printText(lines.join('\n'));
+    });
+
+  sessions
+    .command('set-parent <ref> <parent>')
+    .description('correct a wrong parent record (humans and admins): a session ref, or "none" to clear it')
+    .option('--json', 'print JSON')
+    .action(async (ref: string, parent: string, opts: { json?: boolean }) => {
+      const value = parent === 'none' ? null : parent;
+      const r = await client().json<{ session: { id: number; lineage_parent_id: number | null; parent_basis: string | null }; changed: string[] }>('PATCH', `/api/v1/sessions/${refPath(ref)}`, {
+        parent_session_id: value,
+      });
+      if (opts.json) return printJson(r);
+      const now = r.session.lineage_parent_id !== null ? `#${r.session.lineage_parent_id} (${r.session.parent_basis})` : 'none';
+      printText(r.changed.includes('parent_changed') ? `Session #${r.session.id}'s parent is now ${now}.` : `No change: session #${r.session.id}'s parent is already ${now}.`);
+    });
+
+  sessions
     .command('show <ref>')
     .description('a session: status, lineage and provenance')
     .option('--json', 'print JSON (the REST payload)')

@@ -6,7 +6,6 @@ import { patchSession } from '../../app/sessions/patch-session.js';
 import { getSessionDetail } from '../../app/sessions/session-detail.js';
 import { listSessionEvents, listSessions } from '../../app/sessions/read-sessions.js';
 import { appendTranscript, readTranscript } from '../../app/sessions/transcript.js';
-import { WarrantError } from '../../core/errors.js';
 import { serializeCreateResult, serializeDeletion, serializeEvent } from '../../render/record-json.js';
 import { serializeSession } from '../../render/session-json.js';
 import { serializeSessionDetail } from '../../render/session-detail-json.js';
@@ -53,7 +52,7 @@ export function registerSessionRoutes(app: OpenAPIHono<HttpEnv>, ctx: AppContext
         body: jsonBody(CreateSessionBody),
         headers: z.object({
           'idempotency-key': z.string().max(200).optional(),
-          'x-warrant-parent-session': z.string().max(1000).optional(),
+          'x-warrant-parent-session': z.string().max(10_000).optional(),
         }),
       },
       responses: { 201: ok(CreateSessionResponse, 'created (or the replayed original)'), ...errors },
@@ -132,20 +131,20 @@ export function registerSessionRoutes(app: OpenAPIHono<HttpEnv>, ctx: AppContext
     createRoute({
       method: 'patch',
       path: '/api/v1/sessions/{ref}',
-      summary: 'Change title, starred, model or messaging (one attributed event per field that changed)',
+      summary: 'Change title, starred, model or messaging, or correct the parent (one attributed event per field that changed)',
+      description:
+        '`parent_session_id` is an operator correction (humans for their own sessions, admins): written under the graph lock with `parent_basis = corrected` and a `parent_changed` event. Refusals: `404 parent-not-found`, `409 parent-not-older`, `409 parent-cycle`, `409 parent-cycle-unproven`, `409 parent-owner-mismatch` (multi-user), `409 legacy-parent` (clearing a parent that came from the legacy key).',
       request: { params: RefParam, body: jsonBody(PatchSessionBody, true) },
       responses: { 200: ok(z.object({ session: SessionSchema, changed: z.array(z.string()) }), 'the session after the change'), ...errors },
     }),
     async (c) => {
       const body = c.req.valid('json');
-      if (body.parent_session_id !== undefined) {
-        throw new WarrantError('not-implemented', 'parent_session_id: parent corrections are not available in this build.', { status: 400, details: { field: 'parent_session_id' } });
-      }
       const result = await patchSession(ctx, c.get('caller'), c.req.valid('param').ref, {
         ...(body.title !== undefined ? { title: body.title } : {}),
         ...(body.starred !== undefined ? { starred: body.starred } : {}),
         ...(body.model !== undefined ? { model: body.model } : {}),
         ...(body.messaging !== undefined ? { messaging: body.messaging } : {}),
+        ...(body.parent_session_id !== undefined ? { parentSessionId: body.parent_session_id } : {}),
         actingSessionId: body.acting_session_id ?? null,
       });
       return json(c, { session: serializeSession(result.session), changed: result.changed });

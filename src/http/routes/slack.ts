@@ -11,7 +11,7 @@ import type { HttpEnv } from '../env.js';
  * `POST /integrations/slack/events` (spec 03, 06): the signature is the credential. A bad
  * signature or a timestamp outside the 5-minute window is a 401 and records nothing.
  */
-export function registerSlackRoute(app: OpenAPIHono<HttpEnv>, ctx: AppContext, followUp: () => SlackFollowUp | null): void {
+export function registerSlackRoute(app: OpenAPIHono<HttpEnv>, ctx: AppContext, followUp: SlackFollowUp): void {
   app.post('/integrations/slack/events', async (c) => {
     const secret = await getSetting(ctx.store.kysely, SETTING_SLACK_SIGNING_SECRET);
     if (!secret) throw slackNotConfigured();
@@ -33,7 +33,7 @@ export function registerSlackRoute(app: OpenAPIHono<HttpEnv>, ctx: AppContext, f
       throw new WarrantError('malformed-json', 'The Slack request body is not valid JSON.');
     }
     if (c.req.header('x-slack-retry-num')) ctx.logger.info({ retry: c.req.header('x-slack-retry-num'), event: envelope.event_id }, 'slack retry');
-    const result = await handleSlackEnvelope(ctx, envelope, followUp());
+    const result = await handleSlackEnvelope(ctx, envelope, followUp);
     if (result.outcome === 'challenge') return c.json({ challenge: result.challenge });
     if (result.outcome === 'ignored') ctx.logger.info({ event: envelope.event_id, reason: result.reason }, 'slack event recorded nothing');
     return c.json({ ok: true, outcome: result.outcome, ...('sessionId' in result ? { session_id: result.sessionId } : {}) });

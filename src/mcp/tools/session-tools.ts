@@ -4,6 +4,10 @@ import { listSessions } from '../../app/sessions/read-sessions.js';
 import { getSessionDetail } from '../../app/sessions/session-detail.js';
 import { archiveSession, changeLifecycle } from '../../app/sessions/lifecycle.js';
 import { WarrantError } from '../../core/errors.js';
+import { deliverNew } from '../../app/inbox/deliveries.js';
+import { removeUncleEdge } from '../../app/lineage/uncle-edges.js';
+import { serializeDelivery } from '../../render/inbox-json.js';
+import { renderDelivery } from '../../render/inbox-markdown.js';
 import { serializeCreateResult } from '../../render/record-json.js';
 import { serializeSession } from '../../render/session-json.js';
 import { serializeSessionDetail } from '../../render/session-detail-json.js';
@@ -25,7 +29,7 @@ export const startSession = defineTool({
       prompt: z.string().optional(),
       agent_root: z.string().max(64).optional(),
       model: z.string().max(200).optional(),
-      parent_session_id: Ref.optional(),
+      parent_session_id: z.union([z.string().max(10_000), z.number()]).optional(),
       acting_session_id: Ref.optional(),
       custom_metadata: z.record(z.string(), z.unknown()).optional(),
     }),
@@ -103,15 +107,36 @@ export const actionSession = defineTool({
   groups: ['sessions'],
   title: 'Act on a session',
   description: () =>
-    'Act on a session: `archive` (cascades down its spawn subtree, skipping active sessions), `unarchive`, `stop`, `resume`. With a fleet key, `acting_session_id` names the session on whose behalf you act (declared). A session token acts only on its own session and its descendants.',
+    [
+      'Act on a session (`session_id`):',
+      '`follow_up` delivers `content` as its next user turn; when you act as a session (your session token, or a fleet key with `acting_session_id`), Warrant may record that session as an uncle of the target (spec: uncle edges) and reports the outcome in `uncle_edge`. Words sent over MCP are never recorded as a human\'s message, whatever the token.',
+      '`archive` (cascades down its spawn subtree, skipping active sessions), `unarchive`, `stop`, `resume`.',
+      '`remove_uncle` removes the uncle edge `uncle_session_id` → `session_id` recorded in error (not with a session token).',
+      'With a fleet key, `acting_session_id` names the session on whose behalf you act (declared). A session token acts as its own session, and changes the lifecycle only of itself and its descendants.',
+    ].join(' '),
   inputSchema: () =>
     z.object({
-      action: z.enum([...LIFECYCLE_ACTIONS]),
+      action: z.enum([...LIFECYCLE_ACTIONS, 'follow_up', 'remove_uncle']),
       session_id: Ref,
+      content: z.string().optional().describe('follow_up: the text the session receives'),
+      uncle_session_id: Ref.optional().describe('remove_uncle: the senior end of the edge'),
       acting_session_id: Ref.optional(),
     }),
   handler: async (ctx, caller, args) => {
     const ref = String(args.session_id);
+    if (args.action === 'follow_up') {
+      if (args.content === undefined) throw new WarrantError('invalid-request', 'content: required for follow_up.', { details: { field: 'content' } });
+      const r = await deliverNew(ctx, caller, ref, 'follow_up', { content: args.content, actingSessionId: args.acting_session_id ?? null });
+      return { text: renderDelivery(r), data: serializeDelivery(r) };
+    }
+    if (args.action === 'remove_uncle') {
+      if (args.uncle_session_id === undefined) throw new WarrantError('invalid-request', 'uncle_session_id: required for remove_uncle.', { details: { field: 'uncle_session_id' } });
+      const r = await removeUncleEdge(ctx, caller, ref, String(args.uncle_session_id), { actingSessionId: args.acting_session_id ?? null });
+      return {
+        text: `Removed the uncle edge #${r.removed.uncleSessionId} → #${r.removed.sessionId} (written ${r.removed.createdAt} by ${r.removed.source}, ${r.removed.basis}).`,
+        data: { removed: { session_id: r.removed.sessionId, uncle_session_id: r.removed.uncleSessionId, source: r.removed.source, basis: r.removed.basis, created_at: r.removed.createdAt } },
+      };
+    }
     if (args.action === 'archive') {
       const r = await archiveSession(ctx, caller, ref, args.acting_session_id ?? null);
       const skipped = r.skipped.map((s) => `#${s.id} (${s.reason})`).join(', ');

@@ -1,0 +1,141 @@
+import { actorRefString } from '../../core/actors.js';
+import { WarrantError } from '../../core/errors.js';
+import { effectiveState, MAX_INBOX_CONTENT_BYTES, type InboxKind, type InboxMode, type InboxState } from '../../core/inbox-rules.js';
+import type { Executor } from '../../store/dialect/dialect.js';
+import { findInboxItem, insertInboxItem, type InboxItemRecord } from '../../store/inbox-repo.js';
+import type { SessionRecord } from '../../store/sessions-repo.js';
+import { attributionOf, type Acting } from '../acting.js';
+import type { AppContext } from '../context.js';
+import { actorViews, type ActorView } from '../views.js';
+import type { WriteScope } from '../write-scope.js';
+
+/** An inbox item as every surface shows it: sender and cause expanded, the effective state. */
+export interface InboxItemView {
+  id: number;
+  sessionId: number;
+  kind: InboxKind;
+  mode: InboxMode;
+  /** effective: a lapsed lease reads as `pending` */
+  state: InboxState;
+  content: string;
+  details: Record<string, unknown>;
+  sender: (ActorView & { basis: string | null }) | null;
+  senderSessionId: number | null;
+  cause: (ActorView & { basis: string | null }) | null;
+  leaseExpiresAt: string | null;
+  leasedAt: string | null;
+  leaseCount: number;
+  deliveredAt: string | null;
+  withdrawnAt: string | null;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export async function inboxItemViews(db: Executor, ctx: AppContext, items: readonly InboxItemRecord[]): Promise<InboxItemView[]> {
+  const now = ctx.clock.now().toISOString();
+  const actors = await actorViews(db, ctx, items.flatMap((i) => [i.senderActorId, i.causeActorId]));
+  return items.map((i) => {
+    const state = effectiveState(i, now);
+    return {
+      id: i.id,
+      sessionId: i.sessionId,
+      kind: i.kind,
+      mode: i.mode,
+      state,
+      content: i.content,
+      details: i.details,
+      sender: i.senderActorId === null ? null : { ...actors.get(i.senderActorId)!, basis: i.senderBasis },
+      senderSessionId: i.senderSessionId,
+      cause: i.causeActorId === null ? null : { ...actors.get(i.causeActorId)!, basis: i.causeBasis },
+      leaseExpiresAt: state === 'leased' ? i.leaseExpiresAt : null,
+      leasedAt: i.leasedAt,
+      leaseCount: i.leaseCount,
+      deliveredAt: i.deliveredAt,
+      withdrawnAt: i.withdrawnAt,
+      createdAt: i.createdAt,
+      updatedAt: i.updatedAt,
+    };
+  });
+}
+
+/** Content is text the runtime will hand to its model: non-empty, bounded. */
+export function checkInboxContent(content: unknown, field = 'content'): string {
+  if (typeof content !== 'string' || content.trim() === '') {
+    throw new WarrantError('invalid-request', `${field}: must be non-empty text.`, { details: { field } });
+  }
+  const bytes = Buffer.byteLength(content, 'utf8');
+  if (bytes > MAX_INBOX_CONTENT_BYTES) {
+    throw new WarrantError('content-too-large', `${field} is ${bytes} bytes; the limit is ${MAX_INBOX_CONTENT_BYTES}. Put large text in a file the session can read and send its path.`, {
+      details: { field, limit: MAX_INBOX_CONTENT_BYTES },
+    });
+  }
+  return content;
+}
+
+/** spec 05 (agent messages' `target-unavailable`): nothing is delivered to an archived session. */
+export function requireDeliverable(target: SessionRecord): void {
+  if (target.status === 'archived') {
+    throw new WarrantError('target-unavailable', `Session #${target.id} is archived; nothing was delivered. Unarchive it first if it should run again.`, {
+      details: { session_id: target.id, status: target.status },
+    });
+  }
+}
+
+/** `inbox_changed` (spec 06) for a listening runtime or UI; ids and states only, never content. */
+export function inboxChanged(w: WriteScope, target: Pick<SessionRecord, 'id' | 'ownerUserId'>, change: string, items: readonly { id: number; kind: InboxKind; mode: InboxMode; state: InboxState }[]): void {
+  w.live({
+    type: 'inbox_changed',
+    sessionId: target.id,
+    ownerUserId: target.ownerUserId,
+    payload: { session_id: target.id, change, items: items.map((i) => ({ id: i.id, kind: i.kind, mode: i.mode, state: i.state })) },
+  });
+}
+
+export interface NewItem {
+  target: SessionRecord;
+  kind: InboxKind;
+  mode: InboxMode;
+  content: string;
+  details?: Record<string, unknown>;
+  /** who sent it, on whose behalf, with which credential */
+  acting: Acting;
+}
+
+/**
+ * The one way an item enters an inbox (spec 05), inside the caller's transaction: the row,
+ * `inbox_item_added` on the target's timeline, `inbox_item_sent` on the sending session's own
+ * timeline when a session sent words (not for a stop's control item: the `stop_requested`
+ * event already records that act), and `inbox_changed` at commit.
+ */
+export async function addInboxItem(w: WriteScope, input: NewItem): Promise<InboxItemRecord> {
+  const { acting, target } = input;
+  const senderSessionId = acting.actingSession?.id ?? null;
+  const id = await insertInboxItem(w.tx, {
+    sessionId: target.id,
+    kind: input.kind,
+    mode: input.mode,
+    content: input.content,
+    details: input.details ?? {},
+    senderActorId: acting.actorId,
+    senderBasis: acting.actorBasis,
+    senderSessionId,
+    causeActorId: acting.causeActorId,
+    causeBasis: acting.causeBasis,
+    credentialId: acting.credentialId,
+    now: w.now,
+  });
+  const attribution = attributionOf(acting);
+  const sender = { kind: acting.actor.kind, ref: actorRefString(acting.actor) || null, basis: acting.actorBasis };
+  const events: { sessionId: number; type: string; details: Record<string, unknown> }[] = [
+    { sessionId: target.id, type: 'inbox_item_added', details: { inbox_item_id: id, kind: input.kind, mode: input.mode, sender, sender_session_id: senderSessionId } },
+  ];
+  if (senderSessionId !== null && input.kind !== 'control') {
+    events.push({ sessionId: senderSessionId, type: 'inbox_item_sent', details: { inbox_item_id: id, kind: input.kind, mode: input.mode, to_session_id: target.id, sender_basis: acting.actorBasis } });
+  }
+  // Each event locks its session's row (the per-session seq): lock in id order, so A → B and
+  // B → A sent at the same moment cannot deadlock.
+  events.sort((x, y) => x.sessionId - y.sessionId);
+  for (const e of events) await w.event(e.sessionId, e.type, e.details, attribution);
+  inboxChanged(w, target, 'added', [{ id, kind: input.kind, mode: input.mode, state: 'pending' }]);
+  return (await findInboxItem(w.tx, id))!;
+}

@@ -1,0 +1,183 @@
+import { WarrantError } from '../../core/errors.js';
+import { frameForItem, type RuntimeFrame } from '../../core/inbox-frames.js';
+import {
+  compareLeaseOrder,
+  decideAck,
+  DEFAULT_LEASE_BATCH,
+  INBOX_KINDS,
+  INBOX_STATES,
+  leasableModes,
+  MAX_LEASE_BATCH,
+  UNDELIVERED_STATES,
+  type InboxKind,
+  type InboxState,
+} from '../../core/inbox-rules.js';
+import { findInboxItems, lapseExpiredLeases, leasePendingItems, listInboxItems, updateInboxItemIfState, type InboxItemRecord } from '../../store/inbox-repo.js';
+import { findSessionsByIds, type SessionRecord } from '../../store/sessions-repo.js';
+import { authorize, requireSession } from '../access.js';
+import type { Caller } from '../caller.js';
+import type { AppContext } from '../context.js';
+import { decodeCursor, encodeCursor } from '../cursor.js';
+import { inWriteTx, type WriteScope } from '../write-scope.js';
+import { inboxChanged, inboxItemViews, type InboxItemView } from './inbox-items.js';
+
+/** A leased item: the view, the frame the runtime hands its model, and whether it was handed out before. */
+export interface LeasedItem extends InboxItemView {
+  frame: RuntimeFrame;
+  /** true when an earlier lease of this item lapsed unacknowledged: not new, the same item again */
+  redelivery: boolean;
+}
+
+export interface InboxListInput {
+  states?: string[];
+  kinds?: string[];
+  cursor?: string;
+  limit?: number;
+}
+
+function checkListed<T extends string>(values: string[] | undefined, allowed: readonly T[], field: string): T[] | undefined {
+  if (!values) return undefined;
+  const out = values.map((v) => v.trim()).filter((v) => v !== '');
+  for (const v of out) {
+    if (!(allowed as readonly string[]).includes(v)) throw new WarrantError('invalid-request', `${field}: ${JSON.stringify(v)} is not one of ${allowed.join(', ')}.`, { details: { field } });
+  }
+  return out as T[];
+}
+
+/**
+ * `GET …/inbox` (spec 05): lists, changes nothing. Default: what is not yet delivered
+ * (`pending`, `leased`); `state=all` lists every state. Oldest first, cursor-paginated.
+ */
+export async function listInbox(ctx: AppContext, caller: Caller, ref: string, input: InboxListInput): Promise<{ session: SessionRecord; items: InboxItemView[]; nextCursor: string | null }> {
+  const db = ctx.store.kysely;
+  const session = await requireSession(db, ctx, caller, ref);
+  await authorize(db, ctx, caller, 'read', session);
+  const all = input.states?.length === 1 && input.states[0] === 'all';
+  const states = all ? undefined : (checkListed<InboxState>(input.states, INBOX_STATES, 'state') ?? [...UNDELIVERED_STATES]);
+  const kinds = checkListed<InboxKind>(input.kinds, INBOX_KINDS, 'kind');
+  const limit = Math.min(Math.max(input.limit ?? 50, 1), 200);
+  const rows = await listInboxItems(db, {
+    sessionId: session.id,
+    now: ctx.clock.now().toISOString(),
+    ...(states ? { states } : {}),
+    ...(kinds ? { kinds } : {}),
+    ...(input.cursor ? { afterId: decodeCursor(input.cursor, 'inbox') } : {}),
+    limit: limit + 1,
+  });
+  const page = rows.slice(0, limit);
+  return { session, items: await inboxItemViews(db, ctx, page), nextCursor: rows.length > limit ? encodeCursor('inbox', page[page.length - 1]!.id) : null };
+}
+
+export interface LeaseInput {
+  /** the runtime says it is idle: `when_idle` items may be leased even if the session's status lags */
+  runtimeIdle?: boolean;
+  maxItems?: number;
+}
+
+export interface AckReport {
+  delivered: number[];
+  alreadyDelivered: number[];
+  rejected: { id: number; reason: 'not-found' | 'not-leased' | 'withdrawn' | 'expired' }[];
+}
+
+async function leaseIn(w: WriteScope, session: SessionRecord, input: LeaseInput): Promise<{ items: LeasedItem[]; leaseExpiresAt: string | null }> {
+  const ctx = w.ctx;
+  const maxItems = input.maxItems ?? DEFAULT_LEASE_BATCH;
+  if (!Number.isInteger(maxItems) || maxItems < 1 || maxItems > MAX_LEASE_BATCH) {
+    throw new WarrantError('invalid-request', `max_items: between 1 and ${MAX_LEASE_BATCH}.`, { details: { field: 'max_items' } });
+  }
+  const lapsed = await lapseExpiredLeases(w.tx, w.now, session.id);
+  const expiresAt = new Date(Date.parse(w.now) + ctx.leaseMs).toISOString();
+  const modes = leasableModes({ sessionIdle: session.status === 'idle', runtimeIdle: input.runtimeIdle ?? false });
+  const leased = (await leasePendingItems(w.tx, { sessionId: session.id, modes, now: w.now, expiresAt, limit: maxItems })).sort(compareLeaseOrder);
+  if (leased.length > 0) inboxChanged(w, session, 'leased', leased);
+  else if (lapsed.length > 0) inboxChanged(w, session, 'lease-lapsed', (await findInboxItems(w.tx, session.id, lapsed.map((l) => l.id))));
+  const views = await inboxItemViews(w.tx, ctx, leased);
+  return {
+    items: views.map((v, i) => ({ ...v, frame: frameForItem(leased[i]!), redelivery: leased[i]!.leaseCount > 1 })),
+    leaseExpiresAt: leased.length > 0 ? expiresAt : null,
+  };
+}
+
+async function ackIn(w: WriteScope, session: SessionRecord, ids: readonly number[]): Promise<AckReport> {
+  const report: AckReport = { delivered: [], alreadyDelivered: [], rejected: [] };
+  const unique = [...new Set(ids)];
+  const found = new Map((await findInboxItems(w.tx, session.id, unique)).map((i) => [i.id, i]));
+  const changed: InboxItemRecord[] = [];
+  for (const id of unique) {
+    const item = found.get(id);
+    if (!item) {
+      report.rejected.push({ id, reason: 'not-found' });
+      continue;
+    }
+    const decision = decideAck(item);
+    if (decision.kind === 'already-delivered') report.alreadyDelivered.push(id);
+    else if (decision.kind === 'rejected') report.rejected.push({ id, reason: decision.reason });
+    else if (await updateInboxItemIfState(w.tx, id, ['leased', 'pending'], { state: 'delivered', deliveredAt: w.now, clearLease: true }, w.now)) {
+      report.delivered.push(id);
+      changed.push({ ...item, state: 'delivered' });
+    } else report.rejected.push({ id, reason: 'not-leased' });
+  }
+  if (changed.length > 0) inboxChanged(w, session, 'delivered', changed);
+  return report;
+}
+
+function checkAckIds(ids: unknown): number[] {
+  if (!Array.isArray(ids) || ids.some((i) => !Number.isSafeInteger(i) || (i as number) <= 0)) {
+    throw new WarrantError('invalid-request', 'ids: a list of inbox item ids.', { details: { field: 'ids' } });
+  }
+  if (ids.length > 1000) throw new WarrantError('invalid-request', 'ids: at most 1000 per call.', { details: { field: 'ids' } });
+  return ids as number[];
+}
+
+/**
+ * `POST …/inbox/lease` (spec 05): interrupt items first; `when_idle` only when the session is
+ * idle or the runtime says so; a lapsed lease returns its items first. Leased items are
+ * handed out again only after their lease lapses. The session itself, fleet and admins only.
+ */
+export async function leaseInbox(ctx: AppContext, caller: Caller, ref: string, input: LeaseInput): Promise<{ session: SessionRecord; items: LeasedItem[]; leaseExpiresAt: string | null }> {
+  return inWriteTx(ctx, async (w) => {
+    const session = await requireSession(w.tx, ctx, caller, ref);
+    await authorize(w.tx, ctx, caller, 'runtime', session);
+    return { session, ...(await leaseIn(w, session, input)) };
+  });
+}
+
+/** `POST …/inbox/ack`: explicit acknowledgement marks items delivered (spec 05). */
+export async function ackInbox(ctx: AppContext, caller: Caller, ref: string, ids: unknown): Promise<AckReport> {
+  const checked = checkAckIds(ids);
+  return inWriteTx(ctx, async (w) => {
+    const session = await requireSession(w.tx, ctx, caller, ref);
+    await authorize(w.tx, ctx, caller, 'runtime', session);
+    return ackIn(w, session, checked);
+  });
+}
+
+/**
+ * MCP `read_inbox`: acknowledges the items of earlier calls, then leases new ones — in one
+ * transaction, so a retried stateless call neither loses an item (unacknowledged items come
+ * back when their lease lapses) nor hands one out twice as new (`redelivery` marks a repeat).
+ */
+export async function readInbox(ctx: AppContext, caller: Caller, ref: string, input: LeaseInput & { ack?: unknown }): Promise<{ ack: AckReport; items: LeasedItem[]; leaseExpiresAt: string | null }> {
+  const ids = input.ack === undefined ? [] : checkAckIds(input.ack);
+  return inWriteTx(ctx, async (w) => {
+    const session = await requireSession(w.tx, ctx, caller, ref);
+    await authorize(w.tx, ctx, caller, 'runtime', session);
+    const ack = await ackIn(w, session, ids);
+    return { ack, ...(await leaseIn(w, session, input)) };
+  });
+}
+
+/** Housekeeping: lapsed leases everywhere return to `pending`, and their runtimes hear of it. */
+export async function lapseLeases(ctx: AppContext): Promise<number> {
+  return inWriteTx(ctx, async (w) => {
+    const lapsed = await lapseExpiredLeases(w.tx, w.now);
+    if (lapsed.length === 0) return 0;
+    const bySession = new Map<number, number[]>();
+    for (const l of lapsed) bySession.set(l.sessionId, [...(bySession.get(l.sessionId) ?? []), l.id]);
+    for (const session of await findSessionsByIds(w.tx, ctx.store, [...bySession.keys()])) {
+      inboxChanged(w, session, 'lease-lapsed', await findInboxItems(w.tx, session.id, bySession.get(session.id)!));
+    }
+    return lapsed.length;
+  });
+}

@@ -1,0 +1,102 @@
+/**
+ * spec 05 "The inbox": how anything reaches a session. Items are leased by the runtime and
+ * acknowledged explicitly; these are the pure rules for what may be leased, in which order,
+ * and which changes a queued item may still take.
+ */
+export const INBOX_KINDS = ['follow_up', 'enqueued', 'agent_message', 'parent_message', 'control'] as const;
+export type InboxKind = (typeof INBOX_KINDS)[number];
+
+export const INBOX_MODES = ['next_turn', 'when_idle', 'interrupt'] as const;
+export type InboxMode = (typeof INBOX_MODES)[number];
+
+export const INBOX_STATES = ['pending', 'leased', 'delivered', 'withdrawn', 'expired'] as const;
+export type InboxState = (typeof INBOX_STATES)[number];
+
+/** The queue a person or agent sees: items not yet delivered, withdrawn or expired. */
+export const UNDELIVERED_STATES: readonly InboxState[] = ['pending', 'leased'];
+
+/** Content of one item: larger text belongs in a file the agent can read. */
+export const MAX_INBOX_CONTENT_BYTES = 256 * 1024;
+
+export const DEFAULT_LEASE_BATCH = 50;
+export const MAX_LEASE_BATCH = 100;
+
+/** Lease order: `interrupt` items first, then next-turn, then when-idle; oldest first within each. */
+export const LEASE_PRIORITY: Record<InboxMode, number> = { interrupt: 0, next_turn: 1, when_idle: 2 };
+
+/**
+ * The modes a lease may take now: `when_idle` items only when the session is idle or the
+ * lease call says the runtime is idle.
+ * @example leasableModes({sessionIdle: false, runtimeIdle: false}) // ['interrupt', 'next_turn']
+ */
+export function leasableModes(state: { sessionIdle: boolean; runtimeIdle: boolean }): InboxMode[] {
+  return state.sessionIdle || state.runtimeIdle ? ['interrupt', 'next_turn', 'when_idle'] : ['interrupt', 'next_turn'];
+}
+
+/** Orders leasable items as a lease hands them out. */
+export function compareLeaseOrder(a: { mode: InboxMode; id: number }, b: { mode: InboxMode; id: number }): number {
+  return LEASE_PRIORITY[a.mode] - LEASE_PRIORITY[b.mode] || a.id - b.id;
+}
+
+/**
+ * The state a reader sees: a lease that lapsed has returned the item to `pending`, even
+ * before housekeeping rewrites the row (a listing changes nothing).
+ */
+export function effectiveState(item: { state: InboxState; leaseExpiresAt: string | null }, nowIso: string): InboxState {
+  if (item.state === 'leased' && item.leaseExpiresAt !== null && item.leaseExpiresAt <= nowIso) return 'pending';
+  return item.state;
+}
+
+/** Which queued items a person or agent may still redirect: `enqueued` items only. */
+export function isQueueItem(kind: InboxKind): boolean {
+  return kind === 'enqueued';
+}
+
+export type QueueChange = 'send_now' | 'interrupt' | 'withdraw';
+
+/**
+ * What a change to a queued item does (spec 05): `send_now` makes a when-idle item the next
+ * turn, `interrupt` makes it interrupt now, `withdraw` takes it back before delivery. Only a
+ * pending item can change — a leased one is in the runtime's hands and may already be shown
+ * to the model. A change with no effect (send_now of a next-turn or interrupt item, interrupt
+ * of an interrupt item) records nothing.
+ */
+export type QueueChangeDecision =
+  | { kind: 'change'; to: { mode: InboxMode } | { state: 'withdrawn' } }
+  | { kind: 'noop' }
+  | { kind: 'refused'; state: InboxState };
+
+export function decideQueueChange(item: { mode: InboxMode; state: InboxState }, change: QueueChange): QueueChangeDecision {
+  if (item.state !== 'pending') return { kind: 'refused', state: item.state };
+  switch (change) {
+    case 'withdraw':
+      return { kind: 'change', to: { state: 'withdrawn' } };
+    case 'send_now':
+      // an interrupt is already more urgent than the next turn: never downgrade it
+      return item.mode === 'when_idle' ? { kind: 'change', to: { mode: 'next_turn' } } : { kind: 'noop' };
+    case 'interrupt':
+      return item.mode === 'interrupt' ? { kind: 'noop' } : { kind: 'change', to: { mode: 'interrupt' } };
+  }
+}
+
+/**
+ * An acknowledgement marks an item delivered when the runtime was handed it: it is leased,
+ * or its lease lapsed after it was handed out (the runtime still received it). Acknowledging
+ * a delivered item again changes nothing.
+ */
+export type AckDecision = { kind: 'deliver' } | { kind: 'already-delivered' } | { kind: 'rejected'; reason: 'not-leased' | 'withdrawn' | 'expired' };
+
+export function decideAck(item: { state: InboxState; leaseCount: number }): AckDecision {
+  switch (item.state) {
+    case 'leased':
+      return { kind: 'deliver' };
+    case 'pending':
+      return item.leaseCount > 0 ? { kind: 'deliver' } : { kind: 'rejected', reason: 'not-leased' };
+    case 'delivered':
+      return { kind: 'already-delivered' };
+    case 'withdrawn':
+      return { kind: 'rejected', reason: 'withdrawn' };
+    case 'expired':
+      return { kind: 'rejected', reason: 'expired' };
+  }
+}

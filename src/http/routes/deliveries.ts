@@ -1,0 +1,100 @@
+import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
+import type { AppContext } from '../../app/context.js';
+import { changeQueuedItem, deliverNew, listEnqueued, type NewDeliveryAction } from '../../app/inbox/deliveries.js';
+import type { QueueChange } from '../../core/inbox-rules.js';
+import { serializeDelivery, serializeInboxItem, serializeQueueChange } from '../../render/inbox-json.js';
+import { renderDelivery, renderInboxList, renderQueueChange } from '../../render/inbox-markdown.js';
+import { json, markdown, route, type HttpEnv } from '../env.js';
+import { ActingOnlyBody, ContentBody, DeliveryResponse, InboxItemSchema, InboxQuery, MessageIdParam, QueueChangeResponse } from '../inbox-schemas.js';
+import { ErrorSchema, FormatQuery, RefParam } from '../schemas.js';
+
+const errors = {
+  400: { description: 'invalid input, or an acting_session_id from a caller that cannot declare one', content: { 'application/json': { schema: ErrorSchema } } },
+  401: { description: 'no or bad credential', content: { 'application/json': { schema: ErrorSchema } } },
+  403: { description: 'not allowed (or acting-session-mismatch)', content: { 'application/json': { schema: ErrorSchema } } },
+  404: { description: 'no such session or message', content: { 'application/json': { schema: ErrorSchema } } },
+  409: { description: 'target-unavailable (archived), enqueued-message-not-pending', content: { 'application/json': { schema: ErrorSchema } } },
+  413: { description: 'content-too-large', content: { 'application/json': { schema: ErrorSchema } } },
+};
+const ok = <T extends z.ZodType>(schema: T, description: string) => ({ description, content: { 'application/json': { schema } } });
+const UNCLE_NOTE =
+  'The delivery commits first; then the uncle-edge rules of spec 02 run in their own transaction and `uncle_edge.outcome` reports what happened (a delivery is never undone by its edge). With a session token the caller is the acting session; a fleet key may declare `acting_session_id`; humans are never uncles.';
+
+/** spec 06: follow-up, the enqueued-message queue and interrupt — the session-initiated paths into an inbox. */
+export function registerDeliveryRoutes(app: OpenAPIHono<HttpEnv>, ctx: AppContext): void {
+  const newItemRoute = (action: NewDeliveryAction, path: string, summary: string) =>
+    route(
+      app,
+      createRoute({
+        method: 'post',
+        path,
+        summary,
+        description: UNCLE_NOTE,
+        request: { params: RefParam, query: FormatQuery, body: { content: { 'application/json': { schema: ContentBody } }, required: true } },
+        responses: { 201: ok(DeliveryResponse, 'delivered to the inbox, with the uncle-edge outcome'), ...errors },
+      }),
+      async (c) => {
+        const body = c.req.valid('json');
+        const r = await deliverNew(ctx, c.get('caller'), c.req.valid('param').ref, action, { content: body.content, actingSessionId: body.acting_session_id ?? null });
+        if (c.req.valid('query').format === 'markdown') return markdown(c, renderDelivery(r));
+        return json(c, serializeDelivery(r), 201);
+      },
+    );
+
+  newItemRoute('follow_up', '/api/v1/sessions/{ref}/follow_up', 'Deliver a follow-up (the next user turn)');
+  newItemRoute('enqueue', '/api/v1/sessions/{ref}/enqueued_messages', 'Enqueue a message, delivered when the session is idle');
+  newItemRoute('interrupt', '/api/v1/sessions/{ref}/interrupt', 'Interrupt: a new item with mode interrupt (the runtime stops its turn and takes it)');
+
+  route(
+    app,
+    createRoute({
+      method: 'get',
+      path: '/api/v1/sessions/{ref}/enqueued_messages',
+      summary: "The session's queue (pending and leased unless `state` says otherwise)",
+      request: { params: RefParam, query: InboxQuery.omit({ kind: true }) },
+      responses: { 200: ok(z.object({ enqueued_messages: z.array(InboxItemSchema), next_cursor: z.string().nullable() }), 'a page of enqueued messages, oldest first'), ...errors },
+    }),
+    async (c) => {
+      const q = c.req.valid('query');
+      const r = await listEnqueued(ctx, c.get('caller'), c.req.valid('param').ref, {
+        ...(q.state ? { states: q.state.split(',') } : {}),
+        ...(q.cursor ? { cursor: q.cursor } : {}),
+        ...(q.limit ? { limit: q.limit } : {}),
+      });
+      if (q.format === 'markdown') return markdown(c, renderInboxList(r.session.id, r.items, r.nextCursor, 'queue'));
+      return json(c, { enqueued_messages: r.items.map(serializeInboxItem), next_cursor: r.nextCursor });
+    },
+  );
+
+  const queueRoute = (change: QueueChange, method: 'post' | 'delete', path: string, summary: string) =>
+    route(
+      app,
+      createRoute({
+        method,
+        path,
+        summary,
+        description:
+          change === 'withdraw'
+            ? 'Withdraws a pending enqueued message before delivery (no uncle edge). A leased message is refused: the runtime may already be showing it.'
+            : `${UNCLE_NOTE} A change with no effect records nothing (\`changed: false\`, \`uncle_edge: null\`).`,
+        request: {
+          params: MessageIdParam,
+          query: FormatQuery.extend({ acting_session_id: z.string().max(200).optional() }),
+          ...(method === 'post' ? { body: { content: { 'application/json': { schema: ActingOnlyBody } }, required: false } } : {}),
+        },
+        responses: { 200: ok(QueueChangeResponse, 'the message after the change'), ...errors },
+      }),
+      async (c) => {
+        const { ref, mid } = c.req.valid('param');
+        const q = c.req.valid('query');
+        const body = method === 'post' ? ((c.req.valid('json' as never) as { acting_session_id?: string | number | null } | undefined) ?? {}) : {};
+        const r = await changeQueuedItem(ctx, c.get('caller'), ref, mid, change, { actingSessionId: body.acting_session_id ?? q.acting_session_id ?? null });
+        if (q.format === 'markdown') return markdown(c, renderQueueChange(r, change));
+        return json(c, serializeQueueChange(r));
+      },
+    );
+
+  queueRoute('send_now', 'post', '/api/v1/sessions/{ref}/enqueued_messages/{mid}/send_now', 'Send a queued message now (it becomes the next turn)');
+  queueRoute('interrupt', 'post', '/api/v1/sessions/{ref}/enqueued_messages/{mid}/interrupt', 'Interrupt with a queued message (mode interrupt)');
+  queueRoute('withdraw', 'delete', '/api/v1/sessions/{ref}/enqueued_messages/{mid}', 'Withdraw a queued message before delivery');
+}
