@@ -8,6 +8,9 @@ import { registerSessionCommands } from './commands/sessions.js';
 import { registerUserCommands } from './commands/users.js';
 import { registerServerCommands } from './commands/server.js';
 import { registerMcpCommand } from './commands/mcp.js';
+import { registerAuditCommands } from './commands/audit.js';
+import { registerSettingsCommands } from './commands/settings.js';
+import { registerDeletionCommands } from './commands/deletions.js';
 
 export function buildProgram(): Command {
   const program = new Command('warrant')
@@ -20,6 +23,9 @@ export function buildProgram(): Command {
   registerSessionCommands(program);
   registerUserCommands(program);
   registerMcpCommand(program);
+  registerAuditCommands(program);
+  registerSettingsCommands(program);
+  registerDeletionCommands(program);
   program.commands.forEach(function apply(cmd: Command) {
     cmd.exitOverride();
     cmd.commands.forEach(apply);

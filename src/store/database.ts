@@ -1,4 +1,4 @@
-import type { Generated } from 'kysely';
+import type { ColumnType, Generated } from 'kysely';
 
 /**
  * Kysely table types. Booleans are integers 0/1 and timestamps ISO-8601 UTC text on both
@@ -110,6 +110,8 @@ export interface SessionEventsTable {
   cause_basis: string | null;
   credential_id: number | null;
   created_at: string;
+  /** hex key of the HMAC over the details in the audit entry (spec 04); null for runtime state */
+  digest_key: ColumnType<string | null, string | null | undefined, never>;
 }
 
 export interface InboxItemsTable {
@@ -163,6 +165,8 @@ export interface SessionDeletionsTable {
   affected: string;
   event_count: number;
   human_message_count: number;
+  /** hex key of the HMAC over the last title in the audit entry (spec 04) */
+  digest_key: ColumnType<string | null, string | null | undefined, never>;
 }
 
 export interface AuditLogTable {
@@ -170,6 +174,16 @@ export interface AuditLogTable {
   entry: string;
   prev_hash: string;
   hash: string;
+}
+
+export interface AuditCheckpointsTable {
+  id: Generated<number>;
+  seq: number;
+  hash: string;
+  signed_at: string;
+  key_name: string;
+  key_hash: string;
+  note: string;
 }
 
 export interface SessionUnclesTable {
@@ -185,6 +199,7 @@ export interface Database {
   session_uncles: SessionUnclesTable;
   session_deletions: SessionDeletionsTable;
   audit_log: AuditLogTable;
+  audit_checkpoints: AuditCheckpointsTable;
   sessions: SessionsTable;
   session_prompts: SessionPromptsTable;
   session_transcripts: SessionTranscriptsTable;

@@ -25,6 +25,8 @@ export interface DeletionRecord {
   affected: AffectedItem[];
   eventCount: number;
   humanMessageCount: number;
+  /** the key of the last-title digest in the audit entry (spec 04) */
+  digestKey: string | null;
 }
 
 export async function insertDeletion(db: Executor, r: Omit<DeletionRecord, 'id'>): Promise<number> {
@@ -46,6 +48,7 @@ export async function insertDeletion(db: Executor, r: Omit<DeletionRecord, 'id'>
       affected: JSON.stringify(r.affected),
       event_count: r.eventCount,
       human_message_count: r.humanMessageCount,
+      digest_key: r.digestKey,
     })
     .returning('id')
     .executeTakeFirstOrThrow();
@@ -69,6 +72,7 @@ type Row = {
   affected: string;
   event_count: number;
   human_message_count: number;
+  digest_key: string | null;
 };
 
 function toRecord(r: Row): DeletionRecord {
@@ -90,6 +94,7 @@ function toRecord(r: Row): DeletionRecord {
     affected: JSON.parse(r.affected) as AffectedItem[],
     eventCount: Number(r.event_count),
     humanMessageCount: Number(r.human_message_count),
+    digestKey: r.digest_key,
   };
 }
 

@@ -57,6 +57,7 @@ export async function patchSession(ctx: AppContext, caller: Caller, ref: string,
     const target = await requireSession(w.tx, ctx, caller, ref);
     await authorize(w.tx, ctx, caller, 'patch', target);
     const acting = await resolveActing(w, caller, input.actingSessionId);
+    await ctx.seams?.afterRead?.('patch', target.id);
     const { session, types } = await applyFieldChanges(w, target, input, attributionOf(acting));
     return { session: await sessionView(w.tx, ctx, session), changed: types };
   });
