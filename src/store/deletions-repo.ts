@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import type { ActBasis } from '../core/basis.js';
 import type { Executor } from './dialect/dialect.js';
 
@@ -110,7 +111,7 @@ export interface DeletionFilter {
 
 export async function listDeletions(db: Executor, f: DeletionFilter): Promise<DeletionRecord[]> {
   let q = db.selectFrom('session_deletions').selectAll();
-  if (f.actorIds) q = f.actorIds.length > 0 ? q.where('actor_id', 'in', f.actorIds) : q.where((eb) => eb.val(false));
+  if (f.actorIds) q = f.actorIds.length > 0 ? q.where('actor_id', 'in', f.actorIds) : q.where(sql<boolean>`1 = 0`);
   if (f.since) q = q.where('deleted_at', '>=', f.since);
   if (f.until) q = q.where('deleted_at', '<', f.until);
   if (f.sessionUid) q = q.where('session_uid', '=', f.sessionUid);
@@ -121,7 +122,7 @@ export async function listDeletions(db: Executor, f: DeletionFilter): Promise<De
       const ors = [];
       if (owners.length > 0) ors.push(eb('owner_user_id', 'in', owners));
       if (includeNull) ors.push(eb('owner_user_id', 'is', null));
-      return ors.length > 0 ? eb.or(ors) : eb.val(false);
+      return ors.length > 0 ? eb.or(ors) : sql<boolean>`1 = 0`;
     });
   }
   if (f.beforeId !== undefined) q = q.where('id', '<', f.beforeId);
