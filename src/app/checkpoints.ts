@@ -11,6 +11,7 @@ import {
   isValidKeyName,
   keyHashFromDigest,
   keyHashInput,
+  looksLikeVerifierKey,
   parseCheckpointBody,
   parseSignedNote,
   parseSignerKey,
@@ -99,7 +100,7 @@ export function parsePublicKeyInput(input: string): VerifierKey {
       throw new WarrantError('invalid-key', '--public-key: not an Ed25519 public key in PEM form.', { status: 400 });
     }
   }
-  if (text.split('+').length === 3) {
+  if (looksLikeVerifierKey(text)) {
     const key = parseVerifierKey(text);
     if (keyHashOf(key.name, key.key) !== key.keyHash) throw new WarrantError('invalid-key', '--public-key: its key hash does not match the key.', { status: 400 });
     return { name: key.name, publicKey: key.key };

@@ -81,9 +81,10 @@ function encodeKey(key: NoteKey): string {
 }
 
 function decodeKey(text: string, what: string): NoteKey {
-  const parts = text.split('+');
-  if (parts.length !== 3) throw refuse('invalid-key', `${what}: expected <name>+<8 hex digits>+<base64 key>.`);
-  const [name, hash, b64] = parts as [string, string, string];
+  // the base64 part may itself contain '+': split at the first two only
+  const m = /^([^+]*)\+([^+]*)\+(.*)$/s.exec(text);
+  if (!m) throw refuse('invalid-key', `${what}: expected <name>+<8 hex digits>+<base64 key>.`);
+  const [, name, hash, b64] = m as unknown as [string, string, string, string];
   if (!isValidKeyName(name)) throw refuse('invalid-key', `${what}: the key name must be 1–64 printable characters without spaces or '+'.`);
   if (!/^[0-9a-f]{8}$/.test(hash)) throw refuse('invalid-key', `${what}: the key hash must be 8 lowercase hex digits.`);
   const bytes = fromBase64(b64);
@@ -93,6 +94,11 @@ function decodeKey(text: string, what: string): NoteKey {
 
 export function formatVerifierKey(key: NoteKey): string {
   return encodeKey(key);
+}
+
+/** Whether text has the shape of a verifier key (name, hash and key joined by '+'). */
+export function looksLikeVerifierKey(text: string): boolean {
+  return /^[^+\s]+\+[0-9a-f]{8}\+[A-Za-z0-9+/=]+$/.test(text.trim());
 }
 
 export function parseVerifierKey(text: string): NoteKey {
