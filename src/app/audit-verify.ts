@@ -90,16 +90,20 @@ export async function verifyStoredChain(db: Executor, options: VerifyOptions = {
   const verifier = new ChainVerifier(options.hasher, options.checkpoints);
   const total = (await auditHead(db))?.seq ?? 0;
   const pageSize = options.pageSize ?? 10_000;
-  let after = 0;
   let read = 0;
+  // the next page is requested before this one is hashed: a database server reads while we hash
+  let next = auditPage(db, 0, pageSize);
   for (;;) {
-    const page = await auditPage(db, after, pageSize);
+    const page = await next;
     if (page.length === 0) break;
+    next = page.length < pageSize ? Promise.resolve([]) : auditPage(db, page[page.length - 1]!.seq, pageSize);
     read += page.length;
     const intact = verifier.feed(page);
     options.onProgress?.(read, total);
-    if (!intact) break;
-    after = page[page.length - 1]!.seq;
+    if (!intact) {
+      await next.catch(() => {});
+      break;
+    }
   }
   return verifier.report();
 }

@@ -1,3 +1,4 @@
+import * as crypto from 'node:crypto';
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 import canonicalize from 'canonicalize';
 import type { Transaction } from 'kysely';
@@ -9,9 +10,19 @@ import type { IdSource } from './context.js';
 
 export const sha256Hex: Sha256 = (bytes) => createHash('sha256').update(bytes).digest('hex');
 
-/** The chain rule of core/audit-chain.ts without the intermediate copy (the verifier's hot loop). */
-export const nodeChainHasher: ChainHasher = (prevHash, entry) =>
-  createHash('sha256').update(Buffer.from(prevHash, 'hex')).update(entry, 'utf8').digest('hex');
+// One-shot hashing (Node ≥ 20.12) into a reused buffer: the verifier's hot loop.
+const oneShotHash = (crypto as { hash?: (algorithm: string, data: Uint8Array, encoding: 'hex') => string }).hash;
+let scratch = Buffer.allocUnsafe(64 * 1024);
+
+/** The chain rule of core/audit-chain.ts (tested to agree with it), fast. */
+export const nodeChainHasher: ChainHasher = (prevHash, entry) => {
+  if (!oneShotHash) return createHash('sha256').update(Buffer.from(prevHash, 'hex')).update(entry, 'utf8').digest('hex');
+  const need = 32 + Buffer.byteLength(entry, 'utf8');
+  if (need > scratch.length) scratch = Buffer.allocUnsafe(Math.max(need, scratch.length * 2));
+  scratch.write(prevHash, 0, 32, 'hex');
+  scratch.write(entry, 32, 'utf8');
+  return oneShotHash('sha256', scratch.subarray(0, need), 'hex');
+};
 
 /** An evidence record's mirror in the log: plain JSON, never a human's words (digests only). */
 export type AuditEntryDraft = { kind: string; at: string } & Record<string, unknown>;

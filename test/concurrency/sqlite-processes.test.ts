@@ -1,4 +1,4 @@
-import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -17,8 +17,8 @@ const PROCESSES = Math.max(...SCENARIOS.map((s) => s.racers));
 class Racer {
   private readonly replies: ((msg: any) => void)[] = [];
   private readonly backlog: any[] = [];
-  constructor(readonly child: ChildProcessWithoutNullStreams) {
-    createInterface({ input: child.stdout }).on('line', (line) => {
+  constructor(readonly child: ChildProcess) {
+    createInterface({ input: child.stdout! }).on('line', (line) => {
       const msg = JSON.parse(line);
       const waiter = this.replies.shift();
       if (waiter) waiter(msg);
@@ -30,7 +30,7 @@ class Racer {
     return ready ? Promise.resolve(ready) : new Promise((ok) => this.replies.push(ok));
   }
   send(msg: unknown): void {
-    this.child.stdin.write(JSON.stringify(msg) + '\n');
+    this.child.stdin!.write(JSON.stringify(msg) + '\n');
   }
 }
 

@@ -83,7 +83,7 @@ export async function credentialIdOf(h: Harness, token: string): Promise<number>
 export async function mcpClient(h: Harness, token: string, path = '/mcp'): Promise<Client> {
   const c = new Client({ name: 'warrant-tests', version: '0.0.0' });
   const transport = new StreamableHTTPClientTransport(new URL(`http://localhost${path}`), {
-    fetch: (url, init) => h.service.app.request(url instanceof URL ? url.toString() : url, init),
+    fetch: async (url, init) => h.service.app.request(url instanceof URL ? url.toString() : url, init),
     requestInit: { headers: { authorization: `Bearer ${token}` } },
   });
   await c.connect(transport);

@@ -206,7 +206,8 @@ export async function up(db: Kysely<any>, d: StoreDialect): Promise<void> {
 export async function upAudit(db: Kysely<any>, d: StoreDialect): Promise<void> {
   await db.schema
     .createTable('audit_log')
-    .addColumn('seq', 'bigint', (c) => c.primaryKey())
+    // SQLite: `integer primary key` makes seq the rowid, so verify scans one b-tree in order
+    .addColumn('seq', d.idType, (c) => c.primaryKey())
     .addColumn('entry', 'text', (c) => c.notNull())
     .addColumn('prev_hash', 'text', (c) => c.notNull())
     .addColumn('hash', 'text', (c) => c.notNull())
