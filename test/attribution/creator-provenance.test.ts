@@ -1,6 +1,6 @@
 import { expect, it } from 'vitest';
 import { describeEachDialect, uniqueKey } from '../helpers/harness.js';
-import { callTool, mcpClient } from '../helpers/events.js';
+import { callTool, mcpClient, onlyEvent } from '../helpers/events.js';
 
 /** spec 04 "Creator provenance": one test per row of the creator table, on every surface that shows it. */
 describeEachDialect('creator provenance (spec 04)', (t) => {
@@ -60,6 +60,9 @@ describeEachDialect('creator provenance (spec 04)', (t) => {
       expect(res.status).toBe(201);
       expect(res.body.session).toMatchObject({ creator: null, creator_basis: null, cause: { kind: 'fleet' } });
       expect(res.body.creator_resolution).toEqual({ requested, resolved_id: null, basis: null, dropped: 'not-found' });
+      const created = await onlyEvent(h, res.body.session.id, 'created');
+      expect(created.actor).toMatchObject({ kind: 'fleet', basis: 'authenticated' });
+      expect(created.details).toMatchObject({ acting_session_id: null, acting_session_unresolved: requested });
     }
   });
 

@@ -249,6 +249,8 @@ export async function createSession(
         creator_basis: creatorBasis,
         via: caller.via,
         ...(acting.actingOutcome === 'declared' ? { acting_session_id: acting.actingSession!.id } : {}),
+        // a declared creator that did not resolve was dropped (spec 04): the record says so
+        ...(acting.actingOutcome === 'unresolved-acting-session' ? { acting_session_id: null, acting_session_unresolved: acting.requestedActingSession } : {}),
       },
       attribution,
     );
