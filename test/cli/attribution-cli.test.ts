@@ -3,12 +3,16 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { sql } from 'kysely';
-import { expect, it } from 'vitest';
+import { expect, it, vi } from 'vitest';
 import { auditHead } from '../../src/store/audit-repo.js';
 import { CLI, listen, runCli, storeArgs } from '../helpers/cli.js';
 import { describeEachDialect, uniqueKey } from '../helpers/harness.js';
 
 /** The admin CLI of spec 04/06 — `warrant audit verify|export|checkpoint`, `warrant settings`, `warrant deletions list` — as the built binary. */
+// each case runs the built binary several times; on a loaded 2-core machine a start takes
+// seconds, so the hang guard is wider than the default (this is not a performance assertion)
+vi.setConfig({ testTimeout: 240_000 });
+
 function tmp(): string {
   return mkdtempSync(join(tmpdir(), 'warrant-cli-'));
 }
