@@ -118,8 +118,8 @@ export async function* exportAuditLines(
   db: Executor,
   options: { afterSeq?: number; pageSize?: number; onProgress?: (done: number, total: number) => void } = {},
 ): AsyncGenerator<string> {
-  const total = (await auditHead(db))?.seq ?? 0;
   let after = options.afterSeq ?? 0;
+  const total = Math.max(0, ((await auditHead(db))?.seq ?? 0) - after);
   let done = 0;
   for (;;) {
     const page = await auditPage(db, after, options.pageSize ?? 5_000);

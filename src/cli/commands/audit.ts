@@ -131,6 +131,8 @@ export function registerAuditCommands(program: Command): void {
       async (ctx, admin) => {
         await authorize(ctx.store.kysely, ctx, admin, 'admin', null);
         const out = opts.out ? createWriteStream(opts.out, { encoding: 'utf8' }) : process.stdout;
+        // `warrant audit export | head` closes the pipe early: stop quietly, not with a stack trace
+        if (!opts.out) process.stdout.on('error', (error: NodeJS.ErrnoException) => (error.code === 'EPIPE' ? process.exit(0) : undefined));
         // the bar shares the terminal only when the log itself is not printed on it
         const bar = new ProgressBar('exporting', process.stderr, process.stderr.isTTY === true && (opts.out !== undefined || process.stdout.isTTY !== true));
         let done = 0;
@@ -145,7 +147,7 @@ export function registerAuditCommands(program: Command): void {
         })) {
           if (!out.write(line + '\n')) await once(out, 'drain');
         }
-        bar.finish(done, total - afterSeq);
+        bar.finish(done, total);
         if (opts.out) await new Promise<void>((resolve, reject) => (out as ReturnType<typeof createWriteStream>).end((error?: Error | null) => (error ? reject(error) : resolve())));
       },
       { mustExist: true },
