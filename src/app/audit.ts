@@ -1,25 +1,78 @@
-import { createHash, createHmac } from 'node:crypto';
+import * as crypto from 'node:crypto';
+import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 import canonicalize from 'canonicalize';
-import { AUDIT_SCHEMA_VERSION, GENESIS_PREV_HASH, chainHash, type Sha256 } from '../core/audit-chain.js';
+import type { Transaction } from 'kysely';
+import { AUDIT_SCHEMA_VERSION, GENESIS_PREV_HASH, type ChainHasher, type Sha256 } from '../core/audit-chain.js';
 import type { Executor, StoreDialect } from '../store/dialect/dialect.js';
 import { auditHead, insertAuditRows, type AuditRow } from '../store/audit-repo.js';
-import type { Transaction } from 'kysely';
 import type { Database } from '../store/database.js';
+import type { IdSource } from './context.js';
 
 export const sha256Hex: Sha256 = (bytes) => createHash('sha256').update(bytes).digest('hex');
+
+// One-shot hashing (Node ≥ 20.12) into a reused buffer: the verifier's hot loop.
+const oneShotHash = (crypto as { hash?: (algorithm: string, data: Uint8Array, encoding: 'hex') => string }).hash;
+let scratch = Buffer.allocUnsafe(64 * 1024);
+
+/** The chain rule of core/audit-chain.ts (tested to agree with it), fast. */
+export const nodeChainHasher: ChainHasher = (prevHash, entry) => {
+  if (!oneShotHash) return createHash('sha256').update(Buffer.from(prevHash, 'hex')).update(entry, 'utf8').digest('hex');
+  const need = 32 + Buffer.byteLength(entry, 'utf8');
+  if (need > scratch.length) scratch = Buffer.allocUnsafe(Math.max(need, scratch.length * 2));
+  scratch.write(prevHash, 0, 32, 'hex');
+  scratch.write(entry, 32, 'utf8');
+  return oneShotHash('sha256', scratch.subarray(0, need), 'hex');
+};
 
 /** An evidence record's mirror in the log: plain JSON, never a human's words (digests only). */
 export type AuditEntryDraft = { kind: string; at: string } & Record<string, unknown>;
 
-/** HMAC-SHA256(k, words) with a per-record key: provable while the record exists, unguessable after. */
-export function keyedDigest(key: Buffer, words: string): string {
-  return createHmac('sha256', key).update(words, 'utf8').digest('hex');
-}
-
+/**
+ * RFC 8785 canonical JSON: the exact text stored in `audit_log.entry` and hashed, so every
+ * dialect hashes the very same bytes (spec 04).
+ */
 export function canonicalJson(value: unknown): string {
   const text = canonicalize(value);
   if (text === undefined) throw new Error('audit entry is not serializable');
   return text;
+}
+
+/*
+ * Keyed digests (spec 04 "Entries carry keyed digests of human words and payloads, never the
+ * words"). How a record that holds words uses them:
+ *
+ *   const key = newRecordKey(ctx.ids);              // random, per record
+ *   insert the record with a `digest_key` column = key   (beside the record, same row or a
+ *                                                         side row deleted with it)
+ *   w.audit({kind: 'human_message', …, content_digest: keyedDigest(key, words)});
+ *
+ * While the record exists, anyone allowed to read it (and so its key) can prove the log entry
+ * matches with `verifyKeyedDigest`. When the record is deleted its key goes with it: the log
+ * still proves a record existed, when, from whom and who deleted it, but a short message can
+ * no longer be recovered by guessing (the key is 256 random bits, not derivable from the words).
+ * Session events use this for their details (WriteScope.event).
+ */
+
+/** A fresh per-record key: 32 random bytes as lowercase hex (stored as text on both dialects). */
+export function newRecordKey(ids: Pick<IdSource, 'bytes'>): string {
+  return ids.bytes(32).toString('hex');
+}
+
+/** HMAC-SHA256(k, words), lowercase hex. `key` is the record's hex key (or its bytes). */
+export function keyedDigest(key: string | Buffer, words: string): string {
+  const k = typeof key === 'string' ? Buffer.from(key, 'hex') : key;
+  return createHmac('sha256', k).update(words, 'utf8').digest('hex');
+}
+
+/** The keyed digest of a structured payload: HMAC over its canonical JSON text. */
+export function keyedPayloadDigest(key: string | Buffer, payload: unknown): string {
+  return keyedDigest(key, canonicalJson(payload));
+}
+
+/** Whether `digest` is the keyed digest of `words` under `key` (constant-time comparison). */
+export function verifyKeyedDigest(key: string | Buffer, words: string, digest: string): boolean {
+  if (!/^[0-9a-f]{64}$/.test(digest)) return false;
+  return timingSafeEqual(Buffer.from(keyedDigest(key, words), 'hex'), Buffer.from(digest, 'hex'));
 }
 
 /**
@@ -35,8 +88,8 @@ export async function appendAuditEntries(tx: Transaction<Database>, store: Store
   const rows: AuditRow[] = [];
   for (const draft of drafts) {
     seq++;
-    const entry = canonicalJson({ schema_version: AUDIT_SCHEMA_VERSION, seq, ...draft });
-    const hash = chainHash(sha256Hex, prev, entry);
+    const entry = canonicalJson({ ...draft, schema_version: AUDIT_SCHEMA_VERSION, seq });
+    const hash = nodeChainHasher(prev, entry);
     rows.push({ seq, entry, prevHash: prev, hash });
     prev = hash;
   }

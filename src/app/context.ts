@@ -31,6 +31,30 @@ export interface AppContext {
   mode: DeploymentMode;
   /** the lease duration of inbox items */
   leaseMs: number;
+  /** TEST-ONLY seams; never set in production (nothing in config or env reaches them) */
+  seams?: TestSeams;
+  /** BENCH-ONLY switches; never set in production (nothing in config or env reaches them) */
+  benchOnly?: BenchOnlySwitches;
+}
+
+/** Where a use case has read what it is about to change, before it writes anything. */
+export type SeamPoint = 'archive' | 'lifecycle' | 'patch' | 'create-idempotency';
+
+/**
+ * TEST-ONLY: concurrency tests (spec 04, 07) hold callers at a barrier after they have read
+ * the session and before they write, so two transactions really overlap.
+ */
+export interface TestSeams {
+  afterRead?(point: SeamPoint, sessionId: number | null): Promise<void>;
+}
+
+/**
+ * BENCH-ONLY: `bench/audit-bench.ts` measures the cost of chaining by running the same write
+ * with and without the audit append. A store written with this switch on has evidence
+ * records without log entries: it is for throwaway benchmark databases only.
+ */
+export interface BenchOnlySwitches {
+  skipAuditAppend?: boolean;
 }
 
 export function nowIso(ctx: Pick<AppContext, 'clock'>): string {

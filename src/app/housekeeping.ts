@@ -1,6 +1,8 @@
 import type { AppContext } from './context.js';
 import { pruneIdempotencyKeys } from '../store/idempotency-repo.js';
 import { lapseLeases } from './inbox/runtime-inbox.js';
+import { periodicCheckpoint } from './checkpoints.js';
+import { autoArchiveIdleSessions, deleteLongArchivedSessions } from './retention.js';
 
 /** Background work off the request path: bounded backlogs, expired keys. */
 export type HousekeepingTask = (ctx: AppContext) => Promise<void>;
@@ -16,6 +18,11 @@ export const housekeepingTasks: HousekeepingTask[] = [
   async (ctx) => {
     await lapseLeases(ctx);
   },
+  // spec 04 housekeeping acts (system as actor and cause), each off unless its setting is set
+  async (ctx) => void (await autoArchiveIdleSessions(ctx)),
+  async (ctx) => void (await deleteLongArchivedSessions(ctx)),
+  // spec 04: signed checkpoints, when a checkpoint key is set
+  async (ctx) => void (await periodicCheckpoint(ctx)),
 ];
 
 export function startHousekeeping(ctx: AppContext, intervalMs = 30_000): () => void {

@@ -5,16 +5,10 @@ import { ensureActor } from '../store/actors-repo.js';
 import { insertEvent, type EventAttribution, type EventRecord } from '../store/events-repo.js';
 import { findSessionsByIds } from '../store/sessions-repo.js';
 import { insertLiveEvents, nextLiveEventIds } from '../store/live-repo.js';
-import { appendAuditEntries, keyedDigest, type AuditEntryDraft } from './audit.js';
+import { appendAuditEntries, keyedPayloadDigest, newRecordKey, type AuditEntryDraft } from './audit.js';
 import type { AppContext } from './context.js';
 import { sessionViews } from './views.js';
 import { serializeSession } from '../render/session-json.js';
-
-/**
- * Event detail fields that can hold a person's words (titles are often the first line of a
- * human's ask). Their audit mirror carries keyed digests, never the words (spec 04).
- */
-const WORD_FIELDS: Record<string, readonly string[]> = { title_changed: ['old', 'new'], title_generated: ['new'] };
 
 /** Event types that record runtime state: unattributed and not evidence (spec 04). */
 export const RUNTIME_EVENT_TYPES = new Set(['started', 'idle', 'exited', 'error']);
@@ -51,27 +45,25 @@ export class WriteScope {
     return ensureActor(this.tx, this.ctx.actors, identity, this.now);
   }
 
-  /** Writes a session event and mirrors it into the audit log unless it is runtime state. */
+  /**
+   * Writes a session event and mirrors it into the audit log unless it is runtime state. The
+   * log entry carries a keyed digest of the details, never the details themselves (they may
+   * hold a human's words: a title, a prompt's first line); the key lives on the event row and
+   * goes when the event does (spec 04).
+   */
   async event(sessionId: number, type: string, details: Record<string, unknown>, attribution: EventAttribution | null): Promise<EventRecord> {
     const attr = attribution ?? { actorId: null, actorBasis: null, causeActorId: null, causeBasis: null, credentialId: null };
-    const wordFields = WORD_FIELDS[type] ?? [];
-    const digestKey = wordFields.length > 0 ? this.ctx.ids.bytes(32) : null;
-    const record = await insertEvent(this.tx, { sessionId, type, details, attribution: attr, now: this.now, digestKey: digestKey?.toString('hex') ?? null });
-    if (!RUNTIME_EVENT_TYPES.has(type)) {
-      const audited: Record<string, unknown> = { ...details };
-      for (const field of wordFields) {
-        const value = audited[field];
-        delete audited[field];
-        if (typeof value === 'string') audited[`${field}_hmac`] = keyedDigest(digestKey!, value);
-        else if (value !== undefined) audited[field] = value;
-      }
+    const evidence = !RUNTIME_EVENT_TYPES.has(type);
+    const digestKey = evidence ? newRecordKey(this.ctx.ids) : null;
+    const record = await insertEvent(this.tx, { sessionId, type, details, attribution: attr, now: this.now, digestKey });
+    if (digestKey !== null) {
       this.audit({
         kind: 'session_event',
         at: this.now,
         session_id: sessionId,
         event_seq: record.seq,
         type,
-        details: audited,
+        details_digest: keyedPayloadDigest(digestKey, details),
         actor_id: attr.actorId,
         actor_basis: attr.actorBasis,
         caused_by_actor_id: attr.causeActorId,
@@ -142,6 +134,8 @@ export class WriteScope {
       );
       await this.ctx.store.notifyInTx(this.tx, 'warrant_live', String(liveIds[liveIds.length - 1]));
     }
+    // BENCH-ONLY switch (context.ts): measures the cost of chaining; never set in production.
+    if (this.ctx.benchOnly?.skipAuditAppend) return;
     await appendAuditEntries(this.tx, this.ctx.store, this.auditDrafts);
   }
 

@@ -13,6 +13,9 @@ import { registerIntegrateCommand } from './commands/integrate.js';
 import { registerHookCommand } from './commands/hook.js';
 import { registerExportCommand } from './commands/export.js';
 import { registerDeliveryCommands } from './commands/deliveries.js';
+import { registerAuditCommands } from './commands/audit.js';
+import { registerSettingsCommands } from './commands/settings.js';
+import { registerDeletionCommands } from './commands/deletions.js';
 
 export function buildProgram(): Command {
   const program = new Command('warrant')
@@ -31,6 +34,9 @@ export function buildProgram(): Command {
   registerHookCommand(program);
   registerExportCommand(program);
   registerDeliveryCommands(program);
+  registerAuditCommands(program);
+  registerSettingsCommands(program);
+  registerDeletionCommands(program);
   program.commands.forEach(function apply(cmd: Command) {
     cmd.exitOverride();
     cmd.commands.forEach(apply);

@@ -1,7 +1,7 @@
 import type { SessionView, ActorView } from '../app/views.js';
 import { sanitizeInline } from './sanitize.js';
 
-function actorText(actor: ActorView | null, basis: string | null): string {
+export function actorText(actor: ActorView | null, basis: string | null): string {
   if (!actor) return 'none recorded (no evidence)';
   const name =
     actor.kind === 'human'

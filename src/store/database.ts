@@ -1,4 +1,4 @@
-import type { Generated } from 'kysely';
+import type { ColumnType, Generated } from 'kysely';
 
 /**
  * Kysely table types. Booleans are integers 0/1 and timestamps ISO-8601 UTC text on both
@@ -109,8 +109,9 @@ export interface SessionEventsTable {
   caused_by_actor_id: number | null;
   cause_basis: string | null;
   credential_id: number | null;
-  digest_key: string | null;
   created_at: string;
+  /** hex key of the HMAC over the details in the audit entry (spec 04); null for runtime state */
+  digest_key: ColumnType<string | null, string | null | undefined, never>;
 }
 
 export interface InboxItemsTable {
@@ -167,6 +168,8 @@ export interface SessionDeletionsTable {
   affected: string;
   event_count: number;
   human_message_count: number;
+  /** hex key of the HMAC over the last title in the audit entry (spec 04) */
+  digest_key: ColumnType<string | null, string | null | undefined, never>;
 }
 
 export interface AuditLogTable {
@@ -174,6 +177,16 @@ export interface AuditLogTable {
   entry: string;
   prev_hash: string;
   hash: string;
+}
+
+export interface AuditCheckpointsTable {
+  id: Generated<number>;
+  seq: number;
+  hash: string;
+  signed_at: string;
+  key_name: string;
+  key_hash: string;
+  note: string;
 }
 
 export interface SessionUnclesTable {
@@ -236,6 +249,7 @@ export interface Database {
   session_uncles: SessionUnclesTable;
   session_deletions: SessionDeletionsTable;
   audit_log: AuditLogTable;
+  audit_checkpoints: AuditCheckpointsTable;
   sessions: SessionsTable;
   session_prompts: SessionPromptsTable;
   session_transcripts: SessionTranscriptsTable;

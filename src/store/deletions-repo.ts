@@ -26,6 +26,8 @@ export interface DeletionRecord {
   affected: AffectedItem[];
   eventCount: number;
   humanMessageCount: number;
+  /** the key of the last-title digest in the audit entry (spec 04) */
+  digestKey: string | null;
 }
 
 export async function insertDeletion(db: Executor, r: Omit<DeletionRecord, 'id'>): Promise<number> {
@@ -47,6 +49,7 @@ export async function insertDeletion(db: Executor, r: Omit<DeletionRecord, 'id'>
       affected: JSON.stringify(r.affected),
       event_count: r.eventCount,
       human_message_count: r.humanMessageCount,
+      digest_key: r.digestKey,
     })
     .returning('id')
     .executeTakeFirstOrThrow();
@@ -70,6 +73,7 @@ type Row = {
   affected: string;
   event_count: number;
   human_message_count: number;
+  digest_key: string | null;
 };
 
 function toRecord(r: Row): DeletionRecord {
@@ -91,6 +95,7 @@ function toRecord(r: Row): DeletionRecord {
     affected: JSON.parse(r.affected) as AffectedItem[],
     eventCount: Number(r.event_count),
     humanMessageCount: Number(r.human_message_count),
+    digestKey: r.digest_key,
   };
 }
 
@@ -106,7 +111,7 @@ export interface DeletionFilter {
 
 export async function listDeletions(db: Executor, f: DeletionFilter): Promise<DeletionRecord[]> {
   let q = db.selectFrom('session_deletions').selectAll();
-  if (f.actorIds) q = f.actorIds.length > 0 ? q.where('actor_id', 'in', f.actorIds) : q.where((eb) => sql<boolean>`1 = 0`);
+  if (f.actorIds) q = f.actorIds.length > 0 ? q.where('actor_id', 'in', f.actorIds) : q.where(sql<boolean>`1 = 0`);
   if (f.since) q = q.where('deleted_at', '>=', f.since);
   if (f.until) q = q.where('deleted_at', '<', f.until);
   if (f.sessionUid) q = q.where('session_uid', '=', f.sessionUid);

@@ -17,11 +17,13 @@ export interface EventRecord extends EventAttribution {
   type: string;
   details: Record<string, unknown>;
   createdAt: string;
+  /** the per-record key of the details digest in the audit log (spec 04); null for runtime state */
+  digestKey: string | null;
 }
 
 export async function insertEvent(
   db: Executor,
-  e: { sessionId: number; type: string; details: Record<string, unknown>; attribution: EventAttribution; now: string; digestKey?: string | null },
+  e: { sessionId: number; type: string; details: Record<string, unknown>; attribution: EventAttribution; now: string; digestKey: string | null },
 ): Promise<EventRecord> {
   const seq = await nextEventSeq(db, e.sessionId);
   const details = JSON.stringify(e.details);
@@ -37,12 +39,12 @@ export async function insertEvent(
       caused_by_actor_id: e.attribution.causeActorId,
       cause_basis: e.attribution.causeBasis,
       credential_id: e.attribution.credentialId,
-      digest_key: e.digestKey ?? null,
       created_at: e.now,
+      digest_key: e.digestKey,
     })
     .returning('id')
     .executeTakeFirstOrThrow();
-  return { id: Number(row.id), sessionId: e.sessionId, seq, type: e.type, details: e.details, ...e.attribution, createdAt: e.now };
+  return { id: Number(row.id), sessionId: e.sessionId, seq, type: e.type, details: e.details, ...e.attribution, createdAt: e.now, digestKey: e.digestKey };
 }
 
 type EventRow = {
@@ -57,6 +59,7 @@ type EventRow = {
   cause_basis: string | null;
   credential_id: number | null;
   created_at: string;
+  digest_key: string | null;
 };
 
 function toEvent(r: EventRow): EventRecord {
@@ -78,6 +81,7 @@ function toEvent(r: EventRow): EventRecord {
     causeBasis: r.cause_basis as ActBasis | null,
     credentialId: r.credential_id === null ? null : Number(r.credential_id),
     createdAt: r.created_at,
+    digestKey: r.digest_key,
   };
 }
 

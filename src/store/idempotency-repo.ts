@@ -8,27 +8,22 @@ export interface IdempotencyRecord {
 }
 
 /**
- * Claims (credential, key) inside the create's transaction. On PostgreSQL a concurrent claim
- * of the same key waits on the primary key until the first commits, then sees the row.
- * Returns the existing record when the key was already used.
+ * Claims (credential, key) inside the create's transaction, or returns the record of the
+ * request that claimed it first. `on conflict do nothing` (not catching a unique violation,
+ * which would abort a PostgreSQL transaction) waits for a concurrent claimer to commit and
+ * then sees its row (spec 01: a replay records nothing).
  */
 export async function claimIdempotencyKey(
   db: Executor,
-  isUniqueViolation: (e: unknown) => boolean,
   claim: { credentialId: number; key: string; requestHash: string; now: string },
 ): Promise<IdempotencyRecord | null> {
-  const existing = await findIdempotencyKey(db, claim.credentialId, claim.key);
-  if (existing) return existing;
-  try {
-    await db
-      .insertInto('idempotency_keys')
-      .values({ credential_id: claim.credentialId, key: claim.key, request_hash: claim.requestHash, created_at: claim.now })
-      .execute();
-    return null;
-  } catch (error) {
-    if (!isUniqueViolation(error)) throw error;
-    return findIdempotencyKey(db, claim.credentialId, claim.key);
-  }
+  const r = await db
+    .insertInto('idempotency_keys')
+    .values({ credential_id: claim.credentialId, key: claim.key, request_hash: claim.requestHash, created_at: claim.now })
+    .onConflict((oc) => oc.columns(['credential_id', 'key']).doNothing())
+    .executeTakeFirst();
+  if (Number(r.numInsertedOrUpdatedRows ?? 0n) === 1) return null;
+  return findIdempotencyKey(db, claim.credentialId, claim.key);
 }
 
 export async function findIdempotencyKey(db: Executor, credentialId: number, key: string): Promise<IdempotencyRecord | null> {

@@ -3,6 +3,7 @@ import type { StoreDialect } from './dialect/dialect.js';
 import * as foundation from './migrations/001-foundation.js';
 import * as lineage from './migrations/002-lineage.js';
 import * as humanMessages from './migrations/003-human-messages.js';
+import * as attribution from './migrations/004-attribution.js';
 
 type MigrationModule = { up: (db: Kysely<any>, dialect: StoreDialect) => Promise<void> };
 
@@ -11,6 +12,7 @@ const MIGRATIONS: Record<string, MigrationModule> = {
   '001-foundation': foundation,
   '002-lineage': lineage,
   '003-human-messages': humanMessages,
+  '004-attribution': attribution,
 };
 
 class InCodeProvider implements MigrationProvider {

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { chainHash, firstBrokenLink, GENESIS_PREV_HASH } from '../../src/core/audit-chain.js';
+import { CHAIN_START, chainHash, chainHasherFrom, GENESIS_PREV_HASH, verifyLinks } from '../../src/core/audit-chain.js';
 
 const sha = (b: Uint8Array) => createHash('sha256').update(b).digest('hex');
 
@@ -19,10 +19,11 @@ describe('the audit chain rule (spec 04)', () => {
       links.push({ seq, entry, prevHash: prev, hash });
       prev = hash;
     }
-    expect(firstBrokenLink(sha, links, 1, GENESIS_PREV_HASH).brokenSeq).toBeNull();
+    const hasher = chainHasherFrom(sha);
+    expect(verifyLinks(hasher, links, CHAIN_START).broken).toBeNull();
     const tampered = links.map((l) => (l.seq === 3 ? { ...l, entry: '{"seq":33}' } : l));
-    expect(firstBrokenLink(sha, tampered, 1, GENESIS_PREV_HASH).brokenSeq).toBe(3);
+    expect(verifyLinks(hasher, tampered, CHAIN_START).broken).toEqual({ seq: 3, reason: 'hash-mismatch' });
     const gap = links.filter((l) => l.seq !== 2);
-    expect(firstBrokenLink(sha, gap, 1, GENESIS_PREV_HASH).brokenSeq).toBe(2);
+    expect(verifyLinks(hasher, gap, CHAIN_START).broken).toEqual({ seq: 2, reason: 'seq-gap' });
   });
 });

@@ -56,7 +56,7 @@ export interface Harness {
   close(): Promise<void>;
 }
 
-export interface HarnessOptions extends Pick<ContextOptions, 'mode' | 'leaseMs'> {
+export interface HarnessOptions extends Pick<ContextOptions, 'mode' | 'leaseMs' | 'ids'> {
   clock?: Clock;
 }
 
@@ -70,6 +70,7 @@ export async function openHarness(dialect: DialectName, options: HarnessOptions 
     ...(options.mode ? { mode: options.mode } : {}),
     ...(options.clock ? { clock: options.clock } : {}),
     ...(options.leaseMs ? { leaseMs: options.leaseMs } : {}),
+    ...(options.ids ? { ids: options.ids } : {}),
   });
   const service = await assembleService(store, ctx, { housekeeping: false });
   const admin = systemCaller('cli');

@@ -3,7 +3,7 @@ import { weakerBasis, type ActBasis } from '../../core/basis.js';
 import { WarrantError } from '../../core/errors.js';
 import { resolveGenesis, type Genesis, type GenesisSource, type SchedulingClass } from '../../core/genesis.js';
 import { deriveTitle, slugify } from '../../core/titles.js';
-import { claimIdempotencyKey, completeIdempotencyKey } from '../../store/idempotency-repo.js';
+import { claimIdempotencyKey, completeIdempotencyKey, findIdempotencyKey } from '../../store/idempotency-repo.js';
 import { findSessionById, insertSession, updateSessionIfVersion, LEGACY_PARENT_KEY, type SessionRecord } from '../../store/sessions-repo.js';
 import type { EventAttribution } from '../../store/events-repo.js';
 import { findUserByKey } from '../../store/users-repo.js';
@@ -143,8 +143,11 @@ export async function createSession(
     const hash = key ? requestHash(input) : '';
     if (key) {
       if (caller.credentialId === null) throw new WarrantError('invalid-request', 'Idempotency-Key: needs a credential to scope the key to.');
-      const prior = await claimIdempotencyKey(db, ctx.store.isUniqueViolation, { credentialId: caller.credentialId, key, requestHash: hash, now: w.now });
+      const prior = await findIdempotencyKey(db, caller.credentialId, key);
       if (prior) return replay(w, key, hash, prior);
+      await ctx.seams?.afterRead?.('create-idempotency', null);
+      const claimedBefore = await claimIdempotencyKey(db, { credentialId: caller.credentialId, key, requestHash: hash, now: w.now });
+      if (claimedBefore) return replay(w, key, hash, claimedBefore);
     }
 
     await authorize(db, ctx, caller, 'create', null);
@@ -263,6 +266,8 @@ export async function createSession(
         creator_basis: creatorBasis,
         via: caller.via,
         ...(acting.actingOutcome === 'declared' ? { acting_session_id: acting.actingSession!.id } : {}),
+        // a declared creator that did not resolve was dropped (spec 04): the record says so
+        ...(acting.actingOutcome === 'unresolved-acting-session' ? { acting_session_id: null, acting_session_unresolved: acting.requestedActingSession } : {}),
       },
       attribution,
     );

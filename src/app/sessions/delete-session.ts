@@ -1,4 +1,5 @@
-import { WarrantError } from '../../core/errors.js';
+import { WarrantError, invalidRequest } from '../../core/errors.js';
+import { isValidClientName, isValidUserKey } from '../../core/tokens.js';
 import type { Executor } from '../../store/dialect/dialect.js';
 import { insertDeletion, listDeletions as listDeletionRows, type AffectedItem, type DeletionRecord } from '../../store/deletions-repo.js';
 import { countEvents } from '../../store/events-repo.js';
@@ -13,6 +14,7 @@ import { decodeCursor, encodeCursor } from '../cursor.js';
 import { actorViews, lineageParents, type ActorView } from '../views.js';
 import { inWriteTx } from '../write-scope.js';
 import { uncleEdgeDeletionCollector } from '../lineage/uncle-edges.js';
+import { keyedDigest, newRecordKey } from '../audit.js';
 
 /**
  * What a delete takes with it or changes, gathered before the row goes. Later capabilities
@@ -64,6 +66,7 @@ export async function deleteSession(ctx: AppContext, caller: Caller, ref: string
       affected.sort((a, b) => (a.kind === b.kind ? a.id - b.id : a.kind < b.kind ? -1 : 1));
       const lineageParentId = (await lineageParents(w.tx, ctx, [session])).get(session.id) ?? null;
       const attribution = attributionOf(acting);
+      const digestKey = newRecordKey(ctx.ids);
       const record: Omit<DeletionRecord, 'id'> = {
         sessionId: session.id,
         sessionUid: session.uid,
@@ -80,17 +83,22 @@ export async function deleteSession(ctx: AppContext, caller: Caller, ref: string
         affected,
         eventCount: events,
         humanMessageCount: humanMessages,
+        digestKey,
       };
       const id = await insertDeletion(w.tx, record);
       if (!(await deleteSessionRow(w.tx, session.id))) throw new WarrantError('session-not-found', `Session #${session.id} was deleted meanwhile.`);
       w.forget(session.id);
       for (const item of affected) if (item.kind === 'child' && item.action === 'parent_cleared') w.touch(item.id);
+      // the record's words (its last title) enter the log only as a keyed digest (spec 04)
       w.audit({
         kind: 'session_deletion',
         at: w.now,
         deletion_id: id,
         session_id: session.id,
         session_uid: session.uid,
+        last_title_digest: keyedDigest(digestKey, session.title ?? ''),
+        owner_user_id: session.ownerUserId,
+        lineage_parent_id: lineageParentId,
         actor_id: attribution.actorId,
         actor_basis: attribution.actorBasis,
         caused_by_actor_id: attribution.causeActorId,
@@ -109,7 +117,7 @@ export async function deleteSession(ctx: AppContext, caller: Caller, ref: string
   );
 }
 
-export interface DeletionView extends Omit<DeletionRecord, 'actorId' | 'causeActorId' | 'ownerUserId'> {
+export interface DeletionView extends Omit<DeletionRecord, 'actorId' | 'causeActorId' | 'ownerUserId' | 'digestKey'> {
   actor: (ActorView & { basis: string | null }) | null;
   cause: (ActorView & { basis: string | null }) | null;
   owner: string | null;
@@ -118,12 +126,36 @@ export interface DeletionView extends Omit<DeletionRecord, 'actorId' | 'causeAct
 async function deletionViews(db: Executor, ctx: AppContext, records: DeletionRecord[]): Promise<DeletionView[]> {
   const actors = await actorViews(db, ctx, records.flatMap((r) => [r.actorId, r.causeActorId]));
   const owners = await findUsersByIds(db, records.map((r) => r.ownerUserId).filter((o): o is number => o !== null));
-  return records.map(({ actorId, causeActorId, ownerUserId, ...rest }) => ({
+  return records.map(({ actorId, causeActorId, ownerUserId, digestKey: _key, ...rest }) => ({
     ...rest,
     actor: actorId === null ? null : { ...actors.get(actorId)!, basis: rest.actorBasis },
     cause: causeActorId === null ? null : { ...actors.get(causeActorId)!, basis: rest.causeBasis },
     owner: ownerUserId === null ? null : (owners.get(ownerUserId)?.key ?? null),
   }));
+}
+
+/**
+ * The `actor` filter: `fleet`, `system`, `session:<id>`, `client:<name>`, `human:<key>` or a
+ * bare roster key. A well-formed filter naming nobody matches nothing (looked, none there);
+ * a malformed one is refused.
+ */
+async function actorFilterIdentity(db: Executor, actor: string): Promise<{ kind: string; ref: string } | null> {
+  const a = actor.trim();
+  if (a === 'fleet' || a === 'system') return { kind: a, ref: '' };
+  const m = /^(session|client|human):(.*)$/.exec(a);
+  const [kind, value] = m ? [m[1]!, m[2]!] : ['human', a];
+  if (kind === 'session') {
+    const id = value.replace(/^#/, '');
+    if (!/^[0-9]{1,15}$/.test(id)) throw invalidRequest('actor', 'session:<id> needs a numeric session id.');
+    return { kind, ref: String(Number(id)) };
+  }
+  if (kind === 'client') {
+    if (!isValidClientName(value)) throw invalidRequest('actor', `${JSON.stringify(value)} is not a client name.`);
+    return { kind, ref: value };
+  }
+  if (!isValidUserKey(value)) throw invalidRequest('actor', 'expected fleet, system, session:<id>, client:<name>, human:<key> or a roster key.');
+  const user = await findUserByKey(db, value);
+  return user ? { kind: 'human', ref: String(user.id) } : null;
 }
 
 export interface DeletionListInput {
@@ -143,16 +175,8 @@ export async function listDeletions(ctx: AppContext, caller: Caller, input: Dele
   const limit = Math.min(Math.max(input.limit ?? 50, 1), 200);
   let actorIds: number[] | undefined;
   if (input.actor !== undefined) {
+    const identity = await actorFilterIdentity(db, input.actor);
     actorIds = [];
-    const a = input.actor;
-    const identity =
-      a === 'fleet' || a === 'system'
-        ? { kind: a, ref: '' }
-        : a.startsWith('session:')
-          ? { kind: 'session', ref: a.slice(8).replace(/^#/, '') }
-          : a.startsWith('client:')
-            ? { kind: 'client', ref: a.slice(7) }
-            : await findUserByKey(db, a).then((u) => (u ? { kind: 'human', ref: String(u.id) } : null));
     if (identity) {
       const row = await db.selectFrom('actors').select('id').where('kind', '=', identity.kind).where('ref', '=', identity.ref).executeTakeFirst();
       if (row) actorIds.push(Number(row.id));

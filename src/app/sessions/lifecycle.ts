@@ -54,6 +54,17 @@ async function transition(
 
 type SimpleAct = 'resume' | 'unarchive' | 'stop';
 
+/**
+ * What an event's details say about a declared acting session (spec 04: `archived` carries
+ * the declared `acting_session_id`): the resolved id, or — when the fleet caller named one
+ * that did not resolve — the text it gave, so the record shows the claim was not accepted.
+ */
+function actingDetails(acting: Acting): Record<string, unknown> {
+  if (acting.actingOutcome === 'declared') return { acting_session_id: acting.actingSession!.id };
+  if (acting.actingOutcome === 'unresolved-acting-session') return { acting_session_id: null, acting_session_unresolved: acting.requestedActingSession };
+  return {};
+}
+
 /** resume, unarchive and stop (spec 01's lifecycle table); no-effect acts record nothing. */
 export async function changeLifecycle(
   ctx: AppContext,
@@ -68,7 +79,8 @@ export async function changeLifecycle(
     await authorize(w.tx, ctx, caller, 'lifecycle', target);
     const acting = await resolveActing(w, caller, actingSessionId);
     const attribution = attributionOf(acting);
-    const details = acting.actingOutcome === 'declared' ? { acting_session_id: acting.actingSession!.id } : {};
+    const details = actingDetails(acting);
+    await ctx.seams?.afterRead?.('lifecycle', target.id);
     const result = await transition(w, target, act, act, async (current, decision) => {
       if (decision.kind === 'stop-request') {
         if (!(await updateSessionIfVersion(w.tx, current.id, current.version, { stopRequested: true }, w.now))) return false;
@@ -101,6 +113,7 @@ export async function archiveSession(
   caller: Caller,
   ref: string,
   actingSessionId?: string | number | null,
+  options: { staleBefore?: string } = {},
 ): Promise<ArchiveResult> {
   checkActingSessionClaim(caller, actingSessionId);
   return inWriteTx(ctx, async (w) => {
@@ -109,11 +122,16 @@ export async function archiveSession(
     const acting = await resolveActing(w, caller, actingSessionId);
     const attribution = attributionOf(acting);
     const subtree = await spawnSubtree(w, target);
+    // housekeeping's automatic archive: only a subtree untouched since the cutoff (retention.ts)
+    if (options.staleBefore !== undefined && subtree.some((s) => s.record.status !== 'archived' && s.record.updatedAt >= options.staleBefore!)) {
+      return { archived: [], skipped: [] };
+    }
     const plan = planArchiveCascade(
       target.id,
       subtree.map((s) => ({ id: s.record.id, parentId: s.parentId, status: s.record.status })),
     );
     const byId = new Map(subtree.map((s) => [s.record.id, s.record]));
+    await ctx.seams?.afterRead?.('archive', target.id);
     const archived: number[] = [];
     const skipped = [...plan.skipped];
     for (const id of plan.archive) {
@@ -127,7 +145,7 @@ export async function archiveSession(
             old: current.status,
             new: 'archived',
             ...(current.id !== target.id ? { cascade_from: target.id } : {}),
-            ...(acting.actingOutcome === 'declared' ? { acting_session_id: acting.actingSession!.id } : {}),
+            ...actingDetails(acting),
           },
           attribution,
         );

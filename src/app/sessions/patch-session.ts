@@ -69,6 +69,7 @@ export async function patchSession(ctx: AppContext, caller: Caller, ref: string,
       if (patchingFields || !correctingParent) await authorize(w.tx, ctx, caller, 'patch', target);
       if (correctingParent) await authorize(w.tx, ctx, caller, 'patch-parent', target);
       const acting = await resolveActing(w, caller, input.actingSessionId);
+      await ctx.seams?.afterRead?.('patch', target.id);
       const attribution = attributionOf(acting);
       let current = target;
       const types: string[] = [];

@@ -91,7 +91,7 @@ export async function listSessionEvents(
   caller: Caller,
   ref: string,
   input: { cursor?: string; limit?: number; types?: string[] },
-): Promise<{ events: EventView[]; nextCursor: string | null }> {
+): Promise<{ sessionId: number; events: EventView[]; nextCursor: string | null }> {
   const db = ctx.store.kysely;
   const session = await requireSession(db, ctx, caller, ref);
   await authorize(db, ctx, caller, 'read', session);
@@ -111,5 +111,5 @@ export async function listSessionEvents(
     credentialId: e.credentialId,
     createdAt: e.createdAt,
   }));
-  return { events, nextCursor: rows.length > limit ? encodeCursor('events', page[page.length - 1]!.seq) : null };
+  return { sessionId: session.id, events, nextCursor: rows.length > limit ? encodeCursor('events', page[page.length - 1]!.seq) : null };
 }

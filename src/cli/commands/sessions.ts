@@ -102,13 +102,9 @@ export function registerSessionCommands(program: Command): void {
       const qs = new URLSearchParams();
       if (opts.limit) qs.set('limit', opts.limit);
       if (opts.cursor) qs.set('cursor', opts.cursor);
-      const body = await client().json<{ events: { seq: number; type: string; created_at: string; actor: { kind: string; ref: string | null; basis: string } | null }[]; next_cursor: string | null }>('GET', `/api/v1/sessions/${refPath(ref)}/events?${qs}`);
-      if (opts.json) return printJson(body);
-      printText(
-        body.events
-          .map((e) => `${e.seq}\t${e.created_at}\t${e.type}\t${e.actor ? `${e.actor.kind}${e.actor.ref ? ':' + e.actor.ref : ''} (${e.actor.basis})` : 'unattributed'}`)
-          .join('\n') + (body.next_cursor ? `\n\nMore: --cursor ${body.next_cursor}` : ''),
-      );
+      if (opts.json) return printJson(await client().json('GET', `/api/v1/sessions/${refPath(ref)}/events?${qs}`));
+      qs.set('format', 'markdown');
+      printText(await client().text('GET', `/api/v1/sessions/${refPath(ref)}/events?${qs}`));
     });
 
   for (const act of ['archive', 'unarchive', 'resume', 'stop'] as const) {

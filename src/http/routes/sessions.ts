@@ -12,6 +12,7 @@ import { serializeSessionDetail } from '../../render/session-detail-json.js';
 import { json, markdown, route, type HttpEnv } from '../env.js';
 import { renderSessionDetail } from '../../render/session-detail-markdown.js';
 import { renderSessionList } from '../../render/session-markdown.js';
+import { renderDeletions, renderEvents } from '../../render/attribution-markdown.js';
 import {
   CreateSessionBody,
   CreateSessionResponse,
@@ -172,7 +173,7 @@ export function registerSessionRoutes(app: OpenAPIHono<HttpEnv>, ctx: AppContext
       method: 'get',
       path: '/api/v1/sessions/{ref}/events',
       summary: 'The attributed timeline, actor and cause expanded, paginated by seq',
-      request: { params: RefParam, query: EventsQuery },
+      request: { params: RefParam, query: EventsQuery.extend(FormatQuery.shape) },
       responses: { 200: ok(z.object({ events: z.array(EventSchema), next_cursor: z.string().nullable() }), 'a page of events'), ...errors },
     }),
     async (c) => {
@@ -182,6 +183,7 @@ export function registerSessionRoutes(app: OpenAPIHono<HttpEnv>, ctx: AppContext
         ...(q.limit ? { limit: q.limit } : {}),
         ...(q.type ? { types: q.type.split(',').map((t) => t.trim()) } : {}),
       });
+      if (q.format === 'markdown') return markdown(c, renderEvents(result.sessionId, result.events, result.nextCursor));
       return json(c, { events: result.events.map(serializeEvent), next_cursor: result.nextCursor });
     },
   );
@@ -219,8 +221,8 @@ export function registerSessionRoutes(app: OpenAPIHono<HttpEnv>, ctx: AppContext
     createRoute({
       method: 'get',
       path: '/api/v1/session_deletions',
-      summary: 'Deletion records, newest first',
-      request: { query: DeletionsQuery },
+      summary: 'Deletion records, newest first (filters: actor, since/until, session_uid; only sessions the caller may see)',
+      request: { query: DeletionsQuery.extend(FormatQuery.shape) },
       responses: { 200: ok(z.object({ deletions: z.array(z.record(z.string(), z.unknown())), next_cursor: z.string().nullable() }), 'a page of deletion records'), ...errors },
     }),
     async (c) => {
@@ -233,6 +235,7 @@ export function registerSessionRoutes(app: OpenAPIHono<HttpEnv>, ctx: AppContext
         ...(q.cursor ? { cursor: q.cursor } : {}),
         ...(q.limit ? { limit: q.limit } : {}),
       });
+      if (q.format === 'markdown') return markdown(c, renderDeletions(r.deletions, r.nextCursor));
       return json(c, { deletions: r.deletions.map(serializeDeletion), next_cursor: r.nextCursor });
     },
   );

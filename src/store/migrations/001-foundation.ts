@@ -131,8 +131,6 @@ export async function up(db: Kysely<any>, d: StoreDialect): Promise<void> {
     .addColumn('caused_by_actor_id', id, (c) => c.references('actors.id'))
     .addColumn('cause_basis', 'text')
     .addColumn('credential_id', id)
-    // the per-record key of the audit digest of any words in the details (spec 04)
-    .addColumn('digest_key', 'text')
     .addColumn('created_at', 'text', (c) => c.notNull())
     .addUniqueConstraint('session_events_seq_unique', ['session_id', 'seq'])
     .execute();
@@ -209,6 +207,7 @@ export async function up(db: Kysely<any>, d: StoreDialect): Promise<void> {
 export async function upAudit(db: Kysely<any>, d: StoreDialect): Promise<void> {
   await db.schema
     .createTable('audit_log')
+    // SQLite: `integer primary key` makes seq the rowid, so verify scans one b-tree in order
     .addColumn('seq', d.idType, (c) => c.primaryKey())
     .addColumn('entry', 'text', (c) => c.notNull())
     .addColumn('prev_hash', 'text', (c) => c.notNull())

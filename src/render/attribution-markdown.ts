@@ -1,0 +1,47 @@
+import type { DeletionView } from '../app/sessions/delete-session.js';
+import type { EventView } from '../app/sessions/read-sessions.js';
+import type { ActorView } from '../app/views.js';
+import { sanitizeInline } from './sanitize.js';
+import { actorText } from './session-markdown.js';
+
+/**
+ * Markdown for the attributed timeline and deletion records (spec 04), shared by the CLI
+ * (`format=markdown`) and any text surface. Every basis is printed beside its actor: only
+ * `authenticated` is evidence of the actor's own act (spec 01).
+ */
+type Attributed = (ActorView & { basis: string | null }) | null;
+
+function who(label: string, a: Attributed): string {
+  return a ? `${label} ${actorText(a, a.basis)}` : `${label} nobody recorded (unattributed)`;
+}
+
+function detailsText(details: Record<string, unknown>): string {
+  const parts = Object.entries(details).map(([k, v]) => `${k}=${JSON.stringify(v)}`);
+  return parts.length ? ` · ${sanitizeInline(parts.join(', '))}` : '';
+}
+
+export function renderEventLine(e: EventView): string {
+  const attribution = e.actor === null && e.cause === null ? 'unattributed (runtime state)' : `${who('by', e.actor)}; ${who('for', e.cause)}`;
+  return `- ${e.seq} · ${e.createdAt} · **${e.type}** — ${attribution}${detailsText(e.details)}`;
+}
+
+export function renderEvents(sessionId: number, events: readonly EventView[], nextCursor: string | null): string {
+  if (events.length === 0) return `No events for session #${sessionId}${nextCursor === null ? '' : ' on this page'}.`;
+  const more = nextCursor ? `\n\nMore: pass --cursor ${nextCursor}` : '';
+  return `## Timeline of #${sessionId}\n\n${events.map(renderEventLine).join('\n')}${more}`;
+}
+
+export function renderDeletionLine(d: DeletionView): string {
+  const affected = d.affected.length === 0 ? 'nothing else affected' : `affected: ${d.affected.map((a) => `${a.kind} #${a.id} ${a.action}`).join(', ')}`;
+  return [
+    `- #${d.sessionId} ${sanitizeInline(d.lastTitle ?? '(untitled)')} (uid ${d.sessionUid}) — deleted ${d.deletedAt}`,
+    `  ${who('by', d.actor)}; ${who('for', d.cause)}; via ${d.via}${d.credentialId !== null ? ` (credential ${d.credentialId})` : ''}`,
+    `  owner: ${d.owner ? sanitizeInline(d.owner) : 'none'} · lineage parent: ${d.lineageParentId !== null ? `#${d.lineageParentId}` : 'none'} · ${d.eventCount} events and ${d.humanMessageCount} human messages went with it · ${affected}`,
+  ].join('\n');
+}
+
+export function renderDeletions(deletions: readonly DeletionView[], nextCursor: string | null): string {
+  if (deletions.length === 0) return 'No deletion records match.';
+  const more = nextCursor ? `\n\nMore: pass --cursor ${nextCursor}` : '';
+  return deletions.map(renderDeletionLine).join('\n') + more;
+}

@@ -1,0 +1,40 @@
+import type { Executor } from './dialect/dialect.js';
+
+/** A signed audit checkpoint as stored (spec 04): the note is the whole signed text. */
+export interface CheckpointRecord {
+  id: number;
+  seq: number;
+  hash: string;
+  signedAt: string;
+  keyName: string;
+  keyHash: string;
+  note: string;
+}
+
+type Row = { id: number; seq: number; hash: string; signed_at: string; key_name: string; key_hash: string; note: string };
+
+function toRecord(r: Row): CheckpointRecord {
+  return { id: Number(r.id), seq: Number(r.seq), hash: r.hash, signedAt: r.signed_at, keyName: r.key_name, keyHash: r.key_hash, note: r.note };
+}
+
+/** Stores a checkpoint; a second one for the same head and key is a no-op (several nodes may sign). */
+export async function insertCheckpoint(db: Executor, c: Omit<CheckpointRecord, 'id'>): Promise<boolean> {
+  const r = await db
+    .insertInto('audit_checkpoints')
+    .values({ seq: c.seq, hash: c.hash, signed_at: c.signedAt, key_name: c.keyName, key_hash: c.keyHash, note: c.note })
+    .onConflict((oc) => oc.columns(['seq', 'key_hash']).doNothing())
+    .executeTakeFirst();
+  return Number(r.numInsertedOrUpdatedRows ?? 0n) === 1;
+}
+
+export async function latestCheckpoint(db: Executor, keyHash?: string): Promise<CheckpointRecord | null> {
+  let q = db.selectFrom('audit_checkpoints').selectAll();
+  if (keyHash) q = q.where('key_hash', '=', keyHash);
+  const row = await q.orderBy('seq', 'desc').orderBy('id', 'desc').limit(1).executeTakeFirst();
+  return row ? toRecord(row as Row) : null;
+}
+
+export async function checkpointAt(db: Executor, seq: number, keyHash: string): Promise<CheckpointRecord | null> {
+  const row = await db.selectFrom('audit_checkpoints').selectAll().where('seq', '=', seq).where('key_hash', '=', keyHash).executeTakeFirst();
+  return row ? toRecord(row as Row) : null;
+}
