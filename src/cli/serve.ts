@@ -39,7 +39,7 @@ export async function runServe(config: Config): Promise<void> {
   } else {
     out.push(`Fleet key: ${fleetKey.path}`);
   }
-  for (const line of await service.bannerLines()) out.push(line);
+  for (const line of await service.bannerLines({ url })) out.push(line);
   process.stdout.write(out.join('\n') + '\n');
 
   const shutdown = (signal: string) => {

@@ -2,6 +2,7 @@ import { Migrator, type Kysely, type Migration, type MigrationProvider } from 'k
 import type { StoreDialect } from './dialect/dialect.js';
 import * as foundation from './migrations/001-foundation.js';
 import * as lineage from './migrations/002-lineage.js';
+import * as web from './migrations/006-web.js';
 
 type MigrationModule = { up: (db: Kysely<any>, dialect: StoreDialect) => Promise<void> };
 
@@ -9,6 +10,7 @@ type MigrationModule = { up: (db: Kysely<any>, dialect: StoreDialect) => Promise
 const MIGRATIONS: Record<string, MigrationModule> = {
   '001-foundation': foundation,
   '002-lineage': lineage,
+  '006-web': web,
 };
 
 class InCodeProvider implements MigrationProvider {

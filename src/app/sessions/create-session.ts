@@ -16,6 +16,7 @@ import { resolveSpawnParent, type ParentResolution } from '../parent-resolution.
 import { sessionView, type SessionView } from '../views.js';
 import { inWriteTx, type WriteScope } from '../write-scope.js';
 import { canonicalJson } from '../audit.js';
+import { recordHumanInput, type HumanInput } from '../human-input.js';
 
 export const MAX_METADATA_BYTES = 16 * 1024;
 
@@ -41,6 +42,8 @@ export interface CreateSessionInput {
   schedulingClass?: SchedulingClass | null;
   attach?: boolean;
   idempotencyKey?: string | null;
+  /** the human's own words and where they typed them (web forms); see app/human-input.ts */
+  humanInput?: HumanInput | null;
 }
 
 export interface CreatorResolution {
@@ -249,6 +252,8 @@ export async function createSession(
       },
       attribution,
     );
+    // spec 03: human-message capture of the creator's words joins this transaction here
+    await recordHumanInput(w, { sessionId: id }, caller, input.humanInput);
     if (derivedTitle) await w.event(id, 'title_generated', { new: derivedTitle, from: input.originalPrompt != null ? 'original_prompt' : 'prompt' }, await systemForSession(w, session));
 
     let sessionToken: string | null = null;
