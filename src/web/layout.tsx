@@ -76,6 +76,7 @@ export function Layout(p: LayoutProps) {
         <meta name="viewport" content="width=device-width, initial-scale=1" />
         <meta name="htmx-config" content={HTMX_CONFIG} />
         <title>{`${p.title} · Warrant`}</title>
+        <link rel="icon" href="data:," />
         <link rel="stylesheet" href="/assets/styles.css" />
         <script src="/assets/theme-init.js"></script>
         {/* document order matters: htmx, then our module (it wraps the SSE connection), then the extension */}

@@ -40,8 +40,10 @@ function secure(res: Response): Response {
   h.set('content-security-policy', "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; font-src 'self'; object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'");
   h.set('x-content-type-options', 'nosniff');
   h.set('x-frame-options', 'DENY');
-  // sign-in links carry their secret in the path: never leak it in a Referer
-  h.set('referrer-policy', 'no-referrer');
+  // sign-in links carry their secret in the path: never send it to another site. (Not
+  // `no-referrer`: with it a browser sends `Origin: null` on form posts, which the
+  // Origin allowlist must refuse.)
+  h.set('referrer-policy', 'same-origin');
   if (!h.has('cache-control')) h.set('cache-control', 'no-store');
   return res;
 }
