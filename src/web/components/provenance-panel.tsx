@@ -84,7 +84,15 @@ function SpawnLineageTree(props: { data: SpawnLineage }) {
       )}
       <NodeRow session={s} depth={selfDepth} current note="← this session" />
       {children.slice(0, PANEL_CHILD_LIMIT).map((c) => (
-        <NodeRow session={c} depth={selfDepth + 1} note={<Basis basis={c.parentBasis} />} />
+        <NodeRow
+          session={c}
+          depth={selfDepth + 1}
+          note={
+            <>
+              spawned by this session <Basis basis={c.parentBasis} />
+            </>
+          }
+        />
       ))}
       {moreChildren && (
         <li class={`node depth-${selfDepth + 1}`}>
