@@ -145,6 +145,33 @@ describe('the session page', () => {
   });
 });
 
+describe('keyboard and themes', () => {
+  it('the skip link comes first and moves focus to the content; the theme toggle is remembered per device', async () => {
+    const { context, page } = await signedInPage(server, browser);
+    try {
+      await page.goto(`${server.url}/`);
+      await page.keyboard.press('Tab');
+      expect(await page.evaluate(() => document.activeElement?.textContent?.trim())).toBe('Skip to content');
+      await page.keyboard.press('Enter');
+      expect(await page.evaluate(() => document.activeElement?.id)).toBe('main');
+      // a visible focus ring on keyboard focus
+      await page.keyboard.press('Tab');
+      expect(await page.evaluate(() => getComputedStyle(document.activeElement!).outlineStyle)).not.toBe('none');
+
+      const before = await page.evaluate(() => getComputedStyle(document.documentElement).getPropertyValue('--bg').trim());
+      await page.locator('[data-theme-toggle]').click();
+      const theme = await page.evaluate(() => document.documentElement.dataset.theme);
+      expect(['light', 'dark']).toContain(theme);
+      const after = await page.evaluate(() => getComputedStyle(document.documentElement).getPropertyValue('--bg').trim());
+      expect(after).not.toBe(before);
+      await page.reload();
+      expect(await page.evaluate(() => document.documentElement.dataset.theme)).toBe(theme);
+    } finally {
+      await context.close();
+    }
+  });
+});
+
 describe('live refresh', () => {
   it('a session created elsewhere appears in the strip, the list and the open tree without a reload', async () => {
     const { context, page } = await signedInPage(server, browser);
