@@ -96,6 +96,10 @@ async function parseForm(c: Context): Promise<FormData> {
   for (const [k, v] of Object.entries(body)) {
     if (Array.isArray(v)) out[k] = v.filter((x): x is string => typeof x === 'string');
     else if (typeof v === 'string') out[k] = v;
+    // one answer on both stores (PostgreSQL text cannot hold U+0000; SQLite would keep it)
+    if ([out[k]].flat().some((x) => x?.includes('\u0000'))) {
+      throw new WarrantError('invalid-request', `${k}: contains a NUL character (U+0000); remove it and send again.`, { details: { field: k } });
+    }
   }
   return out;
 }

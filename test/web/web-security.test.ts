@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { beforeAll, expect, it } from 'vitest';
 import { SETTING_ADMIN_USER } from '../../src/app/bootstrap.js';
 import { setSetting } from '../../src/store/settings-repo.js';
@@ -106,5 +107,47 @@ describeEachDialect('web UI request protection', (t) => {
     expect((await anonymous.get('/assets/sse.js')).status).toBe(200);
     expect((await anonymous.get('/assets/..%2Fcli%2Fmain.js')).status).toBe(404);
     expect((await anonymous.get('/assets/missing.js')).status).toBe(404);
+  });
+
+  it('a fuzz over the UI’s routes, forms and queries never answers 500 (property)', async () => {
+    const h = t();
+    const s = (await h.create(h.fleetKey, { title: 'web fuzz target' })).session;
+    const text = fc.oneof(fc.string({ maxLength: 80 }), fc.constantFrom('', '#', '%', '#0', '-1', 'uid:', '../..', '\u0000', '9'.repeat(30)));
+    const gets = (ref: string, q: string) => [
+      `/sessions/${encodeURIComponent(ref)}`,
+      `/sessions/${encodeURIComponent(ref)}/status`,
+      `/sessions/${encodeURIComponent(ref)}/provenance_panel`,
+      `/sessions/${encodeURIComponent(ref)}/timeline?cursor=${encodeURIComponent(q)}`,
+      `/sessions/${encodeURIComponent(ref)}/transcript?cursor=${encodeURIComponent(q)}`,
+      `/ui/sessions?status=${encodeURIComponent(q)}&owner=${encodeURIComponent(q)}&q=${encodeURIComponent(q)}&parent=${encodeURIComponent(ref)}&cursor=${encodeURIComponent(q)}`,
+      `/?deleted=${encodeURIComponent(q)}&cursor=${encodeURIComponent(q)}`,
+      `/supervisor/users/${encodeURIComponent(ref)}`,
+      `/sign-in/link/${encodeURIComponent(ref)}`,
+      `/sign-in?next=${encodeURIComponent(q)}`,
+    ];
+    const posts = (ref: string) => [
+      '/sessions',
+      '/sessions/quick',
+      `/sessions/${encodeURIComponent(ref)}/archive`,
+      `/sessions/${s.id}/stop`,
+      '/supervisor/users',
+      `/supervisor/users/${encodeURIComponent(ref)}`,
+      `/supervisor/users/${encodeURIComponent(ref)}/rename`,
+      `/supervisor/users/${encodeURIComponent(ref)}/tokens/${encodeURIComponent(ref)}/revoke`,
+      '/sign-in',
+      '/sign-in/link',
+    ];
+    const fields = fc.dictionary(fc.constantFrom('prompt', 'title', 'parent', 'agent_root', 'model', 'key', 'new_key', 'display_name', 'email', 'slack_user_ids', 'notes', 'password', 'link', 'next'), text);
+    await fc.assert(
+      fc.asyncProperty(text, text, fields, fc.nat(), async (ref, q, form, pick) => {
+        const get = gets(ref, q)[pick % 10]!;
+        const r1 = await web.get(get, { htmx: pick % 2 === 0 });
+        expect(r1.status, `GET ${get}`).toBeLessThan(500);
+        const post = posts(ref)[pick % 10]!;
+        const r2 = await web.post(post, form, { htmx: pick % 3 === 0 });
+        expect(r2.status, `POST ${post} ${JSON.stringify(form)}`).toBeLessThan(500);
+      }),
+      { numRuns: 60 },
+    );
   });
 });
