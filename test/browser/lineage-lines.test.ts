@@ -162,6 +162,7 @@ describe('lineage lines in the session strip', () => {
         body: JSON.stringify({ title: 'busy worker', parent_session_id: parent.id, attach: true }),
       })
     ).json()) as { session: { id: number } };
+    const calm = await createSession(server, { title: 'waiting worker', parent_session_id: parent.id });
     const { context, page } = await signedInPage(server, browser);
     try {
       await scrollTabTo(page, parent.id, { fromLeft: 120 });
@@ -175,6 +176,22 @@ describe('lineage lines in the session strip', () => {
       expect(await page.locator('[data-tab-id][data-tint]').count()).toBe(0);
     } finally {
       await context.close();
+    }
+    // with motion allowed, the working child's dash marches
+    const moving = await browser.newContext({ viewport: { width: 1280, height: 900 }, reducedMotion: 'no-preference' });
+    try {
+      const page = await moving.newPage();
+      const { signIn } = await import('./browser-harness.js');
+      await signIn(server, page);
+      await scrollTabTo(page, parent.id, { fromLeft: 120 });
+      const line = page.locator(`path.lineage-line[data-child-tab="${child.session.id}"]`);
+      expect(await line.evaluate((el) => getComputedStyle(el).animationName)).toBe('lineage-march');
+      const waiting = page.locator(`path.lineage-line[data-child-tab="${calm.id}"]`);
+      expect(await waiting.getAttribute('class')).not.toContain('working');
+      expect(await waiting.evaluate((el) => getComputedStyle(el).animationName)).toBe('none');
+      expect(await page.locator(`circle.lineage-end[data-child-tab="${calm.id}"]`).getAttribute('r')).toBe('3.5');
+    } finally {
+      await moving.close();
     }
   });
 

@@ -56,6 +56,14 @@ describeEachDialect('web UI session pages (single-admin mode)', (t) => {
     expect(seen[1]!.input).toEqual({ entryPoint: 'web_ui.quick_prompt', content: '  Summarize the incidents  ' });
     const empty = await web.post('/sessions/quick', { prompt: '   ' });
     expect(empty.status).toBe(400);
+
+    // a double submit of one rendered form replays the first create: one session, one record
+    const form = await web.get('/sessions/new');
+    const key = /name="idempotency_key" value="([^"]+)"/.exec(form.text)![1]!;
+    const once = await web.post('/sessions', { prompt: 'only once please', idempotency_key: key });
+    const twice = await web.post('/sessions', { prompt: 'only once please', idempotency_key: key });
+    expect(twice.location).toBe(once.location);
+    expect(seen.filter((x) => x.input.content === 'only once please')).toHaveLength(1);
   });
 
   it('a parent that does not resolve never fails the create, and the page says why', async () => {

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type { WebIdentity } from '../../app/web-auth.js';
 import type { SessionView } from '../../app/views.js';
 import type { EventView } from '../../app/sessions/read-sessions.js';
@@ -21,11 +22,17 @@ export interface HomeProps {
   deletedId: number | null;
 }
 
+/** One key per rendered form: a double submit replays the first create instead of making two. */
+function IdempotencyField() {
+  return <input type="hidden" name="idempotency_key" value={`web-${randomUUID()}`} />;
+}
+
 export function QuickPromptForm(props: { csrf: string }) {
   return (
     <form class="card" method="post" action="/sessions/quick" aria-labelledby="quick-heading">
       <h2 id="quick-heading">Quick prompt</h2>
       <CsrfField token={props.csrf} />
+      <IdempotencyField />
       <div class="field">
         <label for="quick-prompt">Start a router session with</label>
         <textarea id="quick-prompt" name="prompt" required maxlength={100000} placeholder="What should it do?"></textarea>
@@ -113,6 +120,7 @@ export function NewSessionPage(p: { identity: WebIdentity; csrf: string; values?
       {p.error && <ErrorMessage error={p.error} />}
       <form class="card" method="post" action="/sessions">
         <CsrfField token={p.csrf} />
+        <IdempotencyField />
         <div class="field">
           <label for="new-prompt">Prompt</label>
           <textarea id="new-prompt" name="prompt" maxlength={100000}>

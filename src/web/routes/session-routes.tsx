@@ -80,7 +80,9 @@ function createInput(form: FormData): CreateSessionInput {
   const parent = field(form, 'parent');
   const agentRoot = field(form, 'agent_root');
   const model = field(form, 'model');
+  const key = field(form, 'idempotency_key');
   return {
+    ...(key ? { idempotencyKey: key.slice(0, 200) } : {}),
     title: title || null,
     prompt: prompt.trim() ? prompt : null,
     // the human's unwrapped ask: the title derives from it (spec 01 "Titles")
@@ -156,7 +158,9 @@ export function registerSessionRoutes(app: Hono<any>, ctx: AppContext, guard: Ho
   route('POST', '/sessions/quick', async (c, r) => {
     const prompt = rawField(r.form, 'prompt');
     if (!prompt.trim()) throw new WarrantError('invalid-request', 'prompt: type what the session should do.', { details: { field: 'prompt' } });
+    const key = field(r.form, 'idempotency_key');
     const created = await createSession(ctx, who(r.identity), {
+      ...(key ? { idempotencyKey: key.slice(0, 200) } : {}),
       prompt,
       originalPrompt: prompt,
       agentRoot: 'router',
