@@ -117,7 +117,7 @@ export async function issueSignInLink(
     );
   }
   const ttl = options.ttlMs ?? SIGN_IN_LINK_TTL_MS;
-  if (!(ttl > 0) || ttl > 7 * 24 * 60 * 60 * 1000) throw new WarrantError('invalid-request', 'ttl: between 1 minute and 7 days.', { details: { field: 'ttl' } });
+  if (!(ttl >= 60_000) || ttl > 7 * 24 * 60 * 60 * 1000) throw new WarrantError('invalid-request', 'ttl: between 1 minute and 7 days.', { details: { field: 'ttl' } });
   const secret = ctx.ids.bytes(32).toString('base64url');
   const now = ctx.clock.now().toISOString();
   const expiresAt = plusMs(now, ttl);

@@ -21,10 +21,9 @@ import { registerSessionRoutes } from './routes/session-routes.js';
  */
 export function mountWeb(ctx: AppContext, guard: HostGuard) {
   return (app: OpenAPIHono<HttpEnv>): void => {
-    const web = app as unknown as import('hono').Hono<any>;
-    mountAssets(web, guard);
-    registerAuthRoutes(web, ctx, guard);
-    registerRosterRoutes(web, ctx, guard);
-    registerSessionRoutes(web, ctx, guard);
+    mountAssets(app, guard);
+    registerAuthRoutes(app, ctx, guard);
+    registerRosterRoutes(app, ctx, guard);
+    registerSessionRoutes(app, ctx, guard);
   };
 }

@@ -6,7 +6,8 @@ import { ErrorMessage } from './error-page.js';
 
 /** Sign-in, link confirmation and first-run pages (spec 01 "Web UI sign-in, always"). */
 
-export function SignInPage(props: { mode: DeploymentMode; csrf: string; next: string; error?: WarrantError | null; adminKey: string | null; key?: string }) {
+/** Shown to anyone who reaches the port: it names nobody (not even the admin's key). */
+export function SignInPage(props: { mode: DeploymentMode; csrf: string; next: string; error?: WarrantError | null; key?: string }) {
   const single = props.mode === 'single-admin';
   return (
     <Layout title="Sign in" identity={null} csrf="">
@@ -17,7 +18,7 @@ export function SignInPage(props: { mode: DeploymentMode; csrf: string; next: st
           {single ? (
             <>
               <p>
-                This server runs in <strong>single-admin mode</strong>: the web UI signs in its admin{props.adminKey ? <> (<code>{props.adminKey}</code>)</> : null} only.
+                This server runs in <strong>single-admin mode</strong>: the web UI signs in its admin only.
               </p>
               <p>
                 Open the one-time sign-in link that <code>warrant serve</code> printed when it started, or print a new one on the server’s host:
@@ -37,7 +38,7 @@ export function SignInPage(props: { mode: DeploymentMode; csrf: string; next: st
           <input type="hidden" name="next" value={props.next} />
           <div class="field">
             <label for="sign-in-key">Roster key</label>
-            <input id="sign-in-key" type="text" name="key" autocomplete="username" required value={props.key ?? (single ? (props.adminKey ?? '') : '')} />
+            <input id="sign-in-key" type="text" name="key" autocomplete="username" required value={props.key ?? ''} />
           </div>
           <div class="field">
             <label for="sign-in-password">Password</label>

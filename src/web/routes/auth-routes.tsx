@@ -7,7 +7,6 @@ import {
   signInWithLink,
   signInWithPassword,
   signOut,
-  singleAdmin,
   type SignInMeta,
 } from '../../app/web-auth.js';
 import { toWarrantError } from '../../http/errors.js';
@@ -30,8 +29,7 @@ function asRefusal(error: unknown): WarrantError {
 
 export function registerAuthRoutes(app: Hono<any>, ctx: AppContext, guard: HostGuard): void {
   const signInPage = async (c: Context, csrf: string, next: string, error: WarrantError | null, key?: string) => {
-    const admin = await singleAdmin(ctx);
-    return htmlPage(c, <SignInPage mode={ctx.mode} csrf={csrf} next={next} error={error} adminKey={admin?.key ?? null} {...(key !== undefined ? { key } : {})} />, error ? error.status : 200);
+    return htmlPage(c, <SignInPage mode={ctx.mode} csrf={csrf} next={next} error={error} {...(key !== undefined ? { key } : {})} />, error ? error.status : 200);
   };
 
   webRoute(app, ctx, guard, 'GET', '/sign-in', 'public', async (c, r) => {
