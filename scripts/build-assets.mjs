@@ -13,6 +13,15 @@ if (existsSync(clientDir)) {
     await build({ entryPoints: entries, bundle: true, format: 'esm', target: 'es2022', minify: true, sourcemap: true, outdir: outDir, logLevel: 'warning' });
   }
 }
+// htmx 2 and its SSE extension, served from our own origin (the CSP allows nothing else).
+const vendored = [
+  ['node_modules/htmx.org/dist/htmx.min.js', 'htmx.min.js'],
+  ['node_modules/htmx-ext-sse/dist/sse.min.js', 'sse.js'],
+];
+for (const [from, to] of vendored) {
+  if (!existsSync(from)) throw new Error(`missing ${from}: run npm install`);
+  copyFileSync(from, join(outDir, to));
+}
 const staticDir = 'src/web/static';
 if (existsSync(staticDir)) {
   for (const f of readdirSync(staticDir)) copyFileSync(join(staticDir, f), join(outDir, f));

@@ -13,6 +13,8 @@ import { buildHttpApp } from './http/app.js';
 import type { HttpEnv } from './http/env.js';
 import { HostGuard } from './http/host-guard.js';
 import { mountMcp } from './mcp/http-mount.js';
+import { mountWeb } from './web/mount.js';
+import { webBannerLines } from './web/banner.js';
 import { startHousekeeping } from './app/housekeeping.js';
 import { syncCoverageAtStart } from './app/human-messages/coverage-state.js';
 
@@ -23,17 +25,23 @@ export interface Service {
   app: OpenAPIHono<HttpEnv>;
   hostGuard: HostGuard;
   /** lines `warrant serve` prints at start (capture coverage, sign-in links, …) */
-  bannerLines(): Promise<string[]>;
+  bannerLines(info?: BannerInfo): Promise<string[]>;
   stop(): Promise<void>;
 }
 
+/** What the banner knows about the running server. */
+export interface BannerInfo {
+  /** the base URL the server listens on, when it listens */
+  url: string | null;
+}
+
 /** Contributions to the start banner; later capabilities add theirs. */
-export const bannerContributors: ((ctx: AppContext) => Promise<string[]>)[] = [];
+export const bannerContributors: ((ctx: AppContext, info: BannerInfo) => Promise<string[]>)[] = [webBannerLines];
 
 export async function assembleService(store: StoreDialect, ctx: AppContext, options: { extraHosts?: string[]; housekeeping?: boolean } = {}): Promise<Service> {
   const allowed = await getSetting(store.kysely, SETTING_ALLOWED_HOSTS);
   const hostGuard = new HostGuard(allowed ? (JSON.parse(allowed) as string[]) : HostGuard.defaults(options.extraHosts ?? []));
-  const app = buildHttpApp(ctx, { mount: [mountMcp(ctx, hostGuard)] });
+  const app = buildHttpApp(ctx, { mount: [mountMcp(ctx, hostGuard), mountWeb(ctx, hostGuard)] });
   await syncCoverageAtStart(ctx);
   await ctx.live.start();
   const stopHousekeeping = options.housekeeping === false ? () => {} : startHousekeeping(ctx);
@@ -42,9 +50,9 @@ export async function assembleService(store: StoreDialect, ctx: AppContext, opti
     ctx,
     app,
     hostGuard,
-    async bannerLines() {
+    async bannerLines(info: BannerInfo = { url: null }) {
       const lines: string[] = [];
-      for (const contribute of bannerContributors) lines.push(...(await contribute(ctx)));
+      for (const contribute of bannerContributors) lines.push(...(await contribute(ctx, info)));
       return lines;
     },
     async stop() {

@@ -70,22 +70,37 @@ export async function addUser(ctx: AppContext, caller: Caller, input: UserInput)
   const slack = normalizeSlackIds(input.slackUserIds) ?? [];
   return inWriteTx(ctx, async (w) => {
     await authorize(w.tx, ctx, caller, 'admin', null);
-    if (await findUserByKey(w.tx, input.key)) throw new WarrantError('user-exists', `A roster user with the key ${input.key} exists already.`, { status: 409 });
-    await checkSlackIds(w.tx, slack, null);
-    const id = await insertUser(w.tx, {
-      key: input.key,
-      displayName: input.displayName?.trim() || input.key,
-      email: input.email ?? null,
-      slackUserIds: slack,
-      notes: input.notes ?? null,
-      isAdmin: input.isAdmin ?? false,
-      now: w.now,
-    });
-    await w.actorId({ kind: 'human', userId: id });
-    const user = (await findUserByKey(w.tx, input.key))!;
-    await notify(w, { kind: 'user_added', user });
-    return user;
+    return insertRosterUser(w, { ...input, slackUserIds: slack });
   });
+}
+
+/**
+ * Adds a roster row inside the caller's transaction (the web UI's first-run page creates the
+ * admin in the same transaction that consumes the setup code). The caller has authorized.
+ */
+export async function insertRosterUser(w: WriteScope, input: UserInput): Promise<UserRecord> {
+  requireKey(input.key);
+  const slack = normalizeSlackIds(input.slackUserIds) ?? [];
+  if (await findUserByKey(w.tx, input.key)) throw new WarrantError('user-exists', `A roster user with the key ${input.key} exists already.`, { status: 409 });
+  await checkSlackIds(w.tx, slack, null);
+  const id = await insertUser(w.tx, {
+    key: input.key,
+    displayName: input.displayName?.trim() || input.key,
+    email: input.email ?? null,
+    slackUserIds: slack,
+    notes: input.notes ?? null,
+    isAdmin: input.isAdmin ?? false,
+    now: w.now,
+  });
+  await w.actorId({ kind: 'human', userId: id });
+  const user = (await findUserByKey(w.tx, input.key))!;
+  await notify(w, { kind: 'user_added', user });
+  return user;
+}
+
+/** Lets other roster-adjacent use cases (web sign-in settings, passwords) log coverage changes. */
+export async function notifyRosterChange(w: WriteScope, change: Parameters<RosterChangeHook>[1]): Promise<void> {
+  await notify(w, change);
 }
 
 export async function editUser(

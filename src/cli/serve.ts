@@ -39,7 +39,7 @@ export async function runServe(config: Config): Promise<void> {
   } else {
     out.push(`Fleet key: ${fleetKey.path}`);
   }
-  for (const line of await service.bannerLines()) out.push(line);
+  for (const line of await service.bannerLines({ url })) out.push(line);
   let stopOtel = () => {};
   if (config.otelEndpoint) {
     const { startContinuousOtelExport } = await import('../integrations/otel-export.js');

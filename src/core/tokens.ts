@@ -7,6 +7,14 @@ export const TOKEN_PREFIXES = {
 } as const;
 export type TokenKind = keyof typeof TOKEN_PREFIXES;
 
+/**
+ * Every credential an act can record (spec 01: "every act records the credential it used").
+ * A `web` credential is a browser's sign-in (its secret travels only in an HttpOnly cookie,
+ * never as a bearer token), so it has a prefix for leak recognition but is not a TokenKind.
+ */
+export type CredentialKind = TokenKind | 'web';
+export const WEB_SESSION_PREFIX = 'wrt_w_';
+
 /** @example tokenKindOf('wrt_h_abc') // 'human' */
 export function tokenKindOf(token: string): TokenKind | null {
   for (const [kind, prefix] of Object.entries(TOKEN_PREFIXES) as [TokenKind, string][]) {

@@ -240,12 +240,38 @@ export interface SlackThreadsTable {
   session_id: number;
 }
 
+export interface WebLoginLinksTable {
+  id: Generated<number>;
+  secret_hash: string;
+  purpose: string;
+  user_id: number | null;
+  issued_via: string;
+  created_at: string;
+  expires_at: string;
+  used_at: string | null;
+}
+
+export interface WebSessionsTable {
+  id: Generated<number>;
+  credential_id: number;
+  user_id: number;
+  method: string;
+  login_link_id: number | null;
+  user_agent: string | null;
+  created_at: string;
+  last_seen_at: string;
+  expires_at: string;
+  ended_at: string | null;
+}
+
 export interface Database {
   human_messages: HumanMessagesTable;
   human_message_withdrawals: HumanMessageWithdrawalsTable;
   coverage_log: CoverageLogTable;
   slack_deliveries: SlackDeliveriesTable;
   slack_threads: SlackThreadsTable;
+  web_login_links: WebLoginLinksTable;
+  web_sessions: WebSessionsTable;
   session_uncles: SessionUnclesTable;
   session_deletions: SessionDeletionsTable;
   audit_log: AuditLogTable;

@@ -1,9 +1,9 @@
-import type { TokenKind } from '../core/tokens.js';
+import type { CredentialKind } from '../core/tokens.js';
 import type { Executor } from './dialect/dialect.js';
 
 export interface TokenRecord {
   id: number;
-  kind: TokenKind;
+  kind: CredentialKind;
   label: string | null;
   userId: number | null;
   clientName: string | null;
@@ -30,7 +30,7 @@ const COLUMNS = ['id', 'kind', 'label', 'user_id', 'client_name', 'session_id', 
 function toToken(r: TokenRow): TokenRecord {
   return {
     id: Number(r.id),
-    kind: r.kind as TokenKind,
+    kind: r.kind as CredentialKind,
     label: r.label,
     userId: r.user_id === null ? null : Number(r.user_id),
     clientName: r.client_name,
@@ -50,7 +50,7 @@ export async function findTokenByHash(db: Executor, hash: string): Promise<Token
 export async function insertToken(
   db: Executor,
   t: {
-    kind: TokenKind;
+    kind: CredentialKind;
     hash: string;
     label?: string | null;
     userId?: number | null;
@@ -79,7 +79,7 @@ export async function insertToken(
   return Number(row.id);
 }
 
-export async function listTokens(db: Executor, filter: { kind?: TokenKind; userId?: number }): Promise<TokenRecord[]> {
+export async function listTokens(db: Executor, filter: { kind?: CredentialKind; userId?: number }): Promise<TokenRecord[]> {
   let q = db.selectFrom('tokens').select(COLUMNS);
   if (filter.kind) q = q.where('kind', '=', filter.kind);
   if (filter.userId !== undefined) q = q.where('user_id', '=', filter.userId);

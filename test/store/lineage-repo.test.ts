@@ -22,6 +22,8 @@ describeEachDialect('lineage repository: juniorsOf / seniorsOf', (t) => {
     const rows = await loadHierarchyRows(h.store.kysely, h.store, [root.id, other.id]);
     const rootRow = rows.find((r) => r.id === root.id)!;
     const otherRow = rows.find((r) => r.id === other.id)!;
+    // the live hub reads committed events off the request path; let it finish first
+    await h.ctx.live.settle();
     h.store.queryLog.start();
     const down = await juniorsOf(h.store.kysely, h.store, [rootRow, otherRow]);
     const queries = h.store.queryLog.stop();

@@ -42,6 +42,8 @@ export interface CreateSessionInput {
   schedulingClass?: SchedulingClass | null;
   attach?: boolean;
   idempotencyKey?: string | null;
+  /** the human's own words and where they typed them (the web forms; spec 03) */
+  humanInput?: HumanWords | null;
 }
 
 export interface CreatorResolution {
@@ -108,6 +110,7 @@ function genesisSourceFor(caller: Caller, parent: SessionRecord | null, declared
  */
 function wordsOf(caller: Caller, input: CreateSessionInput, given: HumanWords | undefined): HumanWords | null {
   if (given) return given;
+  if (input.humanInput) return input.humanInput;
   if (caller.principal.kind !== 'human' || caller.surface !== 'rest') return null;
   const content = input.originalPrompt ?? input.prompt;
   return content ? { entryPoint: 'cli.new_session', content } : null;

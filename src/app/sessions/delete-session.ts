@@ -187,6 +187,8 @@ export async function listDeletions(ctx: AppContext, caller: Caller, input: Dele
       throw new WarrantError('invalid-request', `${field}: not an ISO 8601 time.`, { details: { field } });
     }
   }
+  // an actor that never acted has deleted nothing (and `in ()` is not SQL)
+  if (actorIds && actorIds.length === 0) return { deletions: [], nextCursor: null };
   const rows = await listDeletionRows(db, {
     ...(actorIds ? { actorIds } : {}),
     ...(input.since ? { since: new Date(input.since).toISOString() } : {}),

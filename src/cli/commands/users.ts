@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import type { UserRecord } from '../../store/users-repo.js';
-import { printJson, printText } from '../output.js';
+import { CliExit, EXIT_USAGE, printJson, printText } from '../output.js';
 import type { StoreFlags } from '../store-access.js';
 
 // Store-opening modules load only when an admin command runs (keeps `warrant --help` fast).
@@ -26,6 +26,36 @@ function userJson(u: UserRecord): Record<string, unknown> {
 }
 
 const collect = (value: string, previous: string[] = []) => [...previous, value];
+
+/** Reads a password: the first line of stdin, typed without echo on a terminal. */
+async function readPassword(): Promise<string> {
+  const stdin = process.stdin;
+  if (stdin.isTTY) {
+    process.stderr.write('Password (not shown): ');
+    stdin.setRawMode(true);
+  }
+  const chunks: Buffer[] = [];
+  const password = await new Promise<string>((resolve) => {
+    const done = () => {
+      stdin.removeAllListeners('data');
+      if (stdin.isTTY) {
+        stdin.setRawMode(false);
+        process.stderr.write('\n');
+      }
+      stdin.pause();
+      resolve(Buffer.concat(chunks).toString('utf8').split(/\r?\n|\r/)[0] ?? '');
+    };
+    stdin.on('data', (d: Buffer) => {
+      if (stdin.isTTY && d.includes(3)) process.exit(130); // Ctrl-C
+      chunks.push(d);
+      if (stdin.isTTY ? /[\r\n]/.test(d.toString()) : false) done();
+    });
+    stdin.once('end', done);
+    stdin.resume();
+  });
+  if (!password) throw new CliExit(EXIT_USAGE, 'error: no password given (pipe it on stdin, or type it at the prompt).');
+  return password;
+}
 
 /** `warrant users …`: the roster and human tokens, straight against the store (admin). */
 export function registerUserCommands(program: Command): void {
@@ -99,6 +129,40 @@ export function registerUserCommands(program: Command): void {
       });
     },
   );
+
+  storeOptions(
+    users
+      .command('login-link [key]')
+      .description('print a one-time web UI sign-in link (default: the single admin)')
+      .option('--ttl <minutes>', 'minutes the link stays valid', '60')
+      .option('--url <url>', 'the server base URL (default $WARRANT_URL or http://127.0.0.1:7420)')
+      .option('--json', 'print JSON'),
+  ).action(async (key: string | undefined, opts: StoreFlags & { ttl: string; url?: string; json?: boolean }) => {
+    const minutes = Number(opts.ttl);
+    if (!Number.isFinite(minutes) || minutes < 1 || minutes > 7 * 24 * 60) throw new CliExit(EXIT_USAGE, 'error: --ttl: minutes between 1 and 10080.');
+    await withStore(opts, async (ctx, admin) => {
+      const { issueSignInLink } = await import('../../app/web-auth.js');
+      const { signInLinkUrl } = await import('../../web/banner.js');
+      const link = await issueSignInLink(ctx, admin, key ?? null, { issuedVia: 'cli', ttlMs: minutes * 60_000 });
+      const url = signInLinkUrl(opts.url ?? process.env.WARRANT_URL ?? 'http://127.0.0.1:7420', link.secret);
+      if (opts.json) return printJson({ url, user: link.user.key, expires_at: link.expiresAt });
+      printText(`One-time sign-in link for ${link.user.key} (works once; expires ${link.expiresAt}):\n${url}`);
+    });
+  });
+
+  storeOptions(
+    users
+      .command('password <key>')
+      .description("set a roster human's web UI password (read from stdin; --clear removes it)")
+      .option('--clear', 'remove the password (the person signs in with one-time links)'),
+  ).action(async (key: string, opts: StoreFlags & { clear?: boolean }) => {
+    const password = opts.clear ? null : await readPassword();
+    await withStore(opts, async (ctx, admin) => {
+      const { setUserPassword } = await import('../../app/web-auth.js');
+      const user = await setUserPassword(ctx, admin, key, password);
+      printText(password === null ? `Removed the web password of ${user.key}.` : `Set the web password of ${user.key}.`);
+    });
+  });
 
   const tokens = users.command('tokens').description("a roster user's human tokens");
   storeOptions(tokens.command('issue <key>').description('issue a human token (shown once)').option('--label <label>', 'a label').option('--json', 'print JSON')).action(

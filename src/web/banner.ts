@@ -1,0 +1,36 @@
+import { systemCaller } from '../app/caller.js';
+import type { AppContext } from '../app/context.js';
+import { issueSetupCode, issueSignInLink, singleAdmin, SETUP_CODE_TTL_MS, SIGN_IN_LINK_TTL_MS } from '../app/web-auth.js';
+import type { BannerInfo } from '../composition.js';
+
+/** The sign-in URL of a one-time link secret. */
+export function signInLinkUrl(base: string, secret: string): string {
+  return `${base.replace(/\/+$/, '')}/sign-in/link/${secret}`;
+}
+
+/**
+ * What `warrant serve` prints about the web UI at start (spec 01): the one-time setup code
+ * when the roster is empty, else (single-admin mode) a one-time sign-in link for the admin.
+ */
+export async function webBannerLines(ctx: AppContext, info: BannerInfo): Promise<string[]> {
+  const base = info.url ?? 'http://127.0.0.1:7420';
+  const setup = await issueSetupCode(ctx);
+  if (setup) {
+    return [
+      `Web UI: first run — open ${base}/setup and enter this one-time setup code to create the admin:`,
+      `  ${setup.code}   (valid ${SETUP_CODE_TTL_MS / 3_600_000} h; a restart prints a new one)`,
+    ];
+  }
+  if (ctx.mode === 'multi-user') {
+    return [`Web UI: ${base}/ — every roster human signs in (password: \`warrant users password <key>\`; one-time link: \`warrant users login-link <key>\`).`];
+  }
+  const admin = await singleAdmin(ctx);
+  if (!admin) {
+    return ['Web UI: no single admin is configured (set WARRANT_ADMIN_USER or run `warrant init`): nobody can sign in, and web capture records nothing.'];
+  }
+  const link = await issueSignInLink(ctx, systemCaller(), null, { issuedVia: 'serve' });
+  return [
+    `Web UI: sign in as ${admin.key} with this one-time link (valid ${SIGN_IN_LINK_TTL_MS / 60_000} min; \`warrant users login-link\` prints another):`,
+    `  ${signInLinkUrl(base, link.secret)}`,
+  ];
+}

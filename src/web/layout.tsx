@@ -1,0 +1,136 @@
+import type { Child } from 'hono/jsx';
+import type { WebIdentity } from '../app/web-auth.js';
+import { CSRF_FIELD } from './csrf.js';
+
+/**
+ * htmx settings: no eval (the CSP forbids it anyway), no injected styles, and error
+ * responses are swapped so a refusal is shown where the action was taken.
+ */
+const HTMX_CONFIG = JSON.stringify({
+  allowEval: false,
+  allowScriptTags: false,
+  includeIndicatorStyles: false,
+  selfRequestsOnly: true,
+  responseHandling: [
+    { code: '204', swap: false },
+    { code: '[23]..', swap: true },
+    { code: '[45]..', swap: true, error: true },
+  ],
+});
+
+export type NavItem = 'sessions' | 'new' | 'roster' | null;
+
+export interface LayoutProps {
+  title: string;
+  identity: WebIdentity | null;
+  csrf: string;
+  nav?: NavItem;
+  /** open the live-event stream for this page (the strip, the list, a session page) */
+  live?: boolean;
+  children?: Child;
+}
+
+export function CsrfField(props: { token: string }) {
+  return <input type="hidden" name={CSRF_FIELD} value={props.token} />;
+}
+
+function DeviceSettings() {
+  return (
+    <details class="settings">
+      <summary class="button">Settings</summary>
+      <div class="settings-panel">
+        <fieldset>
+          <legend>This device</legend>
+          <label class="check">
+            <input type="checkbox" data-setting="lineageLines" />
+            <span>
+              Lineage lines
+              <span class="hint">Lines from each tab to the tab that spawned it (desktop widths).</span>
+            </span>
+          </label>
+          <label class="check">
+            <input type="checkbox" data-setting="orderChildren" />
+            <span>Order children right after their parent</span>
+          </label>
+          <label class="check">
+            <input type="checkbox" data-setting="hoverHighlight" />
+            <span>Hovering a tab dims unrelated lines and brightens its subtree</span>
+          </label>
+          <label class="check">
+            <input type="checkbox" data-setting="tintChildren" />
+            <span>Children take a faded tint of their parent’s colour</span>
+          </label>
+        </fieldset>
+      </div>
+    </details>
+  );
+}
+
+export function Layout(p: LayoutProps) {
+  const user = p.identity?.user ?? null;
+  const current = (item: NavItem) => (p.nav === item ? { 'aria-current': 'page' } : {});
+  return (
+    <html lang="en">
+      <head>
+        <meta charset="utf-8" />
+        <meta name="viewport" content="width=device-width, initial-scale=1" />
+        <meta name="htmx-config" content={HTMX_CONFIG} />
+        <title>{`${p.title} · Warrant`}</title>
+        <link rel="icon" href="data:," />
+        <link rel="stylesheet" href="/assets/styles.css" />
+        <script src="/assets/theme-init.js"></script>
+        {/* document order matters: htmx, then our module (it wraps the SSE connection), then the extension */}
+        <script src="/assets/htmx.min.js" defer></script>
+        <script type="module" src="/assets/warrant.js"></script>
+        <script src="/assets/sse.js" defer></script>
+      </head>
+      <body hx-headers={p.csrf ? JSON.stringify({ 'X-CSRF-Token': p.csrf }) : undefined}>
+        <a class="skip-link" href="#main">
+          Skip to content
+        </a>
+        <header class="site-header">
+          <a class="brand" href="/">
+            Warrant
+          </a>
+          {user && (
+            <nav class="site-nav" aria-label="Main">
+              <a href="/" {...current('sessions')}>
+                Sessions
+              </a>
+              <a href="/sessions/new" {...current('new')}>
+                New session
+              </a>
+              {user.isAdmin && (
+                <a href="/supervisor/users" {...current('roster')}>
+                  Roster
+                </a>
+              )}
+            </nav>
+          )}
+          <div class="header-tools">
+            {user && <span class="who">Signed in as {user.displayName}</span>}
+            <button type="button" data-theme-toggle aria-label="Switch between light and dark theme">
+              Theme
+            </button>
+            {user && <DeviceSettings />}
+            {user && (
+              <form method="post" action="/sign-out">
+                <CsrfField token={p.csrf} />
+                <button type="submit">Sign out</button>
+              </form>
+            )}
+          </div>
+        </header>
+        {p.live ? (
+          <main id="main" tabindex={-1} hx-ext="sse" sse-connect="/ui/events">
+            {p.children}
+          </main>
+        ) : (
+          <main id="main" tabindex={-1}>
+            {p.children}
+          </main>
+        )}
+      </body>
+    </html>
+  );
+}

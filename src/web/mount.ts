@@ -1,0 +1,29 @@
+import type { OpenAPIHono } from '@hono/zod-openapi';
+import type { AppContext } from '../app/context.js';
+import type { HttpEnv } from '../http/env.js';
+import type { HostGuard } from '../http/host-guard.js';
+import { mountAssets } from './assets.js';
+import { registerAuthRoutes } from './routes/auth-routes.js';
+import { registerRosterRoutes } from './routes/roster-routes.js';
+import { registerSessionRoutes } from './routes/session-routes.js';
+
+/**
+ * The web UI (spec 06 "Web UI"), mounted on the service's Hono app beside REST and MCP.
+ * Every route is registered through `webRoute` (web-request.ts), which applies the Host/Origin
+ * allowlist, the sign-in cookie, CSRF and the admin gate per route — no middleware is
+ * registered on paths the UI does not own.
+ *
+ * Where later capabilities plug in: the hierarchy + human-message panel replaces
+ * components/provenance-panel.tsx (`ProvenancePanel`, `PanelSkeleton`, `panelRowCount`) and
+ * the `spawnLineage` / `expectedPanelRows` loaders in routes/session-routes.tsx; human input
+ * forms (follow-up, enqueue, interrupt, chat bubble) add routes beside the lifecycle actions
+ * there and pass the human's words (`HumanWords`, app/human-messages/capture.ts) to their use case.
+ */
+export function mountWeb(ctx: AppContext, guard: HostGuard) {
+  return (app: OpenAPIHono<HttpEnv>): void => {
+    mountAssets(app, guard);
+    registerAuthRoutes(app, ctx, guard);
+    registerRosterRoutes(app, ctx, guard);
+    registerSessionRoutes(app, ctx, guard);
+  };
+}
