@@ -8,6 +8,7 @@ import { registerSessionCommands } from './commands/sessions.js';
 import { registerUserCommands } from './commands/users.js';
 import { registerServerCommands } from './commands/server.js';
 import { registerMcpCommand } from './commands/mcp.js';
+import { registerProvenanceCommand } from './commands/provenance.js';
 
 export function buildProgram(): Command {
   const program = new Command('warrant')
@@ -20,6 +21,7 @@ export function buildProgram(): Command {
   registerSessionCommands(program);
   registerUserCommands(program);
   registerMcpCommand(program);
+  registerProvenanceCommand(program);
   program.commands.forEach(function apply(cmd: Command) {
     cmd.exitOverride();
     cmd.commands.forEach(apply);

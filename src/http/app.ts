@@ -7,6 +7,7 @@ import { restCaller, type HttpEnv } from './env.js';
 import { registerSessionRoutes } from './routes/sessions.js';
 import { registerLifecycleRoutes } from './routes/lifecycle.js';
 import { registerLiveRoutes } from './routes/live.js';
+import { registerLineageRoutes } from './routes/lineage.js';
 import { registerSystemRoutes } from './routes/system.js';
 
 export const MAX_BODY_BYTES = 1024 * 1024;
@@ -55,6 +56,7 @@ export function buildHttpApp(ctx: AppContext, options: HttpOptions = {}): OpenAP
   registerSessionRoutes(app, ctx);
   registerLifecycleRoutes(app, ctx);
   registerLiveRoutes(app, ctx);
+  registerLineageRoutes(app, ctx);
   for (const mount of options.mount ?? []) mount(app);
 
   app.doc31('/api/v1/openapi.json', {

@@ -1,5 +1,6 @@
 import { SESSION_TOOLS } from './tools/session-tools.js';
+import { LINEAGE_TOOLS } from './tools/lineage-tools.js';
 import type { ToolDefinition } from './tool.js';
 
 /** Every MCP tool; each names the groups it serves. Later capabilities append theirs. */
-export const ALL_TOOLS: ToolDefinition[] = [...SESSION_TOOLS];
+export const ALL_TOOLS: ToolDefinition[] = [...SESSION_TOOLS, ...LINEAGE_TOOLS];

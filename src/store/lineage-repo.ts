@@ -54,6 +54,9 @@ export interface LineageEdge {
 
 type RawRow = Record<string, unknown>;
 
+/** The columns juniorBranches adds to the projection: the legacy key and the edge. */
+const EDGE_COLUMNS = ['legacy_parent_key', 'edge_kind', 'edge_via', 'edge_basis', 'edge_source', 'edge_created_at'] as const;
+
 function toRow(r: RawRow): HierarchyRow {
   return {
     id: Number(r.id),
@@ -103,40 +106,60 @@ function uidLike(key: string): boolean {
   return /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/.test(key);
 }
 
-/**
- * juniorsOf — the one place the three edge representations (column, legacy key, uncle table)
- * are resolved downward. One query for the whole batch of seniors. Each junior comes with
- * the senior that reached it.
- */
-export async function juniorsOf(
-  db: Executor,
-  d: StoreDialect,
-  seniors: readonly Pick<HierarchyRow, 'id' | 'uid'>[],
-): Promise<{ edge: LineageEdge; junior: HierarchyRow }[]> {
-  if (seniors.length === 0) return [];
+/** Restricts a query on sessions `c` to the owners a scoped caller may see (spec 01). */
+function ownedBy(eb: any, visibleOwners: readonly (number | null)[] | undefined) {
+  if (!visibleOwners) return sql<boolean>`1 = 1`;
+  const owners = visibleOwners.filter((o): o is number => o !== null);
+  const ors = [];
+  if (owners.length > 0) ors.push(eb('c.owner_user_id', 'in', owners));
+  if (visibleOwners.includes(null)) ors.push(eb('c.owner_user_id', 'is', null));
+  return ors.length > 0 ? eb.or(ors) : sql<boolean>`1 = 0`;
+}
+
+interface JuniorScope {
+  ids: number[];
+  keys: string[];
+  keyToId: Map<string, number>;
+}
+
+function juniorScope(seniors: readonly Pick<HierarchyRow, 'id' | 'uid'>[]): JuniorScope {
   const ids = [...new Set(seniors.map((s) => s.id))];
   const keyToId = new Map<string, number>();
   for (const s of seniors) {
     keyToId.set(String(s.id), s.id);
     keyToId.set(s.uid, s.id);
   }
+  return { ids, keys: [...keyToId.keys()], keyToId };
+}
+
+/**
+ * The three edge representations downward, as three branches over sessions `c`: the
+ * column (a spawn parent is always older), the legacy key (only where the create accepted
+ * it: parent_basis = 'legacy'), and the uncle table. `restrict` narrows every branch.
+ */
+function juniorBranches(db: Executor, d: StoreDialect, scope: JuniorScope, restrict: (eb: any) => any) {
   const legacy = d.jsonTextField('c.custom_metadata', LEGACY_PARENT_KEY);
-  const spawn = projected(db.selectFrom('sessions as c') as any, d, 'c', { kind: 'spawn', via: 'c.parent_session_id', basis: null, source: null, createdAt: null }).where(
-    'c.parent_session_id',
-    'in',
-    ids,
-  );
+  const spawn = projected(db.selectFrom('sessions as c') as any, d, 'c', { kind: 'spawn', via: 'c.parent_session_id', basis: null, source: null, createdAt: null })
+    .where('c.parent_session_id', 'in', scope.ids)
+    .where(restrict);
   const legacyChildren = projected(db.selectFrom('sessions as c') as any, d, 'c', { kind: 'spawn', via: 'c.id', basis: null, source: null, createdAt: null })
-    .where(legacy, 'in', [...keyToId.keys()])
-    .where('c.parent_basis', '=', 'legacy');
+    .where(legacy, 'in', scope.keys)
+    .where('c.parent_basis', '=', 'legacy')
+    .where(restrict);
   const uncles = projected(db.selectFrom('session_uncles as u').innerJoin('sessions as c', 'c.id', 'u.session_id') as any, d, 'c', {
     kind: 'uncle',
     via: 'u.uncle_session_id',
     basis: 'u.basis',
     source: 'u.source',
     createdAt: 'u.created_at',
-  }).where('u.uncle_session_id', 'in', ids);
-  const rows = (await spawn.unionAll(legacyChildren).unionAll(uncles).execute()) as RawRow[];
+  })
+    .where('u.uncle_session_id', 'in', scope.ids)
+    .where(restrict);
+  return spawn.unionAll(legacyChildren).unionAll(uncles);
+}
+
+/** Resolves the rows of juniorBranches into edges; the only place that reads them. */
+function resolveJuniorRows(rows: RawRow[], scope: JuniorScope): { edge: LineageEdge; junior: HierarchyRow }[] {
   const out: { edge: LineageEdge; junior: HierarchyRow }[] = [];
   const seen = new Set<string>();
   for (const r of rows) {
@@ -144,7 +167,7 @@ export async function juniorsOf(
     let seniorId: number | undefined;
     const kind = r.edge_kind as EdgeKind;
     if (kind === 'uncle') seniorId = Number(r.edge_via);
-    else if (junior.parentBasis === 'legacy') seniorId = junior.legacyParentKey !== null ? keyToId.get(junior.legacyParentKey) : undefined;
+    else if (junior.parentBasis === 'legacy') seniorId = junior.legacyParentKey !== null ? scope.keyToId.get(junior.legacyParentKey) : undefined;
     else seniorId = junior.parentSessionId ?? undefined;
     if (seniorId === undefined) continue;
     // a spawn parent is always older than its child
@@ -164,8 +187,92 @@ export async function juniorsOf(
       junior,
     });
   }
-  out.sort((a, b) => a.junior.id - b.junior.id || a.edge.seniorId - b.edge.seniorId);
+  out.sort((a, b) => a.junior.id - b.junior.id || a.edge.seniorId - b.edge.seniorId || a.edge.kind.localeCompare(b.edge.kind));
   return out;
+}
+
+/**
+ * juniorsOf — the one place the three edge representations (column, legacy key, uncle table)
+ * are resolved downward. One query for the whole batch of seniors. Each junior comes with
+ * the senior that reached it.
+ */
+export async function juniorsOf(
+  db: Executor,
+  d: StoreDialect,
+  seniors: readonly Pick<HierarchyRow, 'id' | 'uid'>[],
+): Promise<{ edge: LineageEdge; junior: HierarchyRow }[]> {
+  if (seniors.length === 0) return [];
+  const scope = juniorScope(seniors);
+  const rows = (await juniorBranches(db, d, scope, () => sql<boolean>`1 = 1`).execute()) as RawRow[];
+  return resolveJuniorRows(rows, scope);
+}
+
+export interface JuniorsPageOptions {
+  /** only juniors with a larger id */
+  afterId?: number;
+  /** juniors never returned (sessions already placed) */
+  exclude?: readonly number[];
+  /** at most this many distinct juniors: the lowest ids */
+  limit: number;
+  /** only juniors of these owners (null = unowned); absent = every owner */
+  visibleOwners?: readonly (number | null)[];
+}
+
+export interface JuniorsPage {
+  /** every edge from the given seniors to each picked junior, sorted by junior id */
+  edges: { edge: LineageEdge; junior: HierarchyRow }[];
+  /** the highest junior id picked; the next page starts after it */
+  lastPickedId: number | null;
+  /** fewer than `limit` juniors qualified */
+  exhausted: boolean;
+}
+
+/**
+ * juniorsOf, one page: the `limit` lowest-id juniors of `seniors` (above `afterId`, not
+ * excluded, visible) with all their edges from `seniors` — still one query, so a router
+ * with thousands of children costs the walk a page, not the whole fan-out (spec 07: the read
+ * depends on the hierarchy shown, not on the fleet).
+ */
+export async function juniorsPageOf(
+  db: Executor,
+  d: StoreDialect,
+  seniors: readonly Pick<HierarchyRow, 'id' | 'uid'>[],
+  options: JuniorsPageOptions,
+): Promise<JuniorsPage> {
+  if (seniors.length === 0 || options.limit <= 0) return { edges: [], lastPickedId: null, exhausted: true };
+  const scope = juniorScope(seniors);
+  const after = options.afterId ?? 0;
+  const exclude = [...new Set(options.exclude ?? [])];
+  const legacy = d.jsonTextField('c.custom_metadata', LEGACY_PARENT_KEY);
+  const qualifies = (eb: any) => {
+    const ands = [eb('c.id', '>', after), ownedBy(eb, options.visibleOwners)];
+    if (exclude.length > 0) ands.push(eb('c.id', 'not in', exclude));
+    return eb.and(ands);
+  };
+  // the picked juniors: distinct ids over the three representations, lowest first
+  const pickedIds = (db.selectFrom('sessions as c') as any)
+    .select('c.id as id')
+    .where('c.parent_session_id', 'in', scope.ids)
+    .whereRef('c.id', '>', 'c.parent_session_id')
+    .where(qualifies)
+    .union((db.selectFrom('sessions as c') as any).select('c.id as id').where(legacy, 'in', scope.keys).where('c.parent_basis', '=', 'legacy').where(qualifies))
+    .union(
+      (db.selectFrom('session_uncles as u').innerJoin('sessions as c', 'c.id', 'u.session_id') as any)
+        .select('c.id as id')
+        .where('u.uncle_session_id', 'in', scope.ids)
+        .where(qualifies),
+    )
+    .orderBy('id')
+    .limit(options.limit);
+  // one statement: pick the ids in a CTE, then read the projection and edges for them
+  const query = (db as any)
+    .with('picked', () => pickedIds)
+    .selectFrom(juniorBranches(db, d, scope, (eb: any) => eb('c.id', 'in', sql`(select id from picked)`)).as('j'))
+    .select([...HIERARCHY_COLUMNS, ...EDGE_COLUMNS].map((c) => `j.${c}`));
+  const rows = (await query.execute()) as RawRow[];
+  const picked = [...new Set(rows.map((r) => Number(r.id)))].sort((a, b) => a - b);
+  if (picked.length === 0) return { edges: [], lastPickedId: null, exhausted: true };
+  return { edges: resolveJuniorRows(rows, scope), lastPickedId: picked[picked.length - 1]!, exhausted: picked.length < options.limit };
 }
 
 /**
@@ -195,7 +302,7 @@ export async function seniorsOf(
     const ors = [];
     if (byIdOrUid.length > 0) ors.push(eb('p.id', 'in', byIdOrUid));
     if (legacyUids.size > 0) ors.push(eb('p.uid', 'in', [...legacyUids]));
-    return ors.length > 0 ? eb.or(ors) : eb.val(false);
+    return ors.length > 0 ? eb.or(ors) : sql<boolean>`1 = 0`;
   });
   const uncles = projected(db.selectFrom('session_uncles as u').innerJoin('sessions as p', 'p.id', 'u.uncle_session_id') as any, d, 'p', {
     kind: 'uncle',
@@ -235,6 +342,37 @@ export async function seniorsOf(
   }
   out.sort((a, b) => a.edge.juniorId - b.edge.juniorId || a.senior.id - b.senior.id);
   return out;
+}
+
+/**
+ * The uncle edges of each junior, for "also senior" chips and hidden-senior counts: one
+ * query over the uncle table, with each uncle's owner (so a scoped caller's view can leave
+ * out what it may not see) and no session rows.
+ */
+export async function uncleEdgesOf(
+  db: Executor,
+  juniorIds: readonly number[],
+): Promise<{ edge: LineageEdge; seniorOwnerUserId: number | null }[]> {
+  if (juniorIds.length === 0) return [];
+  const rows = await db
+    .selectFrom('session_uncles as u')
+    .innerJoin('sessions as p', 'p.id', 'u.uncle_session_id')
+    .select(['u.session_id', 'u.uncle_session_id', 'u.basis', 'u.source', 'u.created_at', 'p.owner_user_id'])
+    .where('u.session_id', 'in', [...new Set(juniorIds)])
+    .execute();
+  return rows
+    .map((r) => ({
+      edge: {
+        seniorId: Number(r.uncle_session_id),
+        juniorId: Number(r.session_id),
+        kind: 'uncle' as const,
+        basis: r.basis as 'authenticated' | 'declared',
+        source: r.source,
+        createdAt: r.created_at,
+      },
+      seniorOwnerUserId: r.owner_user_id === null ? null : Number(r.owner_user_id),
+    }))
+    .sort((a, b) => a.edge.juniorId - b.edge.juniorId || a.edge.seniorId - b.edge.seniorId);
 }
 
 export type { Database };

@@ -1,0 +1,237 @@
+import { layoutHierarchy, type Discovery } from './hierarchy-layout.js';
+import {
+  DEFAULT_BOUNDS,
+  ownerVisible,
+  type JuniorsAnswer,
+  type LineageRowRef,
+  type OwnerFilter,
+  type SeniorsAnswer,
+  type UnclesAnswer,
+  type WalkBounds,
+  type WalkEdge,
+  type WalkOutcome,
+  type WalkRequest,
+} from './hierarchy-types.js';
+
+const byId = (a: { id: number }, b: { id: number }): number => a.id - b.id;
+
+/**
+ * `hierarchyOf(S)` (spec 02 "The hierarchy walk") as a generator: it yields the batched
+ * reads it needs (one per level per direction, plus one for uncle chips) and a driver
+ * answers them — from the store for a request, or from a graph loaded once for a live
+ * refresh fan-out. The same algorithm either way, so both give the same result.
+ *
+ * @example
+ *   const gen = walkHierarchy(row, 'all');
+ *   let step = gen.next();
+ *   while (!step.done) step = gen.next(answer(step.value));
+ *   step.value.nodes // in output order
+ */
+export function* walkHierarchy<R extends LineageRowRef>(
+  current: R,
+  owners: OwnerFilter,
+  bounds: WalkBounds = DEFAULT_BOUNDS,
+): Generator<WalkRequest<R>, WalkOutcome<R>, unknown> {
+  const visible = (owner: number | null): boolean => ownerVisible(owners, owner);
+  const footprint = new Set<number>([current.id]);
+  const rows = new Map<number, R>([[current.id, current]]);
+
+  // 1. Upward: breadth-first over seniors, at most maxDepth levels; the seniors of the
+  //    last level are read too, to tell a true top from one the bound stopped at.
+  const dist = new Map<number, number>([[current.id, 0]]);
+  const seniorEdges = new Map<number, WalkEdge[]>();
+  let level: R[] = [current];
+  for (let k = 0; level.length > 0 && k <= bounds.maxDepth; k++) {
+    for (const j of level) seniorEdges.set(j.id, []);
+    const answer = (yield { type: 'seniors', of: level }) as SeniorsAnswer<R>;
+    const next: R[] = [];
+    for (const { edge, senior } of answer) {
+      footprint.add(senior.id);
+      const list = seniorEdges.get(edge.juniorId);
+      if (!list || !visible(senior.ownerUserId)) continue;
+      if (list.some((e) => e.seniorId === edge.seniorId && e.kind === edge.kind)) continue;
+      list.push(edge);
+      if (k < bounds.maxDepth && !dist.has(senior.id)) {
+        dist.set(senior.id, k + 1);
+        rows.set(senior.id, senior);
+        next.push(senior);
+      }
+    }
+    level = next.sort(byId);
+  }
+  const upward = new Set(dist.keys());
+  // seniors of the last level that the bound kept out: part of the hierarchy, left out
+  const upwardCut = [...upward].some((id) => (seniorEdges.get(id) ?? []).some((e) => !upward.has(e.seniorId)));
+
+  const roots = upwardRoots(upward, dist, seniorEdges);
+  const upDepth = depthsWithin(upward, roots, seniorEdges);
+  const originId = spawnOrigin(current.id, upward, seniorEdges);
+
+  // 2. Admission: the upward nodes first (top-down, lowest id first), then the downward
+  //    walk level by level, lowest id first, until maxNodes.
+  const depth = new Map<number, number>();
+  const admitted: number[] = [];
+  const admittedSet = new Set<number>();
+  const admit = (id: number, d: number): void => {
+    admitted.push(id);
+    admittedSet.add(id);
+    depth.set(id, d);
+  };
+  const upwardOrder = [...upward].sort((a, b) => upDepth.get(a)! - upDepth.get(b)! || a - b);
+  for (const id of upwardOrder) if (admitted.length < bounds.maxNodes) admit(id, upDepth.get(id)!);
+  let truncated = upwardCut || admitted.length < upward.size;
+
+  /** edges from the level above to each downward-admitted node */
+  const downEdges = new Map<number, WalkEdge[]>();
+  const excludeAll = (): number[] => [...new Set([...admittedSet, ...upward])];
+
+  for (let d = 0; d < bounds.maxDepth; d++) {
+    const frontier = admitted.filter((id) => depth.get(id) === d).sort((a, b) => a - b);
+    if (frontier.length === 0) break;
+    const remaining = bounds.maxNodes - admitted.length;
+    if (remaining === 0 && truncated) break;
+    const need = remaining + 1; // one more than fits tells whether something is left out
+    const found = yield* newJuniors(frontier.map((id) => rows.get(id)!), excludeAll(), need, owners, footprint);
+    const picked = [...found.keys()].sort((a, b) => a - b);
+    for (const id of picked.slice(0, remaining)) {
+      const entry = found.get(id)!;
+      rows.set(id, entry.row);
+      downEdges.set(id, entry.edges);
+      admit(id, d + 1);
+    }
+    if (picked.length > remaining) truncated = true;
+  }
+
+  // The downward bound: anything below the deepest admitted level is left out.
+  if (!truncated) {
+    const deep = admitted.filter((id) => depth.get(id)! >= bounds.maxDepth).sort((a, b) => a - b);
+    if (deep.length > 0) {
+      const found = yield* newJuniors(deep.map((id) => rows.get(id)!), excludeAll(), 1, owners, footprint);
+      if (found.size > 0) truncated = true;
+    }
+  }
+
+  // 3. S is always included (spec 02 step 4).
+  const ceilingCurrent = !admittedSet.has(current.id);
+  if (ceilingCurrent) depth.set(current.id, upDepth.get(current.id) ?? 0);
+  const rendered = new Set(admittedSet);
+  rendered.add(current.id);
+
+  // 4. Uncle chips: uncles of nodes whose seniors the upward walk did not read.
+  const uncleEdges = new Map<number, { seniorId: number; basis: 'authenticated' | 'declared' }[]>();
+  for (const id of rendered) {
+    const known = seniorEdges.get(id);
+    if (known) uncleEdges.set(id, known.filter((e) => e.kind === 'uncle').map((e) => ({ seniorId: e.seniorId, basis: e.basis ?? 'declared' })));
+  }
+  const unknown = [...rendered].filter((id) => !uncleEdges.has(id)).sort((a, b) => a - b);
+  if (unknown.length > 0) {
+    for (const id of unknown) uncleEdges.set(id, []);
+    const answer = (yield { type: 'uncles', of: unknown }) as UnclesAnswer;
+    for (const u of answer) {
+      footprint.add(u.seniorId);
+      if (!visible(u.seniorOwnerUserId)) continue;
+      const list = uncleEdges.get(u.juniorId);
+      if (list && !list.some((e) => e.seniorId === u.seniorId)) list.push({ seniorId: u.seniorId, basis: u.basis });
+    }
+  }
+
+  const discovery: Discovery<R> = {
+    currentId: current.id,
+    originId,
+    rows,
+    roots,
+    depth,
+    admitted,
+    ceilingCurrent,
+    seniorEdges,
+    downEdges,
+    uncleEdges,
+  };
+  return { ...layoutHierarchy(discovery), truncated, footprint };
+}
+
+/**
+ * Roots: upward nodes none of whose seniors was reached. A cycle (which writers never
+ * create, but a bound must not assume) can leave part of the upward set unreachable from
+ * any root; then the farthest such node (lowest id on ties) is made a root, until every
+ * upward node hangs from one.
+ */
+function upwardRoots(upward: Set<number>, dist: Map<number, number>, seniorEdges: Map<number, WalkEdge[]>): number[] {
+  const roots = [...upward].filter((id) => !(seniorEdges.get(id) ?? []).some((e) => upward.has(e.seniorId)));
+  for (;;) {
+    const reached = depthsWithin(upward, roots, seniorEdges);
+    const orphans = [...upward].filter((id) => !reached.has(id));
+    if (orphans.length === 0) return roots;
+    orphans.sort((a, b) => dist.get(b)! - dist.get(a)! || a - b);
+    roots.push(orphans[0]!);
+  }
+}
+
+/** Shortest distance from the roots over the edges among upward nodes (breadth-first). */
+function depthsWithin(upward: Set<number>, roots: readonly number[], seniorEdges: Map<number, WalkEdge[]>): Map<number, number> {
+  const juniors = new Map<number, number[]>();
+  for (const id of upward) {
+    for (const e of seniorEdges.get(id) ?? []) {
+      if (!upward.has(e.seniorId)) continue;
+      const list = juniors.get(e.seniorId) ?? [];
+      list.push(id);
+      juniors.set(e.seniorId, list);
+    }
+  }
+  const out = new Map<number, number>();
+  let level = [...new Set(roots)];
+  for (const r of level) out.set(r, 0);
+  for (let d = 1; level.length > 0; d++) {
+    const next: number[] = [];
+    for (const id of level) {
+      for (const j of juniors.get(id) ?? []) {
+        if (out.has(j)) continue;
+        out.set(j, d);
+        next.push(j);
+      }
+    }
+    level = next;
+  }
+  return out;
+}
+
+/** The origin: the highest spawn ancestor reached, uncle edges ignored (spec 02). */
+function spawnOrigin(currentId: number, upward: Set<number>, seniorEdges: Map<number, WalkEdge[]>): number {
+  let id = currentId;
+  const seen = new Set<number>([id]);
+  for (;;) {
+    const parent = (seniorEdges.get(id) ?? []).find((e) => e.kind === 'spawn');
+    if (!parent || !upward.has(parent.seniorId) || seen.has(parent.seniorId)) return id;
+    id = parent.seniorId;
+    seen.add(id);
+  }
+}
+
+/**
+ * The lowest-id `need` juniors of `seniors` that are not excluded, with every edge from
+ * `seniors` to each; pages only when a page held fewer usable juniors than it picked.
+ */
+function* newJuniors<R extends LineageRowRef>(
+  seniors: R[],
+  exclude: number[],
+  need: number,
+  owners: OwnerFilter,
+  footprint: Set<number>,
+): Generator<WalkRequest<R>, Map<number, { row: R; edges: WalkEdge[] }>, unknown> {
+  const excluded = new Set(exclude);
+  const seniorIds = new Set(seniors.map((s) => s.id));
+  const found = new Map<number, { row: R; edges: WalkEdge[] }>();
+  let afterId = 0;
+  for (;;) {
+    const answer = (yield { type: 'juniors', of: seniors, exclude, afterId, limit: need - found.size, owners }) as JuniorsAnswer<R>;
+    for (const { edge, junior } of answer.rows) {
+      footprint.add(junior.id);
+      if (excluded.has(junior.id) || !seniorIds.has(edge.seniorId) || !ownerVisible(owners, junior.ownerUserId)) continue;
+      const entry = found.get(junior.id) ?? { row: junior, edges: [] };
+      if (!entry.edges.some((e) => e.seniorId === edge.seniorId && e.kind === edge.kind)) entry.edges.push(edge);
+      found.set(junior.id, entry);
+    }
+    if (answer.exhausted || answer.lastPickedId === null || found.size >= need) return found;
+    afterId = answer.lastPickedId;
+  }
+}
