@@ -60,8 +60,6 @@ export function* walkHierarchy<R extends LineageRowRef>(
     level = next.sort(byId);
   }
   const upward = new Set(dist.keys());
-  // seniors of the last level that the bound kept out: part of the hierarchy, left out
-  const upwardCut = [...upward].some((id) => (seniorEdges.get(id) ?? []).some((e) => !upward.has(e.seniorId)));
 
   const roots = upwardRoots(upward, dist, seniorEdges);
   const upDepth = depthsWithin(upward, roots, seniorEdges);
@@ -79,14 +77,19 @@ export function* walkHierarchy<R extends LineageRowRef>(
   };
   const upwardOrder = [...upward].sort((a, b) => upDepth.get(a)! - upDepth.get(b)! || a - b);
   for (const id of upwardOrder) if (admitted.length < bounds.maxNodes) admit(id, upDepth.get(id)!);
-  let truncated = upwardCut || admitted.length < upward.size;
+  // S is always included (spec 02 step 4): when the cap left it out it is appended last.
+  const ceilingCurrent = !admittedSet.has(current.id);
+  if (ceilingCurrent) depth.set(current.id, upDepth.get(current.id) ?? 0);
+  const shown = (): number[] => (ceilingCurrent ? [...admitted, current.id] : admitted);
+  // `truncated` is true exactly when a session of the hierarchy was left out (spec 02 step 5)
+  let truncated = upwardOrder.some((id) => id !== current.id && !admittedSet.has(id));
 
   /** edges from the level above to each downward-admitted node */
   const downEdges = new Map<number, WalkEdge[]>();
   const excludeAll = (): number[] => [...new Set([...admittedSet, ...upward])];
 
   for (let d = 0; d < bounds.maxDepth; d++) {
-    const frontier = admitted.filter((id) => depth.get(id) === d).sort((a, b) => a - b);
+    const frontier = shown().filter((id) => depth.get(id) === d).sort((a, b) => a - b);
     if (frontier.length === 0) break;
     const remaining = bounds.maxNodes - admitted.length;
     if (remaining === 0 && truncated) break;
@@ -102,22 +105,24 @@ export function* walkHierarchy<R extends LineageRowRef>(
     if (picked.length > remaining) truncated = true;
   }
 
+  // The upward bound: a senior of an upward node that the walk did not reach (and the
+  // downward walk did not bring in) is an ancestor left out.
+  if (!truncated) {
+    const shownSet = new Set(shown());
+    truncated = [...upward].some((id) => (seniorEdges.get(id) ?? []).some((e) => !shownSet.has(e.seniorId)));
+  }
   // The downward bound: anything below the deepest admitted level is left out.
   if (!truncated) {
-    const deep = admitted.filter((id) => depth.get(id)! >= bounds.maxDepth).sort((a, b) => a - b);
+    const deep = shown().filter((id) => depth.get(id)! >= bounds.maxDepth).sort((a, b) => a - b);
     if (deep.length > 0) {
       const found = yield* newJuniors(deep.map((id) => rows.get(id)!), excludeAll(), 1, owners, footprint);
       if (found.size > 0) truncated = true;
     }
   }
 
-  // 3. S is always included (spec 02 step 4).
-  const ceilingCurrent = !admittedSet.has(current.id);
-  if (ceilingCurrent) depth.set(current.id, upDepth.get(current.id) ?? 0);
-  const rendered = new Set(admittedSet);
-  rendered.add(current.id);
+  const rendered = new Set(shown());
 
-  // 4. Uncle chips: uncles of nodes whose seniors the upward walk did not read.
+  // 3. Uncle chips: uncles of nodes whose seniors the upward walk did not read.
   const uncleEdges = new Map<number, { seniorId: number; basis: 'authenticated' | 'declared' }[]>();
   for (const id of rendered) {
     const known = seniorEdges.get(id);

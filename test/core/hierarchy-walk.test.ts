@@ -3,7 +3,7 @@ import { runWalkSync } from '../../src/core/hierarchy-graph.js';
 import { walkHierarchy } from '../../src/core/hierarchy-walk.js';
 import { DEFAULT_BOUNDS, hierarchyFromOutcome, type Hierarchy, type WalkBounds } from '../../src/core/hierarchy-types.js';
 import { renderHierarchyOutline } from '../../src/render/hierarchy-outline.js';
-import { FleetBuilder } from './hierarchy-fixtures.js';
+import { FleetBuilder } from '../helpers/hierarchy-fixtures.js';
 
 function hierarchy(fleet: FleetBuilder, current: number, bounds: WalkBounds = DEFAULT_BOUNDS): Hierarchy {
   const graph = fleet.graph();

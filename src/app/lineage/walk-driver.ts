@@ -93,6 +93,8 @@ export class LineageLoader {
   constructor(
     private readonly db: Executor,
     private readonly d: StoreDialect,
+    /** juniors picked per batched read (tests make it small to exercise partial loads) */
+    private readonly juniorPage = LOADER_JUNIOR_PAGE,
   ) {}
 
   async fulfill(requests: Request[]): Promise<Answer[]> {
@@ -153,7 +155,7 @@ export class LineageLoader {
     for (const s of seniors) if ((this.juniors.get(s.id)?.coveredUpTo ?? 0) !== Infinity) wanted.set(s.id, s);
     let after = Infinity;
     for (const id of wanted.keys()) after = Math.min(after, this.juniors.get(id)?.coveredUpTo ?? 0);
-    const page = await juniorsPageOf(this.db, this.d, [...wanted.values()], { afterId: after, limit: LOADER_JUNIOR_PAGE });
+    const page = await juniorsPageOf(this.db, this.d, [...wanted.values()], { afterId: after, limit: this.juniorPage });
     this.stats.queries++;
     this.stats.rows += page.edges.length;
     const reach = page.exhausted ? Infinity : page.lastPickedId!;
