@@ -34,6 +34,7 @@ export async function assembleService(store: StoreDialect, ctx: AppContext, opti
   const hostGuard = new HostGuard(allowed ? (JSON.parse(allowed) as string[]) : HostGuard.defaults(options.extraHosts ?? []));
   const app = buildHttpApp(ctx, { mount: [mountMcp(ctx, hostGuard)] });
   await ctx.live.start();
+  ctx.hierarchies.start();
   const stopHousekeeping = options.housekeeping === false ? () => {} : startHousekeeping(ctx);
   return {
     store,
@@ -47,6 +48,7 @@ export async function assembleService(store: StoreDialect, ctx: AppContext, opti
     },
     async stop() {
       stopHousekeeping();
+      await ctx.hierarchies.stop();
       await ctx.live.stop();
     },
   };
