@@ -21,6 +21,7 @@ export type JuniorEntry<R> = { edge: WalkEdge; junior: R };
 export function answerJuniors<R extends LineageRowRef>(
   request: Extract<WalkRequest<R>, { type: 'juniors' }>,
   juniorsOf: (seniorId: number) => readonly JuniorEntry<R>[],
+  unclesOf?: (juniorId: number) => UnclesAnswer | undefined,
 ): JuniorsAnswer<R> {
   const excluded = new Set(request.exclude);
   const byJunior = new Map<number, JuniorEntry<R>[]>();
@@ -35,7 +36,17 @@ export function answerJuniors<R extends LineageRowRef>(
   }
   const picked = [...byJunior.keys()].sort((a, b) => a - b).slice(0, Math.max(0, request.limit));
   const rows = picked.flatMap((id) => byJunior.get(id)!.sort((a, b) => a.edge.seniorId - b.edge.seniorId || a.edge.kind.localeCompare(b.edge.kind)));
-  return { rows, lastPickedId: picked.length > 0 ? picked[picked.length - 1]! : null, exhausted: picked.length < request.limit };
+  const answer: JuniorsAnswer<R> = { rows, lastPickedId: picked.length > 0 ? picked[picked.length - 1]! : null, exhausted: picked.length < request.limit };
+  if (unclesOf) {
+    const uncles: UnclesAnswer = [];
+    for (const id of picked) {
+      const known = unclesOf(id);
+      if (!known) return answer; // not loaded for every picked junior: the walk reads chips itself
+      uncles.push(...known);
+    }
+    answer.uncles = uncles;
+  }
+  return answer;
 }
 
 /**
@@ -68,14 +79,20 @@ export class LineageGraph<R extends LineageRowRef> {
       case 'seniors':
         return request.of.flatMap((j) => this.up.get(j.id) ?? []) satisfies SeniorsAnswer<R>;
       case 'juniors':
-        return answerJuniors(request, (id) => this.down.get(id) ?? []);
+        return answerJuniors(
+          request,
+          (id) => this.down.get(id) ?? [],
+          (id) => this.unclesOf(id),
+        );
       case 'uncles':
-        return request.of.flatMap((j) =>
-          (this.up.get(j) ?? [])
-            .filter((u) => u.edge.kind === 'uncle')
-            .map((u) => ({ juniorId: j, seniorId: u.senior.id, basis: u.edge.basis ?? 'declared', seniorOwnerUserId: u.senior.ownerUserId })),
-        ) satisfies UnclesAnswer;
+        return request.of.flatMap((j) => this.unclesOf(j)) satisfies UnclesAnswer;
     }
+  }
+
+  private unclesOf(juniorId: number): UnclesAnswer {
+    return (this.up.get(juniorId) ?? [])
+      .filter((u) => u.edge.kind === 'uncle')
+      .map((u) => ({ juniorId, seniorId: u.senior.id, basis: u.edge.basis ?? 'declared', seniorOwnerUserId: u.senior.ownerUserId }));
   }
 }
 

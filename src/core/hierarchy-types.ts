@@ -67,6 +67,11 @@ export interface JuniorsAnswer<R> {
   lastPickedId: number | null;
   /** fewer than `limit` juniors qualified: there are no more */
   exhausted: boolean;
+  /**
+   * every uncle edge of the picked juniors (from any senior), when the driver read them with
+   * the page: the walk then needs no separate chip read for these sessions
+   */
+  uncles?: UnclesAnswer;
 }
 
 export type UnclesAnswer = { juniorId: number; seniorId: number; basis: UncleBasis; seniorOwnerUserId: number | null }[];

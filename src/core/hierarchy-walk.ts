@@ -86,6 +86,8 @@ export function* walkHierarchy<R extends LineageRowRef>(
 
   /** edges from the level above to each downward-admitted node */
   const downEdges = new Map<number, WalkEdge[]>();
+  /** uncle edges read with a juniors page, for the chips of downward-admitted nodes */
+  const chips = new Map<number, UnclesAnswer>();
   const excludeAll = (): number[] => [...new Set([...admittedSet, ...upward])];
 
   for (let d = 0; d < bounds.maxDepth; d++) {
@@ -100,6 +102,7 @@ export function* walkHierarchy<R extends LineageRowRef>(
       const entry = found.get(id)!;
       rows.set(id, entry.row);
       downEdges.set(id, entry.edges);
+      if (entry.uncles) chips.set(id, entry.uncles);
       admit(id, d + 1);
     }
     if (picked.length > remaining) truncated = true;
@@ -124,20 +127,26 @@ export function* walkHierarchy<R extends LineageRowRef>(
 
   // 3. Uncle chips: uncles of nodes whose seniors the upward walk did not read.
   const uncleEdges = new Map<number, { seniorId: number; basis: 'authenticated' | 'declared' }[]>();
-  for (const id of rendered) {
-    const known = seniorEdges.get(id);
-    if (known) uncleEdges.set(id, known.filter((e) => e.kind === 'uncle').map((e) => ({ seniorId: e.seniorId, basis: e.basis ?? 'declared' })));
-  }
-  const unknown = [...rendered].filter((id) => !uncleEdges.has(id)).sort((a, b) => a - b);
-  if (unknown.length > 0) {
-    for (const id of unknown) uncleEdges.set(id, []);
-    const answer = (yield { type: 'uncles', of: unknown }) as UnclesAnswer;
+  const addChips = (answer: UnclesAnswer): void => {
     for (const u of answer) {
       footprint.add(u.seniorId);
       if (!visible(u.seniorOwnerUserId)) continue;
       const list = uncleEdges.get(u.juniorId);
       if (list && !list.some((e) => e.seniorId === u.seniorId)) list.push({ seniorId: u.seniorId, basis: u.basis });
     }
+  };
+  for (const id of rendered) {
+    const known = seniorEdges.get(id);
+    if (known) uncleEdges.set(id, known.filter((e) => e.kind === 'uncle').map((e) => ({ seniorId: e.seniorId, basis: e.basis ?? 'declared' })));
+    else if (chips.has(id)) {
+      uncleEdges.set(id, []);
+      addChips(chips.get(id)!);
+    }
+  }
+  const unknown = [...rendered].filter((id) => !uncleEdges.has(id)).sort((a, b) => a - b);
+  if (unknown.length > 0) {
+    for (const id of unknown) uncleEdges.set(id, []);
+    addChips((yield { type: 'uncles', of: unknown }) as UnclesAnswer);
   }
 
   const discovery: Discovery<R> = {
@@ -222,20 +231,21 @@ function* newJuniors<R extends LineageRowRef>(
   need: number,
   owners: OwnerFilter,
   footprint: Set<number>,
-): Generator<WalkRequest<R>, Map<number, { row: R; edges: WalkEdge[] }>, unknown> {
+): Generator<WalkRequest<R>, Map<number, { row: R; edges: WalkEdge[]; uncles: UnclesAnswer | null }>, unknown> {
   const excluded = new Set(exclude);
   const seniorIds = new Set(seniors.map((s) => s.id));
-  const found = new Map<number, { row: R; edges: WalkEdge[] }>();
+  const found = new Map<number, { row: R; edges: WalkEdge[]; uncles: UnclesAnswer | null }>();
   let afterId = 0;
   for (;;) {
     const answer = (yield { type: 'juniors', of: seniors, exclude, afterId, limit: need - found.size, owners }) as JuniorsAnswer<R>;
     for (const { edge, junior } of answer.rows) {
       footprint.add(junior.id);
       if (excluded.has(junior.id) || !seniorIds.has(edge.seniorId) || !ownerVisible(owners, junior.ownerUserId)) continue;
-      const entry = found.get(junior.id) ?? { row: junior, edges: [] };
+      const entry = found.get(junior.id) ?? { row: junior, edges: [], uncles: answer.uncles ? [] : null };
       if (!entry.edges.some((e) => e.seniorId === edge.seniorId && e.kind === edge.kind)) entry.edges.push(edge);
       found.set(junior.id, entry);
     }
+    for (const u of answer.uncles ?? []) found.get(u.juniorId)?.uncles?.push(u);
     if (answer.exhausted || answer.lastPickedId === null || found.size >= need) return found;
     afterId = answer.lastPickedId;
   }

@@ -1,4 +1,4 @@
-import { sql, type SelectQueryBuilder } from 'kysely';
+import { sql, type RawBuilder } from 'kysely';
 import type { Basis } from '../core/basis.js';
 import type { Genesis, SchedulingClass } from '../core/genesis.js';
 import type { SessionStatus } from '../core/lifecycle.js';
@@ -54,8 +54,12 @@ export interface LineageEdge {
 
 type RawRow = Record<string, unknown>;
 
-/** The columns juniorBranches adds to the projection: the legacy key and the edge. */
-const EDGE_COLUMNS = ['legacy_parent_key', 'edge_kind', 'edge_via', 'edge_basis', 'edge_source', 'edge_created_at'] as const;
+/*
+ * The lineage queries are written as SQL templates rather than with the query builder: they
+ * run once per level of every hierarchy read, and building a union of projections node by
+ * node cost more than the database spent answering it (bench/lineage-bench.ts). The text is
+ * the same on both dialects except the legacy-key expression, which the dialect supplies.
+ */
 
 function toRow(r: RawRow): HierarchyRow {
   return {
@@ -74,50 +78,61 @@ function toRow(r: RawRow): HierarchyRow {
   };
 }
 
-/** The projection with edge columns, identical across the UNION ALL branches. */
-function projected(
-  q: SelectQueryBuilder<any, any, {}>,
-  d: StoreDialect,
-  alias: string,
-  edge: { kind: EdgeKind; via: string; basis: string | null; source: string | null; createdAt: string | null },
-) {
-  return q.select([
-    ...HIERARCHY_COLUMNS.map((c) => sql.ref(`${alias}.${c}`).as(c)),
-    d.jsonTextField(`${alias}.custom_metadata`, LEGACY_PARENT_KEY).as('legacy_parent_key'),
-    sql.lit(edge.kind).as('edge_kind'),
-    sql.ref(edge.via).as('edge_via'),
-    (edge.basis ? sql.ref(edge.basis) : sql.lit(null)).as('edge_basis'),
-    (edge.source ? sql.ref(edge.source) : sql.lit(null)).as('edge_source'),
-    (edge.createdAt ? sql.ref(edge.createdAt) : sql.lit(null)).as('edge_created_at'),
-  ]);
+const projections = new WeakMap<StoreDialect, Map<string, RawBuilder<unknown>>>();
+
+/**
+ * `HIERARCHY_COLUMNS` of `alias`, plus the legacy key as text — extracted in SQL, and only
+ * where the create accepted it (parent_basis = 'legacy'): the metadata blob itself is never
+ * loaded, and parsing every row's would cost the walk for nothing.
+ */
+function projection(d: StoreDialect, alias: string): RawBuilder<unknown> {
+  let perDialect = projections.get(d);
+  if (!perDialect) projections.set(d, (perDialect = new Map()));
+  let p = perDialect.get(alias);
+  if (!p) {
+    const cols = HIERARCHY_COLUMNS.map((c) => `${alias}.${c} as ${c}`).join(', ');
+    p = sql.raw(`${cols}, case when ${alias}.parent_basis = 'legacy' then ${d.jsonTextFieldSql(`${alias}.custom_metadata`, LEGACY_PARENT_KEY)} end as legacy_parent_key`);
+    perDialect.set(alias, p);
+  }
+  return p;
+}
+
+/** The same columns, null, for rows that carry only an edge (in a UNION with projection rows). */
+const NULL_PROJECTION = sql.raw(
+  [...HIERARCHY_COLUMNS.filter((c) => c !== 'id').map((c) => `null as ${c}`), 'null as legacy_parent_key'].join(', '),
+);
+
+function list(values: readonly (number | string)[]): RawBuilder<unknown> {
+  return sql.join(values.map((v) => sql.val(v)));
+}
+
+async function rowsOf(db: Executor, query: RawBuilder<unknown>): Promise<RawRow[]> {
+  return (await query.execute(db)).rows as RawRow[];
 }
 
 export async function loadHierarchyRows(db: Executor, d: StoreDialect, ids: readonly number[]): Promise<HierarchyRow[]> {
   if (ids.length === 0) return [];
-  const rows = await db
-    .selectFrom('sessions as s')
-    .select([...HIERARCHY_COLUMNS.map((c) => `s.${c}` as const), d.jsonTextField('s.custom_metadata', LEGACY_PARENT_KEY).as('legacy_parent_key')])
-    .where('s.id', 'in', [...new Set(ids)])
-    .execute();
-  return rows.map((r) => toRow(r as RawRow));
+  const rows = await rowsOf(db, sql`select ${projection(d, 's')} from sessions s where s.id in (${list([...new Set(ids)])})`);
+  return rows.map(toRow);
 }
 
 function uidLike(key: string): boolean {
   return /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/.test(key);
 }
 
-/** Restricts a query on sessions `c` to the owners a scoped caller may see (spec 01). */
-function ownedBy(eb: any, visibleOwners: readonly (number | null)[] | undefined) {
-  if (!visibleOwners) return sql<boolean>`1 = 1`;
+/** Restricts sessions `c` to the owners a scoped caller may see (spec 01); absent = all. */
+function ownedBy(visibleOwners: readonly (number | null)[] | undefined): RawBuilder<unknown> {
+  if (!visibleOwners) return sql`1 = 1`;
   const owners = visibleOwners.filter((o): o is number => o !== null);
-  const ors = [];
-  if (owners.length > 0) ors.push(eb('c.owner_user_id', 'in', owners));
-  if (visibleOwners.includes(null)) ors.push(eb('c.owner_user_id', 'is', null));
-  return ors.length > 0 ? eb.or(ors) : sql<boolean>`1 = 0`;
+  const ors: RawBuilder<unknown>[] = [];
+  if (owners.length > 0) ors.push(sql`c.owner_user_id in (${list(owners)})`);
+  if (visibleOwners.includes(null)) ors.push(sql`c.owner_user_id is null`);
+  return ors.length > 0 ? sql`(${sql.join(ors, sql` or `)})` : sql`1 = 0`;
 }
 
 interface JuniorScope {
   ids: number[];
+  idSet: Set<number>;
   keys: string[];
   keyToId: Map<string, number>;
 }
@@ -129,66 +144,71 @@ function juniorScope(seniors: readonly Pick<HierarchyRow, 'id' | 'uid'>[]): Juni
     keyToId.set(String(s.id), s.id);
     keyToId.set(s.uid, s.id);
   }
-  return { ids, keys: [...keyToId.keys()], keyToId };
+  return { ids, idSet: new Set(ids), keys: [...keyToId.keys()], keyToId };
 }
 
 /**
- * The three edge representations downward, as three branches over sessions `c`: the
- * column (a spawn parent is always older), the legacy key (only where the create accepted
- * it: parent_basis = 'legacy'), and the uncle table. `restrict` narrows every branch.
+ * The junior's spawn parent when it is one of the scope's seniors: the column, or — only
+ * when the create accepted it — the legacy key (id or uid). A spawn parent is always older.
  */
-function juniorBranches(db: Executor, d: StoreDialect, scope: JuniorScope, restrict: (eb: any) => any) {
-  const legacy = d.jsonTextField('c.custom_metadata', LEGACY_PARENT_KEY);
-  const spawn = projected(db.selectFrom('sessions as c') as any, d, 'c', { kind: 'spawn', via: 'c.parent_session_id', basis: null, source: null, createdAt: null })
-    .where('c.parent_session_id', 'in', scope.ids)
-    .where(restrict);
-  const legacyChildren = projected(db.selectFrom('sessions as c') as any, d, 'c', { kind: 'spawn', via: 'c.id', basis: null, source: null, createdAt: null })
-    .where(legacy, 'in', scope.keys)
-    .where('c.parent_basis', '=', 'legacy')
-    .where(restrict);
-  const uncles = projected(db.selectFrom('session_uncles as u').innerJoin('sessions as c', 'c.id', 'u.session_id') as any, d, 'c', {
-    kind: 'uncle',
-    via: 'u.uncle_session_id',
-    basis: 'u.basis',
-    source: 'u.source',
-    createdAt: 'u.created_at',
-  })
-    .where('u.uncle_session_id', 'in', scope.ids)
-    .where(restrict);
-  return spawn.unionAll(legacyChildren).unionAll(uncles);
+function spawnSeniorIn(junior: HierarchyRow, scope: JuniorScope): number | undefined {
+  const seniorId = junior.parentBasis === 'legacy' ? (junior.legacyParentKey !== null ? scope.keyToId.get(junior.legacyParentKey) : undefined) : (junior.parentSessionId ?? undefined);
+  if (seniorId === undefined || !scope.idSet.has(seniorId) || seniorId >= junior.id) return undefined;
+  return seniorId;
 }
 
-/** Resolves the rows of juniorBranches into edges; the only place that reads them. */
-function resolveJuniorRows(rows: RawRow[], scope: JuniorScope): { edge: LineageEdge; junior: HierarchyRow }[] {
+/** Builds the sorted junior list from projection rows (spawn edges on the row) and uncle-edge rows. */
+function resolveJuniors(rows: RawRow[], scope: JuniorScope): { edge: LineageEdge; junior: HierarchyRow }[] {
+  const juniors = new Map<number, HierarchyRow>();
+  for (const r of rows) if (r.edge_kind === 'row') juniors.set(Number(r.id), toRow(r));
   const out: { edge: LineageEdge; junior: HierarchyRow }[] = [];
-  const seen = new Set<string>();
+  for (const junior of juniors.values()) {
+    const seniorId = spawnSeniorIn(junior, scope);
+    if (seniorId !== undefined) out.push({ edge: { seniorId, juniorId: junior.id, kind: 'spawn', basis: null, source: null, createdAt: null }, junior });
+  }
   for (const r of rows) {
-    const junior = toRow(r);
-    let seniorId: number | undefined;
-    const kind = r.edge_kind as EdgeKind;
-    if (kind === 'uncle') seniorId = Number(r.edge_via);
-    else if (junior.parentBasis === 'legacy') seniorId = junior.legacyParentKey !== null ? scope.keyToId.get(junior.legacyParentKey) : undefined;
-    else seniorId = junior.parentSessionId ?? undefined;
-    if (seniorId === undefined) continue;
-    // a spawn parent is always older than its child
-    if (kind === 'spawn' && seniorId >= junior.id) continue;
-    const key = `${kind}:${seniorId}:${junior.id}`;
-    if (seen.has(key)) continue;
-    seen.add(key);
+    if (r.edge_kind !== 'uncle' || !scope.idSet.has(Number(r.edge_via))) continue;
+    const junior = juniors.get(Number(r.id));
+    if (!junior) continue;
     out.push({
-      edge: {
-        seniorId,
-        juniorId: junior.id,
-        kind,
-        basis: (r.edge_basis as 'authenticated' | 'declared' | null) ?? null,
-        source: (r.edge_source as string | null) ?? null,
-        createdAt: (r.edge_created_at as string | null) ?? null,
-      },
+      edge: { seniorId: Number(r.edge_via), juniorId: junior.id, kind: 'uncle', basis: r.edge_basis as 'authenticated' | 'declared', source: r.edge_source as string, createdAt: r.edge_created_at as string },
       junior,
     });
   }
   out.sort((a, b) => a.junior.id - b.junior.id || a.edge.seniorId - b.edge.seniorId || a.edge.kind.localeCompare(b.edge.kind));
   return out;
+}
+
+/** Ids of the juniors of the scope over the three representations, each branch qualified. */
+function juniorIdsSql(d: StoreDialect, scope: JuniorScope, qualifies: RawBuilder<unknown>): RawBuilder<unknown> {
+  const legacy = sql.raw(d.jsonTextFieldSql('c.custom_metadata', LEGACY_PARENT_KEY));
+  return sql`select c.id as id from sessions c where c.parent_session_id in (${list(scope.ids)}) and c.id > c.parent_session_id and ${qualifies}
+    union select c.id as id from sessions c where c.parent_basis = 'legacy' and ${legacy} in (${list(scope.keys)}) and ${qualifies}
+    union select c.id as id from session_uncles u inner join sessions c on c.id = u.session_id where u.uncle_session_id in (${list(scope.ids)}) and ${qualifies}`;
+}
+
+/**
+ * The juniors named by `picked` (a subquery of ids): each row once, and every uncle edge of
+ * each (with the uncle's owner) — those from the scope are edges of this level, the others
+ * are the chips the walk would otherwise read separately.
+ */
+function juniorsOfPickedSql(d: StoreDialect, picked: RawBuilder<unknown>): RawBuilder<unknown> {
+  return sql`select ${projection(d, 'c')}, 'row' as edge_kind, null as edge_via, null as edge_basis, null as edge_source, null as edge_created_at, null as edge_owner
+      from sessions c where c.id in ${picked}
+    union all
+    select u.session_id as id, ${NULL_PROJECTION}, 'uncle' as edge_kind, u.uncle_session_id as edge_via, u.basis as edge_basis, u.source as edge_source, u.created_at as edge_created_at, p.owner_user_id as edge_owner
+      from session_uncles u inner join sessions p on p.id = u.uncle_session_id where u.session_id in ${picked}`;
+}
+
+/** Every uncle edge the rows of juniorsOfPickedSql carry, with the uncle's owner. */
+function unclesOfRows(rows: RawRow[]): { edge: LineageEdge; seniorOwnerUserId: number | null }[] {
+  return rows
+    .filter((r) => r.edge_kind === 'uncle')
+    .map((r) => ({
+      edge: { seniorId: Number(r.edge_via), juniorId: Number(r.id), kind: 'uncle' as const, basis: r.edge_basis as 'authenticated' | 'declared', source: r.edge_source as string, createdAt: r.edge_created_at as string },
+      seniorOwnerUserId: r.edge_owner === null || r.edge_owner === undefined ? null : Number(r.edge_owner),
+    }))
+    .sort((a, b) => a.edge.juniorId - b.edge.juniorId || a.edge.seniorId - b.edge.seniorId);
 }
 
 /**
@@ -203,8 +223,8 @@ export async function juniorsOf(
 ): Promise<{ edge: LineageEdge; junior: HierarchyRow }[]> {
   if (seniors.length === 0) return [];
   const scope = juniorScope(seniors);
-  const rows = (await juniorBranches(db, d, scope, () => sql<boolean>`1 = 1`).execute()) as RawRow[];
-  return resolveJuniorRows(rows, scope);
+  const picked = sql`(${juniorIdsSql(d, scope, sql`1 = 1`)})`;
+  return resolveJuniors(await rowsOf(db, juniorsOfPickedSql(d, picked)), scope);
 }
 
 export interface JuniorsPageOptions {
@@ -225,6 +245,8 @@ export interface JuniorsPage {
   lastPickedId: number | null;
   /** fewer than `limit` juniors qualified */
   exhausted: boolean;
+  /** every uncle edge of each picked junior, from any senior (for "also senior" chips) */
+  uncles: { edge: LineageEdge; seniorOwnerUserId: number | null }[];
 }
 
 /**
@@ -239,40 +261,24 @@ export async function juniorsPageOf(
   seniors: readonly Pick<HierarchyRow, 'id' | 'uid'>[],
   options: JuniorsPageOptions,
 ): Promise<JuniorsPage> {
-  if (seniors.length === 0 || options.limit <= 0) return { edges: [], lastPickedId: null, exhausted: true };
+  if (seniors.length === 0 || options.limit <= 0) return { edges: [], lastPickedId: null, exhausted: true, uncles: [] };
   const scope = juniorScope(seniors);
-  const after = options.afterId ?? 0;
   const exclude = [...new Set(options.exclude ?? [])];
-  const legacy = d.jsonTextField('c.custom_metadata', LEGACY_PARENT_KEY);
-  const qualifies = (eb: any) => {
-    const ands = [eb('c.id', '>', after), ownedBy(eb, options.visibleOwners)];
-    if (exclude.length > 0) ands.push(eb('c.id', 'not in', exclude));
-    return eb.and(ands);
-  };
-  // the picked juniors: distinct ids over the three representations, lowest first
-  const pickedIds = (db.selectFrom('sessions as c') as any)
-    .select('c.id as id')
-    .where('c.parent_session_id', 'in', scope.ids)
-    .whereRef('c.id', '>', 'c.parent_session_id')
-    .where(qualifies)
-    .union((db.selectFrom('sessions as c') as any).select('c.id as id').where(legacy, 'in', scope.keys).where('c.parent_basis', '=', 'legacy').where(qualifies))
-    .union(
-      (db.selectFrom('session_uncles as u').innerJoin('sessions as c', 'c.id', 'u.session_id') as any)
-        .select('c.id as id')
-        .where('u.uncle_session_id', 'in', scope.ids)
-        .where(qualifies),
-    )
-    .orderBy('id')
-    .limit(options.limit);
-  // one statement: pick the ids in a CTE, then read the projection and edges for them
-  const query = (db as any)
-    .with('picked', () => pickedIds)
-    .selectFrom(juniorBranches(db, d, scope, (eb: any) => eb('c.id', 'in', sql`(select id from picked)`)).as('j'))
-    .select([...HIERARCHY_COLUMNS, ...EDGE_COLUMNS].map((c) => `j.${c}`));
-  const rows = (await query.execute()) as RawRow[];
-  const picked = [...new Set(rows.map((r) => Number(r.id)))].sort((a, b) => a - b);
-  if (picked.length === 0) return { edges: [], lastPickedId: null, exhausted: true };
-  return { edges: resolveJuniorRows(rows, scope), lastPickedId: picked[picked.length - 1]!, exhausted: picked.length < options.limit };
+  // (no `c.id > 0` on a first page: PostgreSQL would answer it with a scan of the whole key index)
+  const after = options.afterId ?? 0;
+  const qualifies = sql.join(
+    [ownedBy(options.visibleOwners), ...(after > 0 ? [sql`c.id > ${after}`] : []), ...(exclude.length > 0 ? [sql`c.id not in (${list(exclude)})`] : [])],
+    sql` and `,
+  );
+  // one statement: pick the ids in a CTE, then read each picked row once and its uncle edges
+  const rows = await rowsOf(
+    db,
+    sql`with picked as materialized (select id from (${juniorIdsSql(d, scope, qualifies)}) as j order by id limit ${options.limit})
+      ${juniorsOfPickedSql(d, sql`(select id from picked)`)}`,
+  );
+  const ids = [...new Set(rows.filter((r) => r.edge_kind === 'row').map((r) => Number(r.id)))].sort((a, b) => a - b);
+  if (ids.length === 0) return { edges: [], lastPickedId: null, exhausted: true, uncles: [] };
+  return { edges: resolveJuniors(rows, scope), lastPickedId: ids[ids.length - 1]!, exhausted: ids.length < options.limit, uncles: unclesOfRows(rows) };
 }
 
 /**
@@ -286,32 +292,28 @@ export async function seniorsOf(
 ): Promise<{ edge: LineageEdge; senior: HierarchyRow }[]> {
   if (juniors.length === 0) return [];
   const parentIds = new Set<number>();
-  const legacyIds = new Set<number>();
   const legacyUids = new Set<string>();
   for (const j of juniors) {
     if (j.parentBasis === 'legacy') {
       const key = j.legacyParentKey;
       if (key === null) continue;
-      if (/^[0-9]{1,15}$/.test(key)) legacyIds.add(Number(key));
+      if (/^[0-9]{1,15}$/.test(key)) parentIds.add(Number(key));
       else if (uidLike(key)) legacyUids.add(key);
     } else if (j.parentSessionId !== null) parentIds.add(j.parentSessionId);
   }
   const juniorIds = [...new Set(juniors.map((j) => j.id))];
-  const byIdOrUid = [...parentIds, ...legacyIds];
-  const parents = projected(db.selectFrom('sessions as p') as any, d, 'p', { kind: 'spawn', via: 'p.id', basis: null, source: null, createdAt: null }).where((eb: any) => {
-    const ors = [];
-    if (byIdOrUid.length > 0) ors.push(eb('p.id', 'in', byIdOrUid));
-    if (legacyUids.size > 0) ors.push(eb('p.uid', 'in', [...legacyUids]));
-    return ors.length > 0 ? eb.or(ors) : sql<boolean>`1 = 0`;
-  });
-  const uncles = projected(db.selectFrom('session_uncles as u').innerJoin('sessions as p', 'p.id', 'u.uncle_session_id') as any, d, 'p', {
-    kind: 'uncle',
-    via: 'u.session_id',
-    basis: 'u.basis',
-    source: 'u.source',
-    createdAt: 'u.created_at',
-  }).where('u.session_id', 'in', juniorIds);
-  const rows = (await parents.unionAll(uncles).execute()) as RawRow[];
+  const byKey: RawBuilder<unknown>[] = [];
+  if (parentIds.size > 0) byKey.push(sql`p.id in (${list([...parentIds])})`);
+  if (legacyUids.size > 0) byKey.push(sql`p.uid in (${list([...legacyUids])})`);
+  const uncles = sql`select ${projection(d, 'p')}, 'uncle' as edge_kind, u.session_id as edge_via, u.basis as edge_basis, u.source as edge_source, u.created_at as edge_created_at
+    from session_uncles u inner join sessions p on p.id = u.uncle_session_id where u.session_id in (${list(juniorIds)})`;
+  const query =
+    byKey.length > 0
+      ? sql`select ${projection(d, 'p')}, 'spawn' as edge_kind, p.id as edge_via, null as edge_basis, null as edge_source, null as edge_created_at
+          from sessions p where ${sql.join(byKey, sql` or `)}
+        union all ${uncles}`
+      : uncles;
+  const rows = await rowsOf(db, query);
   const parentRows = new Map<string, HierarchyRow>();
   const out: { edge: LineageEdge; senior: HierarchyRow }[] = [];
   for (const r of rows) {
@@ -349,17 +351,13 @@ export async function seniorsOf(
  * query over the uncle table, with each uncle's owner (so a scoped caller's view can leave
  * out what it may not see) and no session rows.
  */
-export async function uncleEdgesOf(
-  db: Executor,
-  juniorIds: readonly number[],
-): Promise<{ edge: LineageEdge; seniorOwnerUserId: number | null }[]> {
+export async function uncleEdgesOf(db: Executor, juniorIds: readonly number[]): Promise<{ edge: LineageEdge; seniorOwnerUserId: number | null }[]> {
   if (juniorIds.length === 0) return [];
-  const rows = await db
-    .selectFrom('session_uncles as u')
-    .innerJoin('sessions as p', 'p.id', 'u.uncle_session_id')
-    .select(['u.session_id', 'u.uncle_session_id', 'u.basis', 'u.source', 'u.created_at', 'p.owner_user_id'])
-    .where('u.session_id', 'in', [...new Set(juniorIds)])
-    .execute();
+  const rows = await rowsOf(
+    db,
+    sql`select u.session_id, u.uncle_session_id, u.basis, u.source, u.created_at, p.owner_user_id
+      from session_uncles u inner join sessions p on p.id = u.uncle_session_id where u.session_id in (${list([...new Set(juniorIds)])})`,
+  );
   return rows
     .map((r) => ({
       edge: {
@@ -367,8 +365,8 @@ export async function uncleEdgesOf(
         juniorId: Number(r.session_id),
         kind: 'uncle' as const,
         basis: r.basis as 'authenticated' | 'declared',
-        source: r.source,
-        createdAt: r.created_at,
+        source: r.source as string,
+        createdAt: r.created_at as string,
       },
       seniorOwnerUserId: r.owner_user_id === null ? null : Number(r.owner_user_id),
     }))

@@ -90,7 +90,7 @@ export class HierarchyRefresher {
   private again = false;
   private unsubscribeHub: (() => void) | null = null;
   /** batches run and queries they issued, for tests and the bench */
-  readonly stats = { batches: 0, walkQueries: 0, viewsRecomputed: 0 };
+  readonly stats = { batches: 0, walkQueries: 0, rowsRead: 0, viewsRecomputed: 0 };
 
   constructor(private readonly ctx: AppContext) {}
 
@@ -193,6 +193,7 @@ export class HierarchyRefresher {
     );
     const hierarchies = await hierarchiesFromOutcomes(db, outcomes, DEFAULT_BOUNDS);
     this.stats.walkQueries += loader.stats.queries;
+    this.stats.rowsRead += loader.stats.rows;
     this.stats.viewsRecomputed += outcomes.length;
     const byKey = new Map(keys.map((k, i) => [k, { hierarchy: hierarchies[i]!, outcome: outcomes[i]! }]));
 

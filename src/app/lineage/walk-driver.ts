@@ -28,7 +28,12 @@ export function storeAnswerer(db: Executor, d: StoreDialect): (request: Request)
           limit: request.limit,
           ...(request.owners === 'all' ? {} : { visibleOwners: request.owners }),
         });
-        return { rows: page.edges, lastPickedId: page.lastPickedId, exhausted: page.exhausted } satisfies JuniorsAnswer<HierarchyRow>;
+        return {
+          rows: page.edges,
+          lastPickedId: page.lastPickedId,
+          exhausted: page.exhausted,
+          uncles: page.uncles.map((u) => ({ juniorId: u.edge.juniorId, seniorId: u.edge.seniorId, basis: u.edge.basis ?? 'declared', seniorOwnerUserId: u.seniorOwnerUserId })),
+        } satisfies JuniorsAnswer<HierarchyRow>;
       }
       case 'uncles':
         return (await uncleEdgesOf(db, request.of)).map((u) => ({
@@ -145,7 +150,14 @@ export class LineageLoader {
   private answerJuniors(request: Extract<Request, { type: 'juniors' }>): JuniorsAnswer<HierarchyRow> | null {
     let covered = Infinity;
     for (const s of request.of) covered = Math.min(covered, this.juniors.get(s.id)?.coveredUpTo ?? 0);
-    const answer = answerJuniors(request, (id) => (this.juniors.get(id)?.entries ?? []).filter((e) => e.junior.id <= covered));
+    const answer = answerJuniors(
+      request,
+      (id) => {
+        const entries = this.juniors.get(id)?.entries ?? [];
+        return covered === Infinity ? entries : entries.filter((e) => e.junior.id <= covered);
+      },
+      (id) => this.uncles.get(id),
+    );
     // a full page lies entirely within the loaded range; a short one is only final when complete
     return !answer.exhausted || covered === Infinity ? answer : null;
   }
@@ -163,6 +175,13 @@ export class LineageLoader {
       const slot = this.juniors.get(id) ?? { entries: [], keys: new Set<string>(), coveredUpTo: 0 };
       slot.coveredUpTo = Math.max(slot.coveredUpTo, reach);
       this.juniors.set(id, slot);
+    }
+    // every uncle edge of each junior the page picked: complete, so they answer chip reads too
+    const picked = new Set(page.edges.map((e) => e.junior.id));
+    for (const id of picked) if (!this.uncles.has(id)) this.uncles.set(id, []);
+    for (const u of page.uncles) {
+      const list = this.uncles.get(u.edge.juniorId);
+      if (list && !list.some((x) => x.seniorId === u.edge.seniorId)) list.push({ juniorId: u.edge.juniorId, seniorId: u.edge.seniorId, basis: u.edge.basis ?? 'declared', seniorOwnerUserId: u.seniorOwnerUserId });
     }
     for (const e of page.edges) {
       const slot = this.juniors.get(e.edge.seniorId);

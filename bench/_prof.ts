@@ -1,0 +1,26 @@
+import pino from 'pino';
+import { createAppContext } from '../src/app/bootstrap.js';
+import { freshStore } from '../bench/bench-database.js';
+import { SyntheticFleet } from '../bench/fleet.js';
+import { Progress } from '../bench/bench-kit.js';
+import { getProvenance } from '../src/app/lineage/provenance.js';
+import { sql } from 'kysely';
+const dialect = (process.argv[2] ?? 'sqlite') as 'sqlite' | 'postgres';
+const { store, drop } = await freshStore(dialect);
+const ctx = await createAppContext(store, { logger: pino({ level: 'silent' }) });
+const fleet = new SyntheticFleet(store, dialect, 20261129);
+await fleet.growTo(20000, new Progress());
+const FLEET = { principal: { kind: 'fleet' }, credentialId: null, surface: 'rest', via: 'rest' } as any;
+const id = fleet.trees[3]!.helpers.at(-1)!;
+await getProvenance(ctx, FLEET, String(id));
+// time each query
+const log: string[] = [];
+const orig = store.kysely;
+store.queryLog.start();
+const t0 = performance.now();
+await getProvenance(ctx, FLEET, String(id));
+console.log('total', performance.now() - t0);
+const qs = store.queryLog.stop();
+console.log(qs.length);
+for (const q of qs) console.log(q.slice(0, 150));
+await drop();

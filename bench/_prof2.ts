@@ -1,0 +1,32 @@
+import pino from 'pino';
+import { createAppContext } from '../src/app/bootstrap.js';
+import { freshStore } from './bench-database.js';
+import { SyntheticFleet } from './fleet.js';
+import { Progress } from './bench-kit.js';
+import { juniorsPageOf, seniorsOf, loadHierarchyRows, uncleEdgesOf } from '../src/store/lineage-repo.js';
+import { sql } from 'kysely';
+const dialect = (process.argv[2] ?? 'sqlite') as 'sqlite' | 'postgres';
+const { store, drop } = await freshStore(dialect);
+const ctx = await createAppContext(store, { logger: pino({ level: 'silent' }) });
+const fleet = new SyntheticFleet(store, dialect, 20261129);
+await fleet.growTo(20000, new Progress());
+const db = store.kysely;
+const tree = fleet.trees[3]!;
+const t = async (label: string, fn: () => Promise<unknown>) => { await fn(); const t0 = performance.now(); for (let i = 0; i < 20; i++) await fn(); console.log(label, ((performance.now() - t0) / 20).toFixed(3), 'ms'); };
+const trig = await loadHierarchyRows(db, store, [tree.trigger]);
+const routers = await loadHierarchyRows(db, store, tree.routers);
+const workers = await loadHierarchyRows(db, store, tree.workers);
+await t('seniors(workers)', () => seniorsOf(db, store, workers));
+await t('juniorsPage(trigger)', () => juniorsPageOf(db, store, trig, { limit: 151, exclude: [] }));
+await t('juniorsPage(routers)', () => juniorsPageOf(db, store, routers, { limit: 130, exclude: tree.routers }));
+await t('juniorsPage(workers)', () => juniorsPageOf(db, store, workers, { limit: 30, exclude: [...tree.routers, ...tree.workers] }));
+await t('uncles(workers)', () => uncleEdgesOf(db, tree.workers));
+await t('load 150', () => loadHierarchyRows(db, store, [...tree.routers, ...tree.workers].slice(0, 150)));
+if (dialect === 'sqlite') {
+  const { sql: s } = await import('kysely');
+  const q = (db as any).selectFrom('sessions as c').select('c.id').where(store.jsonTextField('c.custom_metadata', 'router_session_id'), 'in', ['1','2']).where('c.parent_basis','=','legacy');
+  const c = q.compile();
+  const plan = await s.raw('explain query plan ' + c.sql.replace(/\?/g, () => "'x'")).execute(db);
+  console.log(plan.rows);
+}
+await drop();

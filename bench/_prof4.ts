@@ -1,0 +1,22 @@
+import { openStore } from '../src/store/connect.js';
+import { SyntheticFleet } from './fleet.js';
+import { Progress } from './bench-kit.js';
+import { juniorsPageOf, loadHierarchyRows } from '../src/store/lineage-repo.js';
+import { mkdtempSync } from 'node:fs';
+import { join } from 'node:path';
+import { tmpdir } from 'node:os';
+import { sql } from 'kysely';
+const file = join(mkdtempSync(join(tmpdir(), 'p-')), 'x.db');
+const store = await openStore({ sqliteFile: file });
+const fleet = new SyntheticFleet(store, 'sqlite', 20261129);
+await fleet.growTo(20000, new Progress());
+const tree = fleet.trees[3]!;
+const routers = await loadHierarchyRows(store.kysely, store, tree.routers);
+store.queryLog.start();
+await juniorsPageOf(store.kysely, store, routers, { limit: 130, exclude: tree.routers });
+const [q] = store.queryLog.stop();
+const params = [...tree.routers];
+// rebuild with literal params
+let i = 0;
+const plan = await sql.raw('explain query plan ' + q!.replace(/\?/g, () => '1')).execute(store.kysely);
+for (const r of plan.rows as any[]) console.log(r.id, r.parent, r.detail);
