@@ -102,8 +102,13 @@ const NULL_PROJECTION = sql.raw(
   [...HIERARCHY_COLUMNS.filter((c) => c !== 'id').map((c) => `null as ${c}`), 'null as legacy_parent_key'].join(', '),
 );
 
-function list(values: readonly (number | string)[]): RawBuilder<unknown> {
-  return sql.join(values.map((v) => sql.val(v)));
+/** `in ${ids(d, …)}`: one bound parameter per list (see StoreDialect.valueList). */
+function idList(d: StoreDialect, values: readonly number[]): RawBuilder<unknown> {
+  return d.valueList(values, 'bigint');
+}
+
+function textList(d: StoreDialect, values: readonly string[]): RawBuilder<unknown> {
+  return d.valueList(values, 'text');
 }
 
 async function rowsOf(db: Executor, query: RawBuilder<unknown>): Promise<RawRow[]> {
@@ -112,7 +117,7 @@ async function rowsOf(db: Executor, query: RawBuilder<unknown>): Promise<RawRow[
 
 export async function loadHierarchyRows(db: Executor, d: StoreDialect, ids: readonly number[]): Promise<HierarchyRow[]> {
   if (ids.length === 0) return [];
-  const rows = await rowsOf(db, sql`select ${projection(d, 's')} from sessions s where s.id in (${list([...new Set(ids)])})`);
+  const rows = await rowsOf(db, sql`select ${projection(d, 's')} from sessions s where s.id in ${idList(d, [...new Set(ids)])}`);
   return rows.map(toRow);
 }
 
@@ -121,11 +126,11 @@ function uidLike(key: string): boolean {
 }
 
 /** Restricts sessions `c` to the owners a scoped caller may see (spec 01); absent = all. */
-function ownedBy(visibleOwners: readonly (number | null)[] | undefined): RawBuilder<unknown> {
+function ownedBy(d: StoreDialect, visibleOwners: readonly (number | null)[] | undefined): RawBuilder<unknown> {
   if (!visibleOwners) return sql`1 = 1`;
   const owners = visibleOwners.filter((o): o is number => o !== null);
   const ors: RawBuilder<unknown>[] = [];
-  if (owners.length > 0) ors.push(sql`c.owner_user_id in (${list(owners)})`);
+  if (owners.length > 0) ors.push(sql`c.owner_user_id in ${idList(d, owners)}`);
   if (visibleOwners.includes(null)) ors.push(sql`c.owner_user_id is null`);
   return ors.length > 0 ? sql`(${sql.join(ors, sql` or `)})` : sql`1 = 0`;
 }
@@ -182,9 +187,9 @@ function resolveJuniors(rows: RawRow[], scope: JuniorScope): { edge: LineageEdge
 /** Ids of the juniors of the scope over the three representations, each branch qualified. */
 function juniorIdsSql(d: StoreDialect, scope: JuniorScope, qualifies: RawBuilder<unknown>): RawBuilder<unknown> {
   const legacy = sql.raw(d.jsonTextFieldSql('c.custom_metadata', LEGACY_PARENT_KEY));
-  return sql`select c.id as id from sessions c where c.parent_session_id in (${list(scope.ids)}) and c.id > c.parent_session_id and ${qualifies}
-    union select c.id as id from sessions c where c.parent_basis = 'legacy' and ${legacy} in (${list(scope.keys)}) and ${qualifies}
-    union select c.id as id from session_uncles u inner join sessions c on c.id = u.session_id where u.uncle_session_id in (${list(scope.ids)}) and ${qualifies}`;
+  return sql`select c.id as id from sessions c where c.parent_session_id in ${idList(d, scope.ids)} and c.id > c.parent_session_id and ${qualifies}
+    union select c.id as id from sessions c where c.parent_basis = 'legacy' and ${legacy} in ${textList(d, scope.keys)} and ${qualifies}
+    union select c.id as id from session_uncles u inner join sessions c on c.id = u.session_id where u.uncle_session_id in ${idList(d, scope.ids)} and ${qualifies}`;
 }
 
 /**
@@ -267,7 +272,7 @@ export async function juniorsPageOf(
   // (no `c.id > 0` on a first page: PostgreSQL would answer it with a scan of the whole key index)
   const after = options.afterId ?? 0;
   const qualifies = sql.join(
-    [ownedBy(options.visibleOwners), ...(after > 0 ? [sql`c.id > ${after}`] : []), ...(exclude.length > 0 ? [sql`c.id not in (${list(exclude)})`] : [])],
+    [ownedBy(d, options.visibleOwners), ...(after > 0 ? [sql`c.id > ${after}`] : []), ...(exclude.length > 0 ? [sql`c.id not in ${idList(d, exclude)}`] : [])],
     sql` and `,
   );
   // one statement: pick the ids in a CTE, then read each picked row once and its uncle edges
@@ -303,10 +308,10 @@ export async function seniorsOf(
   }
   const juniorIds = [...new Set(juniors.map((j) => j.id))];
   const byKey: RawBuilder<unknown>[] = [];
-  if (parentIds.size > 0) byKey.push(sql`p.id in (${list([...parentIds])})`);
-  if (legacyUids.size > 0) byKey.push(sql`p.uid in (${list([...legacyUids])})`);
+  if (parentIds.size > 0) byKey.push(sql`p.id in ${idList(d, [...parentIds])}`);
+  if (legacyUids.size > 0) byKey.push(sql`p.uid in ${textList(d, [...legacyUids])}`);
   const uncles = sql`select ${projection(d, 'p')}, 'uncle' as edge_kind, u.session_id as edge_via, u.basis as edge_basis, u.source as edge_source, u.created_at as edge_created_at
-    from session_uncles u inner join sessions p on p.id = u.uncle_session_id where u.session_id in (${list(juniorIds)})`;
+    from session_uncles u inner join sessions p on p.id = u.uncle_session_id where u.session_id in ${idList(d, juniorIds)}`;
   const query =
     byKey.length > 0
       ? sql`select ${projection(d, 'p')}, 'spawn' as edge_kind, p.id as edge_via, null as edge_basis, null as edge_source, null as edge_created_at
@@ -351,12 +356,12 @@ export async function seniorsOf(
  * query over the uncle table, with each uncle's owner (so a scoped caller's view can leave
  * out what it may not see) and no session rows.
  */
-export async function uncleEdgesOf(db: Executor, juniorIds: readonly number[]): Promise<{ edge: LineageEdge; seniorOwnerUserId: number | null }[]> {
+export async function uncleEdgesOf(db: Executor, d: StoreDialect, juniorIds: readonly number[]): Promise<{ edge: LineageEdge; seniorOwnerUserId: number | null }[]> {
   if (juniorIds.length === 0) return [];
   const rows = await rowsOf(
     db,
     sql`select u.session_id, u.uncle_session_id, u.basis, u.source, u.created_at, p.owner_user_id
-      from session_uncles u inner join sessions p on p.id = u.uncle_session_id where u.session_id in (${list([...new Set(juniorIds)])})`,
+      from session_uncles u inner join sessions p on p.id = u.uncle_session_id where u.session_id in ${idList(d, [...new Set(juniorIds)])}`,
   );
   return rows
     .map((r) => ({

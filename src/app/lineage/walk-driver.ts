@@ -36,7 +36,7 @@ export function storeAnswerer(db: Executor, d: StoreDialect): (request: Request)
         } satisfies JuniorsAnswer<HierarchyRow>;
       }
       case 'uncles':
-        return (await uncleEdgesOf(db, request.of)).map((u) => ({
+        return (await uncleEdgesOf(db, d, request.of)).map((u) => ({
           juniorId: u.edge.juniorId,
           seniorId: u.edge.seniorId,
           basis: u.edge.basis ?? 'declared',
@@ -137,7 +137,7 @@ export class LineageLoader {
   private async loadUncles(ids: readonly number[]): Promise<void> {
     const wanted = [...new Set(ids)].filter((id) => !this.uncles.has(id));
     if (wanted.length === 0) return;
-    const found = await uncleEdgesOf(this.db, wanted);
+    const found = await uncleEdgesOf(this.db, this.d, wanted);
     this.stats.queries++;
     this.stats.rows += found.length;
     for (const id of wanted) this.uncles.set(id, []);
