@@ -23,7 +23,7 @@ export function answerJuniors<R extends LineageRowRef>(
   juniorsOf: (seniorId: number) => readonly JuniorEntry<R>[],
   unclesOf?: (juniorId: number) => UnclesAnswer | undefined,
 ): JuniorsAnswer<R> {
-  const excluded = new Set(request.exclude);
+  const excluded = request.exclude;
   const byJunior = new Map<number, JuniorEntry<R>[]>();
   for (const senior of new Set(request.of.map((s) => s.id))) {
     for (const entry of juniorsOf(senior)) {

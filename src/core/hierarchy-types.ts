@@ -55,7 +55,7 @@ export function ownerVisible(filter: OwnerFilter, owner: number | null): boolean
  */
 export type WalkRequest<R extends LineageRowRef> =
   | { type: 'seniors'; of: readonly R[] }
-  | { type: 'juniors'; of: readonly R[]; exclude: readonly number[]; afterId: number; limit: number; owners: OwnerFilter }
+  | { type: 'juniors'; of: readonly R[]; exclude: ReadonlySet<number>; afterId: number; limit: number; owners: OwnerFilter }
   | { type: 'uncles'; of: readonly number[] };
 
 export type SeniorsAnswer<R> = { edge: WalkEdge; senior: R }[];
@@ -195,4 +195,44 @@ export function hierarchyFromOutcome<R extends HierarchyRowFields>(
       drawnUnder: n.drawnUnder,
     })),
   };
+}
+
+/** Whether two hierarchies render identically (a live view repaints only when they do not). */
+export function sameHierarchy(a: Hierarchy, b: Hierarchy): boolean {
+  if (a.sessionId !== b.sessionId || a.originId !== b.originId || a.truncated !== b.truncated || a.nodes.length !== b.nodes.length) return false;
+  if (a.bounds.maxDepth !== b.bounds.maxDepth || a.bounds.maxNodes !== b.bounds.maxNodes) return false;
+  if (a.roots.length !== b.roots.length || a.roots.some((r, i) => r !== b.roots[i])) return false;
+  for (let i = 0; i < a.nodes.length; i++) {
+    const x = a.nodes[i]!;
+    const y = b.nodes[i]!;
+    if (
+      x.id !== y.id ||
+      x.uid !== y.uid ||
+      x.title !== y.title ||
+      x.status !== y.status ||
+      x.owner !== y.owner ||
+      x.agentRoot !== y.agentRoot ||
+      x.genesis !== y.genesis ||
+      x.schedulingClass !== y.schedulingClass ||
+      x.depth !== y.depth ||
+      x.renderParentId !== y.renderParentId ||
+      x.spawnEdge !== y.spawnEdge ||
+      x.placement !== y.placement ||
+      x.hiddenSeniors !== y.hiddenSeniors ||
+      x.isCurrent !== y.isCurrent ||
+      x.alsoSenior.length !== y.alsoSenior.length ||
+      x.alsoSenior.some((s, k) => s.id !== y.alsoSenior[k]!.id || s.basis !== y.alsoSenior[k]!.basis) ||
+      !sameDrawnUnder(x.drawnUnder, y.drawnUnder)
+    ) {
+      return false;
+    }
+  }
+  return true;
+}
+
+function sameDrawnUnder(a: DrawnUnder | null, b: DrawnUnder | null): boolean {
+  if (a === null || b === null) return a === b;
+  if (a.reason === 'ceiling' || b.reason === 'ceiling') return a.reason === b.reason;
+  if (a.uncleId !== b.uncleId || a.spawnParent.kind !== b.spawnParent.kind) return false;
+  return a.spawnParent.kind !== 'in-tree' || a.spawnParent.id === (b.spawnParent as { id: number }).id;
 }

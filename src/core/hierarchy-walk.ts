@@ -61,8 +61,7 @@ export function* walkHierarchy<R extends LineageRowRef>(
   }
   const upward = new Set(dist.keys());
 
-  const roots = upwardRoots(upward, dist, seniorEdges);
-  const upDepth = depthsWithin(upward, roots, seniorEdges);
+  const { roots, depths: upDepth } = upwardRoots(upward, dist, seniorEdges);
   const originId = spawnOrigin(current.id, upward, seniorEdges);
 
   // 2. Admission: the upward nodes first (top-down, lowest id first), then the downward
@@ -70,10 +69,17 @@ export function* walkHierarchy<R extends LineageRowRef>(
   const depth = new Map<number, number>();
   const admitted: number[] = [];
   const admittedSet = new Set<number>();
+  const byDepth = new Map<number, number[]>();
+  // sessions a juniors read must not return again: the upward set and everything admitted
+  const excluded = new Set<number>(upward);
   const admit = (id: number, d: number): void => {
     admitted.push(id);
     admittedSet.add(id);
+    excluded.add(id);
     depth.set(id, d);
+    const level = byDepth.get(d);
+    if (level) level.push(id);
+    else byDepth.set(d, [id]);
   };
   const upwardOrder = [...upward].sort((a, b) => upDepth.get(a)! - upDepth.get(b)! || a - b);
   for (const id of upwardOrder) if (admitted.length < bounds.maxNodes) admit(id, upDepth.get(id)!);
@@ -88,15 +94,16 @@ export function* walkHierarchy<R extends LineageRowRef>(
   const downEdges = new Map<number, WalkEdge[]>();
   /** uncle edges read with a juniors page, for the chips of downward-admitted nodes */
   const chips = new Map<number, UnclesAnswer>();
-  const excludeAll = (): number[] => [...new Set([...admittedSet, ...upward])];
 
   for (let d = 0; d < bounds.maxDepth; d++) {
-    const frontier = shown().filter((id) => depth.get(id) === d).sort((a, b) => a - b);
+    const frontier = [...(byDepth.get(d) ?? [])];
+    if (ceilingCurrent && depth.get(current.id) === d) frontier.push(current.id);
+    frontier.sort((a, b) => a - b);
     if (frontier.length === 0) break;
     const remaining = bounds.maxNodes - admitted.length;
     if (remaining === 0 && truncated) break;
     const need = remaining + 1; // one more than fits tells whether something is left out
-    const found = yield* newJuniors(frontier.map((id) => rows.get(id)!), excludeAll(), need, owners, footprint);
+    const found = yield* newJuniors(frontier.map((id) => rows.get(id)!), excluded, need, owners, footprint);
     const picked = [...found.keys()].sort((a, b) => a - b);
     for (const id of picked.slice(0, remaining)) {
       const entry = found.get(id)!;
@@ -118,7 +125,7 @@ export function* walkHierarchy<R extends LineageRowRef>(
   if (!truncated) {
     const deep = shown().filter((id) => depth.get(id)! >= bounds.maxDepth).sort((a, b) => a - b);
     if (deep.length > 0) {
-      const found = yield* newJuniors(deep.map((id) => rows.get(id)!), excludeAll(), 1, owners, footprint);
+      const found = yield* newJuniors(deep.map((id) => rows.get(id)!), excluded, 1, owners, footprint);
       if (found.size > 0) truncated = true;
     }
   }
@@ -165,17 +172,17 @@ export function* walkHierarchy<R extends LineageRowRef>(
 }
 
 /**
- * Roots: upward nodes none of whose seniors was reached. A cycle (which writers never
+ * Roots (and every upward node's depth below them): upward nodes none of whose seniors was reached. A cycle (which writers never
  * create, but a bound must not assume) can leave part of the upward set unreachable from
  * any root; then the farthest such node (lowest id on ties) is made a root, until every
  * upward node hangs from one.
  */
-function upwardRoots(upward: Set<number>, dist: Map<number, number>, seniorEdges: Map<number, WalkEdge[]>): number[] {
+function upwardRoots(upward: Set<number>, dist: Map<number, number>, seniorEdges: Map<number, WalkEdge[]>): { roots: number[]; depths: Map<number, number> } {
   const roots = [...upward].filter((id) => !(seniorEdges.get(id) ?? []).some((e) => upward.has(e.seniorId)));
   for (;;) {
-    const reached = depthsWithin(upward, roots, seniorEdges);
-    const orphans = [...upward].filter((id) => !reached.has(id));
-    if (orphans.length === 0) return roots;
+    const depths = depthsWithin(upward, roots, seniorEdges);
+    if (depths.size === upward.size) return { roots, depths };
+    const orphans = [...upward].filter((id) => !depths.has(id));
     orphans.sort((a, b) => dist.get(b)! - dist.get(a)! || a - b);
     roots.push(orphans[0]!);
   }
@@ -227,12 +234,13 @@ function spawnOrigin(currentId: number, upward: Set<number>, seniorEdges: Map<nu
  */
 function* newJuniors<R extends LineageRowRef>(
   seniors: R[],
-  exclude: number[],
+  excluded: ReadonlySet<number>,
   need: number,
   owners: OwnerFilter,
   footprint: Set<number>,
 ): Generator<WalkRequest<R>, Map<number, { row: R; edges: WalkEdge[]; uncles: UnclesAnswer | null }>, unknown> {
-  const excluded = new Set(exclude);
+  // not copied: the walk admits into this set only after the read returns
+  const exclude = excluded;
   const seniorIds = new Set(seniors.map((s) => s.id));
   const found = new Map<number, { row: R; edges: WalkEdge[]; uncles: UnclesAnswer | null }>();
   let afterId = 0;
@@ -240,7 +248,7 @@ function* newJuniors<R extends LineageRowRef>(
     const answer = (yield { type: 'juniors', of: seniors, exclude, afterId, limit: need - found.size, owners }) as JuniorsAnswer<R>;
     for (const { edge, junior } of answer.rows) {
       footprint.add(junior.id);
-      if (excluded.has(junior.id) || !seniorIds.has(edge.seniorId) || !ownerVisible(owners, junior.ownerUserId)) continue;
+      if (exclude.has(junior.id) || !seniorIds.has(edge.seniorId) || !ownerVisible(owners, junior.ownerUserId)) continue;
       const entry = found.get(junior.id) ?? { row: junior, edges: [], uncles: answer.uncles ? [] : null };
       if (!entry.edges.some((e) => e.seniorId === edge.seniorId && e.kind === edge.kind)) entry.edges.push(edge);
       found.set(junior.id, entry);

@@ -1,6 +1,6 @@
 import { walkHierarchy } from '../../core/hierarchy-walk.js';
-import { DEFAULT_BOUNDS, type Hierarchy, type OwnerFilter, type WalkOutcome } from '../../core/hierarchy-types.js';
-import { loadHierarchyRows, type HierarchyRow } from '../../store/lineage-repo.js';
+import { DEFAULT_BOUNDS, sameHierarchy, type Hierarchy, type OwnerFilter } from '../../core/hierarchy-types.js';
+import { loadHierarchyRows } from '../../store/lineage-repo.js';
 import type { LiveEventRecord } from '../../store/live-repo.js';
 import type { Caller } from '../caller.js';
 import type { AppContext } from '../context.js';
@@ -65,15 +65,12 @@ interface Viewer {
   viewerId: number;
   owners: OwnerFilter;
   listener: (update: HierarchyUpdate) => void;
-  fingerprint: string;
-  footprint: Set<number>;
+  /** the view last sent */
+  last: Hierarchy;
+  /** every session its walk read (its rendered nodes included): only a change there can alter it */
+  footprint: ReadonlySet<number>;
 }
 
-function footprintOf(outcome: WalkOutcome<HierarchyRow>): Set<number> {
-  const out = new Set(outcome.footprint);
-  for (const n of outcome.nodes) out.add(n.row.id);
-  return out;
-}
 
 /**
  * Live refresh of hierarchy views (spec 02 "Live refresh", spec 06 SSE): reacts to
@@ -114,7 +111,7 @@ export class HierarchyRefresher {
     const { session, visibility } = await resolveReadable(this.ctx, caller, viewer);
     const owners = ownerFilterOf(visibility);
     const { hierarchy, outcome } = await walkSession(this.ctx, session, owners);
-    const entry: Viewer = { viewerId: session.id, owners, listener, fingerprint: JSON.stringify(hierarchy), footprint: footprintOf(outcome) };
+    const entry: Viewer = { viewerId: session.id, owners, listener, last: hierarchy, footprint: outcome.footprint };
     this.viewers.add(entry);
     return { initial: hierarchy, unsubscribe: () => this.viewers.delete(entry) };
   }
@@ -168,7 +165,7 @@ export class HierarchyRefresher {
     this.stats.batches++;
     const touched = new Set<number>([...changed, ...deleted.keys()]);
 
-    const affected = [...this.viewers].filter((v) => [...v.footprint].some((id) => touched.has(id)));
+    const affected = [...this.viewers].filter((v) => [...touched].some((id) => v.footprint.has(id)));
     const broadcastIds = this.broadcastListeners.size > 0 ? [...changed].filter((id) => !deleted.has(id)) : [];
     if (affected.length === 0 && broadcastIds.length === 0 && deleted.size === 0) return;
 
@@ -205,10 +202,9 @@ export class HierarchyRefresher {
         this.notify(v, { viewerId: v.viewerId, hierarchy: null });
         continue;
       }
-      v.footprint = footprintOf(result.outcome);
-      const fingerprint = JSON.stringify(result.hierarchy);
-      if (fingerprint === v.fingerprint) continue;
-      v.fingerprint = fingerprint;
+      v.footprint = result.outcome.footprint;
+      if (sameHierarchy(result.hierarchy, v.last)) continue;
+      v.last = result.hierarchy;
       this.notify(v, { viewerId: v.viewerId, hierarchy: result.hierarchy });
     }
 

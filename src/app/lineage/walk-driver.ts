@@ -24,7 +24,7 @@ export function storeAnswerer(db: Executor, d: StoreDialect): (request: Request)
       case 'juniors': {
         const page = await juniorsPageOf(db, d, request.of, {
           afterId: request.afterId,
-          exclude: request.exclude,
+          exclude: [...request.exclude],
           limit: request.limit,
           ...(request.owners === 'all' ? {} : { visibleOwners: request.owners }),
         });
