@@ -24,6 +24,8 @@ export interface LineageRowRef {
   parentSessionId: number | null;
   parentBasis: string | null;
   legacyParentKey: string | null;
+  /** whether it has uncle edges, when the read that produced the row said (undefined: unknown) */
+  hasUncles?: boolean;
 }
 
 export type UncleBasis = 'authenticated' | 'declared';

@@ -43,7 +43,9 @@ export function* walkHierarchy<R extends LineageRowRef>(
   let level: R[] = [current];
   for (let k = 0; level.length > 0 && k <= bounds.maxDepth; k++) {
     for (const j of level) seniorEdges.set(j.id, []);
-    const answer = (yield { type: 'seniors', of: level }) as SeniorsAnswer<R>;
+    // a row that names no parent and is known to have no uncle has no senior: no read for it
+    const askable = level.filter((r) => r.parentSessionId !== null || (r.parentBasis === 'legacy' && r.legacyParentKey !== null) || r.hasUncles !== false);
+    const answer = askable.length > 0 ? ((yield { type: 'seniors', of: askable }) as SeniorsAnswer<R>) : [];
     const next: R[] = [];
     for (const { edge, senior } of answer) {
       footprint.add(senior.id);

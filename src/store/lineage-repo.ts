@@ -37,6 +37,8 @@ export interface HierarchyRow {
   parentBasis: Basis | null;
   legacyParentKey: string | null;
   createdAt: string;
+  /** read with the projection (an index probe), so a walk can skip asking for seniors it has not got */
+  hasUncles?: boolean;
 }
 
 export type EdgeKind = 'spawn' | 'uncle';
@@ -75,6 +77,8 @@ function toRow(r: RawRow): HierarchyRow {
     parentBasis: r.parent_basis as Basis | null,
     legacyParentKey: (r.legacy_parent_key as string | null) ?? null,
     createdAt: r.created_at as string,
+    // SQLite answers exists() with 0/1, PostgreSQL with a boolean
+    hasUncles: r.has_uncles === true || Number(r.has_uncles) === 1,
   };
 }
 
@@ -83,7 +87,8 @@ const projections = new WeakMap<StoreDialect, Map<string, RawBuilder<unknown>>>(
 /**
  * `HIERARCHY_COLUMNS` of `alias`, plus the legacy key as text — extracted in SQL, and only
  * where the create accepted it (parent_basis = 'legacy'): the metadata blob itself is never
- * loaded, and parsing every row's would cost the walk for nothing.
+ * loaded, and parsing every row's would cost the walk for nothing — and whether the session
+ * has uncles (so the walk can skip a seniors read at a true top).
  */
 function projection(d: StoreDialect, alias: string): RawBuilder<unknown> {
   let perDialect = projections.get(d);
@@ -91,7 +96,10 @@ function projection(d: StoreDialect, alias: string): RawBuilder<unknown> {
   let p = perDialect.get(alias);
   if (!p) {
     const cols = HIERARCHY_COLUMNS.map((c) => `${alias}.${c} as ${c}`).join(', ');
-    p = sql.raw(`${cols}, case when ${alias}.parent_basis = 'legacy' then ${d.jsonTextFieldSql(`${alias}.custom_metadata`, LEGACY_PARENT_KEY)} end as legacy_parent_key`);
+    p = sql.raw(
+      `${cols}, case when ${alias}.parent_basis = 'legacy' then ${d.jsonTextFieldSql(`${alias}.custom_metadata`, LEGACY_PARENT_KEY)} end as legacy_parent_key, ` +
+        `exists (select 1 from session_uncles hu where hu.session_id = ${alias}.id) as has_uncles`,
+    );
     perDialect.set(alias, p);
   }
   return p;
@@ -99,7 +107,7 @@ function projection(d: StoreDialect, alias: string): RawBuilder<unknown> {
 
 /** The same columns, null, for rows that carry only an edge (in a UNION with projection rows). */
 const NULL_PROJECTION = sql.raw(
-  [...HIERARCHY_COLUMNS.filter((c) => c !== 'id').map((c) => `null as ${c}`), 'null as legacy_parent_key'].join(', '),
+  [...HIERARCHY_COLUMNS.filter((c) => c !== 'id').map((c) => `null as ${c}`), 'null as legacy_parent_key', 'null as has_uncles'].join(', '),
 );
 
 /** `in ${ids(d, …)}`: one bound parameter per list (see StoreDialect.valueList). */

@@ -167,6 +167,26 @@ describeEachDialect('hierarchyOf on the store', (t) => {
     }
   });
 
+  it('asks for seniors only where there can be some: a top with no uncle costs no read', async () => {
+    const h = t();
+    const top = await spawn(h, null);
+    const child = await spawn(h, top);
+    const seniorReads = async () => {
+      h.store.queryLog.start();
+      const tree = await hierarchyOf(h.ctx, admin, child);
+      const reads = h.store.queryLog.stop().filter((q) => /'uncle' as edge_kind, u\.session_id as edge_via/.test(q)).length;
+      return { tree, reads };
+    };
+    const plain = await seniorReads();
+    expect(plain.reads).toBe(1); // the child's; its parent names no parent and has no uncle
+    expect(plain.tree.truncated).toBe(false);
+    const other = await spawn(h, null);
+    await insertUncle(h, other, top);
+    const withUncle = await seniorReads();
+    expect(withUncle.reads).toBe(2); // the child's and its parent's (which has an uncle); the uncle is a true top
+    expect(withUncle.tree.roots).toEqual([other]);
+  });
+
   it('reads the projection only: ≤ 25 queries, never transcripts, prompts or the metadata blob', async () => {
     const h = t();
     // a deep and wide lineage with transcripts and prompts on every node
