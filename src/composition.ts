@@ -44,6 +44,7 @@ export async function assembleService(store: StoreDialect, ctx: AppContext, opti
   const app = buildHttpApp(ctx, { mount: [mountMcp(ctx, hostGuard), mountWeb(ctx, hostGuard)] });
   await syncCoverageAtStart(ctx);
   await ctx.live.start();
+  ctx.hierarchies.start();
   const stopHousekeeping = options.housekeeping === false ? () => {} : startHousekeeping(ctx);
   return {
     store,
@@ -57,6 +58,7 @@ export async function assembleService(store: StoreDialect, ctx: AppContext, opti
     },
     async stop() {
       stopHousekeeping();
+      await ctx.hierarchies.stop();
       await ctx.live.stop();
     },
   };

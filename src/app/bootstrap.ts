@@ -5,6 +5,7 @@ import { getSetting, seedSetting } from '../store/settings-repo.js';
 import { ActorCache, ensureActor } from '../store/actors-repo.js';
 import { findTokenByHash } from '../store/tokens-repo.js';
 import { LiveHub } from './live-hub.js';
+import { HierarchyRefresher } from './lineage/hierarchy-refresh.js';
 import { randomIds, systemClock, type AppContext, type Clock, type DeploymentMode, type IdSource } from './context.js';
 import { hashToken, registerToken } from './credentials.js';
 
@@ -35,7 +36,7 @@ export async function createAppContext(store: StoreDialect, options: ContextOpti
   const actors = new ActorCache();
   await ensureActor(db, actors, { kind: 'system' }, now);
   await ensureActor(db, actors, { kind: 'fleet' }, now);
-  return {
+  const ctx: AppContext = {
     store,
     clock,
     ids: options.ids ?? randomIds,
@@ -45,7 +46,11 @@ export async function createAppContext(store: StoreDialect, options: ContextOpti
     serverSecret: Buffer.from(secretHex, 'hex'),
     mode: options.mode ?? 'single-admin',
     leaseMs: options.leaseMs ?? 60_000,
+    // set just below: the refresher reads through the context it belongs to
+    hierarchies: undefined as unknown as HierarchyRefresher,
   };
+  ctx.hierarchies = new HierarchyRefresher(ctx);
+  return ctx;
 }
 
 /** Registers a fleet key the operator supplied (env or file) if the store does not know it yet. */

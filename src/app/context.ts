@@ -3,6 +3,7 @@ import type { Logger } from 'pino';
 import type { StoreDialect } from '../store/dialect/dialect.js';
 import { ActorCache } from '../store/actors-repo.js';
 import type { LiveHub } from './live-hub.js';
+import type { HierarchyRefresher } from './lineage/hierarchy-refresh.js';
 
 export interface Clock {
   now(): Date;
@@ -25,6 +26,8 @@ export interface AppContext {
   logger: Logger;
   actors: ActorCache;
   live: LiveHub;
+  /** live refresh of open hierarchy views (spec 02 "Live refresh") */
+  hierarchies: HierarchyRefresher;
   /** the server secret session tokens are derived from (a store setting, spec 01) */
   serverSecret: Buffer;
   /** deployment mode, read from the store's settings at start */

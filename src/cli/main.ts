@@ -16,6 +16,7 @@ import { registerDeliveryCommands } from './commands/deliveries.js';
 import { registerAuditCommands } from './commands/audit.js';
 import { registerSettingsCommands } from './commands/settings.js';
 import { registerDeletionCommands } from './commands/deletions.js';
+import { registerProvenanceCommand } from './commands/provenance.js';
 
 export function buildProgram(): Command {
   const program = new Command('warrant')
@@ -37,6 +38,7 @@ export function buildProgram(): Command {
   registerAuditCommands(program);
   registerSettingsCommands(program);
   registerDeletionCommands(program);
+  registerProvenanceCommand(program);
   program.commands.forEach(function apply(cmd: Command) {
     cmd.exitOverride();
     cmd.commands.forEach(apply);

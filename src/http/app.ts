@@ -7,6 +7,7 @@ import { restCaller, type HttpEnv } from './env.js';
 import { registerSessionRoutes } from './routes/sessions.js';
 import { registerLifecycleRoutes } from './routes/lifecycle.js';
 import { registerLiveRoutes } from './routes/live.js';
+import { registerLineageRoutes } from './routes/lineage.js';
 import { registerSystemRoutes } from './routes/system.js';
 import { registerMetricsRoute } from './routes/metrics.js';
 import { registerSlackRoute } from './routes/slack.js';
@@ -69,6 +70,7 @@ export function buildHttpApp(ctx: AppContext, options: HttpOptions = {}): OpenAP
   registerDeliveryRoutes(app, ctx);
   registerInboxRoutes(app, ctx);
   registerUncleRoutes(app, ctx);
+  registerLineageRoutes(app, ctx);
   for (const mount of options.mount ?? []) mount(app);
 
   app.doc31('/api/v1/openapi.json', {

@@ -163,3 +163,47 @@ export const EventSchema = z
   .openapi('SessionEvent');
 
 export const FormatQuery = z.object({ format: z.enum(['json', 'markdown']).optional() });
+
+export const HierarchyNodeSchema = z
+  .object({
+    id: z.number().int(),
+    uid: z.string(),
+    title: z.string().nullable(),
+    status: z.enum(SESSION_STATUSES),
+    owner: z.string().nullable(),
+    agent_root: z.string().nullable(),
+    genesis: z.enum(GENESES),
+    scheduling_class: z.enum(['priority', 'spot']),
+    depth: z.number().int(),
+    render_parent_id: z.number().int().nullable().openapi({ description: 'the session this node is drawn under' }),
+    spawn_edge: z.boolean().openapi({ description: 'true only when render_parent_id is its lineage (spawn) parent' }),
+    placement: z.enum(['root', 'spawn', 'uncle', 'ceiling']),
+    also_senior: z.array(z.object({ id: z.number().int(), basis: z.enum(['authenticated', 'declared']) })).openapi({ description: 'its uncles that are rendered nodes, with the edge basis' }),
+    hidden_seniors: z.number().int().openapi({ description: 'its uncles that are not rendered here' }),
+    is_current: z.boolean(),
+    drawn_under: z
+      .object({
+        reason: z.enum(['uncle', 'ceiling']),
+        uncle_id: z.number().int().nullable(),
+        spawn_parent: z.enum(['in-tree', 'outside', 'none']).nullable(),
+        spawn_parent_id: z.number().int().nullable(),
+        text: z.string(),
+      })
+      .nullable()
+      .openapi({ description: 'why the node is not drawn under its spawn parent, when it is not' }),
+  })
+  .openapi('HierarchyNode');
+
+export const HierarchySchema = z
+  .object({
+    origin_id: z.number().int().openapi({ description: 'the highest spawn ancestor reached (uncle edges ignored)' }),
+    roots: z.array(z.number().int()).openapi({ description: 'the roots shown, origin first when it is one' }),
+    truncated: z.boolean(),
+    note: z.string().nullable(),
+    nodes: z.array(HierarchyNodeSchema).openapi({ description: 'in output order: each node right after the node it hangs from' }),
+  })
+  .openapi('SessionHierarchy');
+
+export const ProvenanceSchema = z
+  .object({ session_id: z.number().int(), session_uid: z.string(), session_hierarchy: HierarchySchema })
+  .openapi('Provenance');

@@ -1,4 +1,4 @@
-import { sql, type SelectQueryBuilder } from 'kysely';
+import { sql, type RawBuilder } from 'kysely';
 import type { Basis } from '../core/basis.js';
 import type { Genesis, SchedulingClass } from '../core/genesis.js';
 import type { SessionStatus } from '../core/lifecycle.js';
@@ -37,6 +37,8 @@ export interface HierarchyRow {
   parentBasis: Basis | null;
   legacyParentKey: string | null;
   createdAt: string;
+  /** read with the projection (an index probe), so a walk can skip asking for seniors it has not got */
+  hasUncles?: boolean;
 }
 
 export type EdgeKind = 'spawn' | 'uncle';
@@ -54,6 +56,13 @@ export interface LineageEdge {
 
 type RawRow = Record<string, unknown>;
 
+/*
+ * The lineage queries are written as SQL templates rather than with the query builder: they
+ * run once per level of every hierarchy read, and building a union of projections node by
+ * node cost more than the database spent answering it (bench/lineage-bench.ts). The text is
+ * the same on both dialects except the legacy-key expression, which the dialect supplies.
+ */
+
 function toRow(r: RawRow): HierarchyRow {
   return {
     id: Number(r.id),
@@ -68,39 +77,151 @@ function toRow(r: RawRow): HierarchyRow {
     parentBasis: r.parent_basis as Basis | null,
     legacyParentKey: (r.legacy_parent_key as string | null) ?? null,
     createdAt: r.created_at as string,
+    // SQLite answers exists() with 0/1, PostgreSQL with a boolean
+    hasUncles: r.has_uncles === true || Number(r.has_uncles) === 1,
   };
 }
 
-/** The projection with edge columns, identical across the UNION ALL branches. */
-function projected(
-  q: SelectQueryBuilder<any, any, {}>,
-  d: StoreDialect,
-  alias: string,
-  edge: { kind: EdgeKind; via: string; basis: string | null; source: string | null; createdAt: string | null },
-) {
-  return q.select([
-    ...HIERARCHY_COLUMNS.map((c) => sql.ref(`${alias}.${c}`).as(c)),
-    d.jsonTextField(`${alias}.custom_metadata`, LEGACY_PARENT_KEY).as('legacy_parent_key'),
-    sql.lit(edge.kind).as('edge_kind'),
-    sql.ref(edge.via).as('edge_via'),
-    (edge.basis ? sql.ref(edge.basis) : sql.lit(null)).as('edge_basis'),
-    (edge.source ? sql.ref(edge.source) : sql.lit(null)).as('edge_source'),
-    (edge.createdAt ? sql.ref(edge.createdAt) : sql.lit(null)).as('edge_created_at'),
-  ]);
+const projections = new WeakMap<StoreDialect, Map<string, RawBuilder<unknown>>>();
+
+/**
+ * `HIERARCHY_COLUMNS` of `alias`, plus the legacy key as text — extracted in SQL, and only
+ * where the create accepted it (parent_basis = 'legacy'): the metadata blob itself is never
+ * loaded, and parsing every row's would cost the walk for nothing — and whether the session
+ * has uncles (so the walk can skip a seniors read at a true top).
+ */
+function projection(d: StoreDialect, alias: string): RawBuilder<unknown> {
+  let perDialect = projections.get(d);
+  if (!perDialect) projections.set(d, (perDialect = new Map()));
+  let p = perDialect.get(alias);
+  if (!p) {
+    const cols = HIERARCHY_COLUMNS.map((c) => `${alias}.${c} as ${c}`).join(', ');
+    p = sql.raw(
+      `${cols}, case when ${alias}.parent_basis = 'legacy' then ${d.jsonTextFieldSql(`${alias}.custom_metadata`, LEGACY_PARENT_KEY)} end as legacy_parent_key, ` +
+        `exists (select 1 from session_uncles hu where hu.session_id = ${alias}.id) as has_uncles`,
+    );
+    perDialect.set(alias, p);
+  }
+  return p;
+}
+
+/** The same columns, null, for rows that carry only an edge (in a UNION with projection rows). */
+const NULL_PROJECTION = sql.raw(
+  [...HIERARCHY_COLUMNS.filter((c) => c !== 'id').map((c) => `null as ${c}`), 'null as legacy_parent_key', 'null as has_uncles'].join(', '),
+);
+
+/** `in ${ids(d, …)}`: one bound parameter per list (see StoreDialect.valueList). */
+function idList(d: StoreDialect, values: readonly number[]): RawBuilder<unknown> {
+  return d.valueList(values, 'bigint');
+}
+
+function textList(d: StoreDialect, values: readonly string[]): RawBuilder<unknown> {
+  return d.valueList(values, 'text');
+}
+
+async function rowsOf(db: Executor, query: RawBuilder<unknown>): Promise<RawRow[]> {
+  return (await query.execute(db)).rows as RawRow[];
 }
 
 export async function loadHierarchyRows(db: Executor, d: StoreDialect, ids: readonly number[]): Promise<HierarchyRow[]> {
   if (ids.length === 0) return [];
-  const rows = await db
-    .selectFrom('sessions as s')
-    .select([...HIERARCHY_COLUMNS.map((c) => `s.${c}` as const), d.jsonTextField('s.custom_metadata', LEGACY_PARENT_KEY).as('legacy_parent_key')])
-    .where('s.id', 'in', [...new Set(ids)])
-    .execute();
-  return rows.map((r) => toRow(r as RawRow));
+  const rows = await rowsOf(db, sql`select ${projection(d, 's')} from sessions s where s.id in ${idList(d, [...new Set(ids)])}`);
+  return rows.map(toRow);
 }
 
 function uidLike(key: string): boolean {
   return /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/.test(key);
+}
+
+/** Restricts sessions `c` to the owners a scoped caller may see (spec 01); absent = all. */
+function ownedBy(d: StoreDialect, visibleOwners: readonly (number | null)[] | undefined): RawBuilder<unknown> {
+  if (!visibleOwners) return sql`1 = 1`;
+  const owners = visibleOwners.filter((o): o is number => o !== null);
+  const ors: RawBuilder<unknown>[] = [];
+  if (owners.length > 0) ors.push(sql`c.owner_user_id in ${idList(d, owners)}`);
+  if (visibleOwners.includes(null)) ors.push(sql`c.owner_user_id is null`);
+  return ors.length > 0 ? sql`(${sql.join(ors, sql` or `)})` : sql`1 = 0`;
+}
+
+interface JuniorScope {
+  ids: number[];
+  idSet: Set<number>;
+  keys: string[];
+  keyToId: Map<string, number>;
+}
+
+function juniorScope(seniors: readonly Pick<HierarchyRow, 'id' | 'uid'>[]): JuniorScope {
+  const ids = [...new Set(seniors.map((s) => s.id))];
+  const keyToId = new Map<string, number>();
+  for (const s of seniors) {
+    keyToId.set(String(s.id), s.id);
+    keyToId.set(s.uid, s.id);
+  }
+  return { ids, idSet: new Set(ids), keys: [...keyToId.keys()], keyToId };
+}
+
+/**
+ * The junior's spawn parent when it is one of the scope's seniors: the column, or — only
+ * when the create accepted it — the legacy key (id or uid). A spawn parent is always older.
+ */
+function spawnSeniorIn(junior: HierarchyRow, scope: JuniorScope): number | undefined {
+  const seniorId = junior.parentBasis === 'legacy' ? (junior.legacyParentKey !== null ? scope.keyToId.get(junior.legacyParentKey) : undefined) : (junior.parentSessionId ?? undefined);
+  if (seniorId === undefined || !scope.idSet.has(seniorId) || seniorId >= junior.id) return undefined;
+  return seniorId;
+}
+
+/** Builds the sorted junior list from projection rows (spawn edges on the row) and uncle-edge rows. */
+function resolveJuniors(rows: RawRow[], scope: JuniorScope): { edge: LineageEdge; junior: HierarchyRow }[] {
+  const juniors = new Map<number, HierarchyRow>();
+  for (const r of rows) if (r.edge_kind === 'row') juniors.set(Number(r.id), toRow(r));
+  const out: { edge: LineageEdge; junior: HierarchyRow }[] = [];
+  for (const junior of juniors.values()) {
+    const seniorId = spawnSeniorIn(junior, scope);
+    if (seniorId !== undefined) out.push({ edge: { seniorId, juniorId: junior.id, kind: 'spawn', basis: null, source: null, createdAt: null }, junior });
+  }
+  for (const r of rows) {
+    if (r.edge_kind !== 'uncle' || !scope.idSet.has(Number(r.edge_via))) continue;
+    const junior = juniors.get(Number(r.id));
+    if (!junior) continue;
+    out.push({
+      edge: { seniorId: Number(r.edge_via), juniorId: junior.id, kind: 'uncle', basis: r.edge_basis as 'authenticated' | 'declared', source: r.edge_source as string, createdAt: r.edge_created_at as string },
+      junior,
+    });
+  }
+  out.sort((a, b) => a.junior.id - b.junior.id || a.edge.seniorId - b.edge.seniorId || a.edge.kind.localeCompare(b.edge.kind));
+  return out;
+}
+
+/** Ids of the juniors of the scope over the three representations, each branch qualified. */
+function juniorIdsSql(d: StoreDialect, scope: JuniorScope, qualifies: RawBuilder<unknown>): RawBuilder<unknown> {
+  const legacy = sql.raw(d.jsonTextFieldSql('c.custom_metadata', LEGACY_PARENT_KEY));
+  return sql`select c.id as id from sessions c where c.parent_session_id in ${idList(d, scope.ids)} and c.id > c.parent_session_id and ${qualifies}
+    union select c.id as id from sessions c where c.parent_basis = 'legacy' and ${legacy} in ${textList(d, scope.keys)} and ${qualifies}
+    union select c.id as id from session_uncles u inner join sessions c on c.id = u.session_id where u.uncle_session_id in ${idList(d, scope.ids)} and ${qualifies}`;
+}
+
+/**
+ * The juniors named by `picked` (a subquery of ids): each row once, and every uncle edge of
+ * each (with the uncle's owner) — those from the scope are edges of this level, the others
+ * are the chips the walk would otherwise read separately.
+ */
+function juniorsOfPickedSql(d: StoreDialect, picked: RawBuilder<unknown>): RawBuilder<unknown> {
+  return sql`select ${projection(d, 'c')}, 'row' as edge_kind, null as edge_via, null as edge_basis, null as edge_source, null as edge_created_at, null as edge_owner
+      from sessions c where c.id in ${picked}
+    union all
+    select u.session_id as id, ${NULL_PROJECTION}, 'uncle' as edge_kind, u.uncle_session_id as edge_via, u.basis as edge_basis, u.source as edge_source, u.created_at as edge_created_at, p.owner_user_id as edge_owner
+      from session_uncles u inner join sessions p on p.id = u.uncle_session_id where u.session_id in ${picked}`;
+}
+
+/** Every uncle edge the rows of juniorsOfPickedSql carry, with the uncle's owner. */
+function unclesOfRows(rows: RawRow[]): { edge: LineageEdge; seniorOwnerUserId: number | null }[] {
+  return rows
+    .filter((r) => r.edge_kind === 'uncle')
+    .map((r) => ({
+      edge: { seniorId: Number(r.edge_via), juniorId: Number(r.id), kind: 'uncle' as const, basis: r.edge_basis as 'authenticated' | 'declared', source: r.edge_source as string, createdAt: r.edge_created_at as string },
+      seniorOwnerUserId: r.edge_owner === null || r.edge_owner === undefined ? null : Number(r.edge_owner),
+    }))
+    .sort((a, b) => a.edge.juniorId - b.edge.juniorId || a.edge.seniorId - b.edge.seniorId);
 }
 
 /**
@@ -114,58 +235,63 @@ export async function juniorsOf(
   seniors: readonly Pick<HierarchyRow, 'id' | 'uid'>[],
 ): Promise<{ edge: LineageEdge; junior: HierarchyRow }[]> {
   if (seniors.length === 0) return [];
-  const ids = [...new Set(seniors.map((s) => s.id))];
-  const keyToId = new Map<string, number>();
-  for (const s of seniors) {
-    keyToId.set(String(s.id), s.id);
-    keyToId.set(s.uid, s.id);
-  }
-  const legacy = d.jsonTextField('c.custom_metadata', LEGACY_PARENT_KEY);
-  const spawn = projected(db.selectFrom('sessions as c') as any, d, 'c', { kind: 'spawn', via: 'c.parent_session_id', basis: null, source: null, createdAt: null }).where(
-    'c.parent_session_id',
-    'in',
-    ids,
+  const scope = juniorScope(seniors);
+  const picked = sql`(${juniorIdsSql(d, scope, sql`1 = 1`)})`;
+  return resolveJuniors(await rowsOf(db, juniorsOfPickedSql(d, picked)), scope);
+}
+
+export interface JuniorsPageOptions {
+  /** only juniors with a larger id */
+  afterId?: number;
+  /** juniors never returned (sessions already placed) */
+  exclude?: readonly number[];
+  /** at most this many distinct juniors: the lowest ids */
+  limit: number;
+  /** only juniors of these owners (null = unowned); absent = every owner */
+  visibleOwners?: readonly (number | null)[];
+}
+
+export interface JuniorsPage {
+  /** every edge from the given seniors to each picked junior, sorted by junior id */
+  edges: { edge: LineageEdge; junior: HierarchyRow }[];
+  /** the highest junior id picked; the next page starts after it */
+  lastPickedId: number | null;
+  /** fewer than `limit` juniors qualified */
+  exhausted: boolean;
+  /** every uncle edge of each picked junior, from any senior (for "also senior" chips) */
+  uncles: { edge: LineageEdge; seniorOwnerUserId: number | null }[];
+}
+
+/**
+ * juniorsOf, one page: the `limit` lowest-id juniors of `seniors` (above `afterId`, not
+ * excluded, visible) with all their edges from `seniors` — still one query, so a router
+ * with thousands of children costs the walk a page, not the whole fan-out (spec 07: the read
+ * depends on the hierarchy shown, not on the fleet).
+ */
+export async function juniorsPageOf(
+  db: Executor,
+  d: StoreDialect,
+  seniors: readonly Pick<HierarchyRow, 'id' | 'uid'>[],
+  options: JuniorsPageOptions,
+): Promise<JuniorsPage> {
+  if (seniors.length === 0 || options.limit <= 0) return { edges: [], lastPickedId: null, exhausted: true, uncles: [] };
+  const scope = juniorScope(seniors);
+  const exclude = [...new Set(options.exclude ?? [])];
+  // (no `c.id > 0` on a first page: PostgreSQL would answer it with a scan of the whole key index)
+  const after = options.afterId ?? 0;
+  const qualifies = sql.join(
+    [ownedBy(d, options.visibleOwners), ...(after > 0 ? [sql`c.id > ${after}`] : []), ...(exclude.length > 0 ? [sql`c.id not in ${idList(d, exclude)}`] : [])],
+    sql` and `,
   );
-  const legacyChildren = projected(db.selectFrom('sessions as c') as any, d, 'c', { kind: 'spawn', via: 'c.id', basis: null, source: null, createdAt: null })
-    .where(legacy, 'in', [...keyToId.keys()])
-    .where('c.parent_basis', '=', 'legacy');
-  const uncles = projected(db.selectFrom('session_uncles as u').innerJoin('sessions as c', 'c.id', 'u.session_id') as any, d, 'c', {
-    kind: 'uncle',
-    via: 'u.uncle_session_id',
-    basis: 'u.basis',
-    source: 'u.source',
-    createdAt: 'u.created_at',
-  }).where('u.uncle_session_id', 'in', ids);
-  const rows = (await spawn.unionAll(legacyChildren).unionAll(uncles).execute()) as RawRow[];
-  const out: { edge: LineageEdge; junior: HierarchyRow }[] = [];
-  const seen = new Set<string>();
-  for (const r of rows) {
-    const junior = toRow(r);
-    let seniorId: number | undefined;
-    const kind = r.edge_kind as EdgeKind;
-    if (kind === 'uncle') seniorId = Number(r.edge_via);
-    else if (junior.parentBasis === 'legacy') seniorId = junior.legacyParentKey !== null ? keyToId.get(junior.legacyParentKey) : undefined;
-    else seniorId = junior.parentSessionId ?? undefined;
-    if (seniorId === undefined) continue;
-    // a spawn parent is always older than its child
-    if (kind === 'spawn' && seniorId >= junior.id) continue;
-    const key = `${kind}:${seniorId}:${junior.id}`;
-    if (seen.has(key)) continue;
-    seen.add(key);
-    out.push({
-      edge: {
-        seniorId,
-        juniorId: junior.id,
-        kind,
-        basis: (r.edge_basis as 'authenticated' | 'declared' | null) ?? null,
-        source: (r.edge_source as string | null) ?? null,
-        createdAt: (r.edge_created_at as string | null) ?? null,
-      },
-      junior,
-    });
-  }
-  out.sort((a, b) => a.junior.id - b.junior.id || a.edge.seniorId - b.edge.seniorId);
-  return out;
+  // one statement: pick the ids in a CTE, then read each picked row once and its uncle edges
+  const rows = await rowsOf(
+    db,
+    sql`with picked as materialized (select id from (${juniorIdsSql(d, scope, qualifies)}) as j order by id limit ${options.limit})
+      ${juniorsOfPickedSql(d, sql`(select id from picked)`)}`,
+  );
+  const ids = [...new Set(rows.filter((r) => r.edge_kind === 'row').map((r) => Number(r.id)))].sort((a, b) => a - b);
+  if (ids.length === 0) return { edges: [], lastPickedId: null, exhausted: true, uncles: [] };
+  return { edges: resolveJuniors(rows, scope), lastPickedId: ids[ids.length - 1]!, exhausted: ids.length < options.limit, uncles: unclesOfRows(rows) };
 }
 
 /**
@@ -179,33 +305,28 @@ export async function seniorsOf(
 ): Promise<{ edge: LineageEdge; senior: HierarchyRow }[]> {
   if (juniors.length === 0) return [];
   const parentIds = new Set<number>();
-  const legacyIds = new Set<number>();
   const legacyUids = new Set<string>();
   for (const j of juniors) {
     if (j.parentBasis === 'legacy') {
       const key = j.legacyParentKey;
       if (key === null) continue;
-      if (/^[0-9]{1,15}$/.test(key)) legacyIds.add(Number(key));
+      if (/^[0-9]{1,15}$/.test(key)) parentIds.add(Number(key));
       else if (uidLike(key)) legacyUids.add(key);
     } else if (j.parentSessionId !== null) parentIds.add(j.parentSessionId);
   }
   const juniorIds = [...new Set(juniors.map((j) => j.id))];
-  const byIdOrUid = [...parentIds, ...legacyIds];
-  const parents = projected(db.selectFrom('sessions as p') as any, d, 'p', { kind: 'spawn', via: 'p.id', basis: null, source: null, createdAt: null }).where((eb: any) => {
-    const ors = [];
-    if (byIdOrUid.length > 0) ors.push(eb('p.id', 'in', byIdOrUid));
-    if (legacyUids.size > 0) ors.push(eb('p.uid', 'in', [...legacyUids]));
-    // better-sqlite3 cannot bind a JS boolean: an always-false predicate as SQL
-    return ors.length > 0 ? eb.or(ors) : sql<boolean>`1 = 0`;
-  });
-  const uncles = projected(db.selectFrom('session_uncles as u').innerJoin('sessions as p', 'p.id', 'u.uncle_session_id') as any, d, 'p', {
-    kind: 'uncle',
-    via: 'u.session_id',
-    basis: 'u.basis',
-    source: 'u.source',
-    createdAt: 'u.created_at',
-  }).where('u.session_id', 'in', juniorIds);
-  const rows = (await parents.unionAll(uncles).execute()) as RawRow[];
+  const byKey: RawBuilder<unknown>[] = [];
+  if (parentIds.size > 0) byKey.push(sql`p.id in ${idList(d, [...parentIds])}`);
+  if (legacyUids.size > 0) byKey.push(sql`p.uid in ${textList(d, [...legacyUids])}`);
+  const uncles = sql`select ${projection(d, 'p')}, 'uncle' as edge_kind, u.session_id as edge_via, u.basis as edge_basis, u.source as edge_source, u.created_at as edge_created_at
+    from session_uncles u inner join sessions p on p.id = u.uncle_session_id where u.session_id in ${idList(d, juniorIds)}`;
+  const query =
+    byKey.length > 0
+      ? sql`select ${projection(d, 'p')}, 'spawn' as edge_kind, p.id as edge_via, null as edge_basis, null as edge_source, null as edge_created_at
+          from sessions p where ${sql.join(byKey, sql` or `)}
+        union all ${uncles}`
+      : uncles;
+  const rows = await rowsOf(db, query);
   const parentRows = new Map<string, HierarchyRow>();
   const out: { edge: LineageEdge; senior: HierarchyRow }[] = [];
   for (const r of rows) {
@@ -236,6 +357,33 @@ export async function seniorsOf(
   }
   out.sort((a, b) => a.edge.juniorId - b.edge.juniorId || a.senior.id - b.senior.id);
   return out;
+}
+
+/**
+ * The uncle edges of each junior, for "also senior" chips and hidden-senior counts: one
+ * query over the uncle table, with each uncle's owner (so a scoped caller's view can leave
+ * out what it may not see) and no session rows.
+ */
+export async function uncleEdgesOf(db: Executor, d: StoreDialect, juniorIds: readonly number[]): Promise<{ edge: LineageEdge; seniorOwnerUserId: number | null }[]> {
+  if (juniorIds.length === 0) return [];
+  const rows = await rowsOf(
+    db,
+    sql`select u.session_id, u.uncle_session_id, u.basis, u.source, u.created_at, p.owner_user_id
+      from session_uncles u inner join sessions p on p.id = u.uncle_session_id where u.session_id in ${idList(d, [...new Set(juniorIds)])}`,
+  );
+  return rows
+    .map((r) => ({
+      edge: {
+        seniorId: Number(r.uncle_session_id),
+        juniorId: Number(r.session_id),
+        kind: 'uncle' as const,
+        basis: r.basis as 'authenticated' | 'declared',
+        source: r.source as string,
+        createdAt: r.created_at as string,
+      },
+      seniorOwnerUserId: r.owner_user_id === null ? null : Number(r.owner_user_id),
+    }))
+    .sort((a, b) => a.edge.juniorId - b.edge.juniorId || a.edge.seniorId - b.edge.seniorId);
 }
 
 export type { Database };

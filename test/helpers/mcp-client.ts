@@ -26,3 +26,8 @@ export async function callTool(client: Client, name: string, args: Record<string
     data: r.structuredContent,
   };
 }
+
+export function toolText(result: unknown): string {
+  const content = (result as { content?: { type: string; text?: string }[] }).content ?? [];
+  return content.filter((c) => c.type === 'text').map((c) => c.text ?? '').join('\n');
+}

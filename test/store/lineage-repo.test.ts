@@ -19,11 +19,9 @@ describeEachDialect('lineage repository: juniorsOf / seniorsOf', (t) => {
       .values({ session_id: child.id, uncle_session_id: other.id, source: 'rest.follow_up', basis: 'declared', recorded_by_actor_id: null, created_at: new Date().toISOString() })
       .execute();
 
-    const rows = await loadHierarchyRows(h.store.kysely, h.store, [root.id, other.id]);
-    const rootRow = rows.find((r) => r.id === root.id)!;
-    const otherRow = rows.find((r) => r.id === other.id)!;
-    // the live hub reads committed events off the request path; let it finish first
-    await h.ctx.live.settle();
+    const loaded = await loadHierarchyRows(h.store.kysely, h.store, [root.id, other.id]);
+    const rootRow = loaded.find((r) => r.id === root.id)!;
+    const otherRow = loaded.find((r) => r.id === other.id)!;
     h.store.queryLog.start();
     const down = await juniorsOf(h.store.kysely, h.store, [rootRow, otherRow]);
     const queries = h.store.queryLog.stop();

@@ -1,7 +1,8 @@
+import type { Hierarchy } from '../../core/hierarchy-types.js';
 import type { Caller } from '../caller.js';
 import type { AppContext } from '../context.js';
-import type { SessionView } from '../views.js';
-import { getSession } from './read-sessions.js';
+import { ownerFilterOf, resolveReadable, walkSession } from '../lineage/hierarchy.js';
+import { sessionView, type SessionView } from '../views.js';
 
 /**
  * `GET /api/v1/sessions/:ref`: the session, with what later capabilities put beside it
@@ -9,8 +10,11 @@ import { getSession } from './read-sessions.js';
  */
 export interface SessionDetail {
   session: SessionView;
+  hierarchy: Hierarchy;
 }
 
 export async function getSessionDetail(ctx: AppContext, caller: Caller, ref: string): Promise<SessionDetail> {
-  return { session: await getSession(ctx, caller, ref) };
+  const { session, visibility } = await resolveReadable(ctx, caller, ref);
+  const [view, walked] = await Promise.all([sessionView(ctx.store.kysely, ctx, session, true), walkSession(ctx, session, ownerFilterOf(visibility))]);
+  return { session: view, hierarchy: walked.hierarchy };
 }

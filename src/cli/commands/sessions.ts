@@ -93,6 +93,15 @@ export function registerSessionCommands(program: Command): void {
     });
 
   sessions
+    .command('tree <ref>')
+    .description("a session's hierarchy as an outline (indentation is the spawn edge unless the line says otherwise)")
+    .option('--json', 'print JSON (the session_hierarchy shape)')
+    .action(async (ref: string, opts: { json?: boolean }) => {
+      if (opts.json) return printJson(await client().json('GET', `/api/v1/sessions/${refPath(ref)}/hierarchy`));
+      printText(await client().text('GET', `/api/v1/sessions/${refPath(ref)}/hierarchy?format=markdown`));
+    });
+
+  sessions
     .command('events <ref>')
     .description("a session's attributed timeline")
     .option('--limit <n>', 'page size (≤ 200)')

@@ -4,14 +4,30 @@ import { streamSSE } from 'hono/streaming';
 import type { Caller } from '../../app/caller.js';
 import { isVisible, visibilityOf } from '../../app/access.js';
 import type { AppContext } from '../../app/context.js';
+import { HIERARCHY_CHANGED, INTERNAL_LIVE_TYPES, type HierarchySubscription } from '../../app/lineage/hierarchy-refresh.js';
+import { WarrantError } from '../../core/errors.js';
+import { serializeHierarchy } from '../../render/hierarchy-json.js';
 import type { LiveEventRecord } from '../../store/live-repo.js';
 import type { HttpEnv } from '../env.js';
 
 const KEEPALIVE_MS = 15_000;
+/** how many hierarchies one stream may watch */
+export const MAX_WATCHED_HIERARCHIES = 20;
+
+/** A frame for the stream: a stored live event (sent with its id), or a derived one (without). */
+type Frame = { kind: 'live'; record: LiveEventRecord } | { kind: 'derived'; event: string; data: string };
 
 /**
  * `GET /api/v1/events/stream` (spec 06): live events filtered per subscriber by visibility;
  * a reconnect with `Last-Event-ID` replays what it missed, or gets `resync` beyond the backlog.
+ *
+ * `hierarchy_changed` is derived from the stored events by each node, off the request path,
+ * and carries no id (it is recomputed, not replayed: after a reconnect, refetch the views):
+ * - by default `{session_ids}`: the sessions whose hierarchy view changed, those the
+ *   subscriber may see;
+ * - with `?hierarchy=<ref>` (repeatable, or comma-separated, up to 20) the stream watches
+ *   those sessions' hierarchies instead: `{session_ids: [id], session_hierarchy}` each time
+ *   one of those views really changed, computed once per change for every watcher.
  */
 export function registerLiveRoutes(app: OpenAPIHono<HttpEnv>, ctx: AppContext): void {
   app.get('/api/v1/events/stream', (c) => streamLiveEvents(c, ctx, c.get('caller')));
@@ -19,22 +35,60 @@ export function registerLiveRoutes(app: OpenAPIHono<HttpEnv>, ctx: AppContext): 
 
 /**
  * One subscriber's stream: the REST route above and the web UI's cookie-authenticated
- * stream (src/web) both serve it, so visibility filtering and replay live in one place.
+ * stream (src/web) both serve it, so visibility filtering, replay and hierarchy watching
+ * live in one place.
  */
 export async function streamLiveEvents(c: Context, ctx: AppContext, caller: Caller): Promise<Response> {
   const visibility = await visibilityOf(ctx.store.kysely, ctx, caller);
   const lastEventId = Number(c.req.header('last-event-id') ?? c.req.query('last_event_id') ?? NaN);
   const visible = (e: LiveEventRecord): boolean => e.sessionId === null || isVisible(visibility, e.ownerUserId);
+  const watched = (c.req.queries('hierarchy') ?? []).flatMap((v) => v.split(',')).map((v) => v.trim()).filter((v) => v !== '');
+  if (watched.length > MAX_WATCHED_HIERARCHIES) {
+    throw new WarrantError('invalid-request', `hierarchy: at most ${MAX_WATCHED_HIERARCHIES} sessions per stream.`, { details: { field: 'hierarchy' } });
+  }
+
+  const queue: Frame[] = [];
+  let wake: (() => void) | null = null;
+  const push = (frame: Frame): void => {
+    queue.push(frame);
+    wake?.();
+  };
+  // Subscribe before replaying so nothing committed in between is lost; dedupe by id.
+  const subscriptions: HierarchySubscription[] = [];
+  const cleanups: (() => void)[] = [];
+  try {
+    for (const ref of watched) {
+      // the refresher resolves each ref as this caller: an invisible one is a 404 like any other
+      subscriptions.push(
+        await ctx.hierarchies.subscribe(ref, caller, (u) =>
+          push({ kind: 'derived', event: HIERARCHY_CHANGED, data: JSON.stringify({ session_ids: [u.viewerId], session_hierarchy: u.hierarchy ? serializeHierarchy(u.hierarchy) : null }) }),
+        ),
+      );
+    }
+  } catch (error) {
+    for (const s of subscriptions) s.unsubscribe();
+    throw error;
+  }
+  cleanups.push(...subscriptions.map((s) => () => s.unsubscribe()));
+  if (watched.length === 0) {
+    cleanups.push(
+      ctx.hierarchies.onChange((change) => {
+        const ids = change.sessionIds.filter((id) => isVisible(visibility, change.owners.get(id) ?? null));
+        if (ids.length > 0) push({ kind: 'derived', event: HIERARCHY_CHANGED, data: JSON.stringify({ session_ids: ids }) });
+      }),
+    );
+  }
+  cleanups.push(ctx.live.subscribe((record) => push({ kind: 'live', record })));
+  const unsubscribe = (): void => {
+    for (const cleanup of cleanups.splice(0)) cleanup();
+  };
 
   return streamSSE(c, async (stream) => {
-    const queue: LiveEventRecord[] = [];
-    let wake: (() => void) | null = null;
     let lastSent = Number.isFinite(lastEventId) ? lastEventId : ctx.live.lastEventId;
-    // Subscribe before replaying so nothing committed in between is lost; dedupe by id.
-    const unsubscribe = ctx.live.subscribe((e) => {
-      queue.push(e);
-      wake?.();
-    });
+    const writeLive = async (e: LiveEventRecord): Promise<void> => {
+      // internal wake-ups are not part of the stream (they only trigger hierarchy_changed)
+      if (visible(e) && !INTERNAL_LIVE_TYPES.has(e.type)) await stream.writeSSE({ event: e.type, data: JSON.stringify(e.payload), id: String(e.id) });
+    };
     stream.onAbort(() => {
       unsubscribe();
       wake?.();
@@ -48,17 +102,21 @@ export async function streamLiveEvents(c: Context, ctx: AppContext, caller: Call
         }
         for (const e of replay.events) {
           if (e.id <= lastSent && replay.resync) continue;
-          if (visible(e)) await stream.writeSSE({ event: e.type, data: JSON.stringify(e.payload), id: String(e.id) });
+          await writeLive(e);
           lastSent = Math.max(lastSent, e.id);
         }
       }
       await stream.writeSSE({ event: 'ready', data: JSON.stringify({ last_event_id: lastSent }) });
       while (!stream.aborted) {
         while (queue.length > 0) {
-          const e = queue.shift()!;
-          if (e.id <= lastSent) continue;
-          lastSent = e.id;
-          if (visible(e)) await stream.writeSSE({ event: e.type, data: JSON.stringify(e.payload), id: String(e.id) });
+          const frame = queue.shift()!;
+          if (frame.kind === 'derived') {
+            await stream.writeSSE({ event: frame.event, data: frame.data });
+            continue;
+          }
+          if (frame.record.id <= lastSent) continue;
+          lastSent = frame.record.id;
+          await writeLive(frame.record);
         }
         await new Promise<void>((resolve) => {
           const timer = setTimeout(resolve, KEEPALIVE_MS);

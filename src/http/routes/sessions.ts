@@ -21,6 +21,7 @@ import {
   EventSchema,
   EventsQuery,
   FormatQuery,
+  HierarchySchema,
   ListSessionsQuery,
   PageQuery,
   PatchSessionBody,
@@ -118,7 +119,7 @@ export function registerSessionRoutes(app: OpenAPIHono<HttpEnv>, ctx: AppContext
       path: '/api/v1/sessions/{ref}',
       summary: 'A session, with its hierarchy and human messages beside it',
       request: { params: RefParam, query: FormatQuery },
-      responses: { 200: ok(z.object({ session: SessionSchema }).catchall(z.unknown()), 'the session (or its markdown rendering with format=markdown)'), ...errors },
+      responses: { 200: ok(z.object({ session: SessionSchema, session_hierarchy: HierarchySchema }).catchall(z.unknown()), 'the session (or its markdown rendering with format=markdown)'), ...errors },
     }),
     async (c) => {
       const detail = await getSessionDetail(ctx, c.get('caller'), c.req.valid('param').ref);

@@ -14,6 +14,7 @@ import { serializeSessionDetail } from '../../render/session-detail-json.js';
 import { renderSessionDetail } from '../../render/session-detail-markdown.js';
 import { renderSessionLine, renderSessionList } from '../../render/session-markdown.js';
 import { defineTool, selfSessionId, type ToolDefinition } from '../tool.js';
+import { HIERARCHY_CAVEATS } from './lineage-tools.js';
 
 const Ref = z.union([z.string().min(1).max(200), z.number().int().positive()]);
 
@@ -88,9 +89,13 @@ export const getSessionTool = defineTool({
   groups: ['sessions', 'self_session'],
   title: 'Get a session',
   description: (group) =>
-    group === 'self_session'
-      ? 'Your own session: status, lineage and provenance.'
-      : 'A session by ref (`42`, `#42`, a uid or a uid prefix): status, lineage and provenance.',
+    [
+      group === 'self_session'
+        ? 'Your own session: status, lineage and provenance, with a `### Session Hierarchy` outline always included.'
+        : 'A session by ref (`42`, `#42`, a uid or a uid prefix): status, lineage and provenance, with a `### Session Hierarchy` outline always included.',
+      'Reading the hierarchy:',
+      ...HIERARCHY_CAVEATS.map((c) => `- ${c}`),
+    ].join('\n'),
   inputSchema: (group) => (group === 'self_session' ? z.object({}) : z.object({ session_id: Ref })),
   annotations: { readOnlyHint: true },
   handler: async (ctx, caller, args, group) => {

@@ -28,6 +28,12 @@ export interface StoreDialect {
   expressionIndexSql(name: string, table: string, expression: string): string;
   /** The expression text of jsonTextField, for DDL. */
   jsonTextFieldSql(column: string, key: string): string;
+  /**
+   * A set of values for `x in <valueList>`, bound as ONE parameter whatever its length, so a
+   * statement's text (and SQLite's prepared statement) does not change with the list — the
+   * lineage walk's batches vary in size on every level.
+   */
+  valueList(values: readonly (number | string)[], type: 'bigint' | 'text'): RawBuilder<unknown>;
 
   /** Serializes graph writes: taken first in a graph-writing transaction (spec 07). */
   lockGraph(tx: Transaction<Database>): Promise<void>;

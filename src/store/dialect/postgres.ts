@@ -51,6 +51,7 @@ export function openPostgres(options: PostgresOptions): StoreDialect {
     // the same text as the expression index, so the planner can use it
     jsonTextField: (column, key) => sql.raw<string | null>(jsonTextFieldSql(column, key)),
     jsonTextFieldSql,
+    valueList: (values, type) => (type === 'bigint' ? sql`(select unnest(cast(${values} as bigint[])))` : sql`(select unnest(cast(${values} as text[])))`),
     expressionIndexSql: (name, table, expression) => `create index if not exists ${name} on ${table} (${expression})`,
     lockGraph: async (tx: Transaction<Database>) => {
       await sql`select pg_advisory_xact_lock(${GRAPH_LOCK_KEY})`.execute(tx);

@@ -142,6 +142,7 @@ export function openSqlite(options: SqliteOptions): StoreDialect {
     // the same text as the expression index, so the planner can use it
     jsonTextField: (column, key) => sql.raw<string | null>(jsonTextFieldSql(column, key)),
     jsonTextFieldSql,
+    valueList: (values) => sql`(select value from json_each(${JSON.stringify(values)}))`,
     expressionIndexSql: (name, table, expression) => `create index if not exists ${name} on ${table} (${expression})`,
     // SQLite has one writer: BEGIN IMMEDIATE already serializes every write transaction.
     lockGraph: async () => {},

@@ -1,0 +1,63 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+import { openStore } from '../src/store/connect.js';
+import type { StoreDialect } from '../src/store/dialect/dialect.js';
+import type { BenchDialect } from './bench-kit.js';
+
+export const PG_ADMIN_URL = process.env.WARRANT_BENCH_DATABASE_URL ?? process.env.WARRANT_TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+
+/** A fresh, migrated store for one run; `drop` removes the database (PostgreSQL) or the file. */
+export async function freshStore(dialect: BenchDialect): Promise<{ store: StoreDialect; drop(): Promise<void> }> {
+  const dir = mkdtempSync(join(tmpdir(), 'warrant-bench-'));
+  if (dialect === 'sqlite') {
+    const store = await openStore({ sqliteFile: join(dir, 'bench.db') });
+    return {
+      store,
+      drop: async () => {
+        await store.destroy().catch(() => {});
+        rmSync(dir, { recursive: true, force: true });
+      },
+    };
+  }
+  const name = `warrant_bench_${process.pid}_${randomBytes(3).toString('hex')}`;
+  const admin = new pg.Client({ connectionString: PG_ADMIN_URL });
+  await admin.connect();
+  try {
+    await admin.query(`create database ${name}`);
+  } finally {
+    await admin.end();
+  }
+  const url = new URL(PG_ADMIN_URL);
+  url.pathname = `/${name}`;
+  const store = await openStore({ databaseUrl: url.toString(), sqliteFile: join(dir, 'unused.db') });
+  return {
+    store,
+    drop: async () => {
+      await store.destroy().catch(() => {});
+      const c = new pg.Client({ connectionString: PG_ADMIN_URL });
+      await c.connect();
+      try {
+        await c.query(`drop database if exists ${name} with (force)`);
+      } finally {
+        await c.end();
+      }
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+export async function postgresReachable(): Promise<boolean> {
+  const c = new pg.Client({ connectionString: PG_ADMIN_URL, connectionTimeoutMillis: 3000 });
+  try {
+    await c.connect();
+    await c.query('select 1');
+    return true;
+  } catch {
+    return false;
+  } finally {
+    await c.end().catch(() => {});
+  }
+}

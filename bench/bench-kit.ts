@@ -1,0 +1,109 @@
+import type { AppContext } from '../src/app/context.js';
+import type { StoreDialect } from '../src/store/dialect/dialect.js';
+import type { SyntheticFleet } from './fleet.js';
+
+export type BenchDialect = 'sqlite' | 'postgres';
+
+/** What a bench module gets: a seeded store of one dialect and its app context. */
+export interface BenchEnv {
+  dialect: BenchDialect;
+  store: StoreDialect;
+  ctx: AppContext;
+  fleet: SyntheticFleet;
+  options: BenchOptions;
+  progress: Progress;
+}
+
+export interface BenchOptions {
+  /** fleet size for the main figures (spec 07: 100,000 by default) */
+  sessions: number;
+  /** sizes the fleet grows through on the way, for "read cost at …" rows */
+  scaleSizes: number[];
+  dialects: BenchDialect[];
+  /** iterations of each timed read */
+  iterations: number;
+  /** only these modules (by name) */
+  only: string[] | null;
+  seed: number;
+}
+
+/**
+ * One row of the printed table. `ratio` is measured side by side in the same run (spec 07:
+ * absolute times are noisy on shared machines; quote medians and the ratios).
+ */
+export interface BenchRow {
+  module: string;
+  dialect: BenchDialect;
+  workload: string;
+  value: string;
+  target?: string;
+  /** true / false when a target applies, null when it is informational */
+  met?: boolean | null;
+  data?: Record<string, unknown>;
+}
+
+/**
+ * A bench module: `atSize` runs at each fleet size the run grows through (for rows that
+ * show how cost grows), `run` once at the full size. Modules are listed in bench/modules.ts.
+ */
+export interface BenchModule {
+  name: string;
+  atSize?(env: BenchEnv, size: number): Promise<BenchRow[]>;
+  run(env: BenchEnv): Promise<BenchRow[]>;
+}
+
+export function percentile(sortedMs: readonly number[], p: number): number {
+  if (sortedMs.length === 0) return NaN;
+  const i = Math.min(sortedMs.length - 1, Math.max(0, Math.ceil((p / 100) * sortedMs.length) - 1));
+  return sortedMs[i]!;
+}
+
+export type Timing = {
+  p50: number;
+  p99: number;
+  mean: number;
+  n: number;
+};
+
+/** Times `fn` `n` times after `warmup` untimed calls; milliseconds. */
+export async function timeIt(n: number, fn: (i: number) => Promise<unknown>, warmup = Math.min(50, Math.ceil(n / 10))): Promise<Timing> {
+  for (let i = 0; i < warmup; i++) await fn(i);
+  const samples: number[] = [];
+  for (let i = 0; i < n; i++) {
+    const t0 = process.hrtime.bigint();
+    await fn(i);
+    samples.push(Number(process.hrtime.bigint() - t0) / 1e6);
+  }
+  samples.sort((a, b) => a - b);
+  return { p50: percentile(samples, 50), p99: percentile(samples, 99), mean: samples.reduce((a, b) => a + b, 0) / samples.length, n };
+}
+
+export const ms = (v: number): string => (v < 10 ? `${v.toFixed(2)} ms` : `${v.toFixed(1)} ms`);
+export const ratio = (v: number): string => `${v.toFixed(1)}×`;
+export const count = (v: number): string => v.toLocaleString('en-US');
+
+/** A progress line on a TTY; silent in pipes (spec 06). */
+export class Progress {
+  private readonly tty = !!process.stderr.isTTY;
+  update(label: string, done: number, total: number): void {
+    if (!this.tty) return;
+    const width = 30;
+    const filled = Math.round((done / Math.max(1, total)) * width);
+    process.stderr.write(`\r${label.padEnd(34)} [${'#'.repeat(filled)}${'.'.repeat(width - filled)}] ${count(done)}/${count(total)}   `);
+  }
+  note(text: string): void {
+    if (this.tty) process.stderr.write(`\r${text.padEnd(90)}\n`);
+  }
+  done(): void {
+    if (this.tty) process.stderr.write(`\r${' '.repeat(100)}\r`);
+  }
+}
+
+/** The table printed on stdout. */
+export function formatTable(rows: readonly BenchRow[]): string {
+  const header = ['module', 'backend', 'workload', 'measured', 'target', 'met'];
+  const cells = rows.map((r) => [r.module, r.dialect, r.workload, r.value, r.target ?? '', r.met === undefined || r.met === null ? '' : r.met ? 'yes' : 'NO']);
+  const widths = header.map((h, i) => Math.max(h.length, ...cells.map((c) => c[i]!.length)));
+  const line = (c: string[]) => c.map((x, i) => x.padEnd(widths[i]!)).join(' | ').trimEnd();
+  return [line(header), widths.map((w) => '-'.repeat(w)).join('-|-'), ...cells.map(line)].join('\n');
+}

@@ -1,0 +1,246 @@
+import type { Caller } from '../src/app/caller.js';
+import { hierarchiesFromOutcomes, hierarchyOf } from '../src/app/lineage/hierarchy.js';
+import { getProvenance } from '../src/app/lineage/provenance.js';
+import { runWalks } from '../src/app/lineage/walk-driver.js';
+import { patchSession } from '../src/app/sessions/patch-session.js';
+import { inWriteTx } from '../src/app/write-scope.js';
+import { walkHierarchy } from '../src/core/hierarchy-walk.js';
+import { DEFAULT_BOUNDS, MAX_NODES } from '../src/core/hierarchy-types.js';
+import { renderProvenance } from '../src/render/provenance.js';
+import { loadHierarchyRows, seniorsOf, type HierarchyRow } from '../src/store/lineage-repo.js';
+import { count, ms, ratio, timeIt, type BenchEnv, type BenchModule, type BenchRow } from './bench-kit.js';
+import { referenceAnswerer, referenceLoadSession, type ReferenceCounters } from './reference-walk.js';
+
+const FLEET: Caller = { principal: { kind: 'fleet' }, credentialId: null, surface: 'rest', via: 'rest' };
+const MODULE = 'lineage';
+
+/** Sessions whose hierarchy is a full 150-node one, from the earliest trees (read at every size). */
+const targetsByStore = new WeakMap<BenchEnv['store'], number[]>();
+
+async function chooseTargets(env: BenchEnv): Promise<number[]> {
+  const known = targetsByStore.get(env.store);
+  if (known) return known;
+  const chosen: number[] = [];
+  for (const tree of env.fleet.trees) {
+    for (const id of [tree.helpers[tree.helpers.length - 1], tree.workers[Math.floor(tree.workers.length / 2)], tree.routers[tree.routers.length - 1]]) {
+      if (id === undefined) continue;
+      const h = await hierarchyOf(env.ctx, FLEET, id);
+      if (h.nodes.length === MAX_NODES) chosen.push(id);
+    }
+    if (chosen.length >= 30) break;
+  }
+  if (chosen.length === 0) throw new Error('the fleet has no 150-node hierarchy to read');
+  targetsByStore.set(env.store, chosen);
+  return chosen;
+}
+
+/** The read every surface does: resolve, walk, render (REST markdown minus the HTTP). */
+async function warrantRead(env: BenchEnv, id: number): Promise<string> {
+  return renderProvenance(await getProvenance(env.ctx, FLEET, String(id)));
+}
+
+/** The same read by the reference algorithm: whole rows, transcripts on them, no paging. */
+async function referenceRead(env: BenchEnv, id: number, counters: ReferenceCounters): Promise<string> {
+  const db = env.store.kysely;
+  const row = await referenceLoadSession(db, id, counters);
+  const answer = referenceAnswerer(db, env.store, counters);
+  const [outcome] = await runWalks([walkHierarchy(row, 'all', DEFAULT_BOUNDS)], (requests) => Promise.all(requests.map(answer)));
+  const [hierarchy] = await hierarchiesFromOutcomes(db, [outcome!], DEFAULT_BOUNDS);
+  return renderProvenance({ session: { id: row.id, uid: row.uid, title: row.title }, hierarchy: hierarchy! });
+}
+
+/**
+ * Upward reachability as recordUncleEdge's checks need it (spec 02: "every reachability
+ * search walks upward", bounded by 5,000 visited sessions), over the real `seniorsOf`.
+ */
+async function upwardSearch(env: BenchEnv, db: Parameters<typeof seniorsOf>[0], from: HierarchyRow, target: number, budget = 5000): Promise<{ found: boolean; visited: number; exhausted: boolean }> {
+  const seen = new Set<number>([from.id]);
+  let level: HierarchyRow[] = [from];
+  while (level.length > 0) {
+    const next: HierarchyRow[] = [];
+    for (const { senior } of await seniorsOf(db, env.store, level)) {
+      if (senior.id === target) return { found: true, visited: seen.size, exhausted: false };
+      if (seen.has(senior.id)) continue;
+      if (seen.size >= budget) return { found: false, visited: seen.size, exhausted: true };
+      seen.add(senior.id);
+      next.push(senior);
+    }
+    level = next;
+  }
+  return { found: false, visited: seen.size, exhausted: false };
+}
+
+export const lineageBench: BenchModule = {
+  name: MODULE,
+
+  async atSize(env, size) {
+    const ids = await chooseTargets(env);
+    const t = await timeIt(Math.max(200, Math.floor(env.options.iterations / 4)), (i) => warrantRead(env, ids[i % ids.length]!));
+    return [{ module: MODULE, dialect: env.dialect, workload: `provenance read (150 nodes) at ${count(size)} sessions, p50`, value: ms(t.p50), data: { size, ...t } }];
+  },
+
+  async run(env) {
+    const rows: BenchRow[] = [];
+    const row = (workload: string, value: string, extra: Partial<BenchRow> = {}) => rows.push({ module: MODULE, dialect: env.dialect, workload, value, ...extra });
+    const db = env.store.kysely;
+    const ids = await chooseTargets(env);
+    const n = env.options.iterations;
+
+    // --- the read, its queries and what it reads
+    env.progress.note(`${env.dialect}: provenance reads`);
+    const warrant = await timeIt(n, (i) => warrantRead(env, ids[i % ids.length]!));
+    env.store.queryLog.start();
+    await warrantRead(env, ids[0]!);
+    const queries = env.store.queryLog.stop();
+    const touchesBlobs = queries.filter((q) => /session_transcripts|session_prompts/.test(q)).length;
+    const sizes = await Promise.all(ids.slice(0, 5).map(async (id) => (await hierarchyOf(env.ctx, FLEET, id)).nodes.length));
+    const p50Target = env.dialect === 'sqlite' ? 2 : 6;
+    row('provenance read of a 150-node hierarchy, p50', ms(warrant.p50), { target: `≤ ${p50Target} ms`, met: warrant.p50 <= p50Target, data: { ...warrant, hierarchy_sizes: sizes } });
+    if (env.dialect === 'sqlite') row('provenance read of a 150-node hierarchy, p99', ms(warrant.p99), { target: '≤ 10 ms', met: warrant.p99 <= 10, data: warrant });
+    else row('provenance read of a 150-node hierarchy, p99', ms(warrant.p99), { met: null, data: warrant });
+    row('store queries per provenance read', String(queries.length), { target: '≤ 25', met: queries.length <= 25, data: { queries } });
+    row('transcript bytes read per provenance read', touchesBlobs === 0 ? '0 (no query touches transcripts or prompts)' : `${touchesBlobs} queries touch them`, { target: '0', met: touchesBlobs === 0 });
+
+    // --- the reference algorithm and the floor, same DB, same run
+    env.progress.note(`${env.dialect}: reference algorithm`);
+    const counters: ReferenceCounters = { queries: 0, rows: 0, bytes: 0 };
+    const refN = Math.max(50, Math.floor(n / 10));
+    const reference = await timeIt(refN, (i) => referenceRead(env, ids[i % ids.length]!, counters));
+    const perRead = (v: number) => v / (refN + Math.min(50, Math.ceil(refN / 10)));
+    const same = (await referenceRead(env, ids[0]!, { queries: 0, rows: 0, bytes: 0 })) === (await warrantRead(env, ids[0]!));
+    row('the same read by the reference algorithm, p50', ms(reference.p50), {
+      data: { ...reference, queries_per_read: perRead(counters.queries), rows_per_read: perRead(counters.rows), transcript_and_metadata_bytes_per_read: Math.round(perRead(counters.bytes)), same_output: same },
+    });
+    row('  reference: rows / transcript bytes per read', `${count(Math.round(perRead(counters.rows)))} rows / ${count(Math.round(perRead(counters.bytes)))} bytes`, { met: null });
+    row('  Warrant vs reference (p50)', ratio(reference.p50 / warrant.p50) + ' faster', { target: '≥ 2×', met: reference.p50 / warrant.p50 >= 2 });
+
+    const hierarchies = await Promise.all(ids.map((id) => hierarchyOf(env.ctx, FLEET, id)));
+    const floor = await timeIt(n, (i) => loadHierarchyRows(db, env.store, hierarchies[i % hierarchies.length]!.nodes.map((x) => x.id)));
+    const floorTarget = env.dialect === 'sqlite' ? 4 : 8;
+    row('the floor: one batched primary-key query for the same rows, p50', ms(floor.p50), { data: floor });
+    row('  Warrant vs floor (p50)', ratio(warrant.p50 / floor.p50) + ' of the floor', { target: `≤ ${floorTarget}×`, met: warrant.p50 / floor.p50 <= floorTarget });
+
+    // --- the uncle-edge write whose reachability check visits 5,000 sessions
+    env.progress.note(`${env.dialect}: uncle-edge write with a 5,000-session check`);
+    const width = 250;
+    const layers = 20;
+    const ladder: number[][] = [];
+    for (let k = 0; k < layers; k++) {
+      const specs = Array.from({ length: k === 0 ? width - 1 : width }, (_, i) => ({ parentId: k === 0 ? null : ladder[k - 1]![i % ladder[k - 1]!.length]!, agentRoot: 'ladder', title: `ladder ${k}.${i}` }));
+      ladder.push(await env.fleet.append(specs));
+    }
+    // every ladder node also has an uncle beside its parent, so the ancestry is the whole ladder
+    const uncleRows: { session_id: number; uncle_session_id: number; source: string; basis: string; recorded_by_actor_id: null; created_at: string }[] = [];
+    for (let k = 1; k < layers; k++) {
+      ladder[k]!.forEach((id, i) => {
+        for (const off of [1]) uncleRows.push({ session_id: id, uncle_session_id: ladder[k - 1]![(i + off) % ladder[k - 1]!.length]!, source: 'mcp.follow_up', basis: 'authenticated', recorded_by_actor_id: null, created_at: new Date().toISOString() });
+      });
+    }
+    const [junior] = await env.fleet.append([{ parentId: ladder[layers - 1]![0]!, agentRoot: 'ladder', title: 'the junior' }]);
+    for (const id of ladder[layers - 1]!.slice(1)) uncleRows.push({ session_id: junior!, uncle_session_id: id, source: 'mcp.follow_up', basis: 'authenticated', recorded_by_actor_id: null, created_at: new Date().toISOString() });
+    for (let i = 0; i < uncleRows.length; i += 1000) await db.insertInto('session_uncles').values(uncleRows.slice(i, i + 1000)).execute();
+    const [actor] = await env.fleet.append([{ parentId: null, agentRoot: 'router', title: 'the acting session' }]);
+    const juniorRow = (await loadHierarchyRows(db, env.store, [junior!]))[0]!;
+    const actorRow = (await loadHierarchyRows(db, env.store, [actor!]))[0]!;
+    let visited = 0;
+    let exhausted = false;
+    const writeN = Math.max(30, Math.floor(n / 20));
+    const write = await timeIt(writeN, async () => {
+      await inWriteTx(
+        env.ctx,
+        async (w) => {
+          // rule 2: does the acting session already reach the junior going down? (upward from the junior)
+          const down = await upwardSearch(env, w.tx, juniorRow, actor!);
+          // rule 5: does the junior reach the acting session? (upward from the acting session)
+          const up = await upwardSearch(env, w.tx, actorRow, junior!);
+          visited = down.visited;
+          exhausted = down.exhausted || up.exhausted;
+          if (!down.found && !up.found) {
+            await w.tx.insertInto('session_uncles').values({ session_id: junior!, uncle_session_id: actor!, source: 'rest.follow_up', basis: 'authenticated', recorded_by_actor_id: null, created_at: w.now }).execute();
+          }
+        },
+        { graph: true },
+      );
+      await db.deleteFrom('session_uncles').where('session_id', '=', junior!).where('uncle_session_id', '=', actor!).execute();
+    });
+    row(`uncle-edge write, reachability check visiting ${count(visited)} sessions, p99`, ms(write.p99), {
+      target: '≤ 25 ms',
+      met: write.p99 <= 25,
+      data: { ...write, visited, exhausted, shape: `${layers} levels of ${width} sessions, each with its parent and one uncle in the level above`, note: 'stand-in for recordUncleEdge (built on another branch): the upward seniorsOf searches of rules 2 and 5 plus the insert, in one graph-locked transaction; the timing includes deleting the edge again' },
+    });
+    row('  (stand-in: upward seniorsOf search + insert under the graph lock; p50)', ms(write.p50), { met: null });
+
+    // --- live refresh: one change in a 150-node lineage with 150 open viewers
+    env.progress.note(`${env.dialect}: live refresh fan-out`);
+    const viewed = hierarchies[0]!;
+    const subs = [];
+    let notified = 0;
+    await env.ctx.hierarchies.settle();
+    for (const node of viewed.nodes) subs.push(await env.ctx.hierarchies.subscribe(node.id, FLEET, () => notified++));
+    const changed = viewed.nodes[Math.floor(viewed.nodes.length / 2)]!.id;
+    const refreshN = 20;
+    const before = { ...env.ctx.hierarchies.stats };
+    const notifiedBefore = notified;
+    const refresh = await timeIt(
+      refreshN,
+      async (i) => {
+        await patchSession(env.ctx, FLEET, String(changed), { title: `renamed ${i} ${Math.random()}` });
+        await env.ctx.hierarchies.settle();
+      },
+      2,
+    );
+    const batches = env.ctx.hierarchies.stats.batches - before.batches;
+    const walkQueries = (env.ctx.hierarchies.stats.walkQueries - before.walkQueries) / batches;
+    const refreshRows = (env.ctx.hierarchies.stats.rowsRead - before.rowsRead) / batches;
+    const views = (env.ctx.hierarchies.stats.viewsRecomputed - before.viewsRecomputed) / batches;
+    for (const s of subs) s.unsubscribe();
+    env.store.queryLog.start();
+    await hierarchyOf(env.ctx, FLEET, changed);
+    const oneWalk = env.store.queryLog.stop().length;
+    const fanCounters: ReferenceCounters = { queries: 0, rows: 0, bytes: 0 };
+    const fanout = await timeIt(
+      1,
+      async () => {
+        for (const node of viewed.nodes) await referenceRead(env, node.id, fanCounters);
+      },
+      0,
+    );
+    const refRows = fanCounters.rows;
+    row(`live refresh: one change, ${viewed.nodes.length} open viewers, all repainted, p50`, ms(refresh.p50), {
+      target: '≤ 100 ms',
+      met: refresh.p50 <= 100,
+      data: { ...refresh, views_recomputed_per_change: views, notified: notified - notifiedBefore, changes: refreshN + 2 },
+    });
+    row('  component walks per change (walk reads / one walk\'s queries)', `${(walkQueries / oneWalk).toFixed(1)} (${walkQueries.toFixed(0)} reads)`, { target: '≤ 2', met: walkQueries / oneWalk <= 2 });
+    row('  rows read per change vs reference fan-out', `${count(Math.round(refreshRows))} vs ${count(Math.round(refRows))} (${ratio(refRows / Math.max(1, refreshRows))} fewer)`, {
+      target: '≥ 30× fewer',
+      met: refRows / Math.max(1, refreshRows) >= 30,
+    });
+    row('  time per change vs reference fan-out (one whole-row walk per viewer)', `${ms(refresh.p50)} vs ${ms(fanout.p50)} (${ratio(fanout.p50 / refresh.p50)} faster)`, {
+      target: '≥ 10×',
+      met: fanout.p50 / refresh.p50 >= 10,
+      data: { reference_fanout: fanout, reference_rows: refRows, reference_bytes: fanCounters.bytes },
+    });
+    return rows;
+  },
+};
+
+/** Read cost by fleet size, from the rows `atSize` produced (spec 07: it must stay flat). */
+export function scaleSummary(rows: readonly BenchRow[]): BenchRow[] {
+  const out: BenchRow[] = [];
+  for (const dialect of ['sqlite', 'postgres'] as const) {
+    const points = rows.filter((r) => r.module === MODULE && r.dialect === dialect && typeof r.data?.size === 'number');
+    if (points.length < 2) continue;
+    const first = points[0]!.data as { size: number; p50: number };
+    const last = points[points.length - 1]!.data as { size: number; p50: number };
+    out.push({
+      module: MODULE,
+      dialect,
+      workload: `  read cost growth ${count(first.size)} → ${count(last.size)} sessions (p50 ratio)`,
+      value: ratio(last.p50 / first.p50),
+      target: 'flat (≈ 1×)',
+      met: last.p50 / first.p50 <= 1.5,
+    });
+  }
+  return out;
+}

@@ -1,0 +1,78 @@
+import { walkHierarchy } from '../../core/hierarchy-walk.js';
+import { DEFAULT_BOUNDS, hierarchyFromOutcome, type Hierarchy, type OwnerFilter, type WalkBounds, type WalkOutcome } from '../../core/hierarchy-types.js';
+import type { Executor } from '../../store/dialect/dialect.js';
+import type { HierarchyRow } from '../../store/lineage-repo.js';
+import type { SessionRecord } from '../../store/sessions-repo.js';
+import { findUsersByIds } from '../../store/users-repo.js';
+import { authorize, resolveRef, sessionNotFound, visibilityOf, type Visibility } from '../access.js';
+import type { Caller } from '../caller.js';
+import type { AppContext } from '../context.js';
+import { runWalkOnStore } from './walk-driver.js';
+
+/**
+ * Visibility (spec 01 "Multi-user scoping") applies inside the walk: a session the caller
+ * may not see is treated as absent — never traversed, rendered, counted as a hidden senior
+ * or as a reason for truncation — exactly as a 404 treats it. So a scoped caller's tree is
+ * the hierarchy of the sessions it can see, and reveals nothing about the others.
+ */
+export function ownerFilterOf(visibility: Visibility): OwnerFilter {
+  return visibility === 'all' ? 'all' : visibility.owners;
+}
+
+/** A session record as the walk reads it (the projection's fields; no blobs). */
+export function hierarchyRowOf(s: SessionRecord): HierarchyRow {
+  return {
+    id: s.id,
+    uid: s.uid,
+    title: s.title,
+    status: s.status,
+    ownerUserId: s.ownerUserId,
+    agentRoot: s.agentRoot,
+    genesis: s.genesis,
+    schedulingClass: s.schedulingClass,
+    parentSessionId: s.parentSessionId,
+    parentBasis: s.parentBasis,
+    legacyParentKey: s.legacyParentKey,
+    createdAt: s.createdAt,
+  };
+}
+
+/** Names each rendered node's owner by roster key: one query for all the outcomes. */
+export async function hierarchiesFromOutcomes(db: Executor, outcomes: readonly WalkOutcome<HierarchyRow>[], bounds: WalkBounds): Promise<Hierarchy[]> {
+  const ownerIds = new Set<number>();
+  for (const o of outcomes) for (const n of o.nodes) if (n.row.ownerUserId !== null) ownerIds.add(n.row.ownerUserId);
+  const users = ownerIds.size > 0 ? await findUsersByIds(db, [...ownerIds]) : new Map();
+  return outcomes.map((o) => hierarchyFromOutcome(o, bounds, (id) => (id === null ? null : (users.get(id)?.key ?? null))));
+}
+
+/** The walk for a resolved session under a visibility: the request path (one query per read). */
+export async function walkSession(
+  ctx: AppContext,
+  session: SessionRecord,
+  owners: OwnerFilter,
+  bounds: WalkBounds = DEFAULT_BOUNDS,
+): Promise<{ hierarchy: Hierarchy; outcome: WalkOutcome<HierarchyRow> }> {
+  const db = ctx.store.kysely;
+  const outcome = await runWalkOnStore(walkHierarchy(hierarchyRowOf(session), owners, bounds), db, ctx.store);
+  const [hierarchy] = await hierarchiesFromOutcomes(db, [outcome], bounds);
+  return { hierarchy: hierarchy!, outcome };
+}
+
+/**
+ * `hierarchyOf(S)` (spec 02): the hierarchy of the session `ref` names, as `caller` may see
+ * it. The one function every surface calls; a session the caller cannot see is a 404.
+ */
+export async function hierarchyOf(ctx: AppContext, caller: Caller, ref: string | number, bounds: WalkBounds = DEFAULT_BOUNDS): Promise<Hierarchy> {
+  const { session, visibility } = await resolveReadable(ctx, caller, ref);
+  return (await walkSession(ctx, session, ownerFilterOf(visibility), bounds)).hierarchy;
+}
+
+/** Resolves a ref the caller may read, returning the visibility it was resolved under. */
+export async function resolveReadable(ctx: AppContext, caller: Caller, ref: string | number): Promise<{ session: SessionRecord; visibility: Visibility }> {
+  const db = ctx.store.kysely;
+  const visibility = await visibilityOf(db, ctx, caller);
+  const r = await resolveRef(db, ctx, visibility, ref);
+  if (!r.session) throw sessionNotFound(ref, r.reason);
+  await authorize(db, ctx, caller, 'read', r.session);
+  return { session: r.session, visibility };
+}

@@ -1,0 +1,107 @@
+import {
+  ownerVisible,
+  type JuniorsAnswer,
+  type LineageRowRef,
+  type SeniorsAnswer,
+  type UnclesAnswer,
+  type WalkAnswer,
+  type WalkEdge,
+  type WalkOutcome,
+  type WalkRequest,
+} from './hierarchy-types.js';
+
+/** A junior as a `juniors` read returns it: the edge that reached it and its row. */
+export type JuniorEntry<R> = { edge: WalkEdge; junior: R };
+
+/**
+ * Answers a `juniors` read from adjacency lists that are complete for the ids they cover:
+ * the `limit` lowest-id qualifying juniors, with every edge from the asked seniors to each.
+ * The store answers the same read with one query; a loaded graph answers it from memory.
+ */
+export function answerJuniors<R extends LineageRowRef>(
+  request: Extract<WalkRequest<R>, { type: 'juniors' }>,
+  juniorsOf: (seniorId: number) => readonly JuniorEntry<R>[],
+  unclesOf?: (juniorId: number) => UnclesAnswer | undefined,
+): JuniorsAnswer<R> {
+  const excluded = request.exclude;
+  const byJunior = new Map<number, JuniorEntry<R>[]>();
+  for (const senior of new Set(request.of.map((s) => s.id))) {
+    for (const entry of juniorsOf(senior)) {
+      const j = entry.junior;
+      if (j.id <= request.afterId || excluded.has(j.id) || !ownerVisible(request.owners, j.ownerUserId)) continue;
+      const list = byJunior.get(j.id) ?? [];
+      list.push(entry);
+      byJunior.set(j.id, list);
+    }
+  }
+  const picked = [...byJunior.keys()].sort((a, b) => a - b).slice(0, Math.max(0, request.limit));
+  const rows = picked.flatMap((id) => byJunior.get(id)!.sort((a, b) => a.edge.seniorId - b.edge.seniorId || a.edge.kind.localeCompare(b.edge.kind)));
+  const answer: JuniorsAnswer<R> = { rows, lastPickedId: picked.length > 0 ? picked[picked.length - 1]! : null, exhausted: picked.length < request.limit };
+  if (unclesOf) {
+    const uncles: UnclesAnswer = [];
+    for (const id of picked) {
+      const known = unclesOf(id);
+      if (!known) return answer; // not loaded for every picked junior: the walk reads chips itself
+      uncles.push(...known);
+    }
+    answer.uncles = uncles;
+  }
+  return answer;
+}
+
+/**
+ * A lineage graph held in memory, edges already resolved (by the store's `juniorsOf` /
+ * `seniorsOf`, or by a test that builds one). It answers every read of the walk, so the
+ * walk can run over it without a database.
+ */
+export class LineageGraph<R extends LineageRowRef> {
+  private readonly rows = new Map<number, R>();
+  private readonly down = new Map<number, JuniorEntry<R>[]>();
+  private readonly up = new Map<number, { edge: WalkEdge; senior: R }[]>();
+
+  constructor(rows: readonly R[], edges: readonly WalkEdge[]) {
+    for (const r of rows) this.rows.set(r.id, r);
+    for (const e of edges) {
+      const senior = this.rows.get(e.seniorId);
+      const junior = this.rows.get(e.juniorId);
+      if (!senior || !junior) continue; // an edge with a missing end asserts nothing (spec 02)
+      this.down.set(e.seniorId, [...(this.down.get(e.seniorId) ?? []), { edge: e, junior }]);
+      this.up.set(e.juniorId, [...(this.up.get(e.juniorId) ?? []), { edge: e, senior }]);
+    }
+  }
+
+  row(id: number): R | undefined {
+    return this.rows.get(id);
+  }
+
+  answer(request: WalkRequest<R>): WalkAnswer<R> {
+    switch (request.type) {
+      case 'seniors':
+        return request.of.flatMap((j) => this.up.get(j.id) ?? []) satisfies SeniorsAnswer<R>;
+      case 'juniors':
+        return answerJuniors(
+          request,
+          (id) => this.down.get(id) ?? [],
+          (id) => this.unclesOf(id),
+        );
+      case 'uncles':
+        return request.of.flatMap((j) => this.unclesOf(j)) satisfies UnclesAnswer;
+    }
+  }
+
+  private unclesOf(juniorId: number): UnclesAnswer {
+    return (this.up.get(juniorId) ?? [])
+      .filter((u) => u.edge.kind === 'uncle')
+      .map((u) => ({ juniorId, seniorId: u.senior.id, basis: u.edge.basis ?? 'declared', seniorOwnerUserId: u.senior.ownerUserId }));
+  }
+}
+
+/** Runs a walk to completion with a synchronous answerer (an in-memory graph). */
+export function runWalkSync<R extends LineageRowRef>(
+  walk: Generator<WalkRequest<R>, WalkOutcome<R>, unknown>,
+  answer: (request: WalkRequest<R>) => WalkAnswer<R>,
+): WalkOutcome<R> {
+  let step = walk.next();
+  while (!step.done) step = walk.next(answer(step.value));
+  return step.value;
+}

@@ -1,0 +1,129 @@
+import type { AlsoSenior, DrawnUnder, LineageRowRef, PlacedNode, Placement, UncleBasis, WalkEdge } from './hierarchy-types.js';
+
+/** What the breadth-first discovery established; the layout only arranges it. */
+export interface Discovery<R extends LineageRowRef> {
+  currentId: number;
+  originId: number;
+  rows: ReadonlyMap<number, R>;
+  /** unordered */
+  roots: readonly number[];
+  /** depth of every admitted node (and of the current session) */
+  depth: ReadonlyMap<number, number>;
+  /** in admission order */
+  admitted: readonly number[];
+  /** the node cap left the current session out: it is appended (spec 02 step 4) */
+  ceilingCurrent: boolean;
+  /** every visible senior of each upward node */
+  seniorEdges: ReadonlyMap<number, readonly WalkEdge[]>;
+  /** for downward-admitted nodes: their edges from the level above */
+  downEdges: ReadonlyMap<number, readonly WalkEdge[]>;
+  /** every visible uncle of each rendered node */
+  uncleEdges: ReadonlyMap<number, readonly { seniorId: number; basis: UncleBasis }[]>;
+}
+
+/**
+ * Places each node under the session it is drawn under and orders the result depth-first
+ * (spec 02 "Order: discovery is breadth-first, the order is depth-first"): roots in roots
+ * order (origin first when it is one, then by id), each node right after the node it hangs
+ * from, its whole subtree before the next sibling, siblings by id; ceiling-placed nodes
+ * last, the current session very last. Reordering never changes the node set.
+ */
+export function layoutHierarchy<R extends LineageRowRef>(
+  x: Discovery<R>,
+): { currentId: number; originId: number; roots: number[]; nodes: PlacedNode<R>[] } {
+  const admittedSet = new Set(x.admitted);
+  const rendered = new Set(x.admitted);
+  rendered.add(x.currentId);
+  const rootSet = new Set(x.roots.filter((id) => admittedSet.has(id)));
+  const roots = [...rootSet].sort((a, b) => (a === x.originId ? -1 : b === x.originId ? 1 : a - b));
+
+  const placed = new Map<number, Omit<PlacedNode<R>, 'row'> & { row: R }>();
+  for (const id of rendered) {
+    const row = x.rows.get(id)!;
+    const d = x.depth.get(id) ?? 0;
+    let placement: Placement;
+    let renderParentId: number | null = null;
+    if (id === x.currentId && x.ceilingCurrent) placement = 'ceiling';
+    else if (rootSet.has(id)) placement = 'root';
+    else {
+      const candidates = (x.seniorEdges.get(id) ?? x.downEdges.get(id) ?? []).filter((e) => admittedSet.has(e.seniorId) && x.depth.get(e.seniorId) === d - 1);
+      // spec 02: at equal depth a session hangs under its spawn parent, otherwise the lowest id
+      const spawn = candidates.find((e) => e.kind === 'spawn');
+      const chosen = spawn ?? [...candidates].sort((a, b) => a.seniorId - b.seniorId)[0];
+      if (chosen) {
+        renderParentId = chosen.seniorId;
+        placement = chosen.kind === 'spawn' ? 'spawn' : 'uncle';
+      } else placement = 'ceiling';
+    }
+    const uncles = x.uncleEdges.get(id) ?? [];
+    const alsoSenior: AlsoSenior[] = uncles
+      .filter((u) => rendered.has(u.seniorId))
+      .map((u) => ({ id: u.seniorId, basis: u.basis }))
+      .sort((a, b) => a.id - b.id);
+    let drawnUnder: DrawnUnder | null = null;
+    if (placement === 'uncle') drawnUnder = { reason: 'uncle', uncleId: renderParentId!, spawnParent: spawnParentWhere(row, x.rows, rendered) };
+    if (placement === 'ceiling') drawnUnder = { reason: 'ceiling' };
+    placed.set(id, {
+      row,
+      depth: d,
+      renderParentId,
+      spawnEdge: placement === 'spawn',
+      placement,
+      alsoSenior,
+      hiddenSeniors: uncles.length - alsoSenior.length,
+      isCurrent: id === x.currentId,
+      drawnUnder,
+    });
+  }
+
+  const children = new Map<number, number[]>();
+  for (const [id, n] of placed) {
+    if (n.renderParentId === null) continue;
+    const list = children.get(n.renderParentId) ?? [];
+    list.push(id);
+    children.set(n.renderParentId, list);
+  }
+  for (const list of children.values()) list.sort((a, b) => a - b);
+
+  const order: number[] = [];
+  const visited = new Set<number>();
+  const visit = (start: number): void => {
+    // iterative depth-first walk: a node, then each child's whole subtree in id order
+    const stack = [start];
+    while (stack.length > 0) {
+      const id = stack.pop()!;
+      if (visited.has(id)) continue;
+      visited.add(id);
+      order.push(id);
+      const kids = children.get(id) ?? [];
+      for (let i = kids.length - 1; i >= 0; i--) if (!visited.has(kids[i]!)) stack.push(kids[i]!);
+    }
+  };
+  for (const r of roots) visit(r);
+  const ceiling = [...placed.values()].filter((n) => n.placement === 'ceiling' && !n.isCurrent).map((n) => n.row.id).sort((a, b) => a - b);
+  for (const id of ceiling) visit(id);
+  if (x.ceilingCurrent) visit(x.currentId);
+
+  return { currentId: x.currentId, originId: x.originId, roots, nodes: order.map((id) => placed.get(id)!) };
+}
+
+const UID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+/** Where a node's spawn parent is, judged from its own row (column, or the legacy key). */
+function spawnParentWhere<R extends LineageRowRef>(row: R, rows: ReadonlyMap<number, R>, rendered: ReadonlySet<number>): { kind: 'in-tree'; id: number } | { kind: 'outside' } | { kind: 'none' } {
+  let parentId: number | null = null;
+  if (row.parentBasis === 'legacy') {
+    const key = row.legacyParentKey;
+    if (key === null) return { kind: 'none' };
+    if (/^[0-9]{1,15}$/.test(key)) parentId = Number(key);
+    else if (UID.test(key)) {
+      for (const id of rendered) if (rows.get(id)?.uid === key) parentId = id;
+      if (parentId === null) return { kind: 'outside' };
+    } else return { kind: 'none' }; // a key that names no session means "no parent"
+
+  } else if (row.parentSessionId !== null) parentId = row.parentSessionId;
+  else return { kind: 'none' };
+  // a spawn parent is always older than its child (spec 02)
+  if (parentId >= row.id) return { kind: 'none' };
+  return rendered.has(parentId) ? { kind: 'in-tree', id: parentId } : { kind: 'outside' };
+}

@@ -1,0 +1,47 @@
+import type { DrawnUnder, Hierarchy, HierarchyNode } from '../core/hierarchy-types.js';
+import { drawnUnderText, hierarchyNote } from './hierarchy-notes.js';
+
+/** The wire form of "drawn under": the structure, and the sentence every surface shows. */
+export function serializeDrawnUnder(d: DrawnUnder | null): Record<string, unknown> | null {
+  if (!d) return null;
+  if (d.reason === 'ceiling') return { reason: 'ceiling', uncle_id: null, spawn_parent: null, spawn_parent_id: null, text: drawnUnderText(d) };
+  return {
+    reason: 'uncle',
+    uncle_id: d.uncleId,
+    spawn_parent: d.spawnParent.kind,
+    spawn_parent_id: d.spawnParent.kind === 'in-tree' ? d.spawnParent.id : null,
+    text: drawnUnderText(d),
+  };
+}
+
+export function serializeHierarchyNode(n: HierarchyNode): Record<string, unknown> {
+  return {
+    id: n.id,
+    uid: n.uid,
+    title: n.title,
+    status: n.status,
+    owner: n.owner,
+    agent_root: n.agentRoot,
+    genesis: n.genesis,
+    scheduling_class: n.schedulingClass,
+    depth: n.depth,
+    render_parent_id: n.renderParentId,
+    spawn_edge: n.spawnEdge,
+    placement: n.placement,
+    also_senior: n.alsoSenior.map((s) => ({ id: s.id, basis: s.basis })),
+    hidden_seniors: n.hiddenSeniors,
+    is_current: n.isCurrent,
+    drawn_under: serializeDrawnUnder(n.drawnUnder),
+  };
+}
+
+/** spec 02: `{origin_id, roots, truncated, note, nodes}`, nodes in output order — one shape everywhere. */
+export function serializeHierarchy(h: Hierarchy): Record<string, unknown> {
+  return {
+    origin_id: h.originId,
+    roots: h.roots,
+    truncated: h.truncated,
+    note: hierarchyNote(h),
+    nodes: h.nodes.map(serializeHierarchyNode),
+  };
+}

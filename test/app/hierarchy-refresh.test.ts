@@ -1,0 +1,206 @@
+import { expect, it } from 'vitest';
+import { systemCaller } from '../../src/app/caller.js';
+import { hierarchyOf } from '../../src/app/lineage/hierarchy.js';
+import { inWriteTx } from '../../src/app/write-scope.js';
+import type { HierarchyUpdate } from '../../src/app/lineage/hierarchy-refresh.js';
+import type { Hierarchy } from '../../src/core/hierarchy-types.js';
+import { describeEachDialect, uniqueKey } from '../helpers/harness.js';
+import { removeUncleEdgeRow, spawn, writeUncleEdge } from '../helpers/lineage.js';
+
+const admin = systemCaller('cli');
+
+describeEachDialect('live refresh of hierarchy views', (t) => {
+  /** A trigger with routers, workers and a second tree joined by an uncle edge. */
+  async function fleet() {
+    const h = t();
+    const trigger = await spawn(h, null, { agent_root: 'trigger', title: 'trigger' });
+    const routers: number[] = [];
+    const workers: number[] = [];
+    for (let r = 0; r < 4; r++) {
+      const router = await spawn(h, trigger, { agent_root: 'router' });
+      routers.push(router);
+      for (let w = 0; w < 3; w++) workers.push(await spawn(h, router, { agent_root: 'worker' }));
+    }
+    const other = await spawn(h, null, { agent_root: 'router', title: 'another tree' });
+    const otherWorker = await spawn(h, other, { agent_root: 'worker' });
+    await writeUncleEdge(h, other, workers[4]!, 'declared');
+    return { h, trigger, routers, workers, other, otherWorker, all: [trigger, ...routers, ...workers, other, otherWorker] };
+  }
+
+  /** Every viewer of every session, each keeping the latest view it was told. */
+  async function watchAll(h: ReturnType<typeof t>, ids: number[]) {
+    await h.ctx.hierarchies.settle();
+    const latest = new Map<number, Hierarchy | null>();
+    const updates: HierarchyUpdate[] = [];
+    const subs: { unsubscribe(): void }[] = [];
+    for (const id of ids) {
+      const sub = await h.ctx.hierarchies.subscribe(id, admin, (u) => {
+        updates.push(u);
+        latest.set(u.viewerId, u.hierarchy);
+      });
+      latest.set(id, sub.initial);
+      subs.push(sub);
+    }
+    return { latest, updates, close: () => subs.forEach((s) => s.unsubscribe()) };
+  }
+
+  async function expectFresh(h: ReturnType<typeof t>, latest: Map<number, Hierarchy | null>): Promise<void> {
+    for (const [id, view] of latest) {
+      if (view === null) continue;
+      expect(view).toEqual(await hierarchyOf(h.ctx, admin, id));
+    }
+  }
+
+  it("recomputes every open viewer's view after each kind of change, and each equals a fresh hierarchyOf", async () => {
+    const { h, routers, workers, other, otherWorker, all } = await fleet();
+    const watch = await watchAll(h, all);
+    try {
+      // a spawn
+      const helper = await spawn(h, workers[0]!, { agent_root: 'helper' });
+      await h.ctx.hierarchies.settle();
+      await expectFresh(h, watch.latest);
+      expect(watch.latest.get(workers[0]!)!.nodes.map((n) => n.id)).toContain(helper);
+
+      // an uncle edge written by a graph writer (lineage_changed)
+      await writeUncleEdge(h, otherWorker, routers[2]!, 'authenticated');
+      await h.ctx.hierarchies.settle();
+      await expectFresh(h, watch.latest);
+      expect(watch.latest.get(routers[2]!)!.roots).toContain(other);
+
+      // its removal
+      await removeUncleEdgeRow(h, otherWorker, routers[2]!);
+      await h.ctx.hierarchies.settle();
+      await expectFresh(h, watch.latest);
+      expect(watch.latest.get(routers[2]!)!.roots).not.toContain(other);
+
+      // a title change and a status change of one node
+      const before = watch.updates.length;
+      expect((await h.request('PATCH', `/api/v1/sessions/${workers[7]}`, { token: h.fleetKey, body: { title: 'renamed worker' } })).status).toBe(200);
+      expect((await h.request('POST', `/api/v1/sessions/${workers[8]}/stop`, { token: h.fleetKey, body: {} })).status).toBe(200);
+      await h.ctx.hierarchies.settle();
+      await expectFresh(h, watch.latest);
+      expect(watch.latest.get(workers[7]!)!.nodes.find((n) => n.id === workers[7])!.title).toBe('renamed worker');
+      expect(watch.latest.get(routers[0]!)!.nodes.find((n) => n.id === workers[8])!.status).toBe('stopped');
+      // the viewers of the changed tree were told; the other tree's viewers were not
+      const told = new Set(watch.updates.slice(before).map((u) => u.viewerId));
+      expect(told.has(routers[0]!)).toBe(true);
+      expect(told.has(workers[4]!)).toBe(true); // its uncle edge joins the other tree to the trigger's
+      expect(told.has(otherWorker)).toBe(false); // whose view does not reach the trigger's tree
+
+      // a change that alters no view notifies nobody
+      const quiet = watch.updates.length;
+      expect((await h.request('PATCH', `/api/v1/sessions/${workers[1]}`, { token: h.fleetKey, body: { starred: true } })).status).toBe(200);
+      await h.ctx.hierarchies.settle();
+      expect(watch.updates.length).toBe(quiet);
+
+      // a deletion: its viewer is told the session is gone, the others get their new views
+      const { token } = await h.human(uniqueKey('admin'), { admin: true });
+      expect((await h.request('DELETE', `/api/v1/sessions/${workers[2]}`, { token })).status).toBe(200);
+      await h.ctx.hierarchies.settle();
+      expect(watch.latest.get(workers[2]!)).toBeNull();
+      watch.latest.delete(workers[2]!);
+      await expectFresh(h, watch.latest);
+    } finally {
+      watch.close();
+    }
+  });
+
+  it('loads the affected tree once per change, not once per viewer', async () => {
+    const { h, workers, all } = await fleet();
+    h.store.queryLog.start();
+    await hierarchyOf(h.ctx, admin, workers[5]!);
+    const oneWalk = h.store.queryLog.stop().length;
+    const watch = await watchAll(h, all);
+    try {
+      const stats = { ...h.ctx.hierarchies.stats };
+      expect((await h.request('PATCH', `/api/v1/sessions/${workers[5]}`, { token: h.fleetKey, body: { title: 'one change' } })).status).toBe(200);
+      await h.ctx.hierarchies.settle();
+      const walkQueries = h.ctx.hierarchies.stats.walkQueries - stats.walkQueries;
+      const recomputed = h.ctx.hierarchies.stats.viewsRecomputed - stats.viewsRecomputed;
+      // exactly the viewers whose view showed the renamed worker
+      const showing = [...watch.latest.values()].filter((v) => v!.nodes.some((n) => n.id === workers[5])).length;
+      expect(showing).toBe(all.length - 2); // all but the other tree's two sessions
+      expect(recomputed).toBe(showing);
+      expect(walkQueries).toBeGreaterThan(0);
+      expect(walkQueries).toBeLessThanOrEqual(2 * oneWalk);
+      await expectFresh(h, watch.latest);
+    } finally {
+      watch.close();
+    }
+  });
+
+  it('refreshes after the request returns, never inside it', async () => {
+    const { h, workers } = await fleet();
+    const seen: HierarchyUpdate[] = [];
+    const sub = await h.ctx.hierarchies.subscribe(workers[3]!, admin, (u) => seen.push(u));
+    try {
+      const res = await h.request('PATCH', `/api/v1/sessions/${workers[3]}`, { token: h.fleetKey, body: { title: 'after commit' } });
+      expect(res.status).toBe(200);
+      expect(seen).toHaveLength(0); // the response did not wait for the refresh
+      await h.ctx.hierarchies.settle();
+      expect(seen).toHaveLength(1);
+      expect(seen[0]!.hierarchy!.nodes.find((n) => n.id === workers[3])!.title).toBe('after commit');
+    } finally {
+      sub.unsubscribe();
+    }
+  });
+
+  it('coalesces the changes of one commit into one recomputation per viewer', async () => {
+    const { h, workers, routers } = await fleet();
+    await h.ctx.hierarchies.settle();
+    const seen: HierarchyUpdate[] = [];
+    const sub = await h.ctx.hierarchies.subscribe(routers[1]!, admin, (u) => seen.push(u));
+    try {
+      const before = h.ctx.hierarchies.stats.batches;
+      // three session_updated events committed together (as an archive cascade does)
+      await inWriteTx(h.ctx, async (w) => {
+        for (const i of [0, 1, 2]) {
+          await w.tx.updateTable('sessions').set({ title: `burst ${i}` }).where('id', '=', workers[3 + i]!).execute();
+          w.touch(workers[3 + i]!);
+        }
+      });
+      await h.ctx.hierarchies.settle();
+      expect(h.ctx.hierarchies.stats.batches - before).toBe(1);
+      expect(seen).toHaveLength(1);
+      expect(seen[0]!.hierarchy!.nodes.filter((n) => n.title?.startsWith('burst '))).toHaveLength(3);
+      expect(seen[0]!.hierarchy).toEqual(await hierarchyOf(h.ctx, admin, routers[1]!));
+    } finally {
+      sub.unsubscribe();
+    }
+  });
+});
+
+describeEachDialect(
+  'live refresh per subscriber visibility (multi-user)',
+  (t) => {
+    it("a subscriber's view leaves out what it may not see, and equals its own fresh hierarchyOf", async () => {
+      const h = t();
+      const alice = await h.human(uniqueKey('alice'));
+      const bob = await h.human(uniqueKey('bob'));
+      const aliceCaller = { principal: { kind: 'human' as const, userId: alice.user.id, userKey: alice.user.key, isAdmin: false }, credentialId: null, surface: 'rest' as const, via: 'rest' as const };
+      const root = await spawn(h, null, { title: 'alice root' }, alice.token);
+      const child = await spawn(h, root, { title: 'alice child' }, alice.token);
+      const bobs = await spawn(h, null, { title: 'bob session' }, bob.token);
+      const seen: HierarchyUpdate[] = [];
+      const sub = await h.ctx.hierarchies.subscribe(child, aliceCaller, (u) => seen.push(u));
+      const fleetSeen: HierarchyUpdate[] = [];
+      const fleetSub = await h.ctx.hierarchies.subscribe(child, admin, (u) => fleetSeen.push(u));
+      try {
+        await writeUncleEdge(h, bobs, child, 'declared'); // rows a writer would refuse across owners; the walk must still hide them
+        await h.ctx.hierarchies.settle();
+        expect(seen).toHaveLength(0); // nothing alice can see changed
+        expect(fleetSeen).toHaveLength(1);
+        expect(fleetSeen[0]!.hierarchy!.roots).toContain(bobs);
+        const aliceView = await hierarchyOf(h.ctx, aliceCaller, child);
+        expect(sub.initial).toEqual(aliceView);
+        expect(aliceView.nodes.map((n) => n.id)).toEqual([root, child]);
+        expect(aliceView.nodes.find((n) => n.id === child)!.hiddenSeniors).toBe(0);
+        await expect(h.ctx.hierarchies.subscribe(bobs, aliceCaller, () => {})).rejects.toMatchObject({ token: 'session-not-found' });
+      } finally {
+        sub.unsubscribe();
+        fleetSub.unsubscribe();
+      }
+    });
+  },
+  { mode: 'multi-user' },
+);
