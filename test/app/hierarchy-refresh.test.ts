@@ -204,3 +204,36 @@ describeEachDialect(
   },
   { mode: 'multi-user' },
 );
+
+describeEachDialect('live refresh follows the real graph writers', (t) => {
+  it('a follow-up that writes an uncle edge, its removal and a parent correction each refresh the open views', async () => {
+    const h = t();
+    const { token } = await h.human(uniqueKey('refresh'), { admin: true });
+    const a = await h.create(h.fleetKey, { title: 'acting router', attach: true });
+    const b = (await h.create(h.fleetKey, { title: 'redirected worker', attach: true })).session;
+    const c = (await h.create(h.fleetKey, { title: 'new parent' })).session;
+    await h.ctx.hierarchies.settle();
+    const seen: HierarchyUpdate[] = [];
+    const sub = await h.ctx.hierarchies.subscribe(b.id, admin, (u) => seen.push(u));
+    try {
+      const r = await h.request('POST', `/api/v1/sessions/${b.id}/follow_up`, { token: a.session_token, body: { content: 'look here' } });
+      expect(r.body.uncle_edge.outcome).toBe('written');
+      await h.ctx.hierarchies.settle();
+      expect(seen.at(-1)!.hierarchy!.nodes.map((n) => n.id)).toContain(a.session.id);
+      expect(seen.at(-1)!.hierarchy).toEqual(await hierarchyOf(h.ctx, admin, b.id));
+      const removed = await h.request('DELETE', `/api/v1/sessions/${b.id}/uncle_links/${a.session.id}`, { token });
+      expect(removed.status).toBe(204);
+      await h.ctx.hierarchies.settle();
+      expect(seen.at(-1)!.hierarchy!.nodes.map((n) => n.id)).not.toContain(a.session.id);
+      const corrected = await h.request('PATCH', `/api/v1/sessions/${b.id}`, { token, body: { parent_session_id: c.id } });
+      expect(corrected.status).toBe(409); // not older: b was created before c
+      const older = (await h.create(h.fleetKey, { title: 'late child' })).session;
+      await h.request('PATCH', `/api/v1/sessions/${older.id}`, { token, body: { parent_session_id: b.id } });
+      await h.ctx.hierarchies.settle();
+      expect(seen.at(-1)!.hierarchy!.nodes.map((n) => n.id)).toContain(older.id);
+      expect(seen.at(-1)!.hierarchy).toEqual(await hierarchyOf(h.ctx, admin, b.id));
+    } finally {
+      sub.unsubscribe();
+    }
+  });
+});

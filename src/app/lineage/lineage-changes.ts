@@ -1,9 +1,11 @@
 import type { WriteScope } from '../write-scope.js';
+import { LINEAGE_CHANGED } from './hierarchy-refresh.js';
 
 /**
- * A change to the lineage graph, announced inside the transaction that made it. The live
- * hierarchy refresh (spec 02 "Live refresh") registers here to learn which components to
- * recompute after commit; the graph writers never walk hierarchies themselves.
+ * A change to the lineage graph, announced inside the transaction that made it. It becomes an
+ * internal live event (never forwarded on the SSE stream) from which the live hierarchy
+ * refresh (spec 02 "Live refresh") learns, after commit and off the request path, which
+ * components to recompute; the graph writers never walk hierarchies themselves.
  */
 export interface LineageChange {
   kind: 'uncle_linked' | 'uncle_inverted' | 'uncle_removed' | 'parent_changed';
@@ -11,9 +13,7 @@ export interface LineageChange {
   sessionIds: number[];
 }
 
-export type LineageChangeHook = (w: WriteScope, change: LineageChange) => Promise<void> | void;
-export const lineageChangeHooks: LineageChangeHook[] = [];
-
-export async function announceLineageChange(w: WriteScope, change: LineageChange): Promise<void> {
-  for (const hook of lineageChangeHooks) await hook(w, change);
+export function announceLineageChange(w: WriteScope, change: LineageChange): void {
+  const ids = [...new Set(change.sessionIds)];
+  w.live({ type: LINEAGE_CHANGED, sessionId: ids[0] ?? null, ownerUserId: null, payload: { session_ids: ids, change: change.kind } });
 }
