@@ -1,3 +1,4 @@
+import { humanRecordOf } from '../src/app/human-messages/record.js';
 import type { Caller } from '../src/app/caller.js';
 import { hierarchiesFromOutcomes, hierarchyOf } from '../src/app/lineage/hierarchy.js';
 import { getProvenance } from '../src/app/lineage/provenance.js';
@@ -46,7 +47,8 @@ async function referenceRead(env: BenchEnv, id: number, counters: ReferenceCount
   const answer = referenceAnswerer(db, env.store, counters);
   const [outcome] = await runWalks([walkHierarchy(row, 'all', DEFAULT_BOUNDS)], (requests) => Promise.all(requests.map(answer)));
   const [hierarchy] = await hierarchiesFromOutcomes(db, [outcome!], DEFAULT_BOUNDS);
-  return renderProvenance({ session: { id: row.id, uid: row.uid, title: row.title }, hierarchy: hierarchy! });
+  // the human messages are gathered the same way for both: the comparison is the walk
+  return renderProvenance({ session: { id: row.id, uid: row.uid, title: row.title }, hierarchy: hierarchy!, humanMessages: await humanRecordOf(env.ctx, hierarchy!) });
 }
 
 /**

@@ -16,7 +16,7 @@ import { registerDeliveryCommands } from './commands/deliveries.js';
 import { registerAuditCommands } from './commands/audit.js';
 import { registerSettingsCommands } from './commands/settings.js';
 import { registerDeletionCommands } from './commands/deletions.js';
-import { registerProvenanceCommand } from './commands/provenance.js';
+import { registerCheckCommand, registerProvenanceCommand } from './commands/provenance.js';
 
 export function buildProgram(): Command {
   const program = new Command('warrant')
@@ -39,6 +39,7 @@ export function buildProgram(): Command {
   registerSettingsCommands(program);
   registerDeletionCommands(program);
   registerProvenanceCommand(program);
+  registerCheckCommand(program);
   program.commands.forEach(function apply(cmd: Command) {
     cmd.exitOverride();
     cmd.commands.forEach(apply);

@@ -204,6 +204,56 @@ export const HierarchySchema = z
   })
   .openapi('SessionHierarchy');
 
+export const CaptureGapSchema = z
+  .object({
+    channel: z.string(),
+    kind: z.enum(['not-instrumented', 'instrumented-late', 'unknown-origin', 'deleted-session']),
+    session_ids: z.array(z.number().int()),
+    since: z.string().optional(),
+    deleted_session_id: z.number().int().optional(),
+    human_messages: z.number().int().optional(),
+    message: z.string(),
+  })
+  .openapi('CaptureGap');
+
+export const HumanMessageSchema = z
+  .object({
+    id: z.number().int(),
+    session_id: z.number().int(),
+    scope: z.enum(['here', 'elsewhere']),
+    author: z.object({ key: z.string().nullable(), display_name: z.string().nullable(), captured_key: z.string() }),
+    channel: z.string(),
+    entry_point: z.string(),
+    content: z.string(),
+    slack_permalink: z.string().nullable(),
+    inbox_item_id: z.number().int().nullable(),
+    created_at: z.string(),
+    withdrawn_at: z.string().nullable(),
+  })
+  .openapi('HumanMessage');
+
+export const HumanRecordSchema = z
+  .object({
+    counts: z.object({ here: z.number().int(), elsewhere: z.number().int(), is_floor: z.boolean() }),
+    truncated: z.boolean(),
+    capture_gaps: z.array(CaptureGapSchema),
+    entries: z.array(HumanMessageSchema),
+    next_cursor: z.string().nullable(),
+    people: z.array(z.object({ key: z.string().nullable(), display_name: z.string(), notes: z.string() })),
+  })
+  .openapi('HumanMessageRecord');
+
 export const ProvenanceSchema = z
-  .object({ session_id: z.number().int(), session_uid: z.string(), session_hierarchy: HierarchySchema })
+  .object({ session_id: z.number().int(), session_uid: z.string(), session_hierarchy: HierarchySchema, human_messages: HumanRecordSchema })
   .openapi('Provenance');
+
+export const WarrantSchema = z
+  .object({
+    session_id: z.number().int(),
+    answer: z.enum(['here', 'elsewhere', 'none', 'cannot-say']),
+    evidence: z.array(z.number().int()),
+    gaps: z.array(CaptureGapSchema),
+    truncated: z.boolean(),
+    counts: z.object({ here: z.number().int(), elsewhere: z.number().int() }),
+  })
+  .openapi('Warrant');

@@ -1,21 +1,29 @@
 import type { Provenance } from '../app/lineage/provenance.js';
 import { serializeHierarchy } from './hierarchy-json.js';
 import { renderHierarchyOutline } from './hierarchy-outline.js';
+import { renderHumanRecord } from './human-messages-markdown.js';
+import { serializeHumanRecord } from './human-messages-json.js';
 import { sanitizeInline } from './sanitize.js';
 
 /**
  * The one provenance renderer (spec 03): MCP, the CLI and REST markdown print this, so they
- * cannot drift. Sections in order; the human-message section slots in after the hierarchy.
+ * cannot drift. Two sections: the session hierarchy, then the human messages.
  */
-export const provenanceSections: ((p: Provenance) => string | null)[] = [(p) => ['## Session hierarchy', '', renderHierarchyOutline(p.hierarchy)].join('\n')];
-
-export function renderProvenance(p: Provenance): string {
+export function renderProvenance(p: Provenance, pagingHint: (cursor: string) => string = (c) => `pass cursor=${c}`): string {
   const title = p.session.title ? sanitizeInline(p.session.title) : '(untitled)';
-  const sections = provenanceSections.map((render) => render(p)).filter((s): s is string => s !== null);
-  return [`# Provenance of #${p.session.id} ${title}`, ...sections].join('\n\n');
+  return [
+    `# Provenance of #${p.session.id} ${title}`,
+    ['## Session hierarchy', '', renderHierarchyOutline(p.hierarchy)].join('\n'),
+    renderHumanRecord(p.humanMessages, pagingHint),
+  ].join('\n\n');
 }
 
-/** The JSON form: `session_hierarchy` in the shape of spec 02 (the same key as the session payload). */
+/** The JSON form: `session_hierarchy` in the shape of spec 02, and the record beside it. */
 export function serializeProvenance(p: Provenance): Record<string, unknown> {
-  return { session_id: p.session.id, session_uid: p.session.uid, session_hierarchy: serializeHierarchy(p.hierarchy) };
+  return {
+    session_id: p.session.id,
+    session_uid: p.session.uid,
+    session_hierarchy: serializeHierarchy(p.hierarchy),
+    human_messages: serializeHumanRecord(p.humanMessages),
+  };
 }

@@ -7,9 +7,15 @@
 // after escapeInline, what can still open structure at a line start
 const STRUCTURE_START = /^(\s*)([-+]|\d+[.)]|~{3,}|={3,})/;
 
+/**
+ * The affirmative-absence sentence (spec 03) must never appear where a human or an agent
+ * wrote it: a zero-width space after its first word keeps the words and breaks the match.
+ */
+const ABSENCE_WORDS = /(no)(\s+named\s+human\s+authored\s+any\s+message\s+in\s+this\s+hierarchy)/gi;
+
 /** Escapes markdown-significant characters so text renders as the same words, inert. */
 function escapeInline(text: string): string {
-  return text.replace(/([\\`*_[\]<>|#])/g, '\\$1');
+  return text.replace(/([\\`*_[\]<>|#])/g, '\\$1').replace(ABSENCE_WORDS, '$1\u200b$2');
 }
 
 /**

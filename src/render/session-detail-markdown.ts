@@ -1,8 +1,18 @@
 import type { SessionDetail } from '../app/sessions/session-detail.js';
 import { renderHierarchyOutline } from './hierarchy-outline.js';
+import { renderHumanRecord, renderHumanSummary } from './human-messages-markdown.js';
 import { renderSessionStatus } from './session-markdown.js';
 
-/** `get_session` and `warrant sessions show`: one rendering for every text surface. */
-export function renderSessionDetail(detail: SessionDetail): string {
-  return [renderSessionStatus(detail.session), '', '### Session Hierarchy', '', renderHierarchyOutline(detail.hierarchy)].join('\n');
+/**
+ * `get_session` and `warrant sessions show`: status, `### Session Hierarchy` and `### Human
+ * Messages` always — not behind a flag: the most important reading is the empty one (spec 03).
+ * `verbose` gives the first page of the full rendering (newest 25, uncut) instead of the summary.
+ */
+export function renderSessionDetail(detail: SessionDetail, options: { verbose?: boolean } = {}): string {
+  const id = detail.session.id;
+  const human =
+    options.verbose || !detail.humanSummary
+      ? renderHumanRecord(detail.humanMessages, (cursor) => `\`get_session_provenance\` with session_id ${id} and cursor ${cursor}`).replace(/^## Human messages/, '### Human Messages')
+      : renderHumanSummary(detail.humanSummary, id);
+  return [renderSessionStatus(detail.session), '### Session Hierarchy', renderHierarchyOutline(detail.hierarchy), human].join('\n\n');
 }

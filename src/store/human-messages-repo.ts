@@ -136,3 +136,18 @@ export async function lastCoverageState(db: Executor): Promise<Map<CaptureChanne
 export async function appendCoverage(db: Executor, e: { channel: CaptureChannel; instrumented: boolean; reason: string; now: string }): Promise<void> {
   await db.insertInto('coverage_log').values({ channel: e.channel, instrumented: e.instrumented ? 1 : 0, reason: e.reason, created_at: e.now }).execute();
 }
+
+/** Ids of messages that were not withdrawn (the gate's evidence), newest first. */
+export async function liveHumanMessageIds(db: Executor, sessionIds: readonly number[], limit: number): Promise<number[]> {
+  if (sessionIds.length === 0) return [];
+  const rows = await db
+    .selectFrom('human_messages as m')
+    .leftJoin('human_message_withdrawals as w', 'w.human_message_id', 'm.id')
+    .select('m.id')
+    .where('m.session_id', 'in', [...new Set(sessionIds)])
+    .where('w.id', 'is', null)
+    .orderBy('m.id', 'desc')
+    .limit(limit)
+    .execute();
+  return rows.map((r) => Number(r.id));
+}

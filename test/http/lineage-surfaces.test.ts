@@ -17,7 +17,7 @@ describeEachDialect('hierarchy and provenance on REST, MCP and SSE', (t) => {
     const { h, root, child, other } = await tree();
     const res = await h.request('GET', `/api/v1/sessions/${child}`, { token: h.fleetKey });
     expect(res.status).toBe(200);
-    expect(Object.keys(res.body)).toEqual(['session', 'session_hierarchy']);
+    expect(Object.keys(res.body)).toEqual(['session', 'session_hierarchy', 'human_messages', 'human_messages_next_cursor', 'human_message_counts', 'human_message_capture_gaps']);
     expect(res.body.session).not.toHaveProperty('session_hierarchy');
     const hier = res.body.session_hierarchy;
     expect(Object.keys(hier)).toEqual(['origin_id', 'roots', 'truncated', 'note', 'nodes']);

@@ -1,20 +1,27 @@
 import type { Hierarchy } from '../../core/hierarchy-types.js';
 import type { Caller } from '../caller.js';
 import type { AppContext } from '../context.js';
+import { humanRecordOf, humanSummaryOf, type HumanRecord, type HumanSummary } from '../human-messages/record.js';
 import { ownerFilterOf, resolveReadable, walkSession } from '../lineage/hierarchy.js';
 import { sessionView, type SessionView } from '../views.js';
 
 /**
- * `GET /api/v1/sessions/:ref`: the session, with what later capabilities put beside it
- * (hierarchy, human messages, capture gaps) as top-level keys, never inside it (spec 06).
+ * `GET /api/v1/sessions/:ref` and `get_session`: the session, with its hierarchy and the
+ * human-message record beside it as top-level keys, never inside it (spec 06). The text
+ * surfaces render the record summarised (spec 03 "get_session: the summary"), REST carries
+ * the newest page of it.
  */
 export interface SessionDetail {
   session: SessionView;
   hierarchy: Hierarchy;
+  humanMessages: HumanRecord;
+  humanSummary: HumanSummary | null;
 }
 
-export async function getSessionDetail(ctx: AppContext, caller: Caller, ref: string): Promise<SessionDetail> {
+export async function getSessionDetail(ctx: AppContext, caller: Caller, ref: string, options: { summary?: boolean } = {}): Promise<SessionDetail> {
   const { session, visibility } = await resolveReadable(ctx, caller, ref);
   const [view, walked] = await Promise.all([sessionView(ctx.store.kysely, ctx, session, true), walkSession(ctx, session, ownerFilterOf(visibility))]);
-  return { session: view, hierarchy: walked.hierarchy };
+  const humanMessages = await humanRecordOf(ctx, walked.hierarchy);
+  const humanSummary = options.summary ? await humanSummaryOf(ctx, walked.hierarchy) : null;
+  return { session: view, hierarchy: walked.hierarchy, humanMessages, humanSummary };
 }

@@ -1,6 +1,6 @@
 import { Option, type Command } from 'commander';
 import { ApiClient, clientOptionsFromEnv, refPath } from '../api-client.js';
-import { printJson, printText } from '../output.js';
+import { CliExit, printJson, printText } from '../output.js';
 
 /** `warrant provenance <ref>`: the server's provenance rendering (the same as MCP's). */
 export function registerProvenanceCommand(program: Command): void {
@@ -14,5 +14,24 @@ export function registerProvenanceCommand(program: Command): void {
       const path = `/api/v1/sessions/${refPath(ref)}/provenance`;
       if (opts.json || opts.format === 'json') return printJson(await client.json('GET', path));
       printText(await client.text('GET', `${path}?format=markdown`));
+    });
+}
+
+/** spec 06: `warrant check <ref>` exits 0 here, 3 elsewhere, 4 none, 5 cannot-say — a scriptable gate. */
+export const CHECK_EXIT_CODES = { here: 0, elsewhere: 3, none: 4, 'cannot-say': 5 } as const;
+
+export function registerCheckCommand(program: Command): void {
+  program
+    .command('check <ref>')
+    .description('did a named human ask for this? exit 0 here, 3 elsewhere, 4 none, 5 cannot-say')
+    .option('--json', 'print JSON')
+    .action(async (ref: string, opts: { json?: boolean }) => {
+      const client = new ApiClient(clientOptionsFromEnv(process.env));
+      const path = `/api/v1/sessions/${refPath(ref)}/warrant`;
+      const verdict = await client.json<{ answer: keyof typeof CHECK_EXIT_CODES }>('GET', path);
+      if (opts.json) printJson(verdict);
+      else printText(await client.text('GET', `${path}?format=markdown`));
+      const code = CHECK_EXIT_CODES[verdict.answer];
+      if (code !== 0) throw new CliExit(code);
     });
 }

@@ -1,19 +1,21 @@
-import { createRoute, type OpenAPIHono } from '@hono/zod-openapi';
+import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
 import type { AppContext } from '../../app/context.js';
 import { hierarchyOf } from '../../app/lineage/hierarchy.js';
 import { getProvenance } from '../../app/lineage/provenance.js';
+import { checkWarrant } from '../../app/human-messages/warrant-gate.js';
+import { renderWarrant, serializeWarrant } from '../../render/warrant-gate.js';
 import { serializeHierarchy } from '../../render/hierarchy-json.js';
 import { renderHierarchyOutline } from '../../render/hierarchy-outline.js';
 import { renderProvenance, serializeProvenance } from '../../render/provenance.js';
 import { json, markdown, route, type HttpEnv } from '../env.js';
-import { ErrorSchema, FormatQuery, HierarchySchema, ProvenanceSchema, RefParam } from '../schemas.js';
+import { ErrorSchema, FormatQuery, HierarchySchema, ProvenanceSchema, RefParam, WarrantSchema } from '../schemas.js';
 
 const errors = {
   401: { description: 'no or bad credential', content: { 'application/json': { schema: ErrorSchema } } },
   404: { description: 'no such session (or not visible)', content: { 'application/json': { schema: ErrorSchema } } },
 };
 
-const withMarkdown = (schema: typeof HierarchySchema | typeof ProvenanceSchema, description: string) => ({
+const withMarkdown = (schema: z.ZodType, description: string) => ({
   description,
   content: { 'application/json': { schema }, 'text/markdown': { schema: { type: 'string' as const } } },
 });
@@ -25,16 +27,36 @@ export function registerLineageRoutes(app: OpenAPIHono<HttpEnv>, ctx: AppContext
     createRoute({
       method: 'get',
       path: '/api/v1/sessions/{ref}/provenance',
-      summary: "A session's provenance: its hierarchy (the human-message record joins it)",
+      summary: "A session's provenance: its hierarchy and the human-message record gathered over it",
       description:
-        'Markdown (`format=markdown`) is the same rendering MCP `get_session_provenance` and `warrant provenance` print. Indentation is the spawn edge unless the line says otherwise; `also senior: #N` is an uncle edge (`declared` when nothing verified it). A truncated tree says so, with its bounds.',
-      request: { params: RefParam, query: FormatQuery },
+        'Markdown (`format=markdown`) is the same rendering MCP `get_session_provenance` and `warrant provenance` print. Indentation is the spawn edge unless the line says otherwise; `also senior: #N` is an uncle edge (`declared` when nothing verified it). A truncated tree says so, with its bounds. Human messages come newest first, 25 a page: pass `next_cursor` back as `cursor` for older ones; the counts are of the whole record; capture gaps say where absence cannot be read as an answer.',
+      request: { params: RefParam, query: FormatQuery.extend({ cursor: z.string().max(200).optional(), limit: z.coerce.number().int().min(1).max(200).optional() }) },
       responses: { 200: withMarkdown(ProvenanceSchema, 'the provenance'), ...errors },
     }),
     async (c) => {
-      const p = await getProvenance(ctx, c.get('caller'), c.req.valid('param').ref);
-      if (c.req.valid('query').format === 'markdown') return markdown(c, renderProvenance(p));
+      const q = c.req.valid('query');
+      const ref = c.req.valid('param').ref;
+      const p = await getProvenance(ctx, c.get('caller'), ref, { cursor: q.cursor ?? null, ...(q.limit ? { limit: q.limit } : {}) });
+      if (q.format === 'markdown') return markdown(c, renderProvenance(p, (cursor) => `GET /api/v1/sessions/${ref}/provenance?format=markdown&cursor=${cursor}`));
       return json(c, serializeProvenance(p));
+    },
+  );
+
+  route(
+    app,
+    createRoute({
+      method: 'get',
+      path: '/api/v1/sessions/{ref}/warrant',
+      summary: 'The policy gate: did a named human ask for this — here, elsewhere, none, or cannot say',
+      description:
+        'Decided in order: `here` when a message that was not withdrawn is on this session; else `elsewhere` when one is elsewhere in the hierarchy; else `none` only when no capture gap is listed and the walk was not cut; else `cannot-say`. `evidence` lists the message ids; the gaps are always returned beside the answer.',
+      request: { params: RefParam, query: FormatQuery },
+      responses: { 200: withMarkdown(WarrantSchema, 'the answer with its evidence and gaps'), ...errors },
+    }),
+    async (c) => {
+      const v = await checkWarrant(ctx, c.get('caller'), c.req.valid('param').ref);
+      if (c.req.valid('query').format === 'markdown') return markdown(c, renderWarrant(v));
+      return json(c, serializeWarrant(v));
     },
   );
 

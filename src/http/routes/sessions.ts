@@ -122,8 +122,9 @@ export function registerSessionRoutes(app: OpenAPIHono<HttpEnv>, ctx: AppContext
       responses: { 200: ok(z.object({ session: SessionSchema, session_hierarchy: HierarchySchema }).catchall(z.unknown()), 'the session (or its markdown rendering with format=markdown)'), ...errors },
     }),
     async (c) => {
-      const detail = await getSessionDetail(ctx, c.get('caller'), c.req.valid('param').ref);
-      if (c.req.valid('query').format === 'markdown') return markdown(c, renderSessionDetail(detail));
+      const markdownWanted = c.req.valid('query').format === 'markdown';
+      const detail = await getSessionDetail(ctx, c.get('caller'), c.req.valid('param').ref, { summary: markdownWanted });
+      if (markdownWanted) return markdown(c, renderSessionDetail(detail));
       return json(c, serializeSessionDetail(detail));
     },
   );

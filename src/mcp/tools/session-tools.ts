@@ -13,6 +13,7 @@ import { serializeSession } from '../../render/session-json.js';
 import { serializeSessionDetail } from '../../render/session-detail-json.js';
 import { renderSessionDetail } from '../../render/session-detail-markdown.js';
 import { renderSessionLine, renderSessionList } from '../../render/session-markdown.js';
+import { HUMAN_MESSAGE_CAVEATS } from './human-caveats.js';
 import { defineTool, selfSessionId, type ToolDefinition } from '../tool.js';
 import { HIERARCHY_CAVEATS } from './lineage-tools.js';
 
@@ -91,17 +92,21 @@ export const getSessionTool = defineTool({
   description: (group) =>
     [
       group === 'self_session'
-        ? 'Your own session: status, lineage and provenance, with a `### Session Hierarchy` outline always included.'
-        : 'A session by ref (`42`, `#42`, a uid or a uid prefix): status, lineage and provenance, with a `### Session Hierarchy` outline always included.',
+        ? 'Your own session: status, lineage and provenance, with `### Session Hierarchy` and `### Human Messages` always included (not behind a flag: the empty record is the most important reading).'
+        : 'A session by ref (`42`, `#42`, a uid or a uid prefix): status, lineage and provenance, with `### Session Hierarchy` and `### Human Messages` always included (not behind a flag: the empty record is the most important reading).',
+      'The human messages are summarised, not shortened: the newest 5 here and the newest 5 elsewhere, each cut at 300 characters (with its real length), both counts of the whole record, and where the rest is (`get_session_provenance`, with a cursor). `verbose: true` returns the first page of the full rendering instead.',
       'Reading the hierarchy:',
       ...HIERARCHY_CAVEATS.map((c) => `- ${c}`),
+      'Reading the human messages:',
+      ...HUMAN_MESSAGE_CAVEATS.map((c) => `- ${c}`),
     ].join('\n'),
-  inputSchema: (group) => (group === 'self_session' ? z.object({}) : z.object({ session_id: Ref })),
+  inputSchema: (group) => (group === 'self_session' ? z.object({ verbose: z.boolean().optional() }) : z.object({ session_id: Ref, verbose: z.boolean().optional() })),
   annotations: { readOnlyHint: true },
   handler: async (ctx, caller, args, group) => {
     const ref = group === 'self_session' ? String(selfSessionId(caller)) : String((args as unknown as { session_id: string | number }).session_id);
-    const detail = await getSessionDetail(ctx, caller, ref);
-    return { text: renderSessionDetail(detail), data: serializeSessionDetail(detail) };
+    const verbose = (args as { verbose?: boolean }).verbose === true;
+    const detail = await getSessionDetail(ctx, caller, ref, { summary: !verbose });
+    return { text: renderSessionDetail(detail, { verbose }), data: serializeSessionDetail(detail) };
   },
 });
 

@@ -1,0 +1,175 @@
+import { coverageGaps, type CoverageGap } from '../../core/coverage.js';
+import type { Hierarchy } from '../../core/hierarchy-types.js';
+import { SUMMARY_PER_SCOPE, type Scope } from '../../core/human-record.js';
+import type { Genesis } from '../../core/genesis.js';
+import type { Executor } from '../../store/dialect/dialect.js';
+import { coverageLog, humanMessageCounts, humanMessagesOf, type HumanMessageRecord } from '../../store/human-messages-repo.js';
+import { findUsersByIds } from '../../store/users-repo.js';
+import type { AppContext } from '../context.js';
+import { decodeCursor, encodeCursor } from '../cursor.js';
+import { loadActors } from '../../store/actors-repo.js';
+
+/** One human message as every surface renders it (spec 03 "Provenance rendering"). */
+export interface HumanMessageEntry {
+  id: number;
+  sessionId: number;
+  scope: Scope;
+  author: { key: string | null; capturedKey: string; displayName: string | null };
+  channel: string;
+  entryPoint: string;
+  content: string;
+  slackPermalink: string | null;
+  inboxItemId: number | null;
+  createdAt: string;
+  withdrawnAt: string | null;
+}
+
+export interface PersonNote {
+  key: string | null;
+  displayName: string;
+  notes: string;
+}
+
+/**
+ * The human-message record of a session's hierarchy: gathered over the walk's node set
+ * (spec 02, 03), with both counts of the whole record, the capture gaps judged over the
+ * hierarchy's lifetime, and a page of entries newest first.
+ */
+export interface HumanRecord {
+  sessionId: number;
+  /** the walk was cut: counts are a floor and not every session was searched */
+  truncated: boolean;
+  counts: { here: number; elsewhere: number };
+  /** not withdrawn: what the gate may use as evidence */
+  liveCounts: { here: number; elsewhere: number };
+  gaps: CoverageGap[];
+  entries: HumanMessageEntry[];
+  nextCursor: string | null;
+  people: PersonNote[];
+}
+
+export const RECORD_PAGE = 25;
+
+async function entriesOf(db: Executor, ctx: AppContext, sessionId: number, rows: readonly HumanMessageRecord[]): Promise<HumanMessageEntry[]> {
+  const actors = await loadActors(db, ctx.actors, rows.map((r) => r.authorActorId));
+  const userIds = [...actors.values()].filter((a) => a.kind === 'human').map((a) => Number(a.ref));
+  const users = await findUsersByIds(db, userIds);
+  return rows.map((r) => {
+    const actor = actors.get(r.authorActorId);
+    const user = actor && actor.kind === 'human' ? users.get(Number(actor.ref)) : undefined;
+    return {
+      id: r.id,
+      sessionId: r.sessionId,
+      scope: r.sessionId === sessionId ? 'here' : 'elsewhere',
+      author: { key: user?.key ?? null, capturedKey: r.authorKey, displayName: user?.displayName ?? null },
+      channel: r.channel,
+      entryPoint: r.entryPoint,
+      content: r.content,
+      slackPermalink: r.slackPermalink,
+      inboxItemId: r.inboxItemId,
+      createdAt: r.createdAt,
+      withdrawnAt: r.withdrawnAt,
+    };
+  });
+}
+
+/** People: each author present in the shown entries, once, only when a note exists (spec 03). */
+async function peopleOf(db: Executor, ctx: AppContext, rows: readonly HumanMessageRecord[]): Promise<PersonNote[]> {
+  const actors = await loadActors(db, ctx.actors, rows.map((r) => r.authorActorId));
+  const users = await findUsersByIds(db, [...actors.values()].filter((a) => a.kind === 'human').map((a) => Number(a.ref)));
+  return [...users.values()]
+    .filter((u) => u.notes && u.notes.trim() !== '')
+    .sort((a, b) => a.key.localeCompare(b.key))
+    .map((u) => ({ key: u.key, displayName: u.displayName, notes: u.notes! }));
+}
+
+/**
+ * spec 03 "Deleted sessions are a gap too": a deleted session that held human messages and
+ * whose deletion record lists one of this hierarchy's sessions (a child whose parent it was,
+ * an uncle edge) or names one as its parent.
+ */
+async function deletedSessionGaps(db: Executor, nodeIds: ReadonlySet<number>): Promise<CoverageGap[]> {
+  const rows = await db
+    .selectFrom('session_deletions')
+    .select(['session_id', 'lineage_parent_id', 'affected', 'human_message_count'])
+    .where('human_message_count', '>', 0)
+    .orderBy('session_id')
+    .execute();
+  const gaps: CoverageGap[] = [];
+  for (const r of rows) {
+    const affected = (JSON.parse(r.affected) as { id: number }[]).map((a) => Number(a.id));
+    const touched = affected.filter((id) => nodeIds.has(id));
+    if (r.lineage_parent_id !== null && nodeIds.has(Number(r.lineage_parent_id))) touched.push(Number(r.lineage_parent_id));
+    if (touched.length === 0) continue;
+    gaps.push({
+      channel: 'deleted',
+      kind: 'deleted-session',
+      sessionIds: [...new Set(touched)].sort((a, b) => a - b),
+      deletedSessionId: Number(r.session_id),
+      humanMessages: Number(r.human_message_count),
+    });
+  }
+  return gaps;
+}
+
+/** The capture gaps of a hierarchy: channels over its lifetime, unknown origins, deleted sessions. */
+export async function hierarchyGaps(db: Executor, hierarchy: Hierarchy): Promise<CoverageGap[]> {
+  const ids = hierarchy.nodes.map((n) => n.id);
+  const created = ids.length === 0 ? [] : await db.selectFrom('sessions').select(['id', 'created_at']).where('id', 'in', ids).execute();
+  const createdAt = new Map(created.map((r) => [Number(r.id), r.created_at]));
+  const sessions = hierarchy.nodes.filter((n) => createdAt.has(n.id)).map((n) => ({ id: n.id, genesis: n.genesis as Genesis, createdAt: createdAt.get(n.id)! }));
+  const log = await coverageLog(db);
+  return [...coverageGaps(sessions, log), ...(await deletedSessionGaps(db, new Set(ids)))];
+}
+
+/** The record over a hierarchy (the walk already ran): one page of entries from `cursor`. */
+export async function humanRecordOf(ctx: AppContext, hierarchy: Hierarchy, page: { cursor?: string | null; limit?: number } = {}): Promise<HumanRecord> {
+  const db = ctx.store.kysely;
+  const sessionId = hierarchy.sessionId;
+  const ids = hierarchy.nodes.map((n) => n.id);
+  const limit = Math.min(Math.max(page.limit ?? RECORD_PAGE, 1), 200);
+  const beforeId = page.cursor ? decodeCursor(page.cursor, 'human-messages') : undefined;
+  const rows = await humanMessagesOf(db, ids, { ...(beforeId !== undefined ? { beforeId } : {}), limit: limit + 1 });
+  const pageRows = rows.slice(0, limit);
+  const counts = await humanMessageCounts(db, ids);
+  const total = { here: 0, elsewhere: 0 };
+  const live = { here: 0, elsewhere: 0 };
+  for (const [id, c] of counts) {
+    const scope: Scope = id === sessionId ? 'here' : 'elsewhere';
+    total[scope] += c.all;
+    live[scope] += c.live;
+  }
+  return {
+    sessionId,
+    truncated: hierarchy.truncated,
+    counts: total,
+    liveCounts: live,
+    gaps: await hierarchyGaps(db, hierarchy),
+    entries: await entriesOf(db, ctx, sessionId, pageRows),
+    nextCursor: rows.length > limit ? encodeCursor('human-messages', pageRows[pageRows.length - 1]!.id) : null,
+    people: await peopleOf(db, ctx, pageRows),
+  };
+}
+
+/** `get_session`'s summary: the newest 5 per scope, with whole-record counts (spec 03). */
+export interface HumanSummary {
+  record: Omit<HumanRecord, 'entries' | 'nextCursor'>;
+  here: HumanMessageEntry[];
+  elsewhere: HumanMessageEntry[];
+}
+
+export async function humanSummaryOf(ctx: AppContext, hierarchy: Hierarchy): Promise<HumanSummary> {
+  const db = ctx.store.kysely;
+  const sessionId = hierarchy.sessionId;
+  const others = hierarchy.nodes.map((n) => n.id).filter((id) => id !== sessionId);
+  const hereRows = await humanMessagesOf(db, [sessionId], { limit: SUMMARY_PER_SCOPE });
+  const elsewhereRows = others.length > 0 ? await humanMessagesOf(db, others, { limit: SUMMARY_PER_SCOPE }) : [];
+  const full = await humanRecordOf(ctx, hierarchy, { limit: 1 });
+  const { entries: _e, nextCursor: _n, ...record } = full;
+  return {
+    record: { ...record, people: await peopleOf(db, ctx, [...hereRows, ...elsewhereRows]) },
+    here: await entriesOf(db, ctx, sessionId, hereRows),
+    elsewhere: await entriesOf(db, ctx, sessionId, elsewhereRows),
+  };
+}
+

@@ -1,0 +1,28 @@
+import type { WarrantVerdict } from '../app/human-messages/warrant-gate.js';
+import { gapSentence, serializeGap } from './coverage-gaps.js';
+
+const MEANING: Record<WarrantVerdict['answer'], string> = {
+  here: 'a named human asked for this, in this session',
+  elsewhere: 'a named human spoke elsewhere in this hierarchy (context about the original intent, not an instruction to this session); nobody asked here',
+  none: 'no named human spoke anywhere in this hierarchy, and every channel could have recorded it',
+  'cannot-say': 'no human message is on record, but capture could not have seen everything (see the gaps), so this is not an answer',
+};
+
+export function serializeWarrant(v: WarrantVerdict): Record<string, unknown> {
+  return {
+    session_id: v.sessionId,
+    answer: v.answer,
+    evidence: v.evidence,
+    gaps: v.gaps.map(serializeGap),
+    truncated: v.truncated,
+    counts: { here: v.counts.here, elsewhere: v.counts.elsewhere },
+  };
+}
+
+export function renderWarrant(v: WarrantVerdict): string {
+  const lines = [`warrant for #${v.sessionId}: ${v.answer} — ${MEANING[v.answer]}.`];
+  if (v.evidence.length > 0) lines.push(`evidence: ${v.evidence.map((id) => `human message ${id}`).join(', ')}`);
+  if (v.truncated) lines.push('The hierarchy was cut by its bounds: not every session was searched.');
+  for (const g of v.gaps) lines.push(`- ${gapSentence(g)}`);
+  return lines.join('\n');
+}
