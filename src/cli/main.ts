@@ -16,6 +16,8 @@ import { registerDeliveryCommands } from './commands/deliveries.js';
 import { registerAuditCommands } from './commands/audit.js';
 import { registerSettingsCommands } from './commands/settings.js';
 import { registerDeletionCommands } from './commands/deletions.js';
+import { registerMessageCommands } from './commands/messages.js';
+import { registerConversationCommands } from './commands/conversations.js';
 
 export function buildProgram(): Command {
   const program = new Command('warrant')
@@ -37,6 +39,8 @@ export function buildProgram(): Command {
   registerAuditCommands(program);
   registerSettingsCommands(program);
   registerDeletionCommands(program);
+  registerMessageCommands(program);
+  registerConversationCommands(program);
   program.commands.forEach(function apply(cmd: Command) {
     cmd.exitOverride();
     cmd.commands.forEach(apply);
