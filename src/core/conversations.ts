@@ -52,9 +52,11 @@ export function mergeConversations(rows: readonly ConversationRow[], current: { 
     groups.set(key, [...(groups.get(key) ?? []), r]);
   }
   const out: MergedConversation[] = [];
+  const latestRowId = new Map<string, number>();
   for (const [conversationId, group] of groups) {
     const sorted = [...group].sort((a, b) => (a.observedAt === b.observedAt ? a.id - b.id : a.observedAt < b.observedAt ? -1 : 1));
     const latest = sorted[sorted.length - 1]!;
+    latestRowId.set(conversationId, Math.max(...group.map((r) => r.id)));
     const sources = CONVERSATION_SOURCES.filter((s) => group.some((r) => r.source === s));
     const isCurrent = current !== null && current.conversationId === conversationId;
     out.push({
@@ -76,7 +78,9 @@ export function mergeConversations(rows: readonly ConversationRow[], current: { 
     out.push({ provider: current.provider, conversationId: current.conversationId, status: 'current', observedAt: null, transcriptPath: null, firstObservedAt: null, observations: 0, sources: [], title: null, ownerUserId: null, originId: null });
   }
   const rank = (m: MergedConversation) => (m.status === 'current' ? 0 : 1);
-  return out.sort((a, b) => rank(a) - rank(b) || (a.observedAt === b.observedAt ? 0 : (a.observedAt ?? '') > (b.observedAt ?? '') ? -1 : 1));
+  // same time: the one recorded last first
+  const recency = (m: MergedConversation) => latestRowId.get(m.conversationId) ?? Number.MAX_SAFE_INTEGER;
+  return out.sort((a, b) => rank(a) - rank(b) || (a.observedAt === b.observedAt ? recency(b) - recency(a) : (a.observedAt ?? '') > (b.observedAt ?? '') ? -1 : 1));
 }
 
 /** What an estimated report finds under the lock (spec 05 backfill outcomes the server decides). */
