@@ -265,7 +265,7 @@ describeEachDialect(
       if (h.dialect === 'sqlite') {
         expect(st.status).toBe(200);
         expect(st.body.message.state).toBe('accepted');
-        expect(after.agent_messages).toBe(before.agent_messages + 1);
+        expect(after.agent_messages).toBe(before.agent_messages! + 1);
       } else {
         expect(st.status).toBe(404);
         expect(after).toEqual(before);
