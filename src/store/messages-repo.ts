@@ -159,14 +159,15 @@ export async function findMessagesByInboxItems(db: Executor, itemIds: readonly n
 
 /** Accepted messages whose deadline has come (all, or one target's), oldest deadline first. */
 export async function dueMessages(db: Executor, now: string, options: { targetSessionId?: number; limit: number }): Promise<MessageRecord[]> {
-  let q = db.selectFrom('agent_messages').selectAll().where('state', '=', 'accepted').where('deadline', '<=', now);
+  // the literal lets both planners use the partial in-flight indexes (a bound parameter would not)
+  let q = db.selectFrom('agent_messages').selectAll().where('state', '=', sql.lit('accepted')).where('deadline', '<=', now);
   if (options.targetSessionId !== undefined) q = q.where('target_session_id', '=', options.targetSessionId);
   const rows = await q.orderBy('deadline').limit(options.limit).execute();
   return rows.map((r) => toRecord(r as Row));
 }
 
 export async function acceptedMessagesTo(db: Executor, targetSessionId: number): Promise<MessageRecord[]> {
-  const rows = await db.selectFrom('agent_messages').selectAll().where('target_session_id', '=', targetSessionId).where('state', '=', 'accepted').orderBy('seq').execute();
+  const rows = await db.selectFrom('agent_messages').selectAll().where('target_session_id', '=', targetSessionId).where('state', '=', sql.lit('accepted')).orderBy('seq').execute();
   return rows.map((r) => toRecord(r as Row));
 }
 

@@ -153,6 +153,7 @@ async function gatherTarget(w: WriteScope, visibility: Visibility, to: string | 
 async function attempt(ctx: AppContext, caller: Caller, envelope: ValidEnvelope, contentSha256: string, actingSessionId: string | number | null | undefined): Promise<SendMessageResult> {
   const messageId = MESSAGE_ID_PREFIX + hex(ctx, 16);
   let committing = false;
+  let accepted = false;
   try {
     return await inWriteTx(
       ctx,
@@ -232,11 +233,14 @@ async function attempt(ctx: AppContext, caller: Caller, envelope: ValidEnvelope,
           acceptedAt: w.now,
         };
         await insertMessage(w.tx, message);
-        await adjustHeldMessages(w.tx, 1);
+        accepted = true;
         return { receipt: receiptOf(message), replayed: false };
       },
       {
         beforeCommit: async (tx) => {
+          // the held-messages counter is a row every send updates: take its lock last, so
+          // concurrent sends serialize only from here to COMMIT (PostgreSQL)
+          if (accepted) await adjustHeldMessages(tx, 1);
           committing = true;
           await ctx.seams?.beforeCommit?.('message-send', tx);
         },
