@@ -1,3 +1,5 @@
+import { hasLoneSurrogate } from './text.js';
+
 /**
  * spec 05 "Provider conversation history": the pure rules. A session's `provider_conversation`
  * is where it runs now; `session_conversations` keeps every binding (observed) and every
@@ -105,5 +107,6 @@ export function checkReportedText(value: unknown, field: string, max: number, op
   if (value.length === 0 || value.length > max) return { ok: false, reason: `${field}: 1 to ${max} characters` };
   // eslint-disable-next-line no-control-regex
   if (/[\u0000-\u001f\u007f]/.test(value)) return { ok: false, reason: `${field}: must not contain control characters` };
+  if (hasLoneSurrogate(value)) return { ok: false, reason: `${field}: is not valid UTF-8 text` };
   return { ok: true, value };
 }

@@ -1,4 +1,5 @@
 import { parseSessionRef } from './session-ref.js';
+import { hasLoneSurrogate } from './text.js';
 
 /**
  * spec 05 "Agent messages": the limits of a message and the validation of what a sender
@@ -61,10 +62,6 @@ function fail(field: string, reason: string): EnvelopeCheck {
   return { ok: false, field, reason };
 }
 
-/** Lone surrogates are not text: they have no UTF-8 bytes, so no digest could name them. */
-function hasLoneSurrogate(text: string): boolean {
-  return /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/.test(text);
-}
 
 /** UTF-8 length without node:Buffer (core stays portable). */
 export function utf8Length(text: string): number {
