@@ -1,6 +1,6 @@
 import { MESSAGE_HISTORY_SCHEMA_VERSION } from '../../core/message-history-format.js';
 import type { MessageState } from '../../core/message-envelope.js';
-import { updateInboxItemIfState } from '../../store/inbox-repo.js';
+import { findInboxItem, updateInboxItemIfState } from '../../store/inbox-repo.js';
 import { acceptedMessagesTo, dueMessages, findMessagesByInboxItems, insertHistory, settleMessage, type MessageRecord } from '../../store/messages-repo.js';
 import { findSessionsByIds, type SessionRecord } from '../../store/sessions-repo.js';
 import { keyedDigest } from '../audit.js';
@@ -77,11 +77,14 @@ export async function expireDueMessages(w: WriteScope, options: { targetSessionI
   const expiredItems = new Map<number, { id: number; kind: 'agent_message'; mode: 'next_turn'; state: 'expired' }[]>();
   let n = 0;
   for (const m of due) {
-    if (!(await recordTerminal(w, m, 'expired', m.deadline, 'deadline'))) continue;
-    n++;
-    if (m.inboxItemId !== null && (await updateInboxItemIfState(w.tx, m.inboxItemId, ['pending', 'leased'], { state: 'expired', clearLease: true }, w.now))) {
-      expiredItems.set(m.targetSessionId, [...(expiredItems.get(m.targetSessionId) ?? []), { id: m.inboxItemId, kind: 'agent_message', mode: 'next_turn', state: 'expired' }]);
+    // the item first, as an acknowledgement does (same lock order): if the target's runtime
+    // acknowledged it meanwhile, the acknowledgement settles the message, not the deadline
+    if (m.inboxItemId !== null) {
+      if (await updateInboxItemIfState(w.tx, m.inboxItemId, ['pending', 'leased'], { state: 'expired', clearLease: true }, w.now)) {
+        expiredItems.set(m.targetSessionId, [...(expiredItems.get(m.targetSessionId) ?? []), { id: m.inboxItemId, kind: 'agent_message', mode: 'next_turn', state: 'expired' }]);
+      } else if (await findInboxItem(w.tx, m.inboxItemId)) continue;
     }
+    if (await recordTerminal(w, m, 'expired', m.deadline, 'deadline')) n++;
   }
   if (expiredItems.size > 0) {
     for (const target of await findSessionsByIds(w.tx, w.ctx.store, [...expiredItems.keys()])) inboxChanged(w, target, 'expired', expiredItems.get(target.id)!);
