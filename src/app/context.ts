@@ -1,5 +1,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
+import type { Transaction } from 'kysely';
+import type { Database } from '../store/database.js';
 import type { StoreDialect } from '../store/dialect/dialect.js';
 import { ActorCache } from '../store/actors-repo.js';
 import type { LiveHub } from './live-hub.js';
@@ -41,14 +43,20 @@ export interface AppContext {
 }
 
 /** Where a use case has read what it is about to change, before it writes anything. */
-export type SeamPoint = 'archive' | 'lifecycle' | 'patch' | 'create-idempotency';
+export type SeamPoint = 'archive' | 'lifecycle' | 'patch' | 'create-idempotency' | 'message-send';
 
 /**
  * TEST-ONLY: concurrency tests (spec 04, 07) hold callers at a barrier after they have read
- * the session and before they write, so two transactions really overlap.
+ * the session and before they write, so two transactions really overlap. `tx` is the
+ * transaction the use case runs in (a test may make the store fail inside it for real).
  */
 export interface TestSeams {
-  afterRead?(point: SeamPoint, sessionId: number | null): Promise<void>;
+  afterRead?(point: SeamPoint, sessionId: number | null, tx?: Transaction<Database>): Promise<void>;
+  /**
+   * TEST-ONLY: runs after everything of the transaction was written, right before COMMIT —
+   * where a test makes the commit itself fail (spec 05 `outcome-unknown`).
+   */
+  beforeCommit?(point: SeamPoint, tx: Transaction<Database>): Promise<void>;
 }
 
 /**

@@ -3,6 +3,8 @@ import { pruneIdempotencyKeys } from '../store/idempotency-repo.js';
 import { lapseLeases } from './inbox/runtime-inbox.js';
 import { periodicCheckpoint } from './checkpoints.js';
 import { autoArchiveIdleSessions, deleteLongArchivedSessions } from './retention.js';
+import { expireMessages } from './messages/message-settlement.js';
+import { reclaimMessagePayloads } from './messages/message-retention.js';
 
 /** Background work off the request path: bounded backlogs, expired keys. */
 export type HousekeepingTask = (ctx: AppContext) => Promise<void>;
@@ -21,6 +23,9 @@ export const housekeepingTasks: HousekeepingTask[] = [
   // spec 04 housekeeping acts (system as actor and cause), each off unless its setting is set
   async (ctx) => void (await autoArchiveIdleSessions(ctx)),
   async (ctx) => void (await deleteLongArchivedSessions(ctx)),
+  // spec 05: agent messages past their deadline expire; payloads past retention or capacity are reclaimed
+  async (ctx) => void (await expireMessages(ctx)),
+  async (ctx) => void (await reclaimMessagePayloads(ctx)),
   // spec 04: signed checkpoints, when a checkpoint key is set
   async (ctx) => void (await periodicCheckpoint(ctx)),
 ];

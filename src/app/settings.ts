@@ -13,6 +13,7 @@ import { DEFAULT_CHECKPOINT_INTERVAL, DEFAULT_KEY_NAME, SETTING_CHECKPOINT_INTER
 import type { AppContext } from './context.js';
 import { SETTING_AUTO_ARCHIVE_AFTER, SETTING_DELETE_ARCHIVED_AFTER } from './retention.js';
 import { inWriteTx } from './write-scope.js';
+import { DEFAULT_MESSAGE_CAPACITY, DEFAULT_MESSAGE_RETENTION, MAX_MESSAGE_CAPACITY, SETTING_MESSAGE_CAPACITY, SETTING_MESSAGE_RETENTION } from './messages/message-retention.js';
 
 /**
  * Settings every node must agree on live in the store (spec 01); the admin CLI changes them
@@ -172,6 +173,40 @@ export const SETTING_DEFINITIONS: readonly SettingDefinition[] = [
   durationSetting(SETTING_CHECKPOINT_INTERVAL, 'how often housekeeping signs a checkpoint when the log has grown', DEFAULT_CHECKPOINT_INTERVAL, 60_000, 'at the next housekeeping run'),
   durationSetting(SETTING_AUTO_ARCHIVE_AFTER, 'archive stopped and failed sessions (with their whole spawn subtree) untouched this long; housekeeping, as `system`', 'off', 3_600_000, 'at the next housekeeping run'),
   durationSetting(SETTING_DELETE_ARCHIVED_AFTER, 'delete sessions archived this long (each writes a deletion record, via housekeeping)', 'off', 86_400_000, 'at the next housekeeping run'),
+  {
+    key: SETTING_MESSAGE_RETENTION,
+    description: 'how long an agent message keeps its payload after it is delivered, expired or failed; its history row (no payload) stays',
+    secret: false,
+    defaultText: DEFAULT_MESSAGE_RETENTION,
+    settable: true,
+    takesEffect: 'at the next housekeeping run',
+    async parse(input) {
+      const ms = parseDuration(input);
+      if (ms === undefined) throw invalid(SETTING_MESSAGE_RETENTION, `${JSON.stringify(input)} is not a duration; write a number and a unit (s, m, h, d, w), like 7d.`);
+      // spec 05: payloads are always reclaimed; "keep forever" is not a retention period
+      if (ms === null) throw invalid(SETTING_MESSAGE_RETENTION, 'payloads are always reclaimed: give a period, like 30d.');
+      if (ms < 60_000) throw invalid(SETTING_MESSAGE_RETENTION, 'at least 1m.');
+      return formatDuration(ms);
+    },
+    show: (stored) => stored,
+    logValue: (stored) => stored,
+  },
+  {
+    key: SETTING_MESSAGE_CAPACITY,
+    description: 'how many agent messages may hold a payload at once; beyond it the oldest delivered or expired payloads are reclaimed, and a send that finds none to reclaim is refused (store-capacity)',
+    secret: false,
+    defaultText: DEFAULT_MESSAGE_CAPACITY.toLocaleString('en-US'),
+    settable: true,
+    takesEffect: 'at the next send',
+    async parse(input) {
+      const t = input.trim().replace(/[_,]/g, '');
+      const n = /^[0-9]{1,10}$/.test(t) ? Number(t) : NaN;
+      if (!Number.isSafeInteger(n) || n < 1 || n > MAX_MESSAGE_CAPACITY) throw invalid(SETTING_MESSAGE_CAPACITY, `a whole number of messages from 1 to ${MAX_MESSAGE_CAPACITY.toLocaleString('en-US')}.`);
+      return String(n);
+    },
+    show: (stored) => stored,
+    logValue: (stored) => Number(stored),
+  },
   {
     key: SETTING_SERVER_SECRET,
     description: 'the secret session tokens are derived from; generated on first start',

@@ -155,13 +155,19 @@ export class WriteScope {
  * Runs `fn` in one write transaction (SQLite: BEGIN IMMEDIATE; PostgreSQL: the pool's
  * READ COMMITTED plus compare-and-set). `graph` takes the graph lock first (spec 07).
  */
-export async function inWriteTx<T>(ctx: AppContext, fn: (w: WriteScope) => Promise<T>, options: { graph?: boolean } = {}): Promise<T> {
+export async function inWriteTx<T>(
+  ctx: AppContext,
+  fn: (w: WriteScope) => Promise<T>,
+  options: { graph?: boolean; beforeCommit?: (tx: Transaction<Database>) => Promise<void> } = {},
+): Promise<T> {
   let scope: WriteScope | undefined;
   const result = await ctx.store.kysely.transaction().execute(async (tx) => {
     if (options.graph) await ctx.store.lockGraph(tx);
     scope = new WriteScope(ctx, tx);
     const value = await fn(scope);
     await scope.flush();
+    // everything is written: what fails from here on fails at COMMIT (spec 05 `outcome-unknown`)
+    await options.beforeCommit?.(tx);
     return value;
   });
   scope?.runAfterCommit();

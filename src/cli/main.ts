@@ -17,6 +17,8 @@ import { registerAuditCommands } from './commands/audit.js';
 import { registerSettingsCommands } from './commands/settings.js';
 import { registerDeletionCommands } from './commands/deletions.js';
 import { registerCheckCommand, registerProvenanceCommand } from './commands/provenance.js';
+import { registerMessageCommands } from './commands/messages.js';
+import { registerConversationCommands } from './commands/conversations.js';
 
 export function buildProgram(): Command {
   const program = new Command('warrant')
@@ -40,6 +42,8 @@ export function buildProgram(): Command {
   registerDeletionCommands(program);
   registerProvenanceCommand(program);
   registerCheckCommand(program);
+  registerMessageCommands(program);
+  registerConversationCommands(program);
   program.commands.forEach(function apply(cmd: Command) {
     cmd.exitOverride();
     cmd.commands.forEach(apply);

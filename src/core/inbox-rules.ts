@@ -39,10 +39,13 @@ export function compareLeaseOrder(a: { mode: InboxMode; id: number }, b: { mode:
 }
 
 /**
- * The state a reader sees: a lease that lapsed has returned the item to `pending`, even
- * before housekeeping rewrites the row (a listing changes nothing).
+ * The state a reader sees: a lease that lapsed has returned the item to `pending`, and an
+ * item past its deadline has expired, even before housekeeping rewrites the row (a listing
+ * changes nothing).
  */
-export function effectiveState(item: { state: InboxState; leaseExpiresAt: string | null }, nowIso: string): InboxState {
+export function effectiveState(item: { state: InboxState; leaseExpiresAt: string | null; expiresAt?: string | null }, nowIso: string): InboxState {
+  // spec 05: an agent message whose deadline passed before it was acknowledged is expired
+  if ((item.state === 'pending' || item.state === 'leased') && item.expiresAt != null && item.expiresAt <= nowIso) return 'expired';
   if (item.state === 'leased' && item.leaseExpiresAt !== null && item.leaseExpiresAt <= nowIso) return 'pending';
   return item.state;
 }

@@ -18,3 +18,8 @@ export function cutCodePoints(text: string, max: number): string {
   }
   return out;
 }
+
+/** Lone surrogates are not text: they have no UTF-8 encoding, so no store, digest or export can hold them. */
+export function hasLoneSurrogate(text: string): boolean {
+  return /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/.test(text);
+}

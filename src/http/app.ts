@@ -16,6 +16,8 @@ import { Metrics } from './metrics.js';
 import { registerDeliveryRoutes } from './routes/deliveries.js';
 import { registerInboxRoutes } from './routes/inbox.js';
 import { registerUncleRoutes } from './routes/uncles.js';
+import { registerMessageRoutes } from './routes/messages.js';
+import { registerConversationRoutes } from './routes/conversations.js';
 
 export const MAX_BODY_BYTES = 1024 * 1024;
 
@@ -71,6 +73,8 @@ export function buildHttpApp(ctx: AppContext, options: HttpOptions = {}): OpenAP
   registerInboxRoutes(app, ctx);
   registerUncleRoutes(app, ctx);
   registerLineageRoutes(app, ctx);
+  registerMessageRoutes(app, ctx);
+  registerConversationRoutes(app, ctx);
   for (const mount of options.mount ?? []) mount(app);
 
   app.doc31('/api/v1/openapi.json', {

@@ -2,12 +2,8 @@ import type { Context } from 'hono';
 import { HTTPException } from 'hono/http-exception';
 import type { Logger } from 'pino';
 import { WarrantError } from '../core/errors.js';
+import { isStoreUnavailableError as isStoreUnavailable } from '../store/store-errors.js';
 
-/** Errors that mean the store could not be used: a 503 the caller may retry. */
-function isStoreUnavailable(error: unknown): boolean {
-  const code = String((error as { code?: unknown })?.code ?? '');
-  return ['ECONNREFUSED', 'ECONNRESET', '57P01', '57P03', '53300', 'SQLITE_BUSY', 'SQLITE_LOCKED', 'SQLITE_IOERR', 'SQLITE_FULL'].some((c) => code.startsWith(c));
-}
 
 /** Maps anything thrown into the one error format, in exactly one place (spec 06). */
 export function toWarrantError(error: unknown): WarrantError | null {

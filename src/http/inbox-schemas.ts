@@ -37,6 +37,7 @@ export const InboxItemSchema = z
     lease_count: z.number().int(),
     delivered_at: z.string().nullable(),
     withdrawn_at: z.string().nullable(),
+    expires_at: z.string().nullable().openapi({ description: 'agent messages: the deadline; undelivered by then, the item expires' }),
     created_at: z.string(),
     updated_at: z.string(),
   })

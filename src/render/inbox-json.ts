@@ -22,6 +22,7 @@ export function serializeInboxItem(i: InboxItemView): Record<string, unknown> {
     lease_count: i.leaseCount,
     delivered_at: i.deliveredAt,
     withdrawn_at: i.withdrawnAt,
+    expires_at: i.expiresAt,
     created_at: i.createdAt,
     updated_at: i.updatedAt,
   };

@@ -135,6 +135,11 @@ export interface InboxItemsTable {
   withdrawn_at: string | null;
   created_at: string;
   updated_at: string;
+  /** agent messages (spec 05): the deadline after which the item expires undelivered */
+  expires_at: ColumnType<string | null, string | null | undefined, string | null>;
+  /** the provider conversations of sender and target when the item was added (the reply rule) */
+  sender_conversation: ColumnType<string | null, string | null | undefined, string | null>;
+  target_conversation: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 export interface CountersTable {
@@ -264,7 +269,82 @@ export interface WebSessionsTable {
   ended_at: string | null;
 }
 
+export interface AgentMessagesTable {
+  seq: Generated<number>;
+  id: string;
+  ref: string;
+  ref_minted: number;
+  content_sha256: string;
+  conversation_ref: string;
+  reply_to: string | null;
+  source_session_id: number;
+  source_basis: string;
+  source_activation: number;
+  source_conversation: string | null;
+  sender_actor_id: number;
+  cause_actor_id: number | null;
+  cause_basis: string | null;
+  credential_id: number | null;
+  target_session_id: number;
+  target_conversation: string | null;
+  inbox_item_id: number | null;
+  deadline: string;
+  /** null once retention reclaimed it */
+  payload: string | null;
+  payload_bytes: number;
+  payload_sha256: string;
+  /** hex key of the HMAC over the payload in the audit log (spec 04); reclaimed with the payload */
+  digest_key: string | null;
+  state: string;
+  accepted_at: string;
+  terminal_at: string | null;
+  terminal_reason: string | null;
+  reclaimed_at: string | null;
+}
+
+export interface MessageHistoryTable {
+  seq: Generated<number>;
+  message_id: string;
+  schema_version: number;
+  ref: string;
+  conversation_ref: string;
+  reply_to: string | null;
+  source_session_id: number;
+  source_basis: string;
+  source_activation: number;
+  source_conversation: string | null;
+  target_session_id: number;
+  target_conversation: string | null;
+  deadline: string;
+  payload_bytes: number;
+  payload_sha256: string;
+  state: string;
+  accepted_at: string;
+  terminal_at: string;
+  terminal_reason: string;
+  recorded_at: string;
+}
+
+export interface SessionConversationsTable {
+  id: Generated<number>;
+  session_id: number;
+  provider: string | null;
+  conversation_id: string;
+  transcript_path: string | null;
+  observed_at: string;
+  source: string;
+  title: string | null;
+  owner_user_id: number | null;
+  origin_id: number | null;
+  recorded_by_actor_id: number | null;
+  actor_basis: string | null;
+  credential_id: number | null;
+}
+
 export interface Database {
+  agent_messages: AgentMessagesTable;
+  message_history: MessageHistoryTable;
+  session_conversations: SessionConversationsTable;
   human_messages: HumanMessagesTable;
   human_message_withdrawals: HumanMessageWithdrawalsTable;
   coverage_log: CoverageLogTable;

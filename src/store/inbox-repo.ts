@@ -18,6 +18,11 @@ export interface NewInboxItem {
   causeBasis: ActBasis | null;
   credentialId: number | null;
   now: string;
+  /** agent messages: the deadline (spec 05) */
+  expiresAt?: string | null;
+  /** the provider conversations of sender and target at send time (the reply rule, spec 05) */
+  senderConversation?: string | null;
+  targetConversation?: string | null;
 }
 
 export interface InboxItemRecord {
@@ -41,6 +46,9 @@ export interface InboxItemRecord {
   withdrawnAt: string | null;
   createdAt: string;
   updatedAt: string;
+  expiresAt: string | null;
+  senderConversation: string | null;
+  targetConversation: string | null;
 }
 
 type Row = {
@@ -64,6 +72,9 @@ type Row = {
   withdrawn_at: string | null;
   created_at: string;
   updated_at: string;
+  expires_at: string | null;
+  sender_conversation: string | null;
+  target_conversation: string | null;
 };
 
 const n = (v: number | null): number | null => (v === null ? null : Number(v));
@@ -96,6 +107,9 @@ function toRecord(r: Row): InboxItemRecord {
     withdrawnAt: r.withdrawn_at,
     createdAt: r.created_at,
     updatedAt: r.updated_at,
+    expiresAt: r.expires_at,
+    senderConversation: r.sender_conversation,
+    targetConversation: r.target_conversation,
   };
 }
 
@@ -117,6 +131,9 @@ export async function insertInboxItem(db: Executor, item: NewInboxItem): Promise
       state: 'pending',
       created_at: item.now,
       updated_at: item.now,
+      expires_at: item.expiresAt ?? null,
+      sender_conversation: item.senderConversation ?? null,
+      target_conversation: item.targetConversation ?? null,
     })
     .returning('id')
     .executeTakeFirstOrThrow();
@@ -150,13 +167,16 @@ export async function listInboxItems(db: Executor, f: InboxFilter): Promise<Inbo
   if (f.states && f.states.length > 0) {
     const states = f.states;
     const settled = states.filter((s) => s !== 'pending' && s !== 'leased');
-    q = q.where((eb) =>
-      eb.or([
+    q = q.where((eb) => {
+      // an undelivered item past its deadline reads as expired (spec 05), whatever its row says
+      const live = eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', f.now)]);
+      return eb.or([
         ...(settled.length > 0 ? [eb('state', 'in', settled)] : []),
-        ...(states.includes('pending') ? [eb('state', '=', 'pending'), eb.and([eb('state', '=', 'leased'), eb('lease_expires_at', '<=', f.now)])] : []),
-        ...(states.includes('leased') ? [eb.and([eb('state', '=', 'leased'), eb('lease_expires_at', '>', f.now)])] : []),
-      ]),
-    );
+        ...(states.includes('expired') ? [eb.and([eb('state', 'in', ['pending', 'leased']), eb('expires_at', '<=', f.now)])] : []),
+        ...(states.includes('pending') ? [eb.and([live, eb.or([eb('state', '=', 'pending'), eb.and([eb('state', '=', 'leased'), eb('lease_expires_at', '<=', f.now)])])])] : []),
+        ...(states.includes('leased') ? [eb.and([live, eb('state', '=', 'leased'), eb('lease_expires_at', '>', f.now)])] : []),
+      ]);
+    });
   }
   if (f.kinds && f.kinds.length > 0) q = q.where('kind', 'in', [...f.kinds]);
   if (f.afterId !== undefined) q = q.where('id', '>', f.afterId);
@@ -198,6 +218,8 @@ export async function leasePendingItems(
       .where('session_id', '=', f.sessionId)
       .where('state', '=', 'pending')
       .where('mode', 'in', [...f.modes])
+      // a late lease never hands out an expired agent message (spec 05)
+      .where((eb) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', f.now)]))
       .orderBy(sql`case mode when 'interrupt' then 0 when 'next_turn' then 1 else 2 end`)
       .orderBy('id')
       .limit(f.limit - leased.length)
@@ -250,4 +272,10 @@ export async function countInboxItems(db: Executor, sessionId: number, kind?: In
   if (kind) q = q.where('kind', '=', kind);
   const row = await q.executeTakeFirstOrThrow();
   return Number(row.n);
+}
+
+/** Removes an item whose words were reclaimed by retention (an agent message's copy of its payload, spec 05). */
+export async function deleteInboxItem(db: Executor, id: number): Promise<boolean> {
+  const r = await db.deleteFrom('inbox_items').where('id', '=', id).executeTakeFirst();
+  return Number(r.numDeletedRows) === 1;
 }

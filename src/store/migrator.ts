@@ -4,6 +4,7 @@ import * as foundation from './migrations/001-foundation.js';
 import * as lineage from './migrations/002-lineage.js';
 import * as humanMessages from './migrations/003-human-messages.js';
 import * as attribution from './migrations/004-attribution.js';
+import * as agentMessages from './migrations/005-agent-messages.js';
 import * as web from './migrations/006-web.js';
 
 type MigrationModule = { up: (db: Kysely<any>, dialect: StoreDialect) => Promise<void> };
@@ -14,6 +15,7 @@ const MIGRATIONS: Record<string, MigrationModule> = {
   '002-lineage': lineage,
   '003-human-messages': humanMessages,
   '004-attribution': attribution,
+  '005-agent-messages': agentMessages,
   '006-web': web,
 };
 

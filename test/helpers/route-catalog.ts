@@ -60,6 +60,13 @@ export const ROUTE_CATALOG: CatalogEntry[] = [
     call: rest('POST', (id) => `/api/v1/sessions/${id}/runtime`, () => ({ state: 'idle' })),
   },
   { name: 'POST /sessions/:ref/transcript', act: 'runtime', targeted: true, call: rest('POST', (id) => `/api/v1/sessions/${id}/transcript`, () => ({ records: [{ text: 'hi' }] })) },
+  // spec 05: agent messages (send-message: session tokens yes, fleet only as a declared acting session — the matrix sends without one — humans, clients, admins no)
+  { name: 'POST /messages', act: 'send-message', targeted: true, call: rest('POST', () => '/api/v1/messages', (id) => ({ to: id, payload: 'matrix' })) },
+  { name: 'mcp send_message', act: 'send-message', targeted: true, call: mcp('send_message', (id) => ({ to: id, payload: 'matrix via mcp' })) },
+  // spec 05: provider conversation history
+  { name: 'POST /sessions/:ref/conversation', act: 'runtime', targeted: true, call: rest('POST', (id) => `/api/v1/sessions/${id}/conversation`, (id) => ({ provider: 'claude-code', conversation_id: `matrix-${id}` })) },
+  { name: 'GET /sessions/:ref/conversations', act: 'read', targeted: true, call: rest('GET', (id) => `/api/v1/sessions/${id}/conversations`) },
+  { name: 'POST /conversations/estimated', act: 'admin', targeted: false, call: rest('POST', () => '/api/v1/conversations/estimated', (id) => ({ session_id: id, provider: 'claude-code', conversation_id: `estimated-${id}` })) },
   { name: 'mcp start_session', act: 'create', targeted: false, call: mcp('start_session', () => ({ title: 'matrix via mcp' })) },
   { name: 'mcp list_sessions', act: 'read', targeted: false, call: mcp('list_sessions', () => ({})) },
   { name: 'mcp get_session', act: 'read', targeted: true, call: mcp('get_session', (id) => ({ session_id: id })) },

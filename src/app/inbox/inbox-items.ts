@@ -27,6 +27,8 @@ export interface InboxItemView {
   leaseCount: number;
   deliveredAt: string | null;
   withdrawnAt: string | null;
+  /** agent messages: the deadline after which the item expires undelivered (spec 05) */
+  expiresAt: string | null;
   createdAt: string;
   updatedAt: string;
 }
@@ -52,6 +54,7 @@ export async function inboxItemViews(db: Executor, ctx: AppContext, items: reado
       leaseCount: i.leaseCount,
       deliveredAt: i.deliveredAt,
       withdrawnAt: i.withdrawnAt,
+      expiresAt: i.expiresAt,
       createdAt: i.createdAt,
       updatedAt: i.updatedAt,
     };
@@ -99,6 +102,10 @@ export interface NewItem {
   details?: Record<string, unknown>;
   /** who sent it, on whose behalf, with which credential */
   acting: Acting;
+  /** agent messages: the deadline after which it expires undelivered (spec 05) */
+  expiresAt?: string;
+  /** added to the details of `inbox_item_added` and `inbox_item_sent` (an agent message's id) */
+  eventDetails?: Record<string, unknown>;
 }
 
 /**
@@ -123,14 +130,18 @@ export async function addInboxItem(w: WriteScope, input: NewItem): Promise<Inbox
     causeBasis: acting.causeBasis,
     credentialId: acting.credentialId,
     now: w.now,
+    expiresAt: input.expiresAt ?? null,
+    // the reply rule of spec 05 compares these with the sessions' conversations at reply time
+    senderConversation: acting.actingSession?.providerConversation ?? null,
+    targetConversation: target.providerConversation,
   });
   const attribution = attributionOf(acting);
   const sender = { kind: acting.actor.kind, ref: actorRefString(acting.actor) || null, basis: acting.actorBasis };
   const events: { sessionId: number; type: string; details: Record<string, unknown> }[] = [
-    { sessionId: target.id, type: 'inbox_item_added', details: { inbox_item_id: id, kind: input.kind, mode: input.mode, sender, sender_session_id: senderSessionId } },
+    { sessionId: target.id, type: 'inbox_item_added', details: { inbox_item_id: id, kind: input.kind, mode: input.mode, sender, sender_session_id: senderSessionId, ...input.eventDetails } },
   ];
   if (senderSessionId !== null && input.kind !== 'control') {
-    events.push({ sessionId: senderSessionId, type: 'inbox_item_sent', details: { inbox_item_id: id, kind: input.kind, mode: input.mode, to_session_id: target.id, sender_basis: acting.actorBasis } });
+    events.push({ sessionId: senderSessionId, type: 'inbox_item_sent', details: { inbox_item_id: id, kind: input.kind, mode: input.mode, to_session_id: target.id, sender_basis: acting.actorBasis, ...input.eventDetails } });
   }
   // Each event locks its session's row (the per-session seq): lock in id order, so A → B and
   // B → A sent at the same moment cannot deadlock.

@@ -20,6 +20,7 @@ import type { AppContext } from '../context.js';
 import { decodeCursor, encodeCursor } from '../cursor.js';
 import { inWriteTx, type WriteScope } from '../write-scope.js';
 import { inboxChanged, inboxItemViews, type InboxItemView } from './inbox-items.js';
+import { expireDueMessages, markMessagesDelivered } from '../messages/message-settlement.js';
 
 /** A leased item: the view, the frame the runtime hands its model, and whether it was handed out before. */
 export interface LeasedItem extends InboxItemView {
@@ -87,6 +88,8 @@ async function leaseIn(w: WriteScope, session: SessionRecord, input: LeaseInput)
     throw new WarrantError('invalid-request', `max_items: between 1 and ${MAX_LEASE_BATCH}.`, { details: { field: 'max_items' } });
   }
   const lapsed = await lapseExpiredLeases(w.tx, w.now, session.id);
+  // spec 05: a late lease never hands out an expired agent message
+  await expireDueMessages(w, { targetSessionId: session.id });
   const expiresAt = new Date(Date.parse(w.now) + ctx.leaseMs).toISOString();
   const modes = leasableModes({ sessionIdle: session.status === 'idle', runtimeIdle: input.runtimeIdle ?? false });
   const leased = (await leasePendingItems(w.tx, { sessionId: session.id, modes, now: w.now, expiresAt, limit: maxItems })).sort(compareLeaseOrder);
@@ -102,6 +105,8 @@ async function leaseIn(w: WriteScope, session: SessionRecord, input: LeaseInput)
 async function ackIn(w: WriteScope, session: SessionRecord, ids: readonly number[]): Promise<AckReport> {
   const report: AckReport = { delivered: [], alreadyDelivered: [], rejected: [] };
   const unique = [...new Set(ids)];
+  // spec 05: an agent message acknowledged after its deadline has expired, not been delivered
+  if (unique.length > 0) await expireDueMessages(w, { targetSessionId: session.id });
   const found = new Map((await findInboxItems(w.tx, session.id, unique)).map((i) => [i.id, i]));
   const changed: InboxItemRecord[] = [];
   for (const id of unique) {
@@ -119,6 +124,8 @@ async function ackIn(w: WriteScope, session: SessionRecord, ids: readonly number
     } else report.rejected.push({ id, reason: 'not-leased' });
   }
   if (changed.length > 0) inboxChanged(w, session, 'delivered', changed);
+  const messages = changed.filter((i) => i.kind === 'agent_message').map((i) => i.id);
+  if (messages.length > 0) await markMessagesDelivered(w, messages);
   return report;
 }
 

@@ -17,6 +17,7 @@ import { sessionView, type SessionView } from '../views.js';
 import { inWriteTx, type WriteScope } from '../write-scope.js';
 import { canonicalJson } from '../audit.js';
 import { captureHumanWords, type HumanWords } from '../human-messages/capture.js';
+import { recordInitialConversation } from '../conversations/conversation-history.js';
 
 export const MAX_METADATA_BYTES = 16 * 1024;
 
@@ -274,6 +275,8 @@ export async function createSession(
       },
       attribution,
     );
+    // spec 05: a session created in a provider conversation has bound it: its first history row
+    await recordInitialConversation(w, session, attribution);
     // capture is part of the act: same transaction, or the create fails (spec 03)
     const words = wordsOf(caller, input, options.humanWords);
     if (words) await captureHumanWords(w, caller, session, words);

@@ -12,7 +12,8 @@ import type { Caller } from '../caller.js';
 import type { AppContext } from '../context.js';
 import { decodeCursor, encodeCursor } from '../cursor.js';
 import { actorViews, lineageParents, type ActorView } from '../views.js';
-import { inWriteTx } from '../write-scope.js';
+import { inWriteTx, type WriteScope } from '../write-scope.js';
+import { failMessagesToDeletedSession } from '../messages/message-settlement.js';
 import { uncleEdgeDeletionCollector } from '../lineage/uncle-edges.js';
 import { keyedDigest, newRecordKey } from '../audit.js';
 
@@ -42,6 +43,14 @@ const humanMessageCollector: DeletionCollector = async (db, _ctx, session) => {
 };
 
 export const deletionCollectors: DeletionCollector[] = [childrenCollector, eventCountCollector, humanMessageCollector, uncleEdgeDeletionCollector];
+
+/**
+ * Records a delete makes elsewhere, in its own transaction, before the row goes (spec 05: the
+ * agent messages a deleted target can never acknowledge are `failed`, with their history).
+ */
+export type DeletionWriter = (w: WriteScope, session: SessionRecord) => Promise<void>;
+
+export const deletionWriters: DeletionWriter[] = [async (w, session) => void (await failMessagesToDeletedSession(w, session))];
 
 /**
  * Deletes a session and writes its deletion record in the same transaction (spec 04): if the
@@ -85,6 +94,7 @@ export async function deleteSession(ctx: AppContext, caller: Caller, ref: string
         humanMessageCount: humanMessages,
         digestKey,
       };
+      for (const write of deletionWriters) await write(w, session);
       const id = await insertDeletion(w.tx, record);
       if (!(await deleteSessionRow(w.tx, session.id))) throw new WarrantError('session-not-found', `Session #${session.id} was deleted meanwhile.`);
       w.forget(session.id);

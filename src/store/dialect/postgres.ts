@@ -33,6 +33,10 @@ export function openPostgres(options: PostgresOptions): StoreDialect {
   });
   // An idle client that errors (server restart) must not crash the process.
   pool.on('error', () => {});
+  // Nor one that is checked out between two queries when its connection dies (a terminated
+  // backend, a failover): pg emits 'error' on it, and without a listener that is fatal. The
+  // query that uses it next fails and is reported to its caller.
+  pool.on('connect', (client) => client.on('error', () => {}));
   const kysely = new Kysely<Database>({
     dialect: new PostgresDialect({ pool }),
     log: (event) => {

@@ -1,0 +1,16 @@
+/**
+ * Errors that mean the store could not be used — unreachable, restarting, overloaded, locked,
+ * full, refusing writes (a read-only file, a hot standby after a failover), or that chose this
+ * transaction as a deadlock victim — rather than a
+ * bug: a 503 the caller may retry. Both dialects' codes, and the pg client's own messages for a
+ * connection that died under it (they carry no SQLSTATE).
+ */
+// 40001/40P01: a serialization failure or a deadlock victim — nothing was written, a retry succeeds
+const UNAVAILABLE_CODES = ['40001', '40P01', 'ECONNREFUSED', 'ECONNRESET', 'EPIPE', '57P01', '57P02', '57P03', '53300', '25006', 'SQLITE_BUSY', 'SQLITE_LOCKED', 'SQLITE_IOERR', 'SQLITE_FULL', 'SQLITE_READONLY'];
+const UNAVAILABLE_MESSAGES = /Connection terminated|Client has encountered a connection error|Client was closed and is not queryable|terminating connection/;
+
+export function isStoreUnavailableError(error: unknown): boolean {
+  const code = String((error as { code?: unknown })?.code ?? '');
+  if (UNAVAILABLE_CODES.some((c) => code.startsWith(c))) return true;
+  return error instanceof Error && UNAVAILABLE_MESSAGES.test(error.message);
+}

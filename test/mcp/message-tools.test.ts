@@ -1,0 +1,104 @@
+import { expect, it } from 'vitest';
+import { MESSAGE_REFUSALS } from '../../src/core/message-refusals.js';
+import { SEND_MESSAGE_DESCRIPTION } from '../../src/mcp/tools/message-tools.js';
+import { describeEachDialect } from '../helpers/harness.js';
+import { liveSession } from '../helpers/lineage.js';
+import { callTool, mcpClient } from '../helpers/mcp-client.js';
+
+/** spec 06 MCP: send_message and get_message on both groups, report_conversation on self_session. */
+describeEachDialect('MCP agent-message tools over the SDK\'s real client (spec 05, 06)', (t) => {
+  it('the groups carry the right tools, and send_message\'s description carries the caveats', async () => {
+    const h = t();
+    const fleet = await mcpClient(h, h.fleetKey);
+    const tools = (await fleet.listTools()).tools;
+    expect(tools.map((x) => x.name)).toEqual(expect.arrayContaining(['send_message', 'get_message']));
+    expect(tools.map((x) => x.name)).not.toContain('report_conversation');
+    const send = tools.find((x) => x.name === 'send_message')!;
+    expect(send.description).toBe(SEND_MESSAGE_DESCRIPTION);
+    for (const caveat of ['peer, untrusted and coordination-only', 'no human authority', 'cannot extend it', 'only one reply per original', 'never deliver twice']) expect(send.description).toContain(caveat);
+    expect(Object.keys((send.inputSchema as { properties: object }).properties)).toContain('acting_session_id');
+    await fleet.close();
+    const s = await liveSession(h, h.fleetKey);
+    const self = await mcpClient(h, s.token, '/mcp/self');
+    const selfTools = (await self.listTools()).tools;
+    expect(selfTools.map((x) => x.name)).toEqual(expect.arrayContaining(['send_message', 'get_message', 'report_conversation', 'read_inbox']));
+    expect(Object.keys((selfTools.find((x) => x.name === 'send_message')!.inputSchema as { properties: object }).properties)).not.toContain('acting_session_id');
+    await self.close();
+  });
+
+  it('send as itself, read the frame with read_inbox, acknowledge, check the status, reply; refusals carry the REST token and action', async () => {
+    const h = t();
+    const a = await liveSession(h, h.fleetKey);
+    const b = await liveSession(h, h.fleetKey);
+    const aSelf = await mcpClient(h, a.token, '/mcp/self');
+    const bSelf = await mcpClient(h, b.token, '/mcp/self');
+    try {
+      const sent = await callTool(aSelf, 'send_message', { to: b.id, payload: 'are the migrations done?', ref: 'mig-1' });
+      expect(sent.isError).toBe(false);
+      const m = sent.data.message;
+      expect(m).toMatchObject({ ref: 'mig-1', source: { session_id: a.id, basis: 'authenticated' }, target: { session_id: b.id } });
+      expect(sent.text).toContain(`Accepted message ${m.id}`);
+      const retry = await callTool(aSelf, 'send_message', { to: b.id, payload: 'are the migrations done?', ref: 'mig-1' });
+      expect(retry.data).toEqual({ message: m, replayed: true });
+
+      const read = await callTool(bSelf, 'read_inbox', {});
+      expect(read.data.items).toHaveLength(1);
+      expect(JSON.parse(read.data.items[0].frame.text)).toMatchObject({ kind: 'warrant-message', trust: 'untrusted', message_id: m.id });
+      const early = await callTool(bSelf, 'send_message', { reply_to: m.id, payload: 'yes' });
+      expect(early.isError).toBe(true);
+      expect(early.data).toMatchObject({ error: 'reply-original-not-delivered', action: MESSAGE_REFUSALS['reply-original-not-delivered'].action });
+      expect(early.text).toMatch(/^reply-original-not-delivered: /);
+      await callTool(bSelf, 'read_inbox', { ack: [read.data.items[0].id] });
+      expect((await callTool(aSelf, 'get_message', { message_id: m.id })).data.message.state).toBe('delivered');
+
+      const reply = await callTool(bSelf, 'send_message', { reply_to: m.id, payload: 'yes, all applied' });
+      expect(reply.data.message).toMatchObject({ reply_to: m.id, target: { session_id: a.id } });
+      const twice = await callTool(bSelf, 'send_message', { reply_to: m.id, payload: 'and again' });
+      expect(twice.data).toMatchObject({ error: 'reply-already-committed', previous_id: reply.data.message.id, action: 'inspect it; do not resend' });
+
+      const c = await liveSession(h, h.fleetKey);
+      const cSelf = await mcpClient(h, c.token, '/mcp/self');
+      const notMine = await callTool(cSelf, 'get_message', { message_id: m.id });
+      expect(notMine.data.error).toBe('message-not-found');
+      await cSelf.close();
+    } finally {
+      await aSelf.close();
+      await bSelf.close();
+    }
+  });
+
+  it('on /mcp the fleet sends only as a declared acting session, which cannot reply', async () => {
+    const h = t();
+    const a = await liveSession(h, h.fleetKey);
+    const b = await liveSession(h, h.fleetKey);
+    const fleet = await mcpClient(h, h.fleetKey);
+    try {
+      expect((await callTool(fleet, 'send_message', { to: b.id, payload: 'x' })).data.error).toBe('forbidden');
+      const declared = await callTool(fleet, 'send_message', { to: b.id, payload: 'relayed', acting_session_id: a.id });
+      expect(declared.data.message.source).toMatchObject({ session_id: a.id, basis: 'declared' });
+      expect((await callTool(fleet, 'get_message', { message_id: declared.data.message.id })).data.message.state).toBe('accepted');
+      const answer = await callTool(fleet, 'send_message', { reply_to: declared.data.message.id, payload: 'for b', acting_session_id: b.id });
+      expect(answer.data.error).toBe('reply-sender-unverified');
+    } finally {
+      await fleet.close();
+    }
+  });
+
+  it('report_conversation binds the bound session\'s conversation; the provider defaults to the session\'s', async () => {
+    const h = t();
+    const bare = await liveSession(h, h.fleetKey);
+    const self = await mcpClient(h, bare.token, '/mcp/self');
+    expect((await callTool(self, 'report_conversation', { conversation_id: 'c-1' })).data).toMatchObject({ error: 'invalid-request' });
+    const first = await callTool(self, 'report_conversation', { conversation_id: 'c-1', provider: 'claude-code', transcript_path: '/t/c-1.jsonl' });
+    expect(first.data).toMatchObject({ session_id: bare.id, changed: true, conversations: [expect.objectContaining({ conversation_id: 'c-1', status: 'current' })] });
+    const moved = await callTool(self, 'report_conversation', { conversation_id: 'c-2' });
+    expect(moved.data).toMatchObject({ provider: 'claude-code', changed: true, previous_conversation: 'c-1' });
+    expect(moved.text).toContain('it left c-1, kept in its history');
+    expect(moved.data.conversations.map((c: any) => [c.conversation_id, c.status])).toEqual([
+      ['c-2', 'current'],
+      ['c-1', 'observed'],
+    ]);
+    expect((await callTool(self, 'report_conversation', { conversation_id: 'c-2' })).data.changed).toBe(false);
+    await self.close();
+  });
+});

@@ -1,0 +1,49 @@
+import { expect, it } from 'vitest';
+import { systemCaller } from '../../src/app/caller.js';
+import { reclaimMessagePayloads } from '../../src/app/messages/message-retention.js';
+import { changeSetting } from '../../src/app/settings.js';
+import { MESSAGE_REFUSALS } from '../../src/core/message-refusals.js';
+import { describeEachDialect, type Harness } from '../helpers/harness.js';
+import { leaseAndAck, pair, refusedWithoutWrites, send, sent } from '../helpers/messages.js';
+
+/**
+ * spec 05: payloads are reclaimed at a configurable capacity; a send that finds the store at
+ * capacity with nothing reclaimable is `store-capacity`. Its own suite: capacity is global.
+ */
+const held = async (h: Harness) => Number((await h.store.kysely.selectFrom('counters').select('value').where('name', '=', 'agent_messages_held').executeTakeFirstOrThrow()).value);
+const payloads = async (h: Harness, ids: string[]) =>
+  (await h.store.kysely.selectFrom('agent_messages').select(['id', 'payload']).where('id', 'in', ids).orderBy('seq').execute()).map((r) => r.payload);
+
+describeEachDialect('the message store capacity (spec 05)', (t) => {
+  it('at capacity with nothing reclaimable a send is refused (store-capacity); once messages are terminal the oldest payloads make room', async () => {
+    const h = t();
+    const admin = systemCaller('cli');
+    await expect(changeSetting(h.ctx, admin, 'message_store_capacity', '0')).rejects.toMatchObject({ token: 'invalid-setting' });
+    await expect(changeSetting(h.ctx, admin, 'message_store_capacity', 'lots')).rejects.toMatchObject({ token: 'invalid-setting' });
+    await changeSetting(h.ctx, admin, 'message_store_capacity', '3');
+    const [a, b] = await pair(h);
+    const first = [];
+    for (const payload of ['one', 'two', 'three']) first.push(await sent(h, a.token, { to: b.id, payload }));
+    expect(await held(h)).toBe(3);
+
+    const r = await refusedWithoutWrites(h, () => send(h, a.token, { to: b.id, payload: 'four' }), 503, 'store-capacity', MESSAGE_REFUSALS['store-capacity'].action);
+    expect(r.body).toMatchObject({ held: 3, capacity: 3 });
+    // a retry of an accepted message still gets its receipt at capacity
+    expect((await send(h, a.token, { to: b.id, payload: 'one', ref: first[0].ref })).status).toBe(200);
+
+    await leaseAndAck(h, b);
+    const fourth = await sent(h, a.token, { to: b.id, payload: 'four' });
+    expect(await held(h)).toBe(3);
+    expect(await payloads(h, [...first.map((m) => m.id), fourth.id])).toEqual([null, 'two', 'three', 'four']);
+
+    // lowering the capacity: housekeeping reclaims the oldest terminal payloads down to it
+    await changeSetting(h.ctx, admin, 'message_store_capacity', '2');
+    expect(await reclaimMessagePayloads(h.ctx)).toEqual({ retention: 0, capacity: 1 });
+    expect(await payloads(h, [...first.map((m) => m.id), fourth.id])).toEqual([null, null, 'three', 'four']);
+    // the rest are not terminal yet ('four' is accepted): housekeeping cannot go lower
+    await changeSetting(h.ctx, admin, 'message_store_capacity', '1');
+    expect(await reclaimMessagePayloads(h.ctx)).toEqual({ retention: 0, capacity: 1 });
+    expect(await payloads(h, [fourth.id])).toEqual(['four']);
+    expect(await held(h)).toBe(1);
+  });
+});
