@@ -55,7 +55,7 @@ function absenceOrGaps(record: Pick<HumanRecord, 'counts' | 'gaps' | 'truncated'
 
 /** The full section: both counts always, the gaps, the entries (newest first), People, paging. */
 export function renderHumanRecord(record: HumanRecord, pagingHint: (cursor: string) => string): string {
-  const out = ['## Human messages', '', counts(record), ...absenceOrGaps(record)];
+  const out = ['## Human messages', counts(record), ...absenceOrGaps(record)];
   if (record.entries.length > 0) out.push(record.entries.map((e) => entry(e, false)).join('\n'));
   if (record.nextCursor) out.push(`Older entries: ${pagingHint(record.nextCursor)}`);
   const p = people(record.people);
@@ -70,7 +70,7 @@ export function renderHumanRecord(record: HumanRecord, pagingHint: (cursor: stri
  */
 export function renderHumanSummary(summary: HumanSummary, sessionId: number): string {
   const r = summary.record;
-  const out = ['### Human Messages', '', counts(r), ...absenceOrGaps(r)];
+  const out = ['### Human Messages', counts(r), ...absenceOrGaps(r)];
   const shown = [...summary.here, ...summary.elsewhere];
   if (summary.here.length > 0) out.push(summary.here.map((e) => entry(e, true)).join('\n'));
   if (summary.elsewhere.length > 0) out.push(summary.elsewhere.map((e) => entry(e, true)).join('\n'));
