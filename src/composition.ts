@@ -16,7 +16,7 @@ import { mountMcp } from './mcp/http-mount.js';
 import { mountWeb } from './web/mount.js';
 import { webBannerLines } from './web/banner.js';
 import { startHousekeeping } from './app/housekeeping.js';
-import { syncCoverageAtStart } from './app/human-messages/coverage-state.js';
+import { coverageBannerLines, syncCoverageAtStart } from './app/human-messages/coverage-state.js';
 
 /** The assembled service: store, context and HTTP app (REST, SSE, MCP, and later the UI). */
 export interface Service {
@@ -36,7 +36,7 @@ export interface BannerInfo {
 }
 
 /** Contributions to the start banner; later capabilities add theirs. */
-export const bannerContributors: ((ctx: AppContext, info: BannerInfo) => Promise<string[]>)[] = [webBannerLines];
+export const bannerContributors: ((ctx: AppContext, info: BannerInfo) => Promise<string[]>)[] = [coverageBannerLines, webBannerLines];
 
 export async function assembleService(store: StoreDialect, ctx: AppContext, options: { extraHosts?: string[]; housekeeping?: boolean } = {}): Promise<Service> {
   const allowed = await getSetting(store.kysely, SETTING_ALLOWED_HOSTS);

@@ -15,6 +15,12 @@ describe('the warrant CLI against a real server (built binary)', () => {
     await server?.stop();
   });
 
+  it('prints the capture coverage at start', () => {
+    expect(server.output()).toMatch(/Human-message capture:\n  web UI +NOT instrumented — single-admin mode with no admin key/);
+    expect(server.output()).toMatch(/  Slack +NOT instrumented — Slack ingress is not configured/);
+    expect(server.output()).toMatch(/  CLI +NOT instrumented — no roster user holds an active human token/);
+  });
+
   it('writes the fleet key to the data dir with mode 0600 and prints it once', () => {
     expect(server.output()).toContain('Fleet key created');
     expect(server.output()).toContain(server.fleetKey);

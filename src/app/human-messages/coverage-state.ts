@@ -66,3 +66,14 @@ export async function syncCoverage(w: Pick<WriteScope, 'tx' | 'ctx' | 'now' | 'a
 export async function syncCoverageAtStart(ctx: AppContext): Promise<void> {
   await inWriteTx(ctx, async (w) => syncCoverage(w));
 }
+
+const CHANNEL_LABEL: Record<CaptureChannel, string> = { web_ui: 'web UI', slack: 'Slack', cli: 'CLI' };
+
+/** The start banner's coverage lines (spec 06: `warrant serve` prints which channels are instrumented). */
+export async function coverageBannerLines(ctx: AppContext): Promise<string[]> {
+  const states = await currentChannelStates(ctx.store.kysely, ctx);
+  return [
+    'Human-message capture:',
+    ...CAPTURE_CHANNELS.map((c) => `  ${CHANNEL_LABEL[c].padEnd(7)} ${states[c].instrumented ? 'instrumented' : 'NOT instrumented'} — ${states[c].reason}`),
+  ];
+}
