@@ -67,6 +67,62 @@ export const ROUTE_CATALOG: CatalogEntry[] = [
   { name: 'POST /sessions/:ref/conversation', act: 'runtime', targeted: true, call: rest('POST', (id) => `/api/v1/sessions/${id}/conversation`, (id) => ({ provider: 'claude-code', conversation_id: `matrix-${id}` })) },
   { name: 'GET /sessions/:ref/conversations', act: 'read', targeted: true, call: rest('GET', (id) => `/api/v1/sessions/${id}/conversations`) },
   { name: 'POST /conversations/estimated', act: 'admin', targeted: false, call: rest('POST', () => '/api/v1/conversations/estimated', (id) => ({ session_id: id, provider: 'claude-code', conversation_id: `estimated-${id}` })) },
+  // lineage, deliveries and the inbox (spec 02, 05)
+  { name: 'POST /sessions/:ref/follow_up', act: 'deliver', targeted: true, call: rest('POST', (id) => `/api/v1/sessions/${id}/follow_up`, () => ({ content: 'matrix follow-up' })) },
+  { name: 'POST /sessions/:ref/enqueued_messages', act: 'deliver', targeted: true, call: rest('POST', (id) => `/api/v1/sessions/${id}/enqueued_messages`, () => ({ content: 'matrix enqueue' })) },
+  { name: 'POST /sessions/:ref/interrupt', act: 'deliver', targeted: true, call: rest('POST', (id) => `/api/v1/sessions/${id}/interrupt`, () => ({ content: 'matrix interrupt' })) },
+  {
+    name: 'POST /sessions/:ref/enqueued_messages/:mid/send_now',
+    act: 'deliver',
+    targeted: true,
+    call: async (h, token, id) => {
+      const mid = (await h.request('POST', `/api/v1/sessions/${id}/enqueued_messages`, { token: h.fleetKey, body: { content: 'queued' } })).body.inbox_item.id;
+      const r = await h.request('POST', `/api/v1/sessions/${id}/enqueued_messages/${mid}/send_now`, { token, body: {} });
+      return { status: r.status, error: r.body?.error };
+    },
+  },
+  {
+    name: 'DELETE /sessions/:ref/enqueued_messages/:mid (withdraw)',
+    act: 'deliver',
+    targeted: true,
+    call: async (h, token, id) => {
+      const mid = (await h.request('POST', `/api/v1/sessions/${id}/enqueued_messages`, { token: h.fleetKey, body: { content: 'queued' } })).body.inbox_item.id;
+      const r = await h.request('DELETE', `/api/v1/sessions/${id}/enqueued_messages/${mid}`, { token });
+      return { status: r.status, error: r.body?.error };
+    },
+  },
+  {
+    name: 'DELETE /sessions/:junior/uncle_links/:uncle',
+    act: 'remove-uncle',
+    targeted: true,
+    call: async (h, token, id) => {
+      const uncle = (await h.create(h.fleetKey, { title: 'matrix uncle' })).session.id;
+      await h.store.kysely
+        .insertInto('session_uncles')
+        .values({ session_id: id, uncle_session_id: uncle, source: 'rest.follow_up', basis: 'declared', recorded_by_actor_id: null, created_at: new Date().toISOString() })
+        .execute();
+      const r = await h.request('DELETE', `/api/v1/sessions/${id}/uncle_links/${uncle}`, { token });
+      return { status: r.status, error: r.body?.error };
+    },
+  },
+  {
+    name: 'PATCH /sessions/:ref parent_session_id',
+    act: 'patch-parent',
+    targeted: true,
+    call: async (h, token, id) => {
+      const r = await h.request('PATCH', `/api/v1/sessions/${id}`, { token, body: { parent_session_id: null } });
+      return { status: r.status, error: r.body?.error };
+    },
+  },
+  { name: 'POST /sessions/:ref/inbox/lease', act: 'runtime', targeted: true, call: rest('POST', (id) => `/api/v1/sessions/${id}/inbox/lease`, () => ({})) },
+  { name: 'POST /sessions/:ref/inbox/ack', act: 'runtime', targeted: true, call: rest('POST', (id) => `/api/v1/sessions/${id}/inbox/ack`, () => ({ ids: [] })) },
+  { name: 'GET /sessions/:ref/provenance', act: 'read', targeted: true, call: rest('GET', (id) => `/api/v1/sessions/${id}/provenance`) },
+  { name: 'GET /sessions/:ref/hierarchy', act: 'read', targeted: true, call: rest('GET', (id) => `/api/v1/sessions/${id}/hierarchy`) },
+  { name: 'GET /sessions/:ref/warrant', act: 'read', targeted: true, call: rest('GET', (id) => `/api/v1/sessions/${id}/warrant`) },
+  { name: 'mcp get_session_provenance', act: 'read', targeted: true, call: mcp('get_session_provenance', (id) => ({ session_id: id })) },
+  { name: 'mcp check_warrant', act: 'read', targeted: true, call: mcp('check_warrant', (id) => ({ session_id: id })) },
+  { name: 'mcp action_session follow_up', act: 'deliver', targeted: true, call: mcp('action_session', (id) => ({ action: 'follow_up', session_id: id, content: 'matrix' })) },
+  { name: 'mcp manage_enqueued_messages create', act: 'deliver', targeted: true, call: mcp('manage_enqueued_messages', (id) => ({ action: 'create', session_id: id, content: 'matrix' })) },
   { name: 'mcp start_session', act: 'create', targeted: false, call: mcp('start_session', () => ({ title: 'matrix via mcp' })) },
   { name: 'mcp list_sessions', act: 'read', targeted: false, call: mcp('list_sessions', () => ({})) },
   { name: 'mcp get_session', act: 'read', targeted: true, call: mcp('get_session', (id) => ({ session_id: id })) },
