@@ -7,11 +7,12 @@ export function registerProvenanceCommand(program: Command): void {
   program
     .command('provenance <ref>')
     .description("a session's provenance: its hierarchy (and, with the human-message record, what humans asked)")
-    .addOption(new Option('--format <format>', 'markdown or json').choices(['markdown', 'json']).default('markdown'))
+    .addOption(new Option('--format <format>', 'markdown, json or prov-json (W3C PROV-JSON)').choices(['markdown', 'json', 'prov-json']).default('markdown'))
     .option('--json', 'print JSON (same as --format json)')
-    .action(async (ref: string, opts: { format: 'markdown' | 'json'; json?: boolean }) => {
+    .action(async (ref: string, opts: { format: 'markdown' | 'json' | 'prov-json'; json?: boolean }) => {
       const client = new ApiClient(clientOptionsFromEnv(process.env));
       const path = `/api/v1/sessions/${refPath(ref)}/provenance`;
+      if (opts.format === 'prov-json') return printJson(await client.json('GET', `${path}?format=prov-json`));
       if (opts.json || opts.format === 'json') return printJson(await client.json('GET', path));
       printText(await client.text('GET', `${path}?format=markdown`));
     });

@@ -3,6 +3,8 @@ import type { AppContext } from '../../app/context.js';
 import { hierarchyOf } from '../../app/lineage/hierarchy.js';
 import { getProvenance } from '../../app/lineage/provenance.js';
 import { checkWarrant } from '../../app/human-messages/warrant-gate.js';
+import { provSource } from '../../app/exports/prov-document.js';
+import { renderProvJson } from '../../render/prov-json.js';
 import { renderWarrant, serializeWarrant } from '../../render/warrant-gate.js';
 import { serializeHierarchy } from '../../render/hierarchy-json.js';
 import { renderHierarchyOutline } from '../../render/hierarchy-outline.js';
@@ -29,13 +31,22 @@ export function registerLineageRoutes(app: OpenAPIHono<HttpEnv>, ctx: AppContext
       path: '/api/v1/sessions/{ref}/provenance',
       summary: "A session's provenance: its hierarchy and the human-message record gathered over it",
       description:
-        'Markdown (`format=markdown`) is the same rendering MCP `get_session_provenance` and `warrant provenance` print. Indentation is the spawn edge unless the line says otherwise; `also senior: #N` is an uncle edge (`declared` when nothing verified it). A truncated tree says so, with its bounds. Human messages come newest first, 25 a page: pass `next_cursor` back as `cursor` for older ones; the counts are of the whole record; capture gaps say where absence cannot be read as an answer.',
-      request: { params: RefParam, query: FormatQuery.extend({ cursor: z.string().max(200).optional(), limit: z.coerce.number().int().min(1).max(200).optional() }) },
+        'Markdown (`format=markdown`) is the same rendering MCP `get_session_provenance` and `warrant provenance` print. Indentation is the spawn edge unless the line says otherwise; `also senior: #N` is an uncle edge (`declared` when nothing verified it). A truncated tree says so, with its bounds. `format=prov-json` gives a W3C PROV-JSON document of the same hierarchy and record. Human messages come newest first, 25 a page: pass `next_cursor` back as `cursor` for older ones; the counts are of the whole record; capture gaps say where absence cannot be read as an answer.',
+      request: {
+        params: RefParam,
+        query: z.object({
+          format: z.enum(['json', 'markdown', 'prov-json']).optional(),
+          cursor: z.string().max(200).optional(),
+          limit: z.coerce.number().int().min(1).max(200).optional(),
+        }),
+      },
       responses: { 200: withMarkdown(ProvenanceSchema, 'the provenance'), ...errors },
     }),
     async (c) => {
       const q = c.req.valid('query');
       const ref = c.req.valid('param').ref;
+      // W3C PROV-JSON (spec 08): the whole hierarchy and every human message as a PROV document
+      if (q.format === 'prov-json') return c.json(renderProvJson(await provSource(ctx, c.get('caller'), ref)), 200, { 'content-type': 'application/json; charset=utf-8' });
       const p = await getProvenance(ctx, c.get('caller'), ref, { cursor: q.cursor ?? null, ...(q.limit ? { limit: q.limit } : {}) });
       if (q.format === 'markdown') return markdown(c, renderProvenance(p, (cursor) => `GET /api/v1/sessions/${ref}/provenance?format=markdown&cursor=${cursor}`));
       return json(c, serializeProvenance(p));
