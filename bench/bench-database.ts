@@ -10,12 +10,19 @@ import type { BenchDialect } from './bench-kit.js';
 export const PG_ADMIN_URL = process.env.WARRANT_BENCH_DATABASE_URL ?? process.env.WARRANT_TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 
 /** A fresh, migrated store for one run; `drop` removes the database (PostgreSQL) or the file. */
-export async function freshStore(dialect: BenchDialect): Promise<{ store: StoreDialect; drop(): Promise<void> }> {
+/** Where a bench store lives, so a server process can open the same one. */
+export interface StoreLocation {
+  databaseUrl: string | null;
+  sqliteFile: string;
+}
+
+export async function freshStore(dialect: BenchDialect): Promise<{ store: StoreDialect; location: StoreLocation; drop(): Promise<void> }> {
   const dir = mkdtempSync(join(tmpdir(), 'warrant-bench-'));
   if (dialect === 'sqlite') {
     const store = await openStore({ sqliteFile: join(dir, 'bench.db') });
     return {
       store,
+      location: { databaseUrl: null, sqliteFile: join(dir, 'bench.db') },
       drop: async () => {
         await store.destroy().catch(() => {});
         rmSync(dir, { recursive: true, force: true });
@@ -35,6 +42,7 @@ export async function freshStore(dialect: BenchDialect): Promise<{ store: StoreD
   const store = await openStore({ databaseUrl: url.toString(), sqliteFile: join(dir, 'unused.db') });
   return {
     store,
+    location: { databaseUrl: url.toString(), sqliteFile: join(dir, 'unused.db') },
     drop: async () => {
       await store.destroy().catch(() => {});
       const c = new pg.Client({ connectionString: PG_ADMIN_URL });

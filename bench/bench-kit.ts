@@ -12,6 +12,8 @@ export interface BenchEnv {
   fleet: SyntheticFleet;
   options: BenchOptions;
   progress: Progress;
+  /** where the store lives, for modules that start a real server on it */
+  location: import('./bench-database.js').StoreLocation;
 }
 
 export interface BenchOptions {

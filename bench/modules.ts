@@ -1,8 +1,49 @@
-import type { BenchModule } from './bench-kit.js';
+import type { BenchModule, BenchRow } from './bench-kit.js';
 import { lineageBench } from './lineage-bench.js';
+import { runAuditBench } from './audit-bench.js';
+import { runMessagesBench } from './messages-bench.js';
+import { restBench } from './rest-bench.js';
+
+/** The standalone benches' rows, in the run's table format. */
+function adapt(module: string, dialect: BenchRow['dialect'], rows: { workload: string; figures: Record<string, number | string>; target: string; pass?: boolean }[]): BenchRow[] {
+  return rows.map((r) => ({
+    module,
+    dialect,
+    workload: r.workload,
+    value: Object.entries(r.figures)
+      .map(([k, v]) => `${k} ${v}`)
+      .join(', '),
+    target: r.target,
+    met: r.pass ?? null,
+    data: r.figures,
+  }));
+}
+
+const auditBench: BenchModule = {
+  name: 'audit',
+  run: async (env) => adapt('audit', env.dialect, await runAuditBench(env.ctx, { dialect: env.dialect, progress: (label, done, total) => env.progress.update(label, done, total) })),
+};
+
+const messagesBench: BenchModule = {
+  name: 'messages',
+  run: async (env) => adapt('messages', env.dialect, await runMessagesBench(env.ctx, { dialect: env.dialect, progress: (label, done, total) => env.progress.update(label, done, total) })),
+};
+
+/** REST throughput and server memory: the built server on the bench fleet's store, load from a second process. */
+const restModule: BenchModule = {
+  name: 'rest',
+  run: async (env) => {
+    const rows = await restBench(env.dialect, 10, env.location);
+    return adapt(
+      'rest',
+      env.dialect,
+      rows.map((r) => ({ ...r, pass: r.pass ?? undefined })),
+    );
+  },
+};
 
 /**
  * Every bench module, run in this order on each backend. A capability adds its figures by
  * writing a module (`bench/<name>-bench.ts` exporting a BenchModule) and listing it here.
  */
-export const BENCH_MODULES: BenchModule[] = [lineageBench];
+export const BENCH_MODULES: BenchModule[] = [lineageBench, auditBench, messagesBench, restModule];

@@ -22,6 +22,8 @@ export interface BenchRow {
   dialect: string;
   figures: Record<string, number | string>;
   target: string;
+  /** whether the target was met in this run (null: a baseline) */
+  pass?: boolean | null;
 }
 
 interface Load {
@@ -76,11 +78,30 @@ async function api(url: string, token: string, method: string, path: string, bod
   return r.json();
 }
 
-export async function restBench(dialect: 'sqlite' | 'postgres', duration = 10): Promise<BenchRow[]> {
+export async function restBench(
+  dialect: 'sqlite' | 'postgres',
+  duration = 10,
+  /** an existing store (the bench fleet) to serve, instead of a fresh one */
+  location?: { databaseUrl: string | null; sqliteFile: string },
+): Promise<BenchRow[]> {
   const dataDir = mkdtempSync(join(tmpdir(), 'warrant-rest-bench-'));
   let dbName: string | null = null;
   const env: Record<string, string> = { WARRANT_DATA_DIR: dataDir };
-  if (dialect === 'postgres') {
+  if (location) {
+    if (location.databaseUrl) env.DATABASE_URL = location.databaseUrl;
+    else {
+      // the server keeps its SQLite file in its data dir: point it at the fleet's file
+      const { symlinkSync } = await import('node:fs');
+      symlinkSync(location.sqliteFile, join(dataDir, 'warrant.db'));
+      for (const suffix of ['-wal', '-shm']) {
+        try {
+          symlinkSync(location.sqliteFile + suffix, join(dataDir, 'warrant.db' + suffix));
+        } catch {
+          /* created on demand */
+        }
+      }
+    }
+  } else if (dialect === 'postgres') {
     dbName = `warrant_bench_rest_${process.pid}`;
     const c = new pg.Client({ connectionString: PG_ADMIN });
     await c.connect();
@@ -95,7 +116,19 @@ export async function restBench(dialect: 'sqlite' | 'postgres', duration = 10): 
   try {
     // a 20-node hierarchy with human messages, and a list page of 50 to read
     const token = server.fleetKey;
-    const root = (await api(server.url, token, 'POST', '/api/v1/sessions', { title: 'bench root', attach: true })).session;
+    // a human with a token, whose words land in the hierarchy as human messages
+    const cliEnv = { ...process.env, ...env };
+    const run = (args: string[]) =>
+      new Promise<string>((ok, fail) => {
+        const c = spawn(process.execPath, [CLI, ...args], { env: cliEnv, stdio: ['ignore', 'pipe', 'inherit'] });
+        let o = '';
+        c.stdout!.on('data', (d: Buffer) => (o += d));
+        c.on('close', (code) => (code === 0 ? ok(o) : fail(new Error(`warrant ${args.join(' ')} exited ${code}`))));
+      });
+    const humanKey = `bench-${process.pid}`;
+    await run(['users', 'add', humanKey]);
+    const humanToken = JSON.parse(await run(['users', 'tokens', 'issue', humanKey, '--json'])).token as string;
+    const root = (await api(server.url, humanToken, 'POST', '/api/v1/sessions', { title: 'bench root', prompt: 'Please look into the flaky deploy', attach: true })).session;
     let frontier = [root.id as number];
     let target = root.id as number;
     for (let made = 1; made < 20; ) {
@@ -109,7 +142,11 @@ export async function restBench(dialect: 'sqlite' | 'postgres', duration = 10): 
       }
       frontier = next;
     }
+    for (let i = 0; i < 5; i++) await api(server.url, humanToken, 'POST', `/api/v1/sessions/${target}/follow_up`, { content: `and also ${i}` });
     for (let i = 0; i < 60; i++) await api(server.url, token, 'POST', '/api/v1/sessions', { title: `list filler ${i}` });
+    // ids increase in creation order and are never reused: the newest id counts the sessions
+    const sessionCount = Number((await api(server.url, token, 'GET', '/api/v1/sessions?limit=1')).sessions[0]?.id ?? 0);
+    await new Promise((r) => setTimeout(r, 1000));
     const idleRss = rssMb(server.child.pid!);
     let peakRss = idleRss;
     const sampler = setInterval(() => (peakRss = Math.max(peakRss, rssMb(server.child.pid!))), 200);
@@ -121,16 +158,23 @@ export async function restBench(dialect: 'sqlite' | 'postgres', duration = 10): 
     clearInterval(sampler);
     const f = (n: number) => Math.round(n);
     return [
-      { workload: 'REST health (the framework floor)', dialect, figures: { 'req/s': f(health.rps), 'p99 ms': health.p99 }, target: 'baseline' },
+      { workload: 'REST health (the framework floor)', dialect, figures: { 'req/s': f(health.rps), 'p99 ms': health.p99 }, target: 'baseline', pass: null },
       {
         workload: 'REST GET /sessions/:ref (20-node hierarchy)',
         dialect,
         figures: { 'req/s': f(get.rps), 'p50 ms': get.p50, 'p99 ms': get.p99, 'vs floor': (get.rps / health.rps).toFixed(2), errors: get.errors + get.non2xx },
         target: '≥ 2,000 req/s, p99 ≤ 25 ms (SQLite)',
+        pass: get.errors + get.non2xx === 0 && (dialect !== 'sqlite' || (get.rps >= 2000 && get.p99 <= 25)),
       },
-      { workload: 'REST session list page (50)', dialect, figures: { 'req/s': f(list.rps), 'p99 ms': list.p99, 'vs floor': (list.rps / health.rps).toFixed(2), errors: list.errors + list.non2xx }, target: '≥ 3,000 req/s' },
-      { workload: 'REST create session (durable)', dialect, figures: { 'req/s': f(create.rps), 'p99 ms': create.p99, 'vs floor': (create.rps / health.rps).toFixed(2), errors: create.errors + create.non2xx }, target: '≥ 1,500 req/s' },
-      { workload: 'server RSS', dialect, figures: { 'idle MB': idleRss, 'under load MB': peakRss }, target: '≤ 350 MB under the REST load' },
+      { workload: 'REST session list page (50)', dialect, figures: { 'req/s': f(list.rps), 'p99 ms': list.p99, 'vs floor': (list.rps / health.rps).toFixed(2), errors: list.errors + list.non2xx }, target: '≥ 3,000 req/s', pass: list.errors + list.non2xx === 0 && list.rps >= 3000 },
+      { workload: 'REST create session (durable)', dialect, figures: { 'req/s': f(create.rps), 'p99 ms': create.p99, 'vs floor': (create.rps / health.rps).toFixed(2), errors: create.errors + create.non2xx }, target: '≥ 1,500 req/s', pass: create.errors + create.non2xx === 0 && create.rps >= 1500 },
+      {
+        workload: 'server RSS',
+        dialect,
+        figures: { sessions: sessionCount, 'idle MB': idleRss, 'under load MB': peakRss },
+        target: '≤ 200 MB idle with 1,000,000 sessions; ≤ 350 MB under the REST load',
+        pass: peakRss <= 350 && (sessionCount < 1_000_000 || idleRss <= 200),
+      },
     ];
   } finally {
     server.child.kill('SIGTERM');

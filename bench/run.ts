@@ -80,14 +80,14 @@ function parseArgs(argv: string[]): BenchOptions & { with1m: boolean } {
 }
 
 async function runDialect(dialect: BenchDialect, options: BenchOptions, progress: Progress): Promise<{ rows: BenchRow[]; fleet: Record<string, unknown> }> {
-  const { store, drop } = await freshStore(dialect);
+  const { store, location, drop } = await freshStore(dialect);
   const rows: BenchRow[] = [];
   try {
     const ctx = await createAppContext(store, { logger: pino({ level: 'silent' }) });
     await ctx.live.start();
     ctx.hierarchies.start();
     const fleet = new SyntheticFleet(store, dialect, options.seed);
-    const env: BenchEnv = { dialect, store, ctx, fleet, options, progress };
+    const env: BenchEnv = { dialect, store, ctx, fleet, options, progress, location };
     const modules = BENCH_MODULES.filter((m) => !options.only || options.only.includes(m.name));
     const t0 = Date.now();
     let seedMs = 0;
