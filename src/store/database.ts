@@ -341,7 +341,13 @@ export interface SessionConversationsTable {
   credential_id: number | null;
 }
 
+export interface DeletionLinksTable {
+  session_id: number;
+  deletion_id: number;
+}
+
 export interface Database {
+  deletion_links: DeletionLinksTable;
   agent_messages: AgentMessagesTable;
   message_history: MessageHistoryTable;
   session_conversations: SessionConversationsTable;

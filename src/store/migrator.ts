@@ -6,6 +6,7 @@ import * as humanMessages from './migrations/003-human-messages.js';
 import * as attribution from './migrations/004-attribution.js';
 import * as agentMessages from './migrations/005-agent-messages.js';
 import * as web from './migrations/006-web.js';
+import * as deletionLinks from './migrations/007-deletion-links.js';
 
 type MigrationModule = { up: (db: Kysely<any>, dialect: StoreDialect) => Promise<void> };
 
@@ -17,6 +18,7 @@ const MIGRATIONS: Record<string, MigrationModule> = {
   '004-attribution': attribution,
   '005-agent-messages': agentMessages,
   '006-web': web,
+  '007-deletion-links': deletionLinks,
 };
 
 class InCodeProvider implements MigrationProvider {

@@ -50,10 +50,16 @@ export interface HumanRecord {
 
 export const RECORD_PAGE = 25;
 
-async function entriesOf(db: Executor, ctx: AppContext, sessionId: number, rows: readonly HumanMessageRecord[]): Promise<HumanMessageEntry[]> {
+type Authors = { actors: Awaited<ReturnType<typeof loadActors>>; users: Awaited<ReturnType<typeof findUsersByIds>> };
+
+/** The authors of some messages: their permanent actor rows and their current roster rows. */
+async function authorsOf(db: Executor, ctx: AppContext, rows: readonly HumanMessageRecord[]): Promise<Authors> {
   const actors = await loadActors(db, ctx.actors, rows.map((r) => r.authorActorId));
-  const userIds = [...actors.values()].filter((a) => a.kind === 'human').map((a) => Number(a.ref));
-  const users = await findUsersByIds(db, userIds);
+  const users = await findUsersByIds(db, [...actors.values()].filter((a) => a.kind === 'human').map((a) => Number(a.ref)));
+  return { actors, users };
+}
+
+function entriesOf(sessionId: number, rows: readonly HumanMessageRecord[], { actors, users }: Authors): HumanMessageEntry[] {
   return rows.map((r) => {
     const actor = actors.get(r.authorActorId);
     const user = actor && actor.kind === 'human' ? users.get(Number(actor.ref)) : undefined;
@@ -74,9 +80,7 @@ async function entriesOf(db: Executor, ctx: AppContext, sessionId: number, rows:
 }
 
 /** People: each author present in the shown entries, once, only when a note exists (spec 03). */
-async function peopleOf(db: Executor, ctx: AppContext, rows: readonly HumanMessageRecord[]): Promise<PersonNote[]> {
-  const actors = await loadActors(db, ctx.actors, rows.map((r) => r.authorActorId));
-  const users = await findUsersByIds(db, [...actors.values()].filter((a) => a.kind === 'human').map((a) => Number(a.ref)));
+function peopleOf({ users }: Authors): PersonNote[] {
   return [...users.values()]
     .filter((u) => u.notes && u.notes.trim() !== '')
     .sort((a, b) => a.key.localeCompare(b.key))
@@ -89,35 +93,35 @@ async function peopleOf(db: Executor, ctx: AppContext, rows: readonly HumanMessa
  * an uncle edge) or names one as its parent.
  */
 async function deletedSessionGaps(db: Executor, nodeIds: ReadonlySet<number>): Promise<CoverageGap[]> {
+  if (nodeIds.size === 0) return [];
   const rows = await db
-    .selectFrom('session_deletions')
-    .select(['session_id', 'lineage_parent_id', 'affected', 'human_message_count'])
-    .where('human_message_count', '>', 0)
-    .orderBy('session_id')
+    .selectFrom('deletion_links as l')
+    .innerJoin('session_deletions as d', 'd.id', 'l.deletion_id')
+    .select(['l.session_id as named', 'd.session_id', 'd.human_message_count'])
+    .where('l.session_id', 'in', [...nodeIds])
+    .orderBy('d.session_id')
     .execute();
-  const gaps: CoverageGap[] = [];
+  const byDeleted = new Map<number, { named: Set<number>; count: number }>();
   for (const r of rows) {
-    const affected = (JSON.parse(r.affected) as { id: number }[]).map((a) => Number(a.id));
-    const touched = affected.filter((id) => nodeIds.has(id));
-    if (r.lineage_parent_id !== null && nodeIds.has(Number(r.lineage_parent_id))) touched.push(Number(r.lineage_parent_id));
-    if (touched.length === 0) continue;
-    gaps.push({
-      channel: 'deleted',
-      kind: 'deleted-session',
-      sessionIds: [...new Set(touched)].sort((a, b) => a - b),
-      deletedSessionId: Number(r.session_id),
-      humanMessages: Number(r.human_message_count),
-    });
+    const entry = byDeleted.get(Number(r.session_id)) ?? { named: new Set<number>(), count: Number(r.human_message_count) };
+    entry.named.add(Number(r.named));
+    byDeleted.set(Number(r.session_id), entry);
   }
-  return gaps;
+  return [...byDeleted].map(([deleted, e]) => ({
+    channel: 'deleted' as const,
+    kind: 'deleted-session' as const,
+    sessionIds: [...e.named].sort((a, b) => a - b),
+    deletedSessionId: deleted,
+    humanMessages: e.count,
+  }));
 }
 
 /** The capture gaps of a hierarchy: channels over its lifetime, unknown origins, deleted sessions. */
 export async function hierarchyGaps(db: Executor, hierarchy: Hierarchy): Promise<CoverageGap[]> {
   const ids = hierarchy.nodes.map((n) => n.id);
-  const created = ids.length === 0 ? [] : await db.selectFrom('sessions').select(['id', 'created_at']).where('id', 'in', ids).execute();
-  const createdAt = new Map(created.map((r) => [Number(r.id), r.created_at]));
-  const sessions = hierarchy.nodes.filter((n) => createdAt.has(n.id)).map((n) => ({ id: n.id, genesis: n.genesis as Genesis, createdAt: createdAt.get(n.id)! }));
+  // ids increase in creation order: the hierarchy's lifetime starts with its lowest id
+  const oldest = ids.length === 0 ? undefined : await db.selectFrom('sessions').select('created_at').where('id', '=', Math.min(...ids)).executeTakeFirst();
+  const sessions = oldest ? hierarchy.nodes.map((n) => ({ id: n.id, genesis: n.genesis as Genesis, createdAt: oldest.created_at })) : [];
   const log = await coverageLog(db);
   return [...coverageGaps(sessions, log), ...(await deletedSessionGaps(db, new Set(ids)))];
 }
@@ -139,15 +143,16 @@ export async function humanRecordOf(ctx: AppContext, hierarchy: Hierarchy, page:
     total[scope] += c.all;
     live[scope] += c.live;
   }
+  const authors = await authorsOf(db, ctx, pageRows);
   return {
     sessionId,
     truncated: hierarchy.truncated,
     counts: total,
     liveCounts: live,
     gaps: await hierarchyGaps(db, hierarchy),
-    entries: await entriesOf(db, ctx, sessionId, pageRows),
+    entries: entriesOf(sessionId, pageRows, authors),
     nextCursor: rows.length > limit ? encodeCursor('human-messages', pageRows[pageRows.length - 1]!.id) : null,
-    people: await peopleOf(db, ctx, pageRows),
+    people: peopleOf(authors),
   };
 }
 
@@ -166,10 +171,11 @@ export async function humanSummaryOf(ctx: AppContext, hierarchy: Hierarchy): Pro
   const elsewhereRows = others.length > 0 ? await humanMessagesOf(db, others, { limit: SUMMARY_PER_SCOPE }) : [];
   const full = await humanRecordOf(ctx, hierarchy, { limit: 1 });
   const { entries: _e, nextCursor: _n, ...record } = full;
+  const authors = await authorsOf(db, ctx, [...hereRows, ...elsewhereRows]);
   return {
-    record: { ...record, people: await peopleOf(db, ctx, [...hereRows, ...elsewhereRows]) },
-    here: await entriesOf(db, ctx, sessionId, hereRows),
-    elsewhere: await entriesOf(db, ctx, sessionId, elsewhereRows),
+    record: { ...record, people: peopleOf(authors) },
+    here: entriesOf(sessionId, hereRows, authors),
+    elsewhere: entriesOf(sessionId, elsewhereRows, authors),
   };
 }
 

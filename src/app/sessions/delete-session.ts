@@ -96,6 +96,12 @@ export async function deleteSession(ctx: AppContext, caller: Caller, ref: string
       };
       for (const write of deletionWriters) await write(w, session);
       const id = await insertDeletion(w.tx, record);
+      if (humanMessages > 0) {
+        // index the sessions this record names, for their hierarchies' deleted-session gaps
+        const named = new Set(affected.map((a) => a.id));
+        if (lineageParentId !== null) named.add(lineageParentId);
+        if (named.size > 0) await w.tx.insertInto('deletion_links').values([...named].map((sessionId) => ({ session_id: sessionId, deletion_id: id }))).execute();
+      }
       if (!(await deleteSessionRow(w.tx, session.id))) throw new WarrantError('session-not-found', `Session #${session.id} was deleted meanwhile.`);
       w.forget(session.id);
       for (const item of affected) if (item.kind === 'child' && item.action === 'parent_cleared') w.touch(item.id);
