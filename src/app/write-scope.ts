@@ -7,7 +7,7 @@ import { findSessionsByIds } from '../store/sessions-repo.js';
 import { insertLiveEvents, nextLiveEventIds } from '../store/live-repo.js';
 import { appendAuditEntries, keyedPayloadDigest, newRecordKey, type AuditEntryDraft } from './audit.js';
 import type { AppContext } from './context.js';
-import { sessionViews } from './views.js';
+import { sessionViews, type SessionView } from './views.js';
 import { serializeSession } from '../render/session-json.js';
 
 /** Event types that record runtime state: unattributed and not evidence (spec 04). */
@@ -33,6 +33,8 @@ export class WriteScope {
   private readonly createdIds = new Set<number>();
   private readonly touchedIds = new Set<number>();
   private readonly afterCommitHooks: (() => void)[] = [];
+  private readonly finalViews = new Map<number, { view: SessionView; ownerUserId: number | null; version: number }>();
+  private changeCount = 0;
 
   constructor(
     readonly ctx: AppContext,
@@ -86,11 +88,13 @@ export class WriteScope {
   /** The session was created in this transaction: one `session_created` at commit. */
   created(sessionId: number): void {
     this.createdIds.add(sessionId);
+    this.changeCount++;
   }
 
   /** The session's state changed: one `session_updated` with its full state at commit. */
   touch(sessionId: number): void {
     this.touchedIds.add(sessionId);
+    this.changeCount++;
   }
 
   /** The session is gone: no `session_updated` for it. */
@@ -103,21 +107,36 @@ export class WriteScope {
     this.afterCommitHooks.push(hook);
   }
 
+  /**
+   * A use case that built a session's final view for its response hands it over here, so the
+   * live event reuses it instead of reading the session again. Any later change drops it.
+   */
+  finalView(view: SessionView, ownerUserId: number | null): void {
+    this.finalViews.set(view.id, { view, ownerUserId, version: this.changeCount });
+  }
+
   /** Live events first, then the audit chain: the last statements of the transaction. */
   async flush(): Promise<void> {
     const ids = [...new Set([...this.createdIds, ...this.touchedIds])];
-    if (ids.length > 0) {
-      const records = await findSessionsByIds(this.tx, this.ctx.store, ids);
-      const views = await sessionViews(this.tx, this.ctx, records);
-      for (const view of views) {
-        const record = records.find((r) => r.id === view.id)!;
-        this.liveDrafts.unshift({
-          type: this.createdIds.has(view.id) ? 'session_created' : 'session_updated',
-          sessionId: view.id,
-          ownerUserId: record.ownerUserId,
-          payload: { session: serializeSession(view) },
-        });
-      }
+    const fresh = (id: number) => {
+      const f = this.finalViews.get(id);
+      return f && f.version === this.changeCount ? f : undefined;
+    };
+    const missing = ids.filter((id) => !fresh(id));
+    const records = missing.length > 0 ? await findSessionsByIds(this.tx, this.ctx.store, missing) : [];
+    const built = records.length > 0 ? await sessionViews(this.tx, this.ctx, records) : [];
+    const all = [
+      ...ids.map((id) => fresh(id)).filter((f): f is NonNullable<typeof f> => f !== undefined),
+      ...built.map((view) => ({ view, ownerUserId: records.find((r) => r.id === view.id)!.ownerUserId })),
+    ];
+    for (const { view, ownerUserId } of all.reverse()) {
+      this.liveDrafts.unshift({
+        type: this.createdIds.has(view.id) ? 'session_created' : 'session_updated',
+        sessionId: view.id,
+        ownerUserId,
+        // session payloads in events never carry prompts, transcripts or metadata blobs (spec 06)
+        payload: { session: serializeSession({ ...view, customMetadata: undefined }) },
+      });
     }
     if (this.liveDrafts.length > 0) {
       const liveIds = await nextLiveEventIds(this.tx, this.liveDrafts.length);

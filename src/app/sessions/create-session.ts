@@ -291,6 +291,7 @@ export async function createSession(
     }
 
     const view = await sessionView(db, ctx, session);
+    w.finalView(view, session.ownerUserId);
     if (key) {
       const stored: StoredCreate = { session_id: id, session: view, activation: input.attach ? 1 : null, parent_resolution: resolution, creator_resolution: creatorResolution };
       await completeIdempotencyKey(db, caller.credentialId!, key, id, JSON.stringify(stored));

@@ -93,7 +93,9 @@ export async function changeLifecycle(
       await w.event(current.id, decision.event, { ...details, ...extra, old: current.status, new: decision.to }, attribution);
       return true;
     });
-    return { session: await sessionView(w.tx, ctx, result.session), changed: result.changed };
+    const view = await sessionView(w.tx, ctx, result.session);
+    w.finalView(view, result.session.ownerUserId);
+    return { session: view, changed: result.changed };
   });
 }
 
@@ -239,6 +241,8 @@ export async function reportRuntime(ctx: AppContext, caller: Caller, ref: string
       if (title) await w.event(current.id, 'title_generated', { new: title, from: 'failure_reason' }, await systemForSession(w, current));
       return true;
     });
-    return { session: await sessionView(w.tx, ctx, result.session), changed: result.changed };
+    const view = await sessionView(w.tx, ctx, result.session);
+    w.finalView(view, result.session.ownerUserId);
+    return { session: view, changed: result.changed };
   });
 }
