@@ -4,6 +4,7 @@ import type { HttpEnv } from '../http/env.js';
 import type { HostGuard } from '../http/host-guard.js';
 import { mountAssets } from './assets.js';
 import { registerAuthRoutes } from './routes/auth-routes.js';
+import { registerProvenanceRoutes } from './routes/provenance-routes.js';
 import { registerRosterRoutes } from './routes/roster-routes.js';
 import { registerSessionRoutes } from './routes/session-routes.js';
 
@@ -12,12 +13,6 @@ import { registerSessionRoutes } from './routes/session-routes.js';
  * Every route is registered through `webRoute` (web-request.ts), which applies the Host/Origin
  * allowlist, the sign-in cookie, CSRF and the admin gate per route — no middleware is
  * registered on paths the UI does not own.
- *
- * Where later capabilities plug in: the hierarchy + human-message panel replaces
- * components/provenance-panel.tsx (`ProvenancePanel`, `PanelSkeleton`, `panelRowCount`) and
- * the `spawnLineage` / `expectedPanelRows` loaders in routes/session-routes.tsx; human input
- * forms (follow-up, enqueue, interrupt, chat bubble) add routes beside the lifecycle actions
- * there and pass the human's words (`HumanWords`, app/human-messages/capture.ts) to their use case.
  */
 export function mountWeb(ctx: AppContext, guard: HostGuard) {
   return (app: OpenAPIHono<HttpEnv>): void => {
@@ -25,5 +20,6 @@ export function mountWeb(ctx: AppContext, guard: HostGuard) {
     registerAuthRoutes(app, ctx, guard);
     registerRosterRoutes(app, ctx, guard);
     registerSessionRoutes(app, ctx, guard);
+    registerProvenanceRoutes(app, ctx, guard);
   };
 }

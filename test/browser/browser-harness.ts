@@ -4,8 +4,7 @@ import { serve, type ServerType } from '@hono/node-server';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { systemCaller } from '../../src/app/caller.js';
 import { issueSignInLink } from '../../src/app/web-auth.js';
-import { SETTING_ADMIN_USER } from '../../src/app/bootstrap.js';
-import { setSetting } from '../../src/store/settings-repo.js';
+import { changeSetting } from '../../src/app/settings.js';
 import { ASSET_DIR } from '../../src/web/assets.js';
 import { openHarness, type Harness } from '../helpers/harness.js';
 
@@ -35,7 +34,8 @@ export async function startWebServer(adminKey = 'alice'): Promise<WebServer> {
   if (!existsSync(`${ASSET_DIR}/warrant.js`)) throw new Error('dist/web/assets is not built: run `npm run build` (npm run test:browser does)');
   const h = await openHarness('sqlite');
   await h.human(adminKey, { admin: true, displayName: 'Alice Admin' });
-  await setSetting(h.store.kysely, SETTING_ADMIN_USER, adminKey, new Date().toISOString());
+  // through the settings use case: the capture-coverage log then says when web capture began
+  await changeSetting(h.ctx, systemCaller('cli'), 'admin_user', adminKey);
   const server: ServerType = await new Promise((resolve) => {
     const s = serve({ fetch: h.service.app.fetch, hostname: '127.0.0.1', port: 0 }, () => resolve(s));
   });

@@ -2,6 +2,7 @@ import { mkdirSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { writeUncleEdge } from '../helpers/lineage.js';
 import { launchBrowser, lineagePaths, settled, signIn, startWebServer, type WebServer } from './browser-harness.js';
 
 /**
@@ -27,10 +28,19 @@ beforeAll(async () => {
   server = await startWebServer();
   browser = await launchBrowser();
   router = await create({ title: 'Triage the flaky deploy', agent_root: 'router', attach: true });
-  await create({ title: 'Read the CI logs', agent_root: 'worker', parent_session_id: router, attach: true });
+  const logs = await create({ title: 'Read the CI logs', agent_root: 'worker', parent_session_id: router, attach: true });
   await create({ title: 'Bisect the retry change', agent_root: 'worker', parent_session_id: router });
   const hotfix = await create({ title: 'Ship the hotfix', agent_root: 'router' });
-  await create({ title: 'Patch the retry loop', agent_root: 'worker', parent_session_id: hotfix, attach: true });
+  const patch = await create({ title: 'Patch the retry loop', agent_root: 'worker', parent_session_id: hotfix, attach: true });
+  // the router also directs the patch (an uncle edge), and a human asked the log reader something
+  await writeUncleEdge(server.h, router, patch);
+  const { token } = await server.h.human('bob', { displayName: 'Bob Builder' });
+  const asked = await fetch(`${server.url}/api/v1/sessions/${logs}/follow_up`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ content: 'Check whether the retry change landed before the flakes started.' }),
+  });
+  if (asked.status >= 300) throw new Error(await asked.text());
   await create({ title: 'Summarize yesterday’s incidents', agent_root: 'claude-code' });
   await create({ title: 'Update the on-call runbook', agent_root: 'worker', parent_session_id: hotfix });
   mkdirSync(OUT, { recursive: true });
@@ -61,7 +71,8 @@ describe('screenshots for the docs', () => {
         const home = join(OUT, `home-${v.name}.png`);
         await page.screenshot({ path: home, fullPage: v.name === 'phone' });
         await page.goto(`${server.url}/sessions/${router}`);
-        await page.locator('#provenance-panel').waitFor();
+        await page.locator('#provenance-panel [data-uncle-id]').first().waitFor();
+        await page.locator('#provenance-panel [data-scope="elsewhere"]').first().waitFor();
         const session = join(OUT, `session-${v.name}.png`);
         await page.screenshot({ path: session, fullPage: true });
         for (const file of [home, session]) expect(statSync(file).size).toBeGreaterThan(10_000);

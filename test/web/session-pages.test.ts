@@ -95,15 +95,17 @@ describeEachDialect('web UI session pages (single-admin mode)', (t) => {
     const panel = await web.get(`/sessions/${me.id}/provenance_panel`);
     expect(panel.text).toMatch(/^<section id="provenance-panel"/);
     const panelRows = panel.text.match(/<li class="node /g)!.length;
-    // parent + itself + 10 newest children + the "more" row
-    expect(panelRows).toBe(13);
+    // the whole hierarchy: parent, itself and its 12 children — the skeleton counted the same
+    expect(panelRows).toBe(14);
     expect(skeletonRows).toBe(panelRows);
-    expect(textOf(panel.text)).toContain('More than 10 children');
-    expect(panel.text).toContain(`data-watch-children-of="${me.id}"`);
-    // the current session is marked and not linked
-    expect(panel.text).toMatch(new RegExp(`data-node-id="${me.id}" aria-current="page"><span class="node-title">panel me</span>`));
-    // honest about what it does not show yet
-    expect(textOf(panel.text)).toContain('does not show human messages here yet');
+    const watched = /data-watch-sessions="([^"]+)"/.exec(panel.text)![1]!.split(' ').map(Number);
+    expect(new Set(watched)).toEqual(new Set([parent.id, me.id, ...(await h.request('GET', `/api/v1/sessions?parent=${me.id}&limit=50`, { token: h.fleetKey })).body.sessions.map((x: { id: number }) => x.id)]));
+    // the current session is marked and not linked; its parent is linked
+    expect(panel.text).toMatch(new RegExp(`data-node-id="${me.id}" data-render-parent="${parent.id}" aria-current="page"><span class="node-title">panel me</span>`));
+    expect(panel.text).toMatch(new RegExp(`<a class="node-title" href="/sessions/${parent.id}">panel parent</a>`));
+    // the human-message half is there, with both counts and the empty state
+    expect(textOf(panel.text)).toContain('0 in this session · 0 elsewhere in the hierarchy');
+    expect(panel.text).toMatch(/class="empty-state" data-absence="(affirmative|cannot-say)"/);
   });
 
   it('lifecycle actions and delete go through the forms and are attributed to the web credential', async () => {

@@ -269,7 +269,7 @@ function concerned(type: string, data: string): { ids: Set<string>; parents: Set
     const p = JSON.parse(data) as Record<string, unknown>;
     const session = p.session as { id?: unknown; lineage_parent_id?: unknown } | undefined;
     for (const v of [session?.id, p.id, p.session_id]) if (typeof v === 'number') ids.add(String(v));
-    if (Array.isArray(p.ids)) for (const v of p.ids) if (typeof v === 'number') ids.add(String(v));
+    for (const list of [p.ids, p.session_ids]) if (Array.isArray(list)) for (const v of list) if (typeof v === 'number') ids.add(String(v));
     if (typeof session?.lineage_parent_id === 'number') parents.add(String(session.lineage_parent_id));
   } catch {
     return { ids, parents, all: true };
@@ -284,8 +284,8 @@ function routeLiveEvent(type: string, data: string): void {
   const { ids, parents, all } = concerned(type, data);
   for (const el of document.querySelectorAll<HTMLElement>('[data-watch-sessions], [data-watch-children-of]')) {
     const watched = (el.dataset.watchSessions ?? '').split(/\s+/);
-    const childrenOf = el.dataset.watchChildrenOf;
-    if (all || watched.some((id) => ids.has(id)) || (childrenOf !== undefined && parents.has(childrenOf))) api.trigger(el, 'warrant:watched');
+    const childrenOf = (el.dataset.watchChildrenOf ?? '').split(/\s+/);
+    if (all || watched.some((id) => ids.has(id)) || childrenOf.some((id) => parents.has(id))) api.trigger(el, 'warrant:watched');
   }
 }
 

@@ -15,7 +15,7 @@ import { streamLiveEvents } from '../../http/routes/live.js';
 import { SessionList, statusesFor, type ListFilters } from '../components/session-list.js';
 import { SessionStatusSection } from '../components/session-status.js';
 import { STRIP_LIMIT, StripNote, StripTabs } from '../components/strip.js';
-import { PANEL_CHILD_LIMIT, ProvenancePanel, panelRowCount, type SpawnLineage } from '../components/provenance-panel.js';
+import { panelRowCount } from '../components/provenance-panel.js';
 import { TimelineEvents, TimelineSection } from '../components/timeline.js';
 import { Layout } from '../layout.js';
 import { DeleteConfirmPage, HomePage, NewSessionPage, SessionPage } from '../pages/session-pages.js';
@@ -25,6 +25,8 @@ import { field, rawField, redirect, webRoute, type FormData } from '../web-reque
 /** Session pages, their fragments, the web forms that act on sessions, and the live stream. */
 
 const TIMELINE_PAGE = 100;
+/** Children counted for the skeleton's height: enough to size it, cheap enough to keep the page fast. */
+const SKELETON_CHILD_ESTIMATE = 20;
 
 function filtersFrom(c: Context): ListFilters {
   const q = (name: string) => (c.req.query(name) ?? '').trim().slice(0, 200);
@@ -48,26 +50,13 @@ async function listData(ctx: AppContext, caller: Caller, f: ListFilters): Promis
   return { sessions, nextCursor, filters: f };
 }
 
-/** The parent and the newest direct children: what the panel draws in this build. */
-async function spawnLineage(ctx: AppContext, caller: Caller, session: SessionView): Promise<SpawnLineage> {
-  let parent: SessionView | null = null;
-  let parentHidden = false;
-  if (session.lineageParentId !== null) {
-    try {
-      parent = await getSession(ctx, caller, String(session.lineageParentId));
-    } catch (error) {
-      if (toWarrantError(error)?.token !== 'session-not-found') throw error;
-      parentHidden = true;
-    }
-  }
-  const { sessions, nextCursor } = await listSessions(ctx, caller, { parent: String(session.id), limit: PANEL_CHILD_LIMIT });
-  return { session, parent, parentHidden, children: [...sessions].reverse(), moreChildren: nextCursor !== null };
-}
-
-/** The skeleton's row count: one cheap count of what the panel will draw (no walk). */
+/**
+ * The skeleton's row count: one cheap read of the session's direct children (no walk) — the
+ * panel's tree is at least its parent, itself and those.
+ */
 async function expectedPanelRows(ctx: AppContext, caller: Caller, session: SessionView): Promise<number> {
-  const { sessions, nextCursor } = await listSessions(ctx, caller, { parent: String(session.id), limit: PANEL_CHILD_LIMIT });
-  return panelRowCount({ hasParent: session.lineageParentId !== null, children: sessions.length, moreChildren: nextCursor !== null });
+  const { sessions } = await listSessions(ctx, caller, { parent: String(session.id), limit: SKELETON_CHILD_ESTIMATE });
+  return panelRowCount({ hasParent: session.lineageParentId !== null, children: sessions.length });
 }
 
 function ref(c: Context): string {
@@ -191,12 +180,6 @@ export function registerSessionRoutes(app: Hono<any>, ctx: AppContext, guard: Ho
   route('GET', '/sessions/:ref/status', async (c, r) => {
     const session = await getSession(ctx, who(r.identity), ref(c));
     return htmlFragment(c, <SessionStatusSection session={session} csrf={r.csrf} />);
-  });
-
-  route('GET', '/sessions/:ref/provenance_panel', async (c, r) => {
-    const caller = who(r.identity);
-    const session = await getSession(ctx, caller, ref(c));
-    return htmlFragment(c, <ProvenancePanel data={await spawnLineage(ctx, caller, session)} />);
   });
 
   route('GET', '/sessions/:ref/timeline', async (c, r) => {

@@ -1,0 +1,106 @@
+import type { Browser } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { insertUncle, writeUncleEdge } from '../helpers/lineage.js';
+import { createSession, launchBrowser, signedInPage, startWebServer, type WebServer } from './browser-harness.js';
+
+/** The session page's hierarchy and human-message panel in a real Chromium (spec 06 "Session detail"). */
+let server: WebServer;
+let browser: Browser;
+
+beforeAll(async () => {
+  server = await startWebServer();
+  browser = await launchBrowser();
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await server?.close();
+});
+
+async function uncleCount(junior: number): Promise<number> {
+  const rows = await server.h.store.kysely.selectFrom('session_uncles').select('uncle_session_id').where('session_id', '=', junior).execute();
+  return rows.length;
+}
+
+describe('the provenance panel', () => {
+  it('the × on an "also senior" chip asks first, then removes that edge and repaints the panel', async () => {
+    const root = await createSession(server, { title: 'chip root' });
+    const uncle = await createSession(server, { title: 'chip uncle', parent_session_id: root.id });
+    const junior = await createSession(server, { title: 'chip junior', parent_session_id: root.id });
+    await writeUncleEdge(server.h, uncle.id, junior.id);
+    const { context, page } = await signedInPage(server, browser);
+    try {
+      await page.goto(`${server.url}/sessions/${root.id}`);
+      const chip = page.locator(`#provenance-panel [data-node-id="${junior.id}"] [data-uncle-id="${uncle.id}"]`);
+      await chip.waitFor();
+      // dismissing the confirm removes nothing
+      page.once('dialog', (d) => void d.dismiss());
+      await chip.getByRole('button', { name: `Remove #${uncle.id} as a senior of #${junior.id}` }).click();
+      await page.waitForTimeout(300);
+      expect(await uncleCount(junior.id)).toBe(1);
+      await chip.waitFor();
+      // accepting it removes the edge; the panel comes back without the chip
+      const asked: string[] = [];
+      page.once('dialog', (d) => {
+        asked.push(d.message());
+        void d.accept();
+      });
+      await chip.getByRole('button', { name: `Remove #${uncle.id} as a senior of #${junior.id}` }).click();
+      await page.locator('[data-action-result="uncle-removed"]').waitFor();
+      await chip.waitFor({ state: 'detached' });
+      expect(asked[0]).toContain(`Remove #${uncle.id} as a senior of #${junior.id}?`);
+      expect(await uncleCount(junior.id)).toBe(0);
+      await page.locator(`#provenance-panel [data-node-id="${junior.id}"]`).waitFor();
+    } finally {
+      await context.close();
+    }
+  });
+
+  it('a node with seniors outside the drawn tree says how many are not shown', async () => {
+    const mine = await createSession(server, { title: 'my tree root' });
+    const child = await createSession(server, { title: 'child with a far senior', parent_session_id: mine.id });
+    const far = await createSession(server, { title: 'far root' });
+    const farChild = await createSession(server, { title: 'far child', parent_session_id: far.id });
+    await insertUncle(server.h, farChild.id, child.id);
+    const { context, page } = await signedInPage(server, browser);
+    try {
+      await page.goto(`${server.url}/sessions/${mine.id}`);
+      const note = page.locator(`#provenance-panel [data-node-id="${child.id}"] .hidden-seniors`);
+      await note.waitFor();
+      expect(await note.innerText()).toContain('1 more senior not shown — see the API');
+      expect(await page.locator(`#provenance-panel [data-node-id="${farChild.id}"]`).count()).toBe(0);
+    } finally {
+      await context.close();
+    }
+  });
+
+  it('a human message recorded elsewhere in the hierarchy and a spawn in another tab appear in the open panel without a reload', async () => {
+    const root = await createSession(server, { title: 'live panel root' });
+    const { context, page } = await signedInPage(server, browser);
+    const other = await signedInPage(server, browser);
+    try {
+      await page.goto(`${server.url}/sessions/${root.id}`);
+      await page.locator('#provenance-panel').waitFor();
+      expect(await page.locator('#provenance-panel .human-counts').getAttribute('data-elsewhere')).toBe('0');
+      const marker = await page.evaluate(() => ((window as unknown as { marker: number }).marker = 7));
+
+      // the other tab starts a session under this one from the new-session form: a spawn and a human message
+      await other.page.goto(`${server.url}/sessions/new`);
+      await other.page.getByLabel('Prompt').fill('Please check the <b>nightly</b> build');
+      await other.page.getByLabel('Parent session').fill(`#${root.id}`);
+      await other.page.getByRole('button', { name: 'Create session' }).click();
+      await other.page.waitForURL(/\/sessions\/\d+$/);
+      const childId = Number(/(\d+)$/.exec(other.page.url())![1]);
+
+      await page.locator(`#provenance-panel [data-node-id="${childId}"]`).waitFor();
+      const entry = page.locator('#provenance-panel [data-scope="elsewhere"][data-entry-point="web_ui.new_session"]');
+      await entry.waitFor();
+      expect(await entry.locator('.human-words').innerText()).toBe('Please check the <b>nightly</b> build');
+      expect(await page.locator('#provenance-panel .human-counts').getAttribute('data-elsewhere')).toBe('1');
+      expect(await page.evaluate(() => (window as unknown as { marker?: number }).marker)).toBe(marker);
+    } finally {
+      await other.context.close();
+      await context.close();
+    }
+  });
+});
