@@ -68,9 +68,11 @@ async function lookup(db: Executor, token: string): Promise<TokenRecord | null> 
   const hash = hashToken(token);
   const row = await findTokenByHash(db, hash);
   if (!row) return null;
-  // The index lookup found the digest; compare again in constant time as the spec demands.
-  const stored = Buffer.from(hash, 'hex');
-  return timingSafeEqual(stored, Buffer.from(hashToken(token), 'hex')) ? row : null;
+  // The index lookup found a row by digest; compare the stored digest with the presented
+  // token's in constant time as the spec demands (an index lookup alone is not a comparison).
+  const stored = Buffer.from(row.tokenHash, 'hex');
+  const presented = Buffer.from(hash, 'hex');
+  return stored.length === presented.length && timingSafeEqual(stored, presented) ? row : null;
 }
 
 /**

@@ -13,7 +13,12 @@ export class ApiError extends Error {
 export interface ApiClientOptions {
   baseUrl: string;
   token: string | null;
+  /** give up on a request after this long (a hook must never hang its agent); none by default */
+  timeoutMs?: number;
 }
+
+/** How long an agent hook waits for the server before it gives up and lets the agent go on. */
+export const HOOK_TIMEOUT_MS = 5000;
 
 export function clientOptionsFromEnv(env: NodeJS.ProcessEnv): ApiClientOptions {
   const baseUrl = (env.WARRANT_URL || 'http://127.0.0.1:7420').replace(/\/+$/, '');
@@ -41,8 +46,12 @@ export class ApiClient {
         method,
         headers: this.headers(body !== undefined ? { 'content-type': 'application/json', ...headers } : headers),
         ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+        ...(this.options.timeoutMs ? { signal: AbortSignal.timeout(this.options.timeoutMs) } : {}),
       });
     } catch (error) {
+      if ((error as Error).name === 'TimeoutError') {
+        throw new ApiError(0, 'server-timeout', `The Warrant server at ${this.options.baseUrl} did not answer within ${this.options.timeoutMs} ms; nothing is known to have been recorded.`, {});
+      }
       throw new ApiError(0, 'server-unreachable', `Cannot reach the Warrant server at ${this.options.baseUrl} (${(error as Error).message}). Is \`warrant serve\` running? Set WARRANT_URL.`, {});
     }
     if (!res.ok) {

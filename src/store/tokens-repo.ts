@@ -11,6 +11,8 @@ export interface TokenRecord {
   activation: number | null;
   createdAt: string;
   revokedAt: string | null;
+  /** the stored SHA-256 (hex) of the token; never the token */
+  tokenHash: string;
 }
 
 type TokenRow = {
@@ -23,9 +25,10 @@ type TokenRow = {
   activation: number | null;
   created_at: string;
   revoked_at: string | null;
+  token_hash: string;
 };
 
-const COLUMNS = ['id', 'kind', 'label', 'user_id', 'client_name', 'session_id', 'activation', 'created_at', 'revoked_at'] as const;
+const COLUMNS = ['id', 'kind', 'label', 'user_id', 'client_name', 'session_id', 'activation', 'created_at', 'revoked_at', 'token_hash'] as const;
 
 function toToken(r: TokenRow): TokenRecord {
   return {
@@ -38,10 +41,11 @@ function toToken(r: TokenRow): TokenRecord {
     activation: r.activation === null ? null : Number(r.activation),
     createdAt: r.created_at,
     revokedAt: r.revoked_at,
+    tokenHash: r.token_hash,
   };
 }
 
-/** Looks a token up by its SHA-256: the index lookup on a digest is the constant-time comparison. */
+/** Looks a token up by its SHA-256 (the caller compares the stored digest in constant time). */
 export async function findTokenByHash(db: Executor, hash: string): Promise<TokenRecord | null> {
   const row = await db.selectFrom('tokens').select(COLUMNS).where('token_hash', '=', hash).executeTakeFirst();
   return row ? toToken(row as TokenRow) : null;

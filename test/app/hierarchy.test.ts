@@ -202,7 +202,8 @@ describeEachDialect('hierarchyOf on the store', (t) => {
     for (const target of [chain[11]!, chain[5]!, chain[0]!]) {
       h.store.queryLog.start();
       const tree = await hierarchyOf(h.ctx, admin, target);
-      const queries = h.store.queryLog.stop();
+      // the live hub's own read (woken by earlier writes) may land in the window: not the walk's
+      const queries = h.store.queryLog.stop().filter((q) => !/from "live_events"/.test(q));
       expect(tree.nodes.length).toBeGreaterThan(8);
       expect(queries.length).toBeGreaterThan(0);
       expect(queries.length).toBeLessThanOrEqual(25);

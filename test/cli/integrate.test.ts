@@ -1,6 +1,8 @@
 import { mkdtempSync, mkdirSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/server-process.js';
 import { mergeCodexToml } from '../../src/integrations/agent-config.js';
@@ -58,6 +60,26 @@ describe('warrant integrate (spec 08)', () => {
     expect(readFileSync(join(broken, '.mcp.json'), 'utf8')).toBe('{ not json');
   });
 
+  it('codex --write through the CLI merges into config.toml keeping every other key; a second run changes nothing', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'warrant-integrate-codex-'));
+    const config = join(dir, 'config.toml');
+    const existing = 'model = "o4"\napproval_policy = "on-request"\n\n[mcp_servers.other]\ncommand = "x"\nargs = ["--stdio"]\n';
+    writeFileSync(config, existing);
+    const dry = await runCli(['integrate', 'codex', '--config', config]);
+    expect(dry.code).toBe(0);
+    expect(readFileSync(config, 'utf8')).toBe(existing);
+    const first = await runCli(['integrate', 'codex', '--config', config, '--write']);
+    expect(first.code, first.stderr).toBe(0);
+    const merged = readFileSync(config, 'utf8');
+    expect(merged).toBe(mergeCodexToml(existing).text);
+    for (const kept of ['model = "o4"', 'approval_policy = "on-request"', '[mcp_servers.other]\ncommand = "x"\nargs = ["--stdio"]']) expect(merged).toContain(kept);
+    expect(merged).toContain('[mcp_servers.warrant]');
+    expect(merged).toMatch(/notify = .*warrant.*hook.*codex/);
+    const second = await runCli(['integrate', 'codex', '--config', config, '--write']);
+    expect(second.code).toBe(0);
+    expect(readFileSync(config, 'utf8')).toBe(merged);
+  });
+
   it('codex merges its MCP table and notify hook once, keeping the rest', () => {
     const existing = 'model = "o4"\n\n[mcp_servers.other]\ncommand = "x"\n';
     const once = mergeCodexToml(existing);
@@ -81,6 +103,25 @@ describe('warrant hook claude-code never blocks the agent', () => {
     expect(r.code).toBe(0);
     expect(r.stderr.trim().split('\n')).toHaveLength(1);
     expect(r.stderr).toContain('warrant hook:');
+  });
+  it('with a server that accepts and never answers it gives up, exits 0 and prints one line', async () => {
+    const hung = createServer(() => {
+      /* never answers */
+    });
+    await new Promise<void>((resolve) => hung.listen(0, '127.0.0.1', () => resolve()));
+    const { port } = hung.address() as AddressInfo;
+    try {
+      const env = { WARRANT_URL: `http://127.0.0.1:${port}`, WARRANT_SESSION_ID: '1', WARRANT_SESSION_TOKEN: 'wrt_s_' + 'a'.repeat(43) };
+      const claude = await runCli(['hook', 'claude-code'], { env, input: JSON.stringify({ hook_event_name: 'Stop' }) });
+      expect(claude.code).toBe(0);
+      expect(claude.stderr.trim().split('\n')).toEqual([expect.stringContaining('warrant hook: could not report Stop: server-timeout:')]);
+      const codex = await runCli(['hook', 'codex', JSON.stringify({ type: 'agent-turn-complete' })], { env });
+      expect(codex.code).toBe(0);
+      expect(codex.stderr.trim().split('\n')).toEqual([expect.stringContaining('server-timeout')]);
+    } finally {
+      hung.closeAllConnections();
+      await new Promise<void>((resolve) => hung.close(() => resolve()));
+    }
   });
   it('with garbage on stdin it still exits 0 with one line', async () => {
     const r = await runCli(['hook', 'claude-code'], { input: '{{{' });

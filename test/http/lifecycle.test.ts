@@ -31,6 +31,33 @@ describeEachDialect("the lifecycle table (spec 01), each row's event, and no-eff
     expect(minted.details.activation).toBe(1);
   });
 
+  it('the timeline pages by seq: next_cursor walks every event once, in order, and ends with null', async () => {
+    const h = t();
+    const s = (await h.create(h.fleetKey, { title: 'paged', attach: true })).session;
+    for (const state of ['idle', 'started', 'idle', 'started']) expect((await runtime(h, s.id, { state })).status).toBe(200);
+    expect((await post(h, s.id, 'stop')).status).toBe(200);
+    const all = await events(h, s.id);
+    expect(all.length).toBeGreaterThanOrEqual(7);
+    const seen: any[] = [];
+    let cursor: string | null = null;
+    let pages = 0;
+    do {
+      const r = await h.request('GET', `/api/v1/sessions/${s.id}/events?limit=2${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`, { token: h.fleetKey });
+      expect(r.status).toBe(200);
+      expect(r.body.events.length).toBeLessThanOrEqual(2);
+      seen.push(...r.body.events);
+      cursor = r.body.next_cursor;
+      pages++;
+    } while (cursor !== null && pages < 50);
+    expect(cursor).toBeNull();
+    expect(pages).toBe(Math.ceil(all.length / 2));
+    expect(seen.map((e) => e.id)).toEqual(all.map((e) => e.id));
+    expect(seen.map((e) => e.seq)).toEqual(seen.map((_, i) => i + 1));
+    // a malformed cursor is a clear 400, never a 500 or a silent first page
+    const bad = await h.request('GET', `/api/v1/sessions/${s.id}/events?cursor=not-a-cursor`, { token: h.fleetKey });
+    expect(bad.status).toBe(400);
+  });
+
   it('attach from pending, stopped and failed; refused from running, idle and archived', async () => {
     const h = t();
     const s = (await h.create(h.fleetKey, { title: 'attach' })).session;

@@ -214,14 +214,22 @@ describeEachDialect('the summary is a subset of the full rendering (property)', 
         for (let i = 0; i < nElsewhere; i++) await h.request('POST', `/api/v1/sessions/${parent.id}/follow_up`, { token, body: { content: texts[8 + i]!.trim() || 'y' } });
         const full = (await h.request('GET', `/api/v1/sessions/${child.id}/provenance?limit=200`, { token: h.fleetKey })).body.human_messages;
         expect(full.counts).toMatchObject({ here: nHere, elsewhere: nElsewhere });
-        const byId = new Map(full.entries.map((e: any) => [e.id, e]));
         const summary = (await callTool(client, 'get_session', { session_id: child.id })).text;
-        const entryLines = summary.split('\n').filter((l) => /^- (here|elsewhere) · /.test(l));
-        expect(entryLines.length).toBe(Math.min(nHere, 5) + Math.min(nElsewhere, 5));
+        const fullText = (await h.request('GET', `/api/v1/sessions/${child.id}/provenance?format=markdown&limit=200`, { token: h.fleetKey })).text;
+        const header = /^- (here|elsewhere) · /;
+        const summaryLines = summary.split('\n').filter((l) => header.test(l));
+        const fullLines = fullText.split('\n').filter((l) => header.test(l));
+        expect(summaryLines.length).toBe(Math.min(nHere, 5) + Math.min(nElsewhere, 5));
+        expect(fullLines.length).toBe(nHere + nElsewhere);
         expect(full.entries.length).toBe(nHere + nElsewhere);
-        expect(byId.size).toBe(nHere + nElsewhere);
+        // every entry the summary lists is an entry of the full record, with the same header line
+        for (const line of summaryLines) expect(fullLines).toContain(line);
+        // and the summary's are the newest of each scope
+        const newest = (scope: string, n: number) => fullLines.filter((l) => l.startsWith(`- ${scope} · `)).slice(0, n);
+        expect(summaryLines.filter((l) => l.startsWith('- here · '))).toEqual(newest('here', 5));
+        expect(summaryLines.filter((l) => l.startsWith('- elsewhere · '))).toEqual(newest('elsewhere', 5));
       }),
-      { numRuns: 6 },
+      { numRuns: 15 },
     );
     await client.close();
   });

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { ApiClient, clientOptionsFromEnv, type ApiError } from '../api-client.js';
+import { ApiClient, HOOK_TIMEOUT_MS, clientOptionsFromEnv, type ApiError } from '../api-client.js';
 
 async function readStdin(): Promise<string> {
   if (process.stdin.isTTY) return '';
@@ -30,7 +30,7 @@ export function registerHookCommand(program: Command): void {
       const sessionId = process.env.WARRANT_SESSION_ID;
       const token = process.env.WARRANT_SESSION_TOKEN;
       if (!sessionId || !token) return fail('not inside a Warrant session', new Error('WARRANT_SESSION_ID and WARRANT_SESSION_TOKEN are unset (start the agent with `warrant run`)'));
-      const client = new ApiClient({ baseUrl: clientOptionsFromEnv(process.env).baseUrl, token });
+      const client = new ApiClient({ baseUrl: clientOptionsFromEnv(process.env).baseUrl, token, timeoutMs: HOOK_TIMEOUT_MS });
       const event = String(input.hook_event_name ?? '');
       try {
         if (event === 'SessionStart') {
@@ -61,7 +61,7 @@ export function registerHookCommand(program: Command): void {
       try {
         const event = payload ? (JSON.parse(payload) as { type?: string }) : {};
         if (event.type && event.type !== 'agent-turn-complete') return;
-        await new ApiClient({ baseUrl: clientOptionsFromEnv(process.env).baseUrl, token }).json('POST', `/api/v1/sessions/${sessionId}/runtime`, { state: 'idle' });
+        await new ApiClient({ baseUrl: clientOptionsFromEnv(process.env).baseUrl, token, timeoutMs: HOOK_TIMEOUT_MS }).json('POST', `/api/v1/sessions/${sessionId}/runtime`, { state: 'idle' });
       } catch (error) {
         fail('could not report idle', error);
       }
