@@ -59,7 +59,7 @@ export function ChatBubble(props: { csrf: string }) {
   return (
     <details class="chat-bubble" data-chat-bubble>
       <summary class="button primary chat-toggle" aria-label="Chat: ask a router session">
-        <span aria-hidden="true">💬</span> Ask
+        Ask
       </summary>
       <ChatForm csrf={props.csrf} />
     </details>
