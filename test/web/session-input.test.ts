@@ -107,6 +107,26 @@ describeEachDialect('web UI human input forms', (t) => {
     expect(await recordedOn(h, s.id)).toEqual([]);
   });
 
+  it('a double submit of one rendered form delivers once and records once', async () => {
+    const h = t();
+    const s = (await h.create(h.fleetKey, { title: 'double submit target' })).session;
+    const page = await web.get(`/sessions/${s.id}`);
+    const key = /id="session-input-form"[\s\S]*?name="idempotency_key" value="([^"]+)"/.exec(page.text)![1]!;
+    const once = await web.post(`/sessions/${s.id}/follow_up`, { content: 'only once', idempotency_key: key });
+    const twice = await web.post(`/sessions/${s.id}/follow_up`, { content: 'only once', idempotency_key: key }, { htmx: true });
+    expect([once.status, twice.status]).toEqual([303, 200]);
+    expect((await inbox(h, s.id)).map((i) => i.content)).toEqual(['only once']);
+    expect((await recordedOn(h, s.id)).map((m) => m.content)).toEqual(['only once']);
+    // the same key with other words is refused, and the words are kept
+    const other = await web.post(`/sessions/${s.id}/follow_up`, { content: 'something else', idempotency_key: key });
+    expect(other.status).toBe(409);
+    expect(other.text).toContain('data-error="idempotency-key-mismatch"');
+    expect(other.text).toContain('something else</textarea>');
+    // each rendered form has its own key
+    expect((await web.get(`/sessions/${s.id}`)).text).not.toContain(key);
+    expect((await inbox(h, s.id)).length).toBe(1);
+  });
+
   it('the queue lists pending enqueued messages; send now promotes one, withdraw keeps its record marked withdrawn', async () => {
     const h = t();
     const s = (await h.create(h.fleetKey, { title: 'queue target' })).session;

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type { InboxItemView } from '../../app/inbox/inbox-items.js';
 import type { SessionView } from '../../app/views.js';
 import type { WarrantError } from '../../core/errors.js';
@@ -33,6 +34,11 @@ export interface SessionInputData {
 }
 
 export const QUEUE_LIMIT = 50;
+
+/** One key per rendered form: a double submit of it delivers once (app/inbox/delivery-idempotency.ts). */
+function IdempotencyField() {
+  return <input type="hidden" name="idempotency_key" value={`web-${randomUUID()}`} />;
+}
 
 const MODE_LABEL: Record<string, string> = { when_idle: 'when idle', next_turn: 'next turn', interrupt: 'interrupt' };
 
@@ -108,6 +114,7 @@ export function SessionInputForm(props: { session: SessionView; csrf: string; st
   return (
     <form id="session-input-form" method="post" action={`/sessions/${id}/follow_up`} aria-labelledby="session-input-heading">
       <CsrfField token={props.csrf} />
+      <IdempotencyField />
       {st.error && <ErrorMessage error={st.error} />}
       <div class="field">
         <label for="session-input-content">Your message to #{id}</label>

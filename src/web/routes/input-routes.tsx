@@ -128,7 +128,8 @@ export function registerInputRoutes(app: Hono<any>, ctx: AppContext, guard: Host
       const content = rawField(r.form, 'content');
       try {
         // the REST route's call (src/http/routes/deliveries.ts): the app records the words as web_ui.<entry point>
-        await deliverNew(ctx, who(r), ref(c), act, { content });
+        const key = field(r.form, 'idempotency_key');
+        await deliverNew(ctx, who(r), ref(c), act, { content, ...(key ? { idempotencyKey: key } : {}) });
       } catch (error) {
         const refusal = toWarrantError(error);
         if (!refusal) throw error;
