@@ -48,9 +48,11 @@ describe('human input forms in a browser', () => {
       await page.getByRole('button', { name: 'Enqueue', exact: true }).click();
       const item = page.locator('#enqueued-list .enqueued-item', { hasText: 'Then summarize what changed.' });
       await item.waitFor();
+      await box.fill('a draft being typed');
       await item.getByRole('button', { name: 'Withdraw' }).click(); // after the confirm (accepted above)
       await page.locator('#input-result [data-input-result="withdraw"]').waitFor();
       await item.waitFor({ state: 'detached' });
+      expect(await box.inputValue()).toBe('a draft being typed');
       expect((await recordedOn(s.id)).map((e) => [e.entry_point, e.content, e.withdrawn_at !== null])).toEqual([
         ['web_ui.follow_up', 'Also run the migration tests, please.', false],
         ['web_ui.enqueued_message', 'Then summarize what changed.', true],

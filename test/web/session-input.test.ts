@@ -143,6 +143,9 @@ describeEachDialect('web UI human input forms', (t) => {
     const sent = await web.post(`/sessions/${s.id}/enqueued/${first!.id}/send_now`, {}, { htmx: true });
     expect(sent.status).toBe(200);
     expect(sent.text).toContain('data-input-result="send_now"');
+    // only the queue is swapped: a message being typed in the box stays
+    expect(sent.text).toContain('<div id="enqueued-list"');
+    expect(sent.text).not.toContain('id="session-input"');
     const withdrawn = await web.post(`/sessions/${s.id}/enqueued/${second!.id}/withdraw`);
     expect(withdrawn.status).toBe(303);
     expect(withdrawn.location).toBe(`/sessions/${s.id}?input=withdraw#session-input`);

@@ -107,7 +107,11 @@ export function registerInputRoutes(app: Hono<any>, ctx: AppContext, guard: Host
   const route = (method: 'GET' | 'POST', path: string, handler: Parameters<typeof webRoute>[6]) => webRoute(app, ctx, guard, method, path, 'signed-in', handler);
   const who = (r: WebRequest): Caller => r.identity!.caller;
 
-  /** The act's result: htmx gets the notice in `#input-result` and the fresh card out of band. */
+  /**
+   * The act's result: htmx gets the notice in `#input-result` and, out of band, the fresh card
+   * after a delivery (an empty box, a new idempotency key) or only the queue after a change
+   * to it (the box keeps whatever is being typed).
+   */
   async function answered(c: Context, r: WebRequest, sessionRef: string, done: string): Promise<Response> {
     const session = await getSession(ctx, who(r), sessionRef);
     if (!r.htmx) return c.redirect(`/sessions/${session.id}?input=${done}#session-input`, 303);
@@ -118,7 +122,7 @@ export function registerInputRoutes(app: Hono<any>, ctx: AppContext, guard: Host
         <p class="notice ok" data-input-result={done}>
           {NOTICES[done]}
         </p>
-        <SessionInputCard data={data} csrf={r.csrf} oob />
+        {done in INPUT_ACTIONS ? <SessionInputCard data={data} csrf={r.csrf} oob /> : <EnqueuedList data={data} csrf={r.csrf} oob />}
       </>,
     );
   }
