@@ -16,9 +16,9 @@ import { registerSessionRoutes } from './routes/session-routes.js';
  *
  * Where later capabilities plug in: the hierarchy + human-message panel replaces
  * components/provenance-panel.tsx (`ProvenancePanel`, `PanelSkeleton`, `panelRowCount`) and
- * the `spawnLineage` / `expectedPanelRows` loaders in routes/session-routes.tsx; human input
- * forms (follow-up, enqueue, interrupt, chat bubble) add routes beside the lifecycle actions
- * there and pass the human's words (`HumanWords`, app/human-messages/capture.ts) to their use case.
+ * the `spawnLineage` / `expectedPanelRows` loaders in routes/session-routes.tsx; the human
+ * input forms (follow-up, enqueue, interrupt, the queue, the chat bubble) are in
+ * routes/input-routes.tsx and pass the human's words to their use case.
  */
 export function mountWeb(ctx: AppContext, guard: HostGuard) {
   return (app: OpenAPIHono<HttpEnv>): void => {
