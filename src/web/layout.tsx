@@ -1,6 +1,7 @@
 import type { Child } from 'hono/jsx';
 import type { WebIdentity } from '../app/web-auth.js';
 import { CSRF_FIELD } from './csrf.js';
+import { ChatBubble } from './components/chat-bubble.js';
 
 /**
  * htmx settings: no eval (the CSP forbids it anyway), no injected styles, and error
@@ -130,6 +131,7 @@ export function Layout(p: LayoutProps) {
             {p.children}
           </main>
         )}
+        {user && p.csrf && <ChatBubble csrf={p.csrf} />}
       </body>
     </html>
   );

@@ -4,6 +4,7 @@ import type { HttpEnv } from '../http/env.js';
 import type { HostGuard } from '../http/host-guard.js';
 import { mountAssets } from './assets.js';
 import { registerAuthRoutes } from './routes/auth-routes.js';
+import { registerInputRoutes } from './routes/input-routes.js';
 import { registerProvenanceRoutes } from './routes/provenance-routes.js';
 import { registerRosterRoutes } from './routes/roster-routes.js';
 import { registerSessionRoutes } from './routes/session-routes.js';
@@ -21,5 +22,6 @@ export function mountWeb(ctx: AppContext, guard: HostGuard) {
     registerRosterRoutes(app, ctx, guard);
     registerSessionRoutes(app, ctx, guard);
     registerProvenanceRoutes(app, ctx, guard);
+    registerInputRoutes(app, ctx, guard);
   };
 }

@@ -10,6 +10,7 @@ import type { AppContext } from '../context.js';
 import { recordUncleEdge, type UncleEdgeResult } from '../lineage/uncle-edges.js';
 import { inWriteTx } from '../write-scope.js';
 import { captureHumanWords, recordWithdrawal, type EntryPoint } from '../human-messages/capture.js';
+import { claimDeliveryKey, completeDeliveryKey, deliveryKey } from './delivery-idempotency.js';
 import { addInboxItem, checkInboxContent, inboxChanged, inboxItemViews, requireDeliverable, type InboxItemView } from './inbox-items.js';
 import { listInbox, type InboxListInput } from './runtime-inbox.js';
 
@@ -76,11 +77,15 @@ export interface DeliveryInput {
    * bubble's page-context wrapper is delivered, never recorded as the human's words).
    */
   humanWords?: string;
+  /** a double submit of one web form delivers once (delivery-idempotency.ts) */
+  idempotencyKey?: string | null;
 }
 
 export interface DeliveryResult {
   item: InboxItemView;
   uncleEdge: UncleEdgeResult;
+  /** an idempotency-key replay: the earlier delivery, nothing new recorded */
+  replayed?: boolean;
 }
 
 /** follow_up, enqueue, and interrupt with new content. */
@@ -90,17 +95,26 @@ export async function deliverNew(ctx: AppContext, caller: Caller, ref: string, a
   const delivered = await inWriteTx(ctx, async (w) => {
     const target = await requireSession(w.tx, ctx, caller, ref);
     await authorize(w.tx, ctx, caller, 'deliver', target);
+    const key = input.idempotencyKey ? deliveryKey(caller, input.idempotencyKey, { action, session_id: target.id, content, human_words: input.humanWords ?? null, acting: input.actingSessionId ?? null }) : null;
+    const earlier = key ? await claimDeliveryKey(w, key) : null;
+    const prior = earlier === null ? null : await findInboxItem(w.tx, earlier);
+    if (prior) {
+      const acting = await resolveActing(w, caller, input.actingSessionId);
+      const [view] = await inboxItemViews(w.tx, ctx, [prior]);
+      return { target, acting, view: view!, replayed: true };
+    }
     requireDeliverable(target);
     const acting = await resolveActing(w, caller, input.actingSessionId);
     const item = await addInboxItem(w, { target, ...NEW_ITEM[action], content, acting });
+    if (key) await completeDeliveryKey(w, key, target.id, item.id);
     // capture is part of the act: same transaction, or the delivery fails (spec 03)
     const entryPoint = captureEntryPoint(caller, action);
     if (entryPoint) await captureHumanWords(w, caller, target, { entryPoint, content: input.humanWords ?? content, inboxItemId: item.id });
     const [view] = await inboxItemViews(w.tx, ctx, [item]);
-    return { target, acting, view: view! };
+    return { target, acting, view: view!, replayed: false };
   });
   const uncleEdge = await uncleEdgeForDelivery(ctx, delivered.acting, delivered.target.id, uncleSource(caller, action));
-  return { item: delivered.view, uncleEdge };
+  return { item: delivered.view, uncleEdge, ...(delivered.replayed ? { replayed: true } : {}) };
 }
 
 export interface QueueChangeResult {

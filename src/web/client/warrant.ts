@@ -312,9 +312,31 @@ function initLiveRouting(): void {
   };
 }
 
+// ---------------------------------------------------------------- chat bubble
+
+/**
+ * The chat bubble (components/chat-bubble.tsx) is a `<details>`: it works without this. This
+ * adds Escape to close it (focus returns to its button), focus into the text box on open, and
+ * which page it was opened on — the server composes the page context from that path.
+ */
+function initChatBubble(): void {
+  const bubble = document.querySelector<HTMLDetailsElement>('details[data-chat-bubble]');
+  if (!bubble) return;
+  for (const page of document.querySelectorAll<HTMLInputElement>('input[data-chat-page]')) if (!page.value) page.value = location.pathname;
+  bubble.addEventListener('toggle', () => {
+    if (bubble.open) bubble.querySelector('textarea')?.focus();
+  });
+  document.addEventListener('keydown', (event) => {
+    if (event.key !== 'Escape' || !bubble.open) return;
+    bubble.open = false;
+    bubble.querySelector('summary')?.focus();
+  });
+}
+
 // Module scripts run after the document is parsed and before DOMContentLoaded, after htmx
 // and before its SSE extension (document order): the wrapper is in place before it connects.
 initLiveRouting();
 initSettings();
 initTheme();
 initStrip();
+initChatBubble();

@@ -6,6 +6,7 @@ import { CsrfField, Layout } from '../layout.js';
 import { Strip } from '../components/strip.js';
 import { SessionFilters, SessionList, type ListFilters } from '../components/session-list.js';
 import { SessionStatusSection } from '../components/session-status.js';
+import { SessionInputCard, type SessionInputData } from '../components/session-input.js';
 import { PanelSkeleton } from '../components/provenance-panel.js';
 import { TimelineSection } from '../components/timeline.js';
 import { sessionTitle } from '../components/format.js';
@@ -71,6 +72,10 @@ export interface SessionPageProps {
   panelRows: number;
   events: EventView[];
   eventsNextCursor: string | null;
+  /** the human input card: follow-up, enqueue, interrupt and the queue (components/session-input.tsx) */
+  input: SessionInputData;
+  /** the result of a plain (no-JS) post of that card, shown once after its redirect */
+  inputNotice?: string | null;
   /** right after a web create whose parent hint was dropped (spec 02 "It never fails a spawn") */
   parentDropped: { requested: string; reason: string } | null;
 }
@@ -97,6 +102,7 @@ export function SessionPage(p: SessionPageProps) {
         )}
         <SessionStatusSection session={s} csrf={p.csrf} />
         <div id="action-result" role="status" aria-live="polite"></div>
+        <SessionInputCard data={p.input} csrf={p.csrf} notice={p.inputNotice ?? null} />
         <PanelSkeleton sessionId={s.id} rows={p.panelRows} />
         <TimelineSection sessionId={s.id} events={p.events} nextCursor={p.eventsNextCursor} />
         <details class="card" id="transcript" hx-get={`/sessions/${s.id}/transcript`} hx-trigger="toggle once" hx-target="find .transcript-body" hx-swap="innerHTML">

@@ -20,6 +20,7 @@ import { TimelineEvents, TimelineSection } from '../components/timeline.js';
 import { Layout } from '../layout.js';
 import { DeleteConfirmPage, HomePage, NewSessionPage, SessionPage } from '../pages/session-pages.js';
 import { htmlFragment, htmlPage } from '../render.js';
+import { inputNotice, loadSessionInput } from './input-routes.js';
 import { field, rawField, redirect, webRoute, type FormData } from '../web-request.js';
 
 /** Session pages, their fragments, the web forms that act on sessions, and the live stream. */
@@ -172,6 +173,8 @@ export function registerSessionRoutes(app: Hono<any>, ctx: AppContext, guard: Ho
         panelRows={panelRows}
         events={timeline.events}
         eventsNextCursor={timeline.nextCursor}
+        input={await loadSessionInput(ctx, caller, session)}
+        inputNotice={inputNotice(c.req.query('input'))}
         parentDropped={dropped ? { reason: dropped.slice(0, 40), requested: (c.req.query('requested') ?? '').slice(0, 100) } : null}
       />,
     );
