@@ -43,6 +43,11 @@ describe('human input forms in a browser', () => {
       await page.locator('#input-result [data-input-result="follow_up"]').waitFor();
       expect(await box.inputValue()).toBe('');
       expect(await recordedOn(s.id)).toMatchObject([{ entry_point: 'web_ui.follow_up', content: 'Also run the migration tests, please.', withdrawn_at: null }]);
+      // the open page's panel shows it as a `here` message without a reload
+      const here = page.locator('#provenance-panel [data-scope="here"][data-entry-point="web_ui.follow_up"]');
+      await here.waitFor();
+      expect(await here.locator('.human-words').innerText()).toBe('Also run the migration tests, please.');
+      expect(await page.locator('#provenance-panel .human-counts').getAttribute('data-here')).toBe('1');
 
       await box.fill('Then summarize what changed.');
       await page.getByRole('button', { name: 'Enqueue', exact: true }).click();
