@@ -1,8 +1,8 @@
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 import { TOKEN_PREFIXES, tokenKindOf, type TokenKind } from '../core/tokens.js';
 import { WarrantError } from '../core/errors.js';
-import { findTokenByHash, insertToken, sessionTokenFor, type TokenRecord } from '../store/tokens-repo.js';
-import { findUserById } from '../store/users-repo.js';
+import { findTokenWithUserByHash, insertToken, sessionTokenFor, type TokenRecord } from '../store/tokens-repo.js';
+import type { UserRecord } from '../store/users-repo.js';
 import type { Executor } from '../store/dialect/dialect.js';
 import type { AppContext } from './context.js';
 import type { Caller, Principal, Surface, Via } from './caller.js';
@@ -64,15 +64,16 @@ export async function registerToken(
   return insertToken(db, { ...fields, hash: hashToken(token), now });
 }
 
-async function lookup(db: Executor, token: string): Promise<TokenRecord | null> {
+/** The token's record and, for a human token, its user's roster row (one query). */
+async function lookup(db: Executor, token: string): Promise<{ token: TokenRecord; user: UserRecord | null } | null> {
   const hash = hashToken(token);
-  const row = await findTokenByHash(db, hash);
-  if (!row) return null;
+  const found = await findTokenWithUserByHash(db, hash);
+  if (!found) return null;
   // The index lookup found a row by digest; compare the stored digest with the presented
   // token's in constant time as the spec demands (an index lookup alone is not a comparison).
-  const stored = Buffer.from(row.tokenHash, 'hex');
+  const stored = Buffer.from(found.token.tokenHash, 'hex');
   const presented = Buffer.from(hash, 'hex');
-  return stored.length === presented.length && timingSafeEqual(stored, presented) ? row : null;
+  return stored.length === presented.length && timingSafeEqual(stored, presented) ? found : null;
 }
 
 /**
@@ -89,7 +90,8 @@ export async function authenticate(
   const kind = tokenKindOf(bearer);
   if (!kind) throw new WarrantError('invalid-token', 'The bearer token is not a Warrant token (expected a wrt_f_, wrt_s_, wrt_h_ or wrt_c_ prefix).');
   const db = ctx.store.kysely;
-  const row = await lookup(db, bearer);
+  const found = await lookup(db, bearer);
+  const row = found?.token;
   if (!row || row.kind !== kind) throw new WarrantError('invalid-token', 'The bearer token is not known to this deployment.');
   if (row.revokedAt) throw new WarrantError('invalid-token', 'The bearer token was revoked.');
   let principal: Principal;
@@ -101,7 +103,7 @@ export async function authenticate(
       principal = { kind: 'session', sessionId: row.sessionId!, activation: row.activation! };
       break;
     case 'human': {
-      const user = await findUserById(db, row.userId!);
+      const user = found!.user;
       if (!user || user.removedAt) throw new WarrantError('invalid-token', 'The human token belongs to a user who was removed from the roster.');
       principal = { kind: 'human', userId: user.id, userKey: user.key, isAdmin: user.isAdmin };
       break;

@@ -5,7 +5,7 @@ import type { SessionStatus } from '../core/lifecycle.js';
 import { loadActors } from '../store/actors-repo.js';
 import type { Executor } from '../store/dialect/dialect.js';
 import { loadCustomMetadata, resolveLegacyKeys, type SessionRecord } from '../store/sessions-repo.js';
-import { findUsersByIds } from '../store/users-repo.js';
+import { usersByIds, type UsersByIds } from './user-reads.js';
 import type { AppContext } from './context.js';
 
 /** An actor as every surface shows it; names are resolved when read (renames rewrite nothing). */
@@ -70,16 +70,30 @@ export async function lineageParents(
 }
 
 /** Expands actor ids into views: humans by their current roster row, sessions by title. */
-export async function actorViews(db: Executor, ctx: AppContext, ids: readonly (number | null)[]): Promise<Map<number, ActorView>> {
+export async function actorViews(db: Executor, ctx: AppContext, ids: readonly (number | null)[], users: UsersByIds = usersByIds(db)): Promise<Map<number, ActorView>> {
+  return (await actorViewsAndUsers(db, ctx, ids, [], users)).actors;
+}
+
+/**
+ * actorViews, reading the roster rows of `alsoUsers` in the same query as the actors' (a
+ * session view names its creator, its cause and its owner).
+ */
+async function actorViewsAndUsers(
+  db: Executor,
+  ctx: AppContext,
+  ids: readonly (number | null)[],
+  alsoUsers: readonly number[],
+  usersOf: UsersByIds,
+): Promise<{ actors: Map<number, ActorView>; users: Awaited<ReturnType<UsersByIds>> }> {
   const wanted = ids.filter((i): i is number => i !== null);
   const actors = await loadActors(db, ctx.actors, wanted);
-  const userIds: number[] = [];
+  const userIds: number[] = [...alsoUsers];
   const sessionIds: number[] = [];
   for (const a of actors.values()) {
     if (a.kind === 'human') userIds.push(Number(a.ref));
     if (a.kind === 'session') sessionIds.push(Number(a.ref));
   }
-  const users = await findUsersByIds(db, userIds);
+  const users = userIds.length > 0 ? await usersOf(userIds) : new Map();
   const titles = new Map<number, string | null>();
   if (sessionIds.length > 0) {
     const rows = await db.selectFrom('sessions').select(['id', 'title']).where('id', 'in', sessionIds).execute();
@@ -103,7 +117,7 @@ export async function actorViews(db: Executor, ctx: AppContext, ids: readonly (n
         out.set(id, { kind: a.kind, ref: null, displayName: null });
     }
   }
-  return out;
+  return { actors: out, users };
 }
 
 /** Builds full session views in a fixed number of queries, whatever the count. */
@@ -111,14 +125,17 @@ export async function sessionViews(
   db: Executor,
   ctx: AppContext,
   records: readonly SessionRecord[],
-  options: { withMetadata?: boolean } = {},
+  options: { withMetadata?: boolean; users?: UsersByIds } = {},
 ): Promise<SessionView[]> {
   if (records.length === 0) return [];
   const parents = await lineageParents(db, ctx, records);
-  const actors = await actorViews(db, ctx, records.flatMap((r) => [r.creatorActorId, r.causeActorId]));
-  const owners = await findUsersByIds(
+  // the creators', causes' and owners' roster rows in one read
+  const { actors, users: owners } = await actorViewsAndUsers(
     db,
+    ctx,
+    records.flatMap((r) => [r.creatorActorId, r.causeActorId]),
     records.map((r) => r.ownerUserId).filter((o): o is number => o !== null),
+    options.users ?? usersByIds(db),
   );
   const metadata = options.withMetadata ? await loadCustomMetadata(db, records.map((r) => r.id)) : null;
   return records.map((r) => {
@@ -153,7 +170,7 @@ export async function sessionViews(
   });
 }
 
-export async function sessionView(db: Executor, ctx: AppContext, record: SessionRecord, withMetadata = true): Promise<SessionView> {
-  const [view] = await sessionViews(db, ctx, [record], { withMetadata });
+export async function sessionView(db: Executor, ctx: AppContext, record: SessionRecord, withMetadata = true, users?: UsersByIds): Promise<SessionView> {
+  const [view] = await sessionViews(db, ctx, [record], { withMetadata, ...(users ? { users } : {}) });
   return view!;
 }

@@ -14,7 +14,7 @@ export interface UserRecord {
   updatedAt: string;
 }
 
-type UserRow = {
+export type UserRow = {
   id: number;
   key: string;
   display_name: string;
@@ -28,7 +28,7 @@ type UserRow = {
   updated_at: string;
 };
 
-function toUser(row: UserRow): UserRecord {
+export function toUser(row: UserRow): UserRecord {
   let slack: string[] = [];
   try {
     slack = JSON.parse(row.slack_user_ids) as string[];

@@ -4,7 +4,8 @@ import { SUMMARY_PER_SCOPE, type Scope } from '../../core/human-record.js';
 import type { Genesis } from '../../core/genesis.js';
 import type { Executor } from '../../store/dialect/dialect.js';
 import { coverageLog, humanMessageCounts, humanMessagesOf, type HumanMessageRecord } from '../../store/human-messages-repo.js';
-import { findUsersByIds } from '../../store/users-repo.js';
+import type { findUsersByIds } from '../../store/users-repo.js';
+import { usersByIds, type UsersByIds } from '../user-reads.js';
 import type { AppContext } from '../context.js';
 import { decodeCursor, encodeCursor } from '../cursor.js';
 import { loadActors } from '../../store/actors-repo.js';
@@ -53,9 +54,10 @@ export const RECORD_PAGE = 25;
 type Authors = { actors: Awaited<ReturnType<typeof loadActors>>; users: Awaited<ReturnType<typeof findUsersByIds>> };
 
 /** The authors of some messages: their permanent actor rows and their current roster rows. */
-async function authorsOf(db: Executor, ctx: AppContext, rows: readonly HumanMessageRecord[]): Promise<Authors> {
+async function authorsOf(db: Executor, ctx: AppContext, rows: readonly HumanMessageRecord[], usersOf: UsersByIds): Promise<Authors> {
   const actors = await loadActors(db, ctx.actors, rows.map((r) => r.authorActorId));
-  const users = await findUsersByIds(db, [...actors.values()].filter((a) => a.kind === 'human').map((a) => Number(a.ref)));
+  const userIds = [...actors.values()].filter((a) => a.kind === 'human').map((a) => Number(a.ref));
+  const users = userIds.length > 0 ? await usersOf(userIds) : new Map();
   return { actors, users };
 }
 
@@ -116,18 +118,31 @@ async function deletedSessionGaps(db: Executor, nodeIds: ReadonlySet<number>): P
   }));
 }
 
+/**
+ * What the request already read, so the record need not read it again: `createdAtOf`
+ * answers a node's `created_at` from the walk's rows (immutable, so the same value a fresh
+ * read would give); `users` is the request's memo of roster reads.
+ */
+export interface RecordReads {
+  createdAtOf?(id: number): string | undefined;
+  users?: UsersByIds;
+}
+
 /** The capture gaps of a hierarchy: channels over its lifetime, unknown origins, deleted sessions. */
-export async function hierarchyGaps(db: Executor, hierarchy: Hierarchy): Promise<CoverageGap[]> {
+export async function hierarchyGaps(db: Executor, hierarchy: Hierarchy, walked?: RecordReads): Promise<CoverageGap[]> {
   const ids = hierarchy.nodes.map((n) => n.id);
   // ids increase in creation order: the hierarchy's lifetime starts with its lowest id
-  const oldest = ids.length === 0 ? undefined : await db.selectFrom('sessions').select('created_at').where('id', '=', Math.min(...ids)).executeTakeFirst();
+  const lowest = ids.length === 0 ? undefined : Math.min(...ids);
+  const known = lowest === undefined ? undefined : walked?.createdAtOf?.(lowest);
+  const oldest =
+    lowest === undefined ? undefined : known !== undefined ? { created_at: known } : await db.selectFrom('sessions').select('created_at').where('id', '=', lowest).executeTakeFirst();
   const sessions = oldest ? hierarchy.nodes.map((n) => ({ id: n.id, genesis: n.genesis as Genesis, createdAt: oldest.created_at })) : [];
   const log = await coverageLog(db);
   return [...coverageGaps(sessions, log), ...(await deletedSessionGaps(db, new Set(ids)))];
 }
 
 /** The record over a hierarchy (the walk already ran): one page of entries from `cursor`. */
-export async function humanRecordOf(ctx: AppContext, hierarchy: Hierarchy, page: { cursor?: string | null; limit?: number } = {}): Promise<HumanRecord> {
+export async function humanRecordOf(ctx: AppContext, hierarchy: Hierarchy, page: { cursor?: string | null; limit?: number } = {}, walked?: RecordReads): Promise<HumanRecord> {
   const db = ctx.store.kysely;
   const sessionId = hierarchy.sessionId;
   const ids = hierarchy.nodes.map((n) => n.id);
@@ -143,13 +158,13 @@ export async function humanRecordOf(ctx: AppContext, hierarchy: Hierarchy, page:
     total[scope] += c.all;
     live[scope] += c.live;
   }
-  const authors = await authorsOf(db, ctx, pageRows);
+  const authors = await authorsOf(db, ctx, pageRows, walked?.users ?? usersByIds(db));
   return {
     sessionId,
     truncated: hierarchy.truncated,
     counts: total,
     liveCounts: live,
-    gaps: await hierarchyGaps(db, hierarchy),
+    gaps: await hierarchyGaps(db, hierarchy, walked),
     entries: entriesOf(sessionId, pageRows, authors),
     nextCursor: rows.length > limit ? encodeCursor('human-messages', pageRows[pageRows.length - 1]!.id) : null,
     people: peopleOf(authors),
@@ -163,15 +178,15 @@ export interface HumanSummary {
   elsewhere: HumanMessageEntry[];
 }
 
-export async function humanSummaryOf(ctx: AppContext, hierarchy: Hierarchy): Promise<HumanSummary> {
+export async function humanSummaryOf(ctx: AppContext, hierarchy: Hierarchy, walked?: RecordReads): Promise<HumanSummary> {
   const db = ctx.store.kysely;
   const sessionId = hierarchy.sessionId;
   const others = hierarchy.nodes.map((n) => n.id).filter((id) => id !== sessionId);
   const hereRows = await humanMessagesOf(db, [sessionId], { limit: SUMMARY_PER_SCOPE });
   const elsewhereRows = others.length > 0 ? await humanMessagesOf(db, others, { limit: SUMMARY_PER_SCOPE }) : [];
-  const full = await humanRecordOf(ctx, hierarchy, { limit: 1 });
+  const full = await humanRecordOf(ctx, hierarchy, { limit: 1 }, walked);
   const { entries: _e, nextCursor: _n, ...record } = full;
-  const authors = await authorsOf(db, ctx, [...hereRows, ...elsewhereRows]);
+  const authors = await authorsOf(db, ctx, [...hereRows, ...elsewhereRows], walked?.users ?? usersByIds(db));
   return {
     record: { ...record, people: peopleOf(authors) },
     here: entriesOf(sessionId, hereRows, authors),

@@ -3,7 +3,7 @@ import { DEFAULT_BOUNDS, hierarchyFromOutcome, type Hierarchy, type OwnerFilter,
 import type { Executor } from '../../store/dialect/dialect.js';
 import type { HierarchyRow } from '../../store/lineage-repo.js';
 import type { SessionRecord } from '../../store/sessions-repo.js';
-import { findUsersByIds } from '../../store/users-repo.js';
+import { usersByIds, type UsersByIds } from '../user-reads.js';
 import { authorize, resolveRef, sessionNotFound, visibilityOf, type Visibility } from '../access.js';
 import type { Caller } from '../caller.js';
 import type { AppContext } from '../context.js';
@@ -38,11 +38,27 @@ export function hierarchyRowOf(s: SessionRecord): HierarchyRow {
 }
 
 /** Names each rendered node's owner by roster key: one query for all the outcomes. */
-export async function hierarchiesFromOutcomes(db: Executor, outcomes: readonly WalkOutcome<HierarchyRow>[], bounds: WalkBounds): Promise<Hierarchy[]> {
+export async function hierarchiesFromOutcomes(
+  db: Executor,
+  outcomes: readonly WalkOutcome<HierarchyRow>[],
+  bounds: WalkBounds,
+  usersOf: UsersByIds = usersByIds(db),
+): Promise<Hierarchy[]> {
   const ownerIds = new Set<number>();
   for (const o of outcomes) for (const n of o.nodes) if (n.row.ownerUserId !== null) ownerIds.add(n.row.ownerUserId);
-  const users = ownerIds.size > 0 ? await findUsersByIds(db, [...ownerIds]) : new Map();
+  const users = ownerIds.size > 0 ? await usersOf([...ownerIds]) : new Map();
   return outcomes.map((o) => hierarchyFromOutcome(o, bounds, (id) => (id === null ? null : (users.get(id)?.key ?? null))));
+}
+
+/** The walk's rows by id, for what the record reads beside the hierarchy (see WalkedRows). */
+export function walkedRowsOf(outcome: WalkOutcome<HierarchyRow>): { createdAtOf(id: number): string | undefined } {
+  let byId: Map<number, HierarchyRow> | null = null;
+  return {
+    createdAtOf(id) {
+      byId ??= new Map(outcome.nodes.map((n) => [n.row.id, n.row]));
+      return byId.get(id)?.createdAt;
+    },
+  };
 }
 
 /** The walk for a resolved session under a visibility: the request path (one query per read). */
@@ -51,10 +67,12 @@ export async function walkSession(
   session: SessionRecord,
   owners: OwnerFilter,
   bounds: WalkBounds = DEFAULT_BOUNDS,
+  /** the request's roster reads (a per-request memo), for the owners' keys */
+  users?: UsersByIds,
 ): Promise<{ hierarchy: Hierarchy; outcome: WalkOutcome<HierarchyRow> }> {
   const db = ctx.store.kysely;
   const outcome = await runWalkOnStore(walkHierarchy(hierarchyRowOf(session), owners, bounds), db, ctx.store);
-  const [hierarchy] = await hierarchiesFromOutcomes(db, [outcome], bounds);
+  const [hierarchy] = await hierarchiesFromOutcomes(db, [outcome], bounds, users);
   return { hierarchy: hierarchy!, outcome };
 }
 

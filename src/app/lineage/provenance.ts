@@ -2,7 +2,8 @@ import type { Hierarchy } from '../../core/hierarchy-types.js';
 import type { Caller } from '../caller.js';
 import type { AppContext } from '../context.js';
 import { humanRecordOf, type HumanRecord } from '../human-messages/record.js';
-import { ownerFilterOf, resolveReadable, walkSession } from './hierarchy.js';
+import { ownerFilterOf, resolveReadable, walkedRowsOf, walkSession } from './hierarchy.js';
+import { memoizedUsersByIds } from '../user-reads.js';
 
 /**
  * What `get_session_provenance` and `GET /api/v1/sessions/:ref/provenance` return (spec 03
@@ -18,6 +19,8 @@ export interface Provenance {
 
 export async function getProvenance(ctx: AppContext, caller: Caller, ref: string | number, page: { cursor?: string | null; limit?: number } = {}): Promise<Provenance> {
   const { session, visibility } = await resolveReadable(ctx, caller, ref);
-  const { hierarchy } = await walkSession(ctx, session, ownerFilterOf(visibility));
-  return { session: { id: session.id, uid: session.uid, title: session.title }, hierarchy, humanMessages: await humanRecordOf(ctx, hierarchy, page) };
+  // one request: the nodes' owners and the authors are read once each
+  const users = memoizedUsersByIds(ctx.store.kysely);
+  const { hierarchy, outcome } = await walkSession(ctx, session, ownerFilterOf(visibility), undefined, users);
+  return { session: { id: session.id, uid: session.uid, title: session.title }, hierarchy, humanMessages: await humanRecordOf(ctx, hierarchy, page, { ...walkedRowsOf(outcome), users }) };
 }

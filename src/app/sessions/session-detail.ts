@@ -2,8 +2,9 @@ import type { Hierarchy } from '../../core/hierarchy-types.js';
 import type { Caller } from '../caller.js';
 import type { AppContext } from '../context.js';
 import { humanRecordOf, humanSummaryOf, type HumanRecord, type HumanSummary } from '../human-messages/record.js';
-import { ownerFilterOf, resolveReadable, walkSession } from '../lineage/hierarchy.js';
+import { ownerFilterOf, resolveReadable, walkedRowsOf, walkSession } from '../lineage/hierarchy.js';
 import { sessionView, type SessionView } from '../views.js';
+import { memoizedUsersByIds } from '../user-reads.js';
 
 /**
  * `GET /api/v1/sessions/:ref` and `get_session`: the session, with its hierarchy and the
@@ -20,8 +21,11 @@ export interface SessionDetail {
 
 export async function getSessionDetail(ctx: AppContext, caller: Caller, ref: string, options: { summary?: boolean } = {}): Promise<SessionDetail> {
   const { session, visibility } = await resolveReadable(ctx, caller, ref);
-  const [view, walked] = await Promise.all([sessionView(ctx.store.kysely, ctx, session, true), walkSession(ctx, session, ownerFilterOf(visibility))]);
-  const humanMessages = await humanRecordOf(ctx, walked.hierarchy);
-  const humanSummary = options.summary ? await humanSummaryOf(ctx, walked.hierarchy) : null;
+  // one request: the view's owner, the nodes' owners and the authors are read once each
+  const users = memoizedUsersByIds(ctx.store.kysely);
+  const [view, walked] = await Promise.all([sessionView(ctx.store.kysely, ctx, session, true, users), walkSession(ctx, session, ownerFilterOf(visibility), undefined, users)]);
+  const reads = { ...walkedRowsOf(walked.outcome), users };
+  const humanMessages = await humanRecordOf(ctx, walked.hierarchy, {}, reads);
+  const humanSummary = options.summary ? await humanSummaryOf(ctx, walked.hierarchy, reads) : null;
   return { session: view, hierarchy: walked.hierarchy, humanMessages, humanSummary };
 }
