@@ -5,6 +5,9 @@ import pino from 'pino';
 import type { Config } from '../config.js';
 import { openService } from '../composition.js';
 
+/** How long in-flight requests get to finish at shutdown before connections are cut. */
+const SHUTDOWN_GRACE_MS = 2000;
+
 const LOOPBACK = new Set(['127.0.0.1', 'localhost', '::1']);
 
 /** `warrant serve`: REST, SSE, MCP and the web UI on one port. */
@@ -50,10 +53,25 @@ export async function runServe(config: Config): Promise<void> {
 
   const shutdown = (signal: string) => {
     logger.info({ signal }, 'shutting down');
-    server.close();
     stopOtel();
-    void service.stop().then(() => service.store.destroy()).finally(() => process.exit(0));
-    setTimeout(() => process.exit(0), 5000).unref();
+    // Stop accepting, let in-flight requests finish, and only then close the store (closing it
+    // first turned their last queries into 500s). Live streams never end on their own: they
+    // are cut after a short grace.
+    const connections = server as unknown as { closeIdleConnections?: () => void; closeAllConnections?: () => void };
+    const drained = new Promise<void>((resolve) => server.close(() => resolve()));
+    connections.closeIdleConnections?.();
+    const grace = new Promise<void>((resolve) =>
+      setTimeout(() => {
+        connections.closeAllConnections?.();
+        resolve();
+      }, SHUTDOWN_GRACE_MS).unref(),
+    );
+    void Promise.race([drained, grace])
+      .then(() => service.stop())
+      .then(() => service.store.destroy())
+      .catch((error: unknown) => logger.error({ err: error }, 'shutdown'))
+      .finally(() => process.exit(0));
+    setTimeout(() => process.exit(0), SHUTDOWN_GRACE_MS + 3000).unref();
   };
   process.once('SIGINT', () => shutdown('SIGINT'));
   process.once('SIGTERM', () => shutdown('SIGTERM'));
