@@ -181,6 +181,26 @@ export async function exportToOtlp(ctx: AppContext, options: { endpoint: string;
 const SETTING_OTEL_WATERMARK = 'otel_exported_through';
 
 /**
+ * How far the continuous exporter got: the last `updated_at` it exported and the sessions it
+ * already sent at exactly that instant. A bare time (the older form) means every session up to
+ * and including it was sent. Keeping the ids matters: a session that ends in the same
+ * millisecond as the last exported one, but after the tick read the table, would otherwise
+ * never be exported (`updated_at > watermark` skips it).
+ */
+interface OtelWatermark {
+  at: string;
+  /** null: everything at `at` was exported (the older, time-only form) */
+  ids: number[] | null;
+}
+
+function parseWatermark(raw: string | null): OtelWatermark {
+  if (!raw) return { at: '', ids: [] };
+  if (!raw.startsWith('{')) return { at: raw, ids: null };
+  const v = JSON.parse(raw) as { at?: unknown; ids?: unknown };
+  return { at: String(v.at ?? ''), ids: Array.isArray(v.ids) ? v.ids.map(Number) : [] };
+}
+
+/**
  * `warrant serve --otel-endpoint`: exports each session's span once it reaches a terminal
  * state, off the request path. A session that ends again later is exported again.
  */
@@ -189,11 +209,29 @@ export function startContinuousOtelExport(ctx: AppContext, endpoint: string, int
   const tick = async () => {
     const { getSetting, setSetting } = await import('../store/settings-repo.js');
     const db = ctx.store.kysely;
-    const since = (await getSetting(db, SETTING_OTEL_WATERMARK)) ?? '';
-    const rows = await db.selectFrom('sessions').select(['id', 'updated_at']).where('status', 'in', [...TERMINAL]).where('updated_at', '>', since).orderBy('updated_at').limit(2000).execute();
+    const mark = parseWatermark(await getSetting(db, SETTING_OTEL_WATERMARK));
+    const seen = mark.ids;
+    const rows = await db
+      .selectFrom('sessions')
+      .select(['id', 'updated_at'])
+      .where('status', 'in', [...TERMINAL])
+      .where((eb) =>
+        seen === null
+          ? eb('updated_at', '>', mark.at)
+          : seen.length === 0
+            ? eb('updated_at', '>=', mark.at)
+            : eb.or([eb('updated_at', '>', mark.at), eb.and([eb('updated_at', '=', mark.at), eb('id', 'not in', seen)])]),
+      )
+      .orderBy('updated_at')
+      .orderBy('id')
+      .limit(2000)
+      .execute();
     if (rows.length === 0) return;
     await exportToOtlp(ctx, { endpoint, sessionIds: rows.map((r) => Number(r.id)) });
-    await setSetting(db, SETTING_OTEL_WATERMARK, rows[rows.length - 1]!.updated_at, ctx.clock.now().toISOString());
+    const last = rows[rows.length - 1]!.updated_at;
+    const atLast = rows.filter((r) => r.updated_at === last).map((r) => Number(r.id));
+    const next: OtelWatermark = { at: last, ids: last === mark.at && seen !== null ? [...seen, ...atLast] : atLast };
+    await setSetting(db, SETTING_OTEL_WATERMARK, JSON.stringify(next), ctx.clock.now().toISOString());
   };
   const timer = setInterval(() => {
     if (running) return;

@@ -328,4 +328,56 @@ describeEachDialect('event catalogue (spec 04)', (t) => {
     await h.request('PATCH', `/api/v1/sessions/${worker.id}`, { token: h.fleetKey, body: { model: 'm9', acting_session_id: worker.id } });
     expectAttribution(await onlyEvent(h, worker.id, 'model_changed'), { actor: session(worker.id), actorBasis: 'declared', cause: human(key), causeBasis: 'declared' });
   });
+  it('uncle and inbox events: a session a human started acts as itself, for that human — actor and cause both recorded, with their bases', async () => {
+    const h = t();
+    const key = uniqueKey('olga');
+    const { token } = await h.human(key);
+    // both sessions belong to the human; the router acts with its own token, so its cause (the human) differs from its actor
+    const router = await h.create(token, { title: 'router', attach: true });
+    const worker = await h.create(token, { title: 'worker', attach: true });
+    const r = router.session.id as number;
+    const w = worker.session.id as number;
+    const asRouter = { actor: session(r), actorBasis: 'authenticated', cause: human(key), causeBasis: 'authenticated', credentialId: await credentialIdOf(h, router.session_token) };
+    const asWorker = { actor: session(w), actorBasis: 'authenticated', cause: human(key), causeBasis: 'authenticated', credentialId: await credentialIdOf(h, worker.session_token) };
+    const byType = async (id: number, type: string, pick: (e: any) => boolean = () => true) => {
+      const found = (await eventsOf(h, id, [type])).filter(pick);
+      expect(found, `one ${type} on #${id}`).toHaveLength(1);
+      return found[0]!;
+    };
+
+    // follow-up: the router becomes an uncle of the worker (uncle_linked on both timelines), the item is added and sent
+    const follow = await h.request('POST', `/api/v1/sessions/${w}/follow_up`, { token: router.session_token, body: { content: 'take a look' } });
+    expect(follow.status).toBe(201);
+    expect(follow.body.uncle_edge.outcome).toBe('written');
+    for (const id of [w, r]) expectAttribution(await byType(id, 'uncle_linked'), asRouter);
+    const followItem = follow.body.inbox_item.id;
+    expectAttribution(await byType(w, 'inbox_item_added', (e) => e.details.inbox_item_id === followItem), asRouter);
+    expectAttribution(await byType(r, 'inbox_item_sent', (e) => e.details.inbox_item_id === followItem), asRouter);
+
+    // enqueue, then send_now: inbox_item_added / _sent, then inbox_item_promoted
+    const queued = await h.request('POST', `/api/v1/sessions/${w}/enqueued_messages`, { token: router.session_token, body: { content: 'when idle' } });
+    expect(queued.status).toBe(201);
+    const q1 = queued.body.inbox_item.id;
+    expectAttribution(await byType(w, 'inbox_item_added', (e) => e.details.inbox_item_id === q1), asRouter);
+    expectAttribution(await byType(r, 'inbox_item_sent', (e) => e.details.inbox_item_id === q1), asRouter);
+    expect((await h.request('POST', `/api/v1/sessions/${w}/enqueued_messages/${q1}/send_now`, { token: router.session_token, body: {} })).status).toBe(200);
+    expectAttribution(await onlyEvent(h, w, 'inbox_item_promoted'), asRouter);
+
+    // withdraw a second queued item
+    const q2 = (await h.request('POST', `/api/v1/sessions/${w}/enqueued_messages`, { token: router.session_token, body: { content: 'never mind' } })).body.inbox_item.id;
+    expect((await h.request('DELETE', `/api/v1/sessions/${w}/enqueued_messages/${q2}`, { token: router.session_token })).status).toBe(200);
+    expectAttribution(await onlyEvent(h, w, 'inbox_item_withdrawn'), asRouter);
+
+    // the worker follows the router up: the direct edge router → worker is inverted, by the worker for the human
+    const back = await h.request('POST', `/api/v1/sessions/${r}/follow_up`, { token: worker.session_token, body: { content: 'done, over to you' } });
+    expect(back.body.uncle_edge.outcome).toBe('inverted');
+    for (const id of [w, r]) expectAttribution(await byType(id, 'uncle_inverted'), asWorker);
+
+    // removal: a session token may not remove an edge, so the fleet removes it declaring the router — declared actor, declared cause
+    const removed = await h.request('DELETE', `/api/v1/sessions/${r}/uncle_links/${w}?acting_session_id=${r}`, { token: h.fleetKey });
+    expect(removed.status).toBe(204);
+    for (const id of [w, r]) {
+      expectAttribution(await byType(id, 'uncle_removed'), { actor: session(r), actorBasis: 'declared', cause: human(key), causeBasis: 'declared', credentialId: await credentialIdOf(h, h.fleetKey) });
+    }
+  });
 });

@@ -42,7 +42,7 @@ describeEachDialect("the lifecycle table (spec 01), each row's event, and no-eff
     let cursor: string | null = null;
     let pages = 0;
     do {
-      const r = await h.request('GET', `/api/v1/sessions/${s.id}/events?limit=2${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`, { token: h.fleetKey });
+      const r: { status: number; body: any } = await h.request('GET', `/api/v1/sessions/${s.id}/events?limit=2${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`, { token: h.fleetKey });
       expect(r.status).toBe(200);
       expect(r.body.events.length).toBeLessThanOrEqual(2);
       seen.push(...r.body.events);

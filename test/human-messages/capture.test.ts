@@ -56,6 +56,28 @@ describeEachDialect('human-message capture at the authenticated boundary (spec 0
     expect(audit.map((r) => r.entry).join('\n')).not.toContain('immutable words');
   });
 
+  it('the database refuses UPDATE and direct DELETE of a withdrawal; the withdrawal survives and goes only with its session', async () => {
+    const h = t();
+    const { token } = await h.human(uniqueKey('withdraw'), { admin: true });
+    const s = (await h.create(token, { title: 'queue' })).session;
+    const q = await h.request('POST', `/api/v1/sessions/${s.id}/enqueued_messages`, { token, body: { content: 'said, then taken back' } });
+    expect(q.status).toBe(201);
+    expect((await h.request('DELETE', `/api/v1/sessions/${s.id}/enqueued_messages/${q.body.inbox_item.id}`, { token })).status).toBe(200);
+    const withdrawals = () => h.store.kysely.selectFrom('human_message_withdrawals').selectAll().where('session_id', '=', s.id).execute();
+    const [w, ...more] = await withdrawals();
+    expect(more).toHaveLength(0);
+    expect(w).toBeDefined();
+    await expect(h.store.kysely.updateTable('human_message_withdrawals').set({ created_at: '2000-01-01T00:00:00.000Z' }).where('id', '=', w!.id).execute()).rejects.toThrow(/immutable/);
+    await expect(h.store.kysely.updateTable('human_message_withdrawals').set({ actor_id: null }).where('id', '=', w!.id).execute()).rejects.toThrow(/immutable/);
+    await expect(h.store.kysely.deleteFrom('human_message_withdrawals').where('id', '=', w!.id).execute()).rejects.toThrow(/immutable/);
+    expect(await withdrawals()).toEqual([w]);
+    // still rendered as withdrawn
+    expect((await h.request('GET', `/api/v1/sessions/${s.id}/provenance?format=markdown`, { token })).text).toContain('WITHDRAWN');
+    // the session's own deletion takes the message and its withdrawal with it
+    expect((await h.request('DELETE', `/api/v1/sessions/${s.id}`, { token })).status).toBe(200);
+    expect(await withdrawals()).toEqual([]);
+  });
+
   it('a capture whose insert fails makes the create fail with nothing written', async () => {
     const h = t();
     const { token } = await h.human(uniqueKey('fail'));

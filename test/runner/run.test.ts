@@ -55,6 +55,13 @@ describe('warrant run (spec 08) with the stand-in agent', () => {
       const events = (await api(`/api/v1/sessions/${s.id}/events`)).events as any[];
       for (const e of events.filter((x) => x.actor)) expect(e.actor.basis, `${s.title} ${e.type}`).toBe('authenticated');
       expect(events.map((e) => e.type)).toEqual(expect.arrayContaining(['created', 'attached', 'token_minted', 'exited']));
+      // The runner reports `started` when the child starts, but the attach already made the session `running`:
+      // spec 01's lifecycle table moves only `idle` → `running` on `started`, and a change with no effect records
+      // nothing. So a run's runtime events are exactly one `exited` with the child's code, unattributed (spec 04).
+      const runtime = events.filter((e) => ['started', 'idle', 'exited', 'error'].includes(e.type));
+      expect(runtime.map((e) => e.type), s.title).toEqual(['exited']);
+      expect(runtime[0].details).toMatchObject({ code: 0 });
+      for (const e of runtime) expect([e.actor, e.cause, e.credential_id]).toEqual([null, null, null]);
     }
   });
 
@@ -93,8 +100,15 @@ describe('warrant run (spec 08) with the stand-in agent', () => {
     expect((await api(`/api/v1/sessions/${created.session.id}`)).session).toMatchObject({ status: 'stopped', activation: 1 });
     const bad = await runCli(['run', '--title', 'no such binary', '--', '/nonexistent/agent'], { env: { WARRANT_URL: server.url, WARRANT_TOKEN: server.fleetKey } });
     expect(bad.code).toBe(127);
+    expect(bad.stderr).toContain('could not start /nonexistent/agent');
     const s = (await api('/api/v1/sessions?q=no%20such%20binary')).sessions[0];
     expect(s.status).toBe('failed');
+    // an unstartable command is an error event with its reason, never started or exited
+    const events = (await api(`/api/v1/sessions/${s.id}/events`)).events as any[];
+    const runtime = events.filter((e) => ['started', 'idle', 'exited', 'error'].includes(e.type));
+    expect(runtime.map((e) => e.type)).toEqual(['error']);
+    expect(runtime[0].details.reason).toContain('could not start /nonexistent/agent');
+    expect([runtime[0].actor, runtime[0].cause]).toEqual([null, null]);
   });
 
   it('without a credential it refuses with a usage error', async () => {

@@ -1,0 +1,137 @@
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCli, startServer, type ServerProcess } from '../helpers/server-process.js';
+
+/** spec 06 "CLI": `warrant init`, `WARRANT_FLEET_KEY` for `serve`, and the roster's admin verbs — the built binary. */
+describe('warrant init, then serve on the same data dir', () => {
+  const cwd = mkdtempSync(join(tmpdir(), 'warrant-init-'));
+  const dataDir = join(cwd, 'data');
+  afterAll(() => rmSync(cwd, { recursive: true, force: true }));
+
+  it('creates the data dir, the admin roster row and a fleet key; a second init reuses them; serve then uses that key and counts the admin', async () => {
+    const first = await runCli(['init', '--admin', 'root-admin', '--name', 'Root Admin', '--data-dir', dataDir]);
+    expect(first.code, first.stderr).toBe(0);
+    expect(first.stdout).toContain(`Data dir: ${dataDir}`);
+    expect(first.stdout).toContain('Admin: root-admin (Root Admin)');
+    expect(first.stdout).toContain(`Fleet key (new), in ${join(dataDir, 'fleet-key')}:`);
+    const key = readFileSync(join(dataDir, 'fleet-key'), 'utf8').trim();
+    expect(key).toMatch(/^wrt_f_/);
+    expect(first.stdout).toContain(`  ${key}`);
+
+    const again = await runCli(['init', '--admin', 'root-admin', '--data-dir', dataDir]);
+    expect(again.code, again.stderr).toBe(0);
+    expect(again.stdout).toContain(`Fleet key, in ${join(dataDir, 'fleet-key')}:`);
+    expect(again.stdout).toContain(`  ${key}`);
+    const users = JSON.parse((await runCli(['users', 'list', '--json', '--data-dir', dataDir])).stdout).users;
+    expect(users.filter((u: any) => u.key === 'root-admin')).toEqual([expect.objectContaining({ display_name: 'Root Admin', is_admin: true })]);
+
+    const server = await startServer({ cwd, dataDir });
+    try {
+      expect(server.fleetKey).toBe(key);
+      expect(server.output()).toContain(`Fleet key: ${join(dataDir, 'fleet-key')}`);
+      expect(server.output()).not.toContain('Fleet key created');
+      // the single admin resolves, so the web UI channel is instrumented
+      expect(server.output()).toMatch(/web UI +instrumented — single-admin mode; the admin key root-admin resolves to a roster row/);
+      const r = await fetch(`${server.url}/api/v1/sessions`, { headers: { authorization: `Bearer ${key}` } });
+      expect(r.status).toBe(200);
+    } finally {
+      await server.stop();
+    }
+  });
+});
+
+describe('WARRANT_FLEET_KEY', () => {
+  const supplied = `wrt_f_${randomBytes(24).toString('base64url')}`;
+  let server: ServerProcess;
+  beforeAll(async () => {
+    server = await startServer({ env: { WARRANT_FLEET_KEY: supplied } });
+  });
+  afterAll(async () => {
+    await server?.stop();
+  });
+
+  it('is accepted by serve, in addition to the key in the data dir; other keys are not', async () => {
+    const as = (token: string) => fetch(`${server.url}/api/v1/sessions`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify({ title: 'fleet made' }) });
+    const made = await as(supplied);
+    expect(made.status).toBe(201);
+    expect(((await made.json()) as any).session.creator).toBeNull();
+    expect((await as(server.fleetKey)).status).toBe(201);
+    expect(server.fleetKey).not.toBe(supplied);
+    expect(server.output()).not.toContain(supplied);
+    expect((await as(`wrt_f_${randomBytes(24).toString('base64url')}`)).status).toBe(401);
+  });
+
+  it('a malformed WARRANT_FLEET_KEY is a configuration error (exit 2), not a silently ignored key', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'warrant-badkey-'));
+    try {
+      const r = await runCli(['serve', '--port', '0'], { env: { WARRANT_DATA_DIR: join(dir, '.warrant'), WARRANT_FLEET_KEY: 'not-a-fleet-key' } });
+      expect(r.code).toBe(2);
+      expect(r.stderr).toMatch(/fleet key/i);
+      expect(existsSync(join(dir, '.warrant', 'fleet-key'))).toBe(false);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('warrant users edit, rename, tokens revoke (admin, direct store access)', () => {
+  let server: ServerProcess;
+  let env: Record<string, string>;
+  beforeAll(async () => {
+    server = await startServer();
+    env = { WARRANT_URL: server.url, WARRANT_TOKEN: server.fleetKey, WARRANT_DATA_DIR: server.dataDir };
+  });
+  afterAll(async () => {
+    await server?.stop();
+  });
+  const api = (token: string, method: string, path: string, body?: unknown) =>
+    fetch(`${server.url}${path}`, { method, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', 'x-warrant-client': 'cli' }, ...(body ? { body: JSON.stringify(body) } : {}) });
+
+  it('edit changes the fields it names and leaves the rest; --clear-slack empties the list', async () => {
+    expect((await runCli(['users', 'add', 'grace', '--name', 'Grace', '--slack', 'U0GRACE', '--notes', 'old notes'], { env })).code).toBe(0);
+    const edited = await runCli(['users', 'edit', 'grace', '--name', 'Grace Hopper', '--notes', 'Final say on compilers.', '--admin', 'yes', '--json'], { env });
+    expect(edited.code, edited.stderr).toBe(0);
+    expect(JSON.parse(edited.stdout).user).toMatchObject({ key: 'grace', display_name: 'Grace Hopper', notes: 'Final say on compilers.', is_admin: true, slack_user_ids: ['U0GRACE'] });
+    const cleared = await runCli(['users', 'edit', 'grace', '--clear-slack', '--admin', 'no', '--json'], { env });
+    expect(JSON.parse(cleared.stdout).user).toMatchObject({ display_name: 'Grace Hopper', slack_user_ids: [], is_admin: false });
+    const listed = JSON.parse((await runCli(['users', 'list', '--json'], { env })).stdout).users.find((u: any) => u.key === 'grace');
+    expect(listed).toMatchObject({ display_name: 'Grace Hopper', notes: 'Final say on compilers.', slack_user_ids: [] });
+    const missing = await runCli(['users', 'edit', 'nobody-here', '--name', 'x'], { env });
+    expect(missing.code).toBe(1);
+  });
+
+  it('rename keeps the person: records name the new key and still show the key they were captured under', async () => {
+    expect((await runCli(['users', 'add', 'linus', '--name', 'Linus'], { env })).code).toBe(0);
+    const token = JSON.parse((await runCli(['users', 'tokens', 'issue', 'linus', '--json'], { env })).stdout).token as string;
+    const created = (await (await api(token, 'POST', '/api/v1/sessions', { title: 'asked by linus', prompt: 'merge the window' })).json()) as any;
+    const renamed = await runCli(['users', 'rename', 'linus', 'torvalds', '--json'], { env });
+    expect(renamed.code, renamed.stderr).toBe(0);
+    expect(JSON.parse(renamed.stdout).user).toMatchObject({ key: 'torvalds', display_name: 'Linus' });
+    const text = await runCli(['users', 'rename', 'torvalds', 'lt'], { env });
+    expect(text.stdout).toContain('Renamed torvalds to lt. Nothing is orphaned');
+    const prov = (await (await api(server.fleetKey, 'GET', `/api/v1/sessions/${created.session.id}/provenance`)).json()) as any;
+    expect(prov.human_messages.entries).toHaveLength(1);
+    expect(JSON.stringify(prov.human_messages.entries[0])).toContain('"lt"');
+    expect(JSON.stringify(prov.human_messages.entries[0])).toContain('"linus"');
+    const md = await (await api(server.fleetKey, 'GET', `/api/v1/sessions/${created.session.id}/provenance?format=markdown`)).text();
+    expect(md).toContain('Linus (lt, captured as linus)');
+    // the old key names nobody now
+    expect((await runCli(['users', 'edit', 'linus', '--name', 'x'], { env })).code).toBe(1);
+  });
+
+  it('tokens revoke: the human token stops working at once; the list shows it revoked', async () => {
+    expect((await runCli(['users', 'add', 'barbara'], { env })).code).toBe(0);
+    const issued = JSON.parse((await runCli(['users', 'tokens', 'issue', 'barbara', '--json'], { env })).stdout);
+    expect((await api(issued.token, 'GET', '/api/v1/sessions')).status).toBe(200);
+    const revoked = await runCli(['users', 'tokens', 'revoke', String(issued.credential_id)], { env });
+    expect(revoked.code, revoked.stderr).toBe(0);
+    expect(revoked.stdout).toContain(`Revoked credential ${issued.credential_id}.`);
+    const after = await api(issued.token, 'GET', '/api/v1/sessions');
+    expect(after.status).toBe(401);
+    const list = JSON.parse((await runCli(['users', 'tokens', 'list', 'barbara', '--json'], { env })).stdout).tokens;
+    expect(list).toEqual([expect.objectContaining({ credential_id: issued.credential_id, user: 'barbara', revoked_at: expect.any(String) })]);
+  });
+});
