@@ -163,8 +163,9 @@ export async function restBench(
         workload: 'REST GET /sessions/:ref (20-node hierarchy)',
         dialect,
         figures: { 'req/s': f(get.rps), 'p50 ms': get.p50, 'p99 ms': get.p99, 'vs floor': (get.rps / health.rps).toFixed(2), errors: get.errors + get.non2xx },
-        target: '≥ 2,000 req/s, p99 ≤ 25 ms (SQLite)',
-        pass: get.errors + get.non2xx === 0 && (dialect !== 'sqlite' || (get.rps >= 2000 && get.p99 <= 25)),
+        // spec 07 sets this target for SQLite only: PostgreSQL's figure is reported, not judged
+        target: dialect === 'sqlite' ? '≥ 2,000 req/s, p99 ≤ 25 ms (SQLite)' : 'none for PostgreSQL (the target is SQLite’s)',
+        pass: dialect === 'sqlite' ? get.errors + get.non2xx === 0 && get.rps >= 2000 && get.p99 <= 25 : null,
       },
       { workload: 'REST session list page (50)', dialect, figures: { 'req/s': f(list.rps), 'p99 ms': list.p99, 'vs floor': (list.rps / health.rps).toFixed(2), errors: list.errors + list.non2xx }, target: '≥ 3,000 req/s', pass: list.errors + list.non2xx === 0 && list.rps >= 3000 },
       { workload: 'REST create session (durable)', dialect, figures: { 'req/s': f(create.rps), 'p99 ms': create.p99, 'vs floor': (create.rps / health.rps).toFixed(2), errors: create.errors + create.non2xx }, target: '≥ 1,500 req/s', pass: create.errors + create.non2xx === 0 && create.rps >= 1500 },
