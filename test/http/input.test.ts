@@ -10,6 +10,20 @@ describeEachDialect('bad input gets a clear error and loses nothing (spec 06, 07
     expect(r.body.error).toBe('malformed-json');
   });
 
+  it('a NUL character (U+0000) in text is refused alike on both backends, and nothing is written', async () => {
+    const h = t();
+    const before = (await h.request('GET', '/api/v1/sessions?status=&limit=200', { token: h.fleetKey })).body.sessions.length;
+    const created = await h.request('POST', '/api/v1/sessions', { token: h.fleetKey, body: { title: 'nul\u0000inside' } });
+    expect(created.status).toBe(400);
+    expect(created.body.error).toBe('invalid-request');
+    expect(created.body.message).toContain('U+0000');
+    expect((await h.request('GET', '/api/v1/sessions?status=&limit=200', { token: h.fleetKey })).body.sessions.length).toBe(before);
+    const s = (await h.create(h.fleetKey, { title: 'clean' })).session;
+    const patched = await h.request('PATCH', `/api/v1/sessions/${s.id}`, { token: h.fleetKey, body: { title: 'still\u0000nul' } });
+    expect(patched.status).toBe(400);
+    expect((await h.request('GET', `/api/v1/sessions/${s.id}`, { token: h.fleetKey })).body.session.title).toBe('clean');
+  });
+
   it('wrong types → 400 naming the field', async () => {
     const h = t();
     const r = await h.request('POST', '/api/v1/sessions', { token: h.fleetKey, body: { title: 42 } });

@@ -30,6 +30,17 @@ interface Prepared {
   columns: string[] | null;
 }
 
+/**
+ * PostgreSQL text cannot hold U+0000 and refuses it (SQLSTATE 22021); SQLite would store it.
+ * Refusing it here the same way keeps both backends answering one input alike (a 400, see
+ * http/errors.ts), instead of one storing what the other cannot.
+ */
+function refuseNul(params: readonly unknown[]): void {
+  for (const p of params) {
+    if (typeof p === 'string' && p.includes('\u0000')) throw Object.assign(new Error('invalid byte sequence: a text value contains U+0000'), { code: '22021' });
+  }
+}
+
 class SqliteConnection implements DatabaseConnection {
   // Prepared statements are cached: Kysely's stock driver re-prepares every query.
   private readonly statements = new Map<string, Prepared>();
@@ -54,6 +65,7 @@ class SqliteConnection implements DatabaseConnection {
   async executeQuery<R>(query: CompiledQuery): Promise<QueryResult<R>> {
     this.log.record(query.sql);
     const params = query.parameters as unknown[];
+    refuseNul(params);
     const { stmt, columns } = this.prepare(query.sql);
     if (columns) return { rows: rowObjects(stmt.all(...params) as unknown[][], columns) as R[] };
     const { changes, lastInsertRowid } = stmt.run(...params);
