@@ -77,8 +77,8 @@ function toRow(r: RawRow): HierarchyRow {
     parentBasis: r.parent_basis as Basis | null,
     legacyParentKey: (r.legacy_parent_key as string | null) ?? null,
     createdAt: r.created_at as string,
-    // SQLite answers exists() with 0/1, PostgreSQL with a boolean
-    hasUncles: r.has_uncles === true || Number(r.has_uncles) === 1,
+    // SQLite answers exists() with 0/1, PostgreSQL with a boolean; absent: not asked (unknown)
+    ...(r.has_uncles === undefined ? {} : { hasUncles: r.has_uncles === true || Number(r.has_uncles) === 1 }),
   };
 }
 
@@ -90,17 +90,18 @@ const projections = new WeakMap<StoreDialect, Map<string, RawBuilder<unknown>>>(
  * loaded, and parsing every row's would cost the walk for nothing — and whether the session
  * has uncles (so the walk can skip a seniors read at a true top).
  */
-function projection(d: StoreDialect, alias: string): RawBuilder<unknown> {
+function projection(d: StoreDialect, alias: string, withHasUncles = true): RawBuilder<unknown> {
   let perDialect = projections.get(d);
   if (!perDialect) projections.set(d, (perDialect = new Map()));
-  let p = perDialect.get(alias);
+  const key = `${alias}:${withHasUncles}`;
+  let p = perDialect.get(key);
   if (!p) {
     const cols = HIERARCHY_COLUMNS.map((c) => `${alias}.${c} as ${c}`).join(', ');
     p = sql.raw(
-      `${cols}, case when ${alias}.parent_basis = 'legacy' then ${d.jsonTextFieldSql(`${alias}.custom_metadata`, LEGACY_PARENT_KEY)} end as legacy_parent_key, ` +
-        `exists (select 1 from session_uncles hu where hu.session_id = ${alias}.id) as has_uncles`,
+      `${cols}, case when ${alias}.parent_basis = 'legacy' then ${d.jsonTextFieldSql(`${alias}.custom_metadata`, LEGACY_PARENT_KEY)} end as legacy_parent_key` +
+        (withHasUncles ? `, exists (select 1 from session_uncles hu where hu.session_id = ${alias}.id) as has_uncles` : ''),
     );
-    perDialect.set(alias, p);
+    perDialect.set(key, p);
   }
   return p;
 }
@@ -302,7 +303,13 @@ export async function seniorsOf(
   db: Executor,
   d: StoreDialect,
   juniors: readonly Pick<HierarchyRow, 'id' | 'parentSessionId' | 'parentBasis' | 'legacyParentKey'>[],
+  /**
+   * reachability searches always ask for the next level's seniors, so they skip the per-row
+   * "has uncles" probe the walk uses to stop at a true top (the rows' `hasUncles` is unknown)
+   */
+  options: { withHasUncles?: boolean } = {},
 ): Promise<{ edge: LineageEdge; senior: HierarchyRow }[]> {
+  const withHasUncles = options.withHasUncles ?? true;
   if (juniors.length === 0) return [];
   const parentIds = new Set<number>();
   const legacyUids = new Set<string>();
@@ -318,11 +325,11 @@ export async function seniorsOf(
   const byKey: RawBuilder<unknown>[] = [];
   if (parentIds.size > 0) byKey.push(sql`p.id in ${idList(d, [...parentIds])}`);
   if (legacyUids.size > 0) byKey.push(sql`p.uid in ${textList(d, [...legacyUids])}`);
-  const uncles = sql`select ${projection(d, 'p')}, 'uncle' as edge_kind, u.session_id as edge_via, u.basis as edge_basis, u.source as edge_source, u.created_at as edge_created_at
+  const uncles = sql`select ${projection(d, 'p', withHasUncles)}, 'uncle' as edge_kind, u.session_id as edge_via, u.basis as edge_basis, u.source as edge_source, u.created_at as edge_created_at
     from session_uncles u inner join sessions p on p.id = u.uncle_session_id where u.session_id in ${idList(d, juniorIds)}`;
   const query =
     byKey.length > 0
-      ? sql`select ${projection(d, 'p')}, 'spawn' as edge_kind, p.id as edge_via, null as edge_basis, null as edge_source, null as edge_created_at
+      ? sql`select ${projection(d, 'p', withHasUncles)}, 'spawn' as edge_kind, p.id as edge_via, null as edge_basis, null as edge_source, null as edge_created_at
           from sessions p where ${sql.join(byKey, sql` or `)}
         union all ${uncles}`
       : uncles;

@@ -8,7 +8,7 @@ const LEVEL_CHUNK = 1000;
 async function seniorsOfLevel(db: Executor, d: StoreDialect, level: readonly HierarchyRow[], spawnOnly: boolean): Promise<HierarchyRow[]> {
   const out: HierarchyRow[] = [];
   for (let i = 0; i < level.length; i += LEVEL_CHUNK) {
-    const edges = await seniorsOf(db, d, level.slice(i, i + LEVEL_CHUNK));
+    const edges = await seniorsOf(db, d, level.slice(i, i + LEVEL_CHUNK), { withHasUncles: false });
     for (const { edge, senior } of edges) if (!spawnOnly || edge.kind === 'spawn') out.push(senior);
   }
   return out;
