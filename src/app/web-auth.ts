@@ -21,6 +21,7 @@ import { callerActor, type Caller } from './caller.js';
 import type { AppContext } from './context.js';
 import { hashToken } from './credentials.js';
 import { checkPasswordStrength, hashPassword, verifyPassword } from './passwords.js';
+import { AttemptThrottle } from '../core/attempt-throttle.js';
 import { insertRosterUser, notifyRosterChange } from './roster.js';
 import { inWriteTx, type WriteScope } from './write-scope.js';
 import type { Executor } from '../store/dialect/dialect.js';
@@ -195,16 +196,38 @@ export async function signInWithLink(ctx: AppContext, secret: string, meta: Sign
 
 const WRONG_PASSWORD = 'The key or the password is wrong (or no password is set for this person: `warrant users password <key>`).';
 
+/** Failed password sign-ins per key, per service (one throttle per context). */
+const throttles = new WeakMap<AppContext, AttemptThrottle>();
+
+function throttleOf(ctx: AppContext): AttemptThrottle {
+  let t = throttles.get(ctx);
+  if (!t) throttles.set(ctx, (t = new AttemptThrottle()));
+  return t;
+}
+
 export async function signInWithPassword(ctx: AppContext, key: string, password: string, meta: SignInMeta): Promise<WebSignIn> {
   const db = ctx.store.kysely;
+  const throttle = throttleOf(ctx);
+  // counted per typed key, existing or not, so the refusal says nothing about who exists
+  const throttleKey = key.trim().toLowerCase().slice(0, 64);
+  const wait = throttle.retryAfterMs(throttleKey, ctx.clock.now().getTime());
+  if (wait > 0) {
+    const minutes = Math.ceil(wait / 60_000);
+    throw new WarrantError('sign-in-throttled', `Too many failed sign-ins for this key: try again in ${minutes} minute${minutes === 1 ? '' : 's'}, or ask an admin for a one-time sign-in link.`, {
+      status: 429,
+      details: { retry_after_s: Math.ceil(wait / 1000) },
+    });
+  }
   const user = isValidUserKey(key) ? await findUserByKey(db, key) : null;
   const stored = user ? await passwordHashOf(db, user.id) : null;
   // verify even when there is no user, so the answer's timing does not reveal who exists
   const ok = await verifyPassword(password.slice(0, 1024), stored);
   if (!ok || !user || !(await maySignIn(ctx, user))) {
+    throttle.fail(throttleKey, ctx.clock.now().getTime());
     ctx.logger.info({ key: key.slice(0, 64) }, 'web sign-in refused');
     throw signInRefused('sign-in-failed', WRONG_PASSWORD);
   }
+  throttle.succeed(throttleKey);
   return inWriteTx(ctx, (w) => startWebSession(w, user, 'password', null, meta));
 }
 

@@ -55,6 +55,8 @@ export const ERROR_STATUS = {
   // provider conversation history (spec 05)
   'provider-mismatch': 409,
   'unsupported-media-type': 415,
+  // web sign-in: too many failed passwords for one key (core/attempt-throttle.ts)
+  'sign-in-throttled': 429,
   'internal-error': 500,
   'store-unavailable': 503,
 } as const satisfies Record<string, number>;

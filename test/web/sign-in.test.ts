@@ -171,6 +171,28 @@ describeEachDialect(
       expect(stored.password_hash).not.toContain('a very long admin password');
     });
 
+    it('five wrong passwords for one key throttle that key (429, even with the right password) until they age out', async () => {
+      const h = t();
+      await setUserPassword(h.ctx, systemCaller('cli'), admin, 'the real long password');
+      const web = new WebClient(h);
+      await web.get('/sign-in');
+      for (let i = 0; i < 5; i++) expect((await web.post('/sign-in', { key: admin, password: `guess number ${i}` })).status).toBe(401);
+      const throttled = await web.post('/sign-in', { key: admin, password: 'the real long password' });
+      expect(throttled.status).toBe(429);
+      expect(throttled.text).toContain('data-error="sign-in-throttled"');
+      expect(web.cookies.has('warrant_session')).toBe(false);
+      // keys that do not exist are counted alike: the refusal reveals nothing about the roster
+      for (let i = 0; i < 5; i++) expect((await web.post('/sign-in', { key: 'no-such-person', password: `guess ${i}` })).status).toBe(401);
+      expect((await web.post('/sign-in', { key: 'no-such-person', password: 'x' })).status).toBe(429);
+      // another key is not throttled by them
+      expect((await web.post('/sign-in', { key: 'someone-else', password: 'x' })).status).toBe(401);
+      // once the oldest failure is 15 minutes old, the right password signs in again
+      clock.advance(15 * 60 * 1000 + 1000);
+      const ok = await web.post('/sign-in', { key: admin, password: 'the real long password' });
+      expect(ok.status).toBe(303);
+      expect(web.cookies.has('warrant_session')).toBe(true);
+    });
+
     it('signing out ends the browser’s sign-in; revoking its credential does too', async () => {
       const h = t();
       const web = new WebClient(h);
