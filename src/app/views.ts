@@ -125,7 +125,8 @@ export async function sessionViews(
   db: Executor,
   ctx: AppContext,
   records: readonly SessionRecord[],
-  options: { withMetadata?: boolean; users?: UsersByIds } = {},
+  /** `metadata`: the blobs the caller already holds (a create that just wrote them), by session id */
+  options: { withMetadata?: boolean; users?: UsersByIds; metadata?: ReadonlyMap<number, Record<string, unknown>> } = {},
 ): Promise<SessionView[]> {
   if (records.length === 0) return [];
   const parents = await lineageParents(db, ctx, records);
@@ -137,7 +138,7 @@ export async function sessionViews(
     records.map((r) => r.ownerUserId).filter((o): o is number => o !== null),
     options.users ?? usersByIds(db),
   );
-  const metadata = options.withMetadata ? await loadCustomMetadata(db, records.map((r) => r.id)) : null;
+  const metadata = !options.withMetadata ? null : (options.metadata ?? (await loadCustomMetadata(db, records.map((r) => r.id))));
   return records.map((r) => {
     const view: SessionView = {
       id: r.id,
@@ -170,7 +171,17 @@ export async function sessionViews(
   });
 }
 
-export async function sessionView(db: Executor, ctx: AppContext, record: SessionRecord, withMetadata = true, users?: UsersByIds): Promise<SessionView> {
-  const [view] = await sessionViews(db, ctx, [record], { withMetadata, ...(users ? { users } : {}) });
+export async function sessionView(
+  db: Executor,
+  ctx: AppContext,
+  record: SessionRecord,
+  withMetadata = true,
+  known: { users?: UsersByIds; metadata?: Record<string, unknown> } = {},
+): Promise<SessionView> {
+  const [view] = await sessionViews(db, ctx, [record], {
+    withMetadata,
+    ...(known.users ? { users: known.users } : {}),
+    ...(known.metadata ? { metadata: new Map([[record.id, known.metadata]]) } : {}),
+  });
   return view!;
 }

@@ -167,7 +167,8 @@ export interface NewSessionRow {
   now: string;
 }
 
-export async function insertSession(db: Executor, row: NewSessionRow): Promise<number> {
+/** Inserts the session and returns its record as `findSessionById` would read it (one statement). */
+export async function insertSession(db: Executor, d: StoreDialect, row: NewSessionRow): Promise<SessionRecord> {
   const inserted = await db
     .insertInto('sessions')
     .values({
@@ -194,9 +195,10 @@ export async function insertSession(db: Executor, row: NewSessionRow): Promise<n
       created_at: row.now,
       updated_at: row.now,
     })
-    .returning('id')
+    .returning(CORE_COLUMNS)
+    .returning(d.jsonTextField('custom_metadata', LEGACY_PARENT_KEY).as('legacy_parent_key'))
     .executeTakeFirstOrThrow();
-  return Number(inserted.id);
+  return toRecord(inserted as unknown as CoreRow);
 }
 
 export interface SessionChanges {

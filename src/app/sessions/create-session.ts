@@ -229,7 +229,7 @@ export async function createSession(
     const derivedTitle = givenTitle ? null : deriveTitle(input.originalPrompt ?? input.prompt);
     const title = givenTitle ?? derivedTitle;
 
-    const id = await insertSession(db, {
+    let session = await insertSession(db, ctx.store, {
       uid: ctx.ids.uuid(),
       title,
       slug: title ? slugify(title) : null,
@@ -252,10 +252,10 @@ export async function createSession(
       providerConversation: input.providerConversation ?? null,
       now: w.now,
     });
+    const id = session.id;
     if (input.prompt != null || input.originalPrompt != null) {
       await db.insertInto('session_prompts').values({ session_id: id, prompt: input.prompt ?? null, original_prompt: input.originalPrompt ?? null }).execute();
     }
-    let session = (await findSessionById(db, ctx.store, id))!;
     w.created(id);
 
     const attribution = { ...attributionOf(acting), causeActorId, causeBasis };
@@ -290,7 +290,8 @@ export async function createSession(
       session = minted.session;
     }
 
-    const view = await sessionView(db, ctx, session);
+    // the metadata was just written from this text: read back as it will be stored, not re-read
+    const view = await sessionView(db, ctx, session, true, { metadata: JSON.parse(metadataText) as Record<string, unknown> });
     w.finalView(view, session.ownerUserId);
     if (key) {
       const stored: StoredCreate = { session_id: id, session: view, activation: input.attach ? 1 : null, parent_resolution: resolution, creator_resolution: creatorResolution };
