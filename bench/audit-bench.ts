@@ -15,16 +15,9 @@
  * (b) verify throughput: the log is filled to ≥ 200,000 entries (realistic session-event
  *     entries, chained for real), then `verifyStoredChain` reads and rechecks all of it.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { cpus, loadavg, tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { randomBytes } from 'node:crypto';
-import pg from 'pg';
-import pino from 'pino';
 import { canonicalJson, nodeChainHasher } from '../src/app/audit.js';
 import { verifyStoredChain } from '../src/app/audit-verify.js';
-import { createAppContext } from '../src/app/bootstrap.js';
 import { systemCaller } from '../src/app/caller.js';
 import type { AppContext } from '../src/app/context.js';
 import { authenticate } from '../src/app/credentials.js';
@@ -33,16 +26,11 @@ import { createSession } from '../src/app/sessions/create-session.js';
 import { patchSession } from '../src/app/sessions/patch-session.js';
 import { AUDIT_SCHEMA_VERSION, GENESIS_PREV_HASH } from '../src/core/audit-chain.js';
 import { ProgressBar } from '../src/cli/progress.js';
+import { dialectsFromArgs, flag, formatRows, onFreshStore, printRows, runIfEntryPoint, type FigureRow as BenchRow } from './standalone.js';
+export { formatRows };
 import { auditHead, auditPage, insertAuditRows, type AuditRow } from '../src/store/audit-repo.js';
-import { openStore } from '../src/store/connect.js';
 
-export interface BenchRow {
-  workload: string;
-  dialect: string;
-  figures: Record<string, number | string>;
-  target: string;
-  pass: boolean;
-}
+export type { BenchRow };
 
 export interface AuditBenchOptions {
   dialect: string;
@@ -197,59 +185,11 @@ export async function runAuditBench(ctx: AppContext, options: AuditBenchOptions)
 
 // --- standalone ---------------------------------------------------------------------------
 
-function flag(name: string, fallback: number): number {
-  const i = process.argv.indexOf(name);
-  const v = i >= 0 ? Number(process.argv[i + 1]) : fallback;
-  if (!Number.isSafeInteger(v) || v <= 0) throw new Error(`${name} needs a positive whole number`);
-  return v;
-}
-
-async function benchOn(dialect: 'sqlite' | 'postgres', options: Omit<AuditBenchOptions, 'dialect'>): Promise<BenchRow[]> {
-  const dir = mkdtempSync(join(tmpdir(), 'warrant-audit-bench-'));
-  let databaseUrl: string | null = null;
-  let dropDatabase: (() => Promise<void>) | null = null;
-  if (dialect === 'postgres') {
-    const adminUrl = process.env.WARRANT_BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
-    const name = `warrant_audit_bench_${process.pid}`;
-    const admin = new pg.Client({ connectionString: adminUrl });
-    await admin.connect();
-    await admin.query(`drop database if exists ${name}`);
-    await admin.query(`create database ${name}`);
-    await admin.end();
-    const url = new URL(adminUrl);
-    url.pathname = `/${name}`;
-    databaseUrl = url.toString();
-    dropDatabase = async () => {
-      const c = new pg.Client({ connectionString: adminUrl });
-      await c.connect();
-      await c.query(`drop database if exists ${name} with (force)`);
-      await c.end();
-    };
-  }
-  const store = await openStore({ databaseUrl, sqliteFile: join(dir, 'warrant.db') });
-  try {
-    const ctx = await createAppContext(store, { logger: pino({ level: 'silent' }) });
-    return await runAuditBench(ctx, { dialect, ...options });
-  } finally {
-    await store.destroy();
-    await dropDatabase?.();
-    rmSync(dir, { recursive: true, force: true });
-  }
-}
-
-export function formatRows(rows: readonly BenchRow[]): string {
-  const lines = rows.map((r) => `| ${r.workload} | ${r.dialect} | ${Object.entries(r.figures).map(([k, v]) => `${k} ${v}`).join(', ')} | ${r.target} | ${r.pass ? 'yes' : 'NO'} |`);
-  return ['| workload | backend | figures | target | met |', '| --- | --- | --- | --- | --- |', ...lines].join('\n');
-}
-
 async function main(): Promise<void> {
   const writes = flag('--writes', 2_000);
   const verifyEntries = flag('--entries', 200_000);
   const rows: BenchRow[] = [];
-  const only = process.argv.indexOf('--dialect');
-  const dialects = only >= 0 ? [process.argv[only + 1] as 'sqlite' | 'postgres'] : (['sqlite', 'postgres'] as const);
-  if (dialects.some((d) => d !== 'sqlite' && d !== 'postgres')) throw new Error('--dialect is sqlite or postgres');
-  for (const dialect of dialects) {
+  for (const dialect of dialectsFromArgs()) {
     // one bar per phase, on a TTY only (spec 06)
     let bar: ProgressBar | null = null;
     let phase = '';
@@ -263,17 +203,10 @@ async function main(): Promise<void> {
       last = { done, total };
       bar!.update(done, total);
     };
-    rows.push(...(await benchOn(dialect, { writes, verifyEntries, progress })));
+    rows.push(...(await onFreshStore(dialect, (ctx) => runAuditBench(ctx, { dialect, writes, verifyEntries, progress }))));
     (bar as ProgressBar | null)?.finish(last.done, last.total);
   }
-  process.stdout.write(formatRows(rows) + '\n');
-  // absolute figures depend on what else the machine runs: say so beside them
-  process.stdout.write(`\n${cpus().length} cores; load average at the end of the run: ${loadavg().map((l) => l.toFixed(2)).join(', ')}\n`);
+  printRows(rows);
 }
 
-if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
-  main().catch((error: unknown) => {
-    process.stderr.write(`audit bench failed: ${(error as Error).stack ?? String(error)}\n`);
-    process.exitCode = 1;
-  });
-}
+runIfEntryPoint(import.meta.url, 'audit', main);

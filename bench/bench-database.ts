@@ -9,13 +9,13 @@ import type { BenchDialect } from './bench-kit.js';
 
 export const PG_ADMIN_URL = process.env.WARRANT_BENCH_DATABASE_URL ?? process.env.WARRANT_TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 
-/** A fresh, migrated store for one run; `drop` removes the database (PostgreSQL) or the file. */
 /** Where a bench store lives, so a server process can open the same one. */
 export interface StoreLocation {
   databaseUrl: string | null;
   sqliteFile: string;
 }
 
+/** A fresh, migrated store for one run; `drop` removes the database (PostgreSQL) or the file. */
 export async function freshStore(dialect: BenchDialect): Promise<{ store: StoreDialect; location: StoreLocation; drop(): Promise<void> }> {
   const dir = mkdtempSync(join(tmpdir(), 'warrant-bench-'));
   if (dialect === 'sqlite') {

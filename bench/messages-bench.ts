@@ -17,13 +17,6 @@
  * so no uncle edge) leased and acknowledged the same way. The ratio is what the agent-message
  * machinery costs on top of delivering anything at all.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { cpus, loadavg, tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
-import pg from 'pg';
-import pino from 'pino';
-import { createAppContext } from '../src/app/bootstrap.js';
 import { systemCaller, type Caller } from '../src/app/caller.js';
 import type { AppContext } from '../src/app/context.js';
 import { authenticate } from '../src/app/credentials.js';
@@ -33,15 +26,10 @@ import { sendMessage } from '../src/app/messages/send-message.js';
 import { issueFleetKey } from '../src/app/roster.js';
 import { createSession } from '../src/app/sessions/create-session.js';
 import { ProgressBar } from '../src/cli/progress.js';
-import { openStore } from '../src/store/connect.js';
+import { dialectsFromArgs, flag, formatRows, onFreshStore, printRows, runIfEntryPoint, type FigureRow as BenchRow } from './standalone.js';
+export { formatRows };
 
-export interface BenchRow {
-  workload: string;
-  dialect: string;
-  figures: Record<string, number | string>;
-  target: string;
-  pass: boolean;
-}
+export type { BenchRow };
 
 export interface MessagesBenchOptions {
   dialect: string;
@@ -142,80 +130,21 @@ export async function runMessagesBench(ctx: AppContext, options: MessagesBenchOp
 
 // --- standalone ---------------------------------------------------------------------------
 
-function flag(name: string, fallback: number): number {
-  const i = process.argv.indexOf(name);
-  const v = i >= 0 ? Number(process.argv[i + 1]) : fallback;
-  if (!Number.isSafeInteger(v) || v <= 0) throw new Error(`${name} needs a positive whole number`);
-  return v;
-}
-
-async function benchOn(dialect: 'sqlite' | 'postgres', options: Omit<MessagesBenchOptions, 'dialect'>): Promise<BenchRow[]> {
-  const dir = mkdtempSync(join(tmpdir(), 'warrant-messages-bench-'));
-  let databaseUrl: string | null = null;
-  let dropDatabase: (() => Promise<void>) | null = null;
-  if (dialect === 'postgres') {
-    const adminUrl = process.env.WARRANT_BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
-    const name = `warrant_messages_bench_${process.pid}`;
-    const admin = new pg.Client({ connectionString: adminUrl });
-    await admin.connect();
-    await admin.query(`drop database if exists ${name}`);
-    await admin.query(`create database ${name}`);
-    await admin.end();
-    const url = new URL(adminUrl);
-    url.pathname = `/${name}`;
-    databaseUrl = url.toString();
-    dropDatabase = async () => {
-      const c = new pg.Client({ connectionString: adminUrl });
-      await c.connect();
-      await c.query(`drop database if exists ${name} with (force)`);
-      await c.end();
-    };
-  }
-  const store = await openStore({ databaseUrl, sqliteFile: join(dir, 'warrant.db') });
-  try {
-    const ctx = await createAppContext(store, { logger: pino({ level: 'silent' }) });
-    return await runMessagesBench(ctx, { dialect, ...options });
-  } finally {
-    await store.destroy();
-    await dropDatabase?.();
-    rmSync(dir, { recursive: true, force: true });
-  }
-}
-
-export function formatRows(rows: readonly BenchRow[]): string {
-  const lines = rows.map((r) => `| ${r.workload} | ${r.dialect} | ${Object.entries(r.figures).map(([k, v]) => `${k} ${v}`).join(', ')} | ${r.target} | ${r.pass ? 'yes' : 'NO'} |`);
-  return ['| workload | backend | figures | target | met |', '| --- | --- | --- | --- | --- |', ...lines].join('\n');
-}
-
 async function main(): Promise<void> {
   const messages = flag('--messages', 4_000);
   const senders = flag('--senders', 4);
   const rows: BenchRow[] = [];
-  const only = process.argv.indexOf('--dialect');
-  const dialects = only >= 0 ? [process.argv[only + 1] as 'sqlite' | 'postgres'] : (['sqlite', 'postgres'] as const);
-  if (dialects.some((d) => d !== 'sqlite' && d !== 'postgres')) throw new Error('--dialect is sqlite or postgres');
-  for (const dialect of dialects) {
+  for (const dialect of dialectsFromArgs()) {
     const bar = new ProgressBar(`${dialect}: send + deliver`);
     let last = { done: 0, total: 0 };
-    rows.push(
-      ...(await benchOn(dialect, {
-        messages,
-        senders,
-        progress: (_label, done, total) => {
-          last = { done, total };
-          bar.update(done, total);
-        },
-      })),
-    );
+    const progress = (_label: string, done: number, total: number) => {
+      last = { done, total };
+      bar.update(done, total);
+    };
+    rows.push(...(await onFreshStore(dialect, (ctx) => runMessagesBench(ctx, { dialect, messages, senders, progress }))));
     bar.finish(last.done, last.total);
   }
-  process.stdout.write(formatRows(rows) + '\n');
-  process.stdout.write(`\n${cpus().length} cores; load average at the end of the run: ${loadavg().map((l) => l.toFixed(2)).join(', ')}\n`);
+  printRows(rows);
 }
 
-if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
-  main().catch((error: unknown) => {
-    process.stderr.write(`messages bench failed: ${(error as Error).stack ?? String(error)}\n`);
-    process.exitCode = 1;
-  });
-}
+runIfEntryPoint(import.meta.url, 'messages', main);

@@ -3,9 +3,10 @@ import { lineageBench } from './lineage-bench.js';
 import { runAuditBench } from './audit-bench.js';
 import { runMessagesBench } from './messages-bench.js';
 import { restBench } from './rest-bench.js';
+import type { FigureRow } from './standalone.js';
 
 /** The standalone benches' rows, in the run's table format. */
-function adapt(module: string, dialect: BenchRow['dialect'], rows: { workload: string; figures: Record<string, number | string>; target: string; pass?: boolean }[]): BenchRow[] {
+function adapt(module: string, dialect: BenchRow['dialect'], rows: readonly FigureRow[]): BenchRow[] {
   return rows.map((r) => ({
     module,
     dialect,
@@ -32,14 +33,7 @@ const messagesBench: BenchModule = {
 /** REST throughput and server memory: the built server on the bench fleet's store, load from a second process. */
 const restModule: BenchModule = {
   name: 'rest',
-  run: async (env) => {
-    const rows = await restBench(env.dialect, 10, env.location);
-    return adapt(
-      'rest',
-      env.dialect,
-      rows.map((r) => ({ ...r, pass: r.pass ?? undefined })),
-    );
-  },
+  run: async (env) => adapt('rest', env.dialect, await restBench(env.dialect, 10, env.location)),
 };
 
 /**

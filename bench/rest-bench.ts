@@ -4,27 +4,20 @@
  * `/api/v1/health` (the framework floor) in the same run; absolute numbers are noisy on a
  * shared 2-core machine.
  *
- *   npx tsx bench/rest-bench.ts [--dialect sqlite|postgres|both] [--duration 10]
+ *   npx tsx bench/rest-bench.ts [--dialect sqlite|postgres] [--duration 10]
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import pg from 'pg';
+import { freshStore, type StoreLocation } from './bench-database.js';
+import { dialectsFromArgs, flag, printRows, runIfEntryPoint, type FigureRow } from './standalone.js';
 
 const ROOT = resolve(import.meta.dirname, '..');
 const CLI = join(ROOT, 'dist/cli/main.js');
 const AUTOCANNON = join(ROOT, 'node_modules/autocannon/autocannon.js');
-const PG_ADMIN = process.env.WARRANT_TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 
-export interface BenchRow {
-  workload: string;
-  dialect: string;
-  figures: Record<string, number | string>;
-  target: string;
-  /** whether the target was met in this run (null: a baseline) */
-  pass?: boolean | null;
-}
+type BenchRow = FigureRow;
 
 interface Load {
   rps: number;
@@ -81,36 +74,22 @@ async function api(url: string, token: string, method: string, path: string, bod
 export async function restBench(
   dialect: 'sqlite' | 'postgres',
   duration = 10,
-  /** an existing store (the bench fleet) to serve, instead of a fresh one */
-  location?: { databaseUrl: string | null; sqliteFile: string },
+  /** the store to serve: the bench fleet's, or a fresh one (standalone) */
+  location: StoreLocation,
 ): Promise<BenchRow[]> {
   const dataDir = mkdtempSync(join(tmpdir(), 'warrant-rest-bench-'));
-  let dbName: string | null = null;
   const env: Record<string, string> = { WARRANT_DATA_DIR: dataDir };
-  if (location) {
-    if (location.databaseUrl) env.DATABASE_URL = location.databaseUrl;
-    else {
-      // the server keeps its SQLite file in its data dir: point it at the fleet's file
-      const { symlinkSync } = await import('node:fs');
-      symlinkSync(location.sqliteFile, join(dataDir, 'warrant.db'));
-      for (const suffix of ['-wal', '-shm']) {
-        try {
-          symlinkSync(location.sqliteFile + suffix, join(dataDir, 'warrant.db' + suffix));
-        } catch {
-          /* created on demand */
-        }
+  if (location.databaseUrl) env.DATABASE_URL = location.databaseUrl;
+  else {
+    // the server keeps its SQLite file in its data dir: point it at the store's file
+    symlinkSync(location.sqliteFile, join(dataDir, 'warrant.db'));
+    for (const suffix of ['-wal', '-shm']) {
+      try {
+        symlinkSync(location.sqliteFile + suffix, join(dataDir, 'warrant.db' + suffix));
+      } catch {
+        /* created on demand */
       }
     }
-  } else if (dialect === 'postgres') {
-    dbName = `warrant_bench_rest_${process.pid}`;
-    const c = new pg.Client({ connectionString: PG_ADMIN });
-    await c.connect();
-    await c.query(`drop database if exists ${dbName} with (force)`);
-    await c.query(`create database ${dbName}`);
-    await c.end();
-    const u = new URL(PG_ADMIN);
-    u.pathname = `/${dbName}`;
-    env.DATABASE_URL = u.toString();
   }
   const server = await startServer(env);
   try {
@@ -181,23 +160,19 @@ export async function restBench(
     server.child.kill('SIGTERM');
     await new Promise((r) => server.child.once('exit', r));
     rmSync(dataDir, { recursive: true, force: true });
-    if (dbName) {
-      const c = new pg.Client({ connectionString: PG_ADMIN });
-      await c.connect();
-      await c.query(`drop database if exists ${dbName} with (force)`);
-      await c.end();
-    }
   }
 }
 
-if (import.meta.url === `file://${process.argv[1]}`) {
-  const arg = (name: string, dflt: string) => {
-    const i = process.argv.indexOf(`--${name}`);
-    return i >= 0 ? process.argv[i + 1]! : dflt;
-  };
-  const which = arg('dialect', 'both');
-  const duration = Number(arg('duration', '10'));
+runIfEntryPoint(import.meta.url, 'rest', async () => {
+  const duration = flag('--duration', 10);
   const rows: BenchRow[] = [];
-  for (const d of ['sqlite', 'postgres'] as const) if (which === 'both' || which === d) rows.push(...(await restBench(d, duration)));
-  for (const r of rows) console.log(`${r.dialect.padEnd(8)} ${r.workload.padEnd(44)} ${JSON.stringify(r.figures)}  target: ${r.target}`);
-}
+  for (const dialect of dialectsFromArgs()) {
+    const fresh = await freshStore(dialect);
+    try {
+      rows.push(...(await restBench(dialect, duration, fresh.location)));
+    } finally {
+      await fresh.drop();
+    }
+  }
+  printRows(rows);
+});
