@@ -25,19 +25,9 @@ export interface NewInboxItem {
   targetConversation?: string | null;
 }
 
-export interface InboxItemRecord {
+/** A stored item: what was added (its optional fields resolved), and its state since. */
+export interface InboxItemRecord extends Omit<NewInboxItem, 'now' | 'expiresAt' | 'senderConversation' | 'targetConversation'> {
   id: number;
-  sessionId: number;
-  kind: InboxKind;
-  mode: InboxMode;
-  content: string;
-  details: Record<string, unknown>;
-  senderActorId: number | null;
-  senderBasis: ActBasis | null;
-  senderSessionId: number | null;
-  causeActorId: number | null;
-  causeBasis: ActBasis | null;
-  credentialId: number | null;
   state: InboxState;
   leaseExpiresAt: string | null;
   leasedAt: string | null;

@@ -7,30 +7,13 @@ import { openPostgres } from '../../src/store/dialect/postgres.js';
 import type { StoreDialect } from '../../src/store/dialect/dialect.js';
 import { describePostgres } from '../helpers/postgres-only.js';
 import { SCENARIOS, type RaceRequest, type RaceResponse } from './scenarios.js';
+import { Barrier } from '../helpers/barrier.js';
 
 /**
  * PostgreSQL with a real pool: every racer's transaction reads the session, then waits at a
  * barrier inside the transaction (the use case's test seam) until all have read; only then do
  * they write. So the transactions really overlap, and compare-and-set must leave one event.
  */
-class Barrier {
-  arrived = 0;
-  private open!: () => void;
-  private readonly gate = new Promise<void>((resolve) => (this.open = resolve));
-  constructor(private readonly parties: number) {}
-  async arrive(): Promise<void> {
-    if (++this.arrived === this.parties) this.open();
-    let timer: NodeJS.Timeout | undefined;
-    // a hang guard, not a performance threshold: a deadlocked race fails instead of hanging
-    const guard = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`barrier: ${this.arrived}/${this.parties} arrived`)), 30_000)));
-    try {
-      await Promise.race([this.gate, guard]);
-    } finally {
-      clearTimeout(timer);
-    }
-  }
-}
-
 describePostgres('concurrency at a barrier', (t) => {
   let store: StoreDialect;
   let ctx: AppContext;

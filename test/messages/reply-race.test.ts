@@ -9,6 +9,7 @@ import { describeEachDialect, type Harness } from '../helpers/harness.js';
 import { liveSession } from '../helpers/lineage.js';
 import { delivered, pair, send } from '../helpers/messages.js';
 import { describePostgres } from '../helpers/postgres-only.js';
+import { Barrier } from '../helpers/barrier.js';
 
 /**
  * spec 05: at most one reply commits per original, and a ref delivers once — race-safe by the
@@ -31,24 +32,6 @@ describeEachDialect('concurrent replies and retries', (t) => {
     expect(await replies(h, m.id)).toEqual([winner]);
   });
 });
-
-class Barrier {
-  arrived = 0;
-  private open!: () => void;
-  private readonly gate = new Promise<void>((resolve) => (this.open = resolve));
-  constructor(private readonly parties: number) {}
-  async arrive(): Promise<void> {
-    if (++this.arrived === this.parties) this.open();
-    let timer: NodeJS.Timeout | undefined;
-    // a hang guard, not a performance threshold
-    const guard = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`barrier: ${this.arrived}/${this.parties} arrived`)), 30_000)));
-    try {
-      await Promise.race([this.gate, guard]);
-    } finally {
-      clearTimeout(timer);
-    }
-  }
-}
 
 describePostgres('agent messages at a barrier', (t) => {
   let store: StoreDialect;
