@@ -3,6 +3,7 @@ import { LINEAGE_CHANGED } from '../../src/app/lineage/hierarchy-refresh.js';
 import { inWriteTx } from '../../src/app/write-scope.js';
 import pino from 'pino';
 import type { Harness } from './harness.js';
+import { parseSseBlock } from './sse.js';
 
 /** A session with a live token (created with attach: true). */
 export interface Live {
@@ -205,15 +206,8 @@ export async function readSse(
       while ((cut = buffer.indexOf('\n\n')) >= 0) {
         const block = buffer.slice(0, cut);
         buffer = buffer.slice(cut + 2);
-        let event = 'message';
-        let id: string | null = null;
-        const data: string[] = [];
-        for (const line of block.split('\n')) {
-          if (line.startsWith('event:')) event = line.slice(6).trim();
-          else if (line.startsWith('data:')) data.push(line.slice(5).trimStart());
-          else if (line.startsWith('id:')) id = line.slice(3).trim();
-        }
-        if (data.length > 0) events.push({ event, data: data.join('\n'), id });
+        const { dataLines, ...parsed } = parseSseBlock(block);
+        if (dataLines > 0) events.push(parsed);
       }
     }
   } finally {

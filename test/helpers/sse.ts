@@ -5,6 +5,19 @@ export interface SseEvent {
   id: string | null;
 }
 
+/** One event block (the text between blank lines): its type, id and data lines. */
+export function parseSseBlock(block: string): SseEvent & { dataLines: number } {
+  let event = 'message';
+  let id: string | null = null;
+  const data: string[] = [];
+  for (const line of block.split('\n')) {
+    if (line.startsWith('event:')) event = line.slice(6).trim();
+    else if (line.startsWith('data:')) data.push(line.slice(5).trimStart());
+    else if (line.startsWith('id:')) id = line.slice(3).trim();
+  }
+  return { event, data: data.join('\n'), id, dataLines: data.length };
+}
+
 export class SseReader {
   private buffer = '';
   private readonly decoder = new TextDecoder();
@@ -31,15 +44,8 @@ export class SseReader {
       while ((sep = this.buffer.indexOf('\n\n')) >= 0) {
         const block = this.buffer.slice(0, sep);
         this.buffer = this.buffer.slice(sep + 2);
-        let event = 'message';
-        let id: string | null = null;
-        const data: string[] = [];
-        for (const line of block.split('\n')) {
-          if (line.startsWith('event:')) event = line.slice(6).trim();
-          else if (line.startsWith('data:')) data.push(line.slice(5).trimStart());
-          else if (line.startsWith('id:')) id = line.slice(3).trim();
-        }
-        if (data.length > 0 || event !== 'message') this.queue.push({ event, data: data.join('\n'), id });
+        const { dataLines, ...parsed } = parseSseBlock(block);
+        if (dataLines > 0 || parsed.event !== 'message') this.queue.push(parsed);
       }
     }
   }
