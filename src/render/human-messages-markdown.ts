@@ -8,10 +8,16 @@ import { sanitizeBlock, sanitizeInline } from './sanitize.js';
  * and REST markdown. Every user-controlled string goes through the sanitizer: no content,
  * title or note can close the block, open a bullet, or forge a `here` entry.
  */
+/** The sentences every rendering of the record shares (this module, the web panel). */
+export const COUNTS_ARE_A_FLOOR = 'The hierarchy was cut by its bounds, so not every session was searched: the counts are a floor.';
+export const ABSENCE_IS_AN_ANSWER =
+  'Every input channel of this hierarchy (the web UI, and Slack or the CLI where a session started from them) was instrumented for its whole lifetime, so this absence is an answer: capture keys off the authenticated human at the input boundary, never off the text.';
+export const ABSENCE_IS_NOT_AN_ANSWER = 'No human message is on record, but that is not an answer: see the gaps above (or the cut tree) — it could not have been seen.';
+
 function counts(record: Pick<HumanRecord, 'counts' | 'truncated'>): string {
   const floor = record.truncated ? 'at least ' : '';
   const line = `${floor}${record.counts.here} in this session · ${floor}${record.counts.elsewhere} elsewhere in the hierarchy`;
-  return record.truncated ? `${line}\n\nThe hierarchy was cut by its bounds, so not every session was searched: the counts are a floor.` : line;
+  return record.truncated ? `${line}\n\n${COUNTS_ARE_A_FLOOR}` : line;
 }
 
 function author(e: HumanMessageEntry): string {
@@ -44,11 +50,9 @@ function absenceOrGaps(record: Pick<HumanRecord, 'counts' | 'gaps' | 'truncated'
   const out: string[] = [];
   if (record.gaps.length > 0) out.push(record.gaps.map((g) => `- ${gapSentence(g)}`).join('\n'));
   if (isAffirmativeAbsence(record.counts, record.gaps, record.truncated)) {
-    out.push(
-      `${AFFIRMATIVE_ABSENCE}\nEvery input channel of this hierarchy (the web UI, and Slack or the CLI where a session started from them) was instrumented for its whole lifetime, so this absence is an answer: capture keys off the authenticated human at the input boundary, never off the text.`,
-    );
+    out.push(`${AFFIRMATIVE_ABSENCE}\n${ABSENCE_IS_AN_ANSWER}`);
   } else if (record.counts.here + record.counts.elsewhere === 0) {
-    out.push('No human message is on record, but that is not an answer: see the gaps above (or the cut tree) — it could not have been seen.');
+    out.push(ABSENCE_IS_NOT_AN_ANSWER);
   }
   return out;
 }

@@ -1,6 +1,7 @@
 import type { HumanMessageEntry, HumanRecord } from '../../app/human-messages/record.js';
 import { AFFIRMATIVE_ABSENCE, isAffirmativeAbsence } from '../../core/human-record.js';
 import { gapSentence } from '../../render/coverage-gaps.js';
+import { ABSENCE_IS_AN_ANSWER, ABSENCE_IS_NOT_AN_ANSWER, COUNTS_ARE_A_FLOOR } from '../../render/human-messages-markdown.js';
 import { Time } from './format.js';
 
 /**
@@ -25,7 +26,7 @@ function Counts(props: { record: HumanRecord }) {
         {r.counts.elsewhere}
       </strong>{' '}
       elsewhere in the hierarchy
-      {r.truncated && <span class="hint"> — the hierarchy was cut by its bounds, so not every session was searched: the counts are a floor.</span>}
+      {r.truncated && <span class="hint"> {COUNTS_ARE_A_FLOOR}</span>}
     </p>
   );
 }
@@ -58,19 +59,15 @@ function EmptyState(props: { record: HumanRecord }) {
         <p>
           <strong>{AFFIRMATIVE_ABSENCE}</strong>
         </p>
-        <p class="hint">
-          Every input channel of this hierarchy was instrumented for its whole lifetime, so this absence is an answer. Capture keys off the signed-in human at the input boundary, never off
-          the text.
-        </p>
+        <p class="hint">{ABSENCE_IS_AN_ANSWER}</p>
       </div>
     );
   }
   return (
     <div class="empty-state" data-absence="cannot-say">
       <p>
-        <strong>No human message is on record — but that is not an answer.</strong>
+        <strong>{ABSENCE_IS_NOT_AN_ANSWER}</strong>
       </p>
-      <p class="hint">{r.truncated ? 'The tree was cut by its bounds' : 'The gaps above mean a human could have spoken where nothing recorded it'}: read this as “cannot say”, never as “no human spoke”.</p>
     </div>
   );
 }
