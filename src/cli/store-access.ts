@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import pino from 'pino';
-import { CliExit, EXIT_FAILURE } from './output.js';
+import { CliExit, EXIT_FAILURE, EXIT_USAGE } from './output.js';
 import { loadConfig, type Config } from '../config.js';
 import { openStore } from '../store/connect.js';
 import { createAppContext } from '../app/bootstrap.js';
@@ -21,6 +21,7 @@ export async function withStore<T>(
   fn: (ctx: AppContext, admin: Caller, config: Config) => Promise<T>,
   options: { mustExist?: boolean } = {},
 ): Promise<T> {
+  refuseInsideAgentSession(process.env);
   const config = loadConfig(process.env, { ...(flags.dataDir ? { dataDir: flags.dataDir } : {}), ...(flags.databaseUrl ? { databaseUrl: flags.databaseUrl } : {}) });
   // a read of a store that is not there must not quietly create an empty one
   if (options.mustExist && !config.databaseUrl && !existsSync(config.sqliteFile)) {
@@ -37,6 +38,19 @@ export async function withStore<T>(
   } finally {
     await store.destroy();
   }
+}
+
+/**
+ * A command that opens the store acts as an admin, so an agent must not run it by accident
+ * (say, to issue itself a human token). A guard, not a boundary: `env -u` removes it; the
+ * boundary is the OS user and the store's file modes (docs/integrations.md).
+ */
+export function refuseInsideAgentSession(env: NodeJS.ProcessEnv): void {
+  if (!env.WARRANT_SESSION_TOKEN) return;
+  throw new CliExit(
+    EXIT_USAGE,
+    'error: inside-agent-session: this command opens the Warrant store directly and acts as an admin, and it was run inside an agent session (WARRANT_SESSION_TOKEN is set). Run it from your own shell, not from an agent.',
+  );
 }
 
 /** The flags of every command that opens the store directly. */

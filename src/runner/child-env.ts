@@ -1,8 +1,5 @@
 import { looksLikeWarrantToken } from '../core/tokens.js';
 
-/** Variables that carry a caller's credentials: never inherited by an agent (spec 08). */
-const CREDENTIAL_VARIABLES = ['WARRANT_TOKEN', 'WARRANT_FLEET_KEY', 'WARRANT_SESSION_TOKEN', 'WARRANT_HUMAN_TOKEN'];
-
 export interface SessionIdentity {
   url: string;
   sessionId: number;
@@ -10,21 +7,34 @@ export interface SessionIdentity {
   sessionToken: string;
 }
 
+/** The variables the runner sets itself; every other `WARRANT_*` the caller held is stripped. */
+export const RUNNER_SET_VARIABLES = ['WARRANT_URL', 'WARRANT_SESSION_ID', 'WARRANT_SESSION_UID', 'WARRANT_SESSION_TOKEN', 'WARRANT_RUNNER_SOCKET', 'WARRANT_CLI'] as const;
+
 /**
- * The child's environment: the caller's, minus every human token, fleet key or other
- * Warrant credential it held (by name and by value), plus the session's own identity.
+ * Whether a caller's variable may reach the agent. docs/design/agent-runtimes.md, "the host
+ * boundary": no store path, server secret, fleet key or human token — so every `WARRANT_*` the
+ * runner does not set, `DATABASE_URL` and libpq's `PG*` are dropped by name, and any value shaped
+ * like a Warrant token by value (a token smuggled under another name).
  */
-export function childEnvironment(parent: NodeJS.ProcessEnv, identity: SessionIdentity): Record<string, string> {
+function inheritable(key: string, value: string): boolean {
+  if (key.startsWith('WARRANT_')) return false;
+  if (key === 'DATABASE_URL' || key.startsWith('PG')) return false;
+  return !looksLikeWarrantToken(value);
+}
+
+/** The child's environment: the caller's, less what `inheritable` refuses, plus the session's own identity. */
+export function childEnvironment(parent: NodeJS.ProcessEnv, identity: SessionIdentity, extra: { runnerSocket?: string; cli?: string } = {}): Record<string, string> {
   const env: Record<string, string> = {};
   for (const [key, value] of Object.entries(parent)) {
-    if (value === undefined) continue;
-    if (CREDENTIAL_VARIABLES.includes(key)) continue;
-    if (looksLikeWarrantToken(value)) continue;
+    if (value === undefined || !inheritable(key, value)) continue;
     env[key] = value;
   }
   env.WARRANT_URL = identity.url;
   env.WARRANT_SESSION_ID = String(identity.sessionId);
   env.WARRANT_SESSION_UID = identity.sessionUid;
   env.WARRANT_SESSION_TOKEN = identity.sessionToken;
+  if (extra.runnerSocket) env.WARRANT_RUNNER_SOCKET = extra.runnerSocket;
+  // the agent can call this CLI without `warrant` on PATH: node "$WARRANT_CLI" …
+  if (extra.cli) env.WARRANT_CLI = extra.cli;
   return env;
 }

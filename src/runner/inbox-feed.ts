@@ -9,29 +9,46 @@ interface LeasedItem {
 }
 
 /**
- * `warrant run --inbox`: leases inbox items and writes each as one JSON line on the child's
- * stdin — `{"item_id", "kind", "mode", "format", "text"}` (a `warrant-message` frame's text is
- * itself JSON) — acknowledging what was written on the next round. Returns a stop function.
+ * How a frame is written in an agent's own input protocol (one adapter per provider). Writing
+ * is not delivering: an item written is `written`, and only the agent's prompt hook reporting
+ * the same text makes it `delivered` (docs/design/agent-runtimes.md, "delivery").
  */
-export function feedInbox(client: ApiClient, sessionId: number, stdin: Writable, log: (line: string) => void, intervalMs = 1000): () => Promise<void> {
+export interface InputAdapter {
+  /** the bytes one user turn takes on the agent's stdin */
+  encode(frameText: string): string;
+}
+
+/** Claude Code headless: `claude -p --input-format stream-json`, one user message per line. */
+const claudeStreamJson: InputAdapter = {
+  encode: (frameText) => JSON.stringify({ type: 'user', message: { role: 'user', content: [{ type: 'text', text: frameText }] } }) + '\n',
+};
+
+export const INPUT_ADAPTERS: Readonly<Record<string, InputAdapter>> = { 'claude-code': claudeStreamJson };
+
+export function inputAdapterFor(provider: string | undefined): InputAdapter | null {
+  return provider ? (INPUT_ADAPTERS[provider] ?? null) : null;
+}
+
+/**
+ * `warrant run --inbox`: leases inbox items, writes each frame in the provider's input protocol,
+ * and reports them `written`. Returns a stop function. Items leased but not written (the runner
+ * stopped first) return to pending when their lease lapses.
+ */
+export function feedInbox(client: ApiClient, sessionId: number, adapter: InputAdapter, stdin: Writable, log: (line: string) => void, intervalMs = 500): () => Promise<void> {
   let stopped = false;
-  let written: number[] = [];
   let wake: (() => void) | null = null;
-  const ack = async () => {
-    if (written.length === 0) return;
-    await client.json('POST', `/api/v1/sessions/${sessionId}/inbox/ack`, { ids: written });
-    written = [];
-  };
   const loop = (async () => {
     while (!stopped) {
       try {
-        await ack();
         const leased = await client.json<{ items: LeasedItem[] }>('POST', `/api/v1/sessions/${sessionId}/inbox/lease`, {});
+        const written: number[] = [];
         for (const item of leased.items) {
-          if (stopped || stdin.destroyed) break;
-          stdin.write(JSON.stringify({ item_id: item.id, kind: item.kind, mode: item.mode, format: item.frame.format, text: item.frame.text }) + '\n');
+          if (item.kind === 'control') continue; // a stop acts on the process (watchForStop), not on the agent's input
+          if (stopped || stdin.destroyed || !stdin.writable) break;
+          stdin.write(adapter.encode(item.frame.text));
           written.push(item.id);
         }
+        if (written.length > 0) await client.json('POST', `/api/v1/sessions/${sessionId}/inbox/written`, { ids: written });
       } catch (error) {
         log(`warrant run: inbox: ${(error as Error).message}`);
       }
@@ -48,14 +65,13 @@ export function feedInbox(client: ApiClient, sessionId: number, stdin: Writable,
     stopped = true;
     (wake as (() => void) | null)?.();
     await loop;
-    await ack().catch(() => {});
   };
 }
 
 /**
- * Without --inbox the agent reads its inbox over MCP, but a stop must still reach the process:
- * the runner watches for a pending stop `control` item (listing changes nothing) and signals
- * the child. Returns a stop function.
+ * A stop request (a `control` item) must reach the process whether or not the runner feeds the
+ * inbox: the runner watches for a pending one (listing changes nothing) and signals the child.
+ * The server retires a stop's item when the runtime ends, so a later activation never sees it.
  */
 export function watchForStop(client: ApiClient, sessionId: number, onStop: () => void, log: (line: string) => void, intervalMs = 1000): () => void {
   let stopped = false;
@@ -65,7 +81,7 @@ export function watchForStop(client: ApiClient, sessionId: number, onStop: () =>
     client
       .json<{ items: { id: number; kind: string; state: string }[] }>('GET', `/api/v1/sessions/${sessionId}/inbox?kind=control&state=pending,leased`)
       .then((r) => {
-        if (!fired && r.items.length > 0) {
+        if (!fired && !stopped && r.items.length > 0) {
           fired = true;
           onStop();
         }

@@ -1,7 +1,12 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { constants } from 'node:os';
+import { basename } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { ApiClient, ApiError, refPath } from '../cli/api-client.js';
 import { childEnvironment, type SessionIdentity } from './child-env.js';
+import { HookEvents } from './hook-events.js';
+import { feedInbox, inputAdapterFor, watchForStop } from './inbox-feed.js';
+import { openRunnerSocket } from './runner-socket.js';
 
 export interface RunOptions {
   command: string[];
@@ -12,8 +17,10 @@ export interface RunOptions {
   session?: string;
   /** a declared parent hint (ignored when a session token makes the parent authenticated) */
   parent?: string;
-  /** feed leased inbox frames to the child's stdin */
+  /** write leased inbox frames into the agent in its provider's input protocol */
   inbox?: boolean;
+  /** do not append the agent's transcript */
+  noTranscript?: boolean;
   env: NodeJS.ProcessEnv;
   baseUrl: string;
   /** where runner diagnostics go (stderr) */
@@ -22,6 +29,13 @@ export interface RunOptions {
 
 const FORWARDED_SIGNALS: NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP'];
 const STOP_GRACE_MS = 10_000;
+/** After the child exits, hooks it fired last (Codex's `notify` outlives its process) may still be connecting. */
+const LATE_HOOK_QUIET_MS = 250;
+export const EXIT_UNSTARTABLE = 127;
+const EXIT_USAGE = 2;
+
+/** The CLI this runner belongs to, so the agent can call it without `warrant` on PATH. */
+const OWN_CLI = fileURLToPath(new URL('../cli/main.js', import.meta.url));
 
 /** The credential `warrant run` acts with: a session token (the child is its spawn), else the caller's token. */
 function launcherCredential(env: NodeJS.ProcessEnv): { token: string; kind: 'session' | 'other' } | null {
@@ -31,61 +45,117 @@ function launcherCredential(env: NodeJS.ProcessEnv): { token: string; kind: 'ses
   return null;
 }
 
+/** `--provider`, else what the command's name says (`claude` → claude-code, `codex` → codex). */
+export function providerOf(options: Pick<RunOptions, 'provider' | 'command'>): string | undefined {
+  if (options.provider) return options.provider;
+  const name = basename(options.command[0] ?? '').replace(/\.(exe|js|cjs|mjs)$/, '');
+  if (name === 'claude') return 'claude-code';
+  if (name === 'codex') return 'codex';
+  return undefined;
+}
+
+async function openSession(options: RunOptions, launcher: ApiClient, credentialKind: 'session' | 'other', provider: string | undefined): Promise<SessionIdentity> {
+  const delivery = options.inbox ? { delivery: 'runner' } : {};
+  if (options.session) {
+    const r = await launcher.json<{ session: { id: number; uid: string }; session_token: string }>('POST', `/api/v1/sessions/${refPath(options.session)}/attach`, delivery);
+    return { url: options.baseUrl, sessionId: r.session.id, sessionUid: r.session.uid, sessionToken: r.session_token };
+  }
+  const body: Record<string, unknown> = { attach: true, ...delivery };
+  if (options.title) body.title = options.title;
+  if (options.agentRoot) body.agent_root = options.agentRoot;
+  if (provider) body.provider = provider;
+  if (options.parent && credentialKind !== 'session') body.parent_session_id = options.parent;
+  const r = await launcher.json<{ session: { id: number; uid: string }; session_token: string; parent_resolution: { dropped: string | null; requested: string | null } }>('POST', '/api/v1/sessions', body);
+  if (r.parent_resolution.dropped) options.log(`warrant run: parent hint ${JSON.stringify(r.parent_resolution.requested)} dropped: ${r.parent_resolution.dropped}`);
+  return { url: options.baseUrl, sessionId: r.session.id, sessionUid: r.session.uid, sessionToken: r.session_token };
+}
+
+function exitCodeOf(exitCode: number | null, signal: NodeJS.Signals | null): number {
+  return exitCode ?? 128 + (signal ? (constants.signals[signal] ?? 0) : 0);
+}
+
+/**
+ * The child's end, observed from the moment it is spawned: a child that exits (or fails to
+ * start) before any report completes still yields its outcome. `spawn` failures arrive as
+ * `error` and may or may not be followed by `exit`.
+ */
+function watchChild(child: ChildProcess): { spawned: Promise<Error | null>; ended: Promise<{ code: number } | { error: Error }> } {
+  let settled = false;
+  const spawned = new Promise<Error | null>((resolve) => {
+    child.once('spawn', () => resolve(null));
+    child.once('error', (error) => resolve(error));
+  });
+  const ended = new Promise<{ code: number } | { error: Error }>((resolve) => {
+    child.once('exit', (exitCode, signal) => {
+      if (!settled) resolve({ code: exitCodeOf(exitCode, signal) });
+      settled = true;
+    });
+    child.once('error', (error) => {
+      // an error after a successful spawn (a failed kill) is not the child's end
+      if (child.pid === undefined && !settled) resolve({ error });
+      if (child.pid === undefined) settled = true;
+    });
+  });
+  return { spawned, ended };
+}
+
 /** Creates (or attaches to) the session, then runs the command under its identity. Returns the exit code. */
 export async function runUnderSession(options: RunOptions): Promise<number> {
   const credential = launcherCredential(options.env);
   if (!credential) {
     options.log('warrant run: no credential — set WARRANT_SESSION_TOKEN (inside a session), or WARRANT_TOKEN (a fleet key or your human token).');
-    return 2;
+    return EXIT_USAGE;
+  }
+  const provider = providerOf(options);
+  const adapter = options.inbox ? inputAdapterFor(provider) : null;
+  if (options.inbox && !adapter) {
+    // never feed an agent lines it ignores and then call them delivered
+    options.log(
+      `warrant run: unsupported-provider: --inbox needs an agent whose input protocol the runner speaks (claude-code, as \`claude -p --input-format stream-json\`); ${provider ? `provider ${JSON.stringify(provider)} is not one` : 'no provider was given or recognised (pass --provider)'}. Nothing was started.`,
+    );
+    return EXIT_USAGE;
   }
   const launcher = new ApiClient({ baseUrl: options.baseUrl, token: credential.token });
-  let identity: SessionIdentity;
-  if (options.session) {
-    const r = await launcher.json<{ session: { id: number; uid: string }; session_token: string }>('POST', `/api/v1/sessions/${refPath(options.session)}/attach`);
-    identity = { url: options.baseUrl, sessionId: r.session.id, sessionUid: r.session.uid, sessionToken: r.session_token };
-  } else {
-    const body: Record<string, unknown> = { attach: true };
-    if (options.title) body.title = options.title;
-    if (options.agentRoot) body.agent_root = options.agentRoot;
-    if (options.provider) body.provider = options.provider;
-    if (options.parent && credential.kind !== 'session') body.parent_session_id = options.parent;
-    const r = await launcher.json<{ session: { id: number; uid: string }; session_token: string; parent_resolution: { dropped: string | null; requested: string | null } }>(
-      'POST',
-      '/api/v1/sessions',
-      body,
-    );
-    if (r.parent_resolution.dropped) options.log(`warrant run: parent hint ${JSON.stringify(r.parent_resolution.requested)} dropped: ${r.parent_resolution.dropped}`);
-    identity = { url: options.baseUrl, sessionId: r.session.id, sessionUid: r.session.uid, sessionToken: r.session_token };
-  }
+  const identity = await openSession(options, launcher, credential.kind, provider);
   const self = new ApiClient({ baseUrl: options.baseUrl, token: identity.sessionToken });
-  const report = async (body: Record<string, unknown>): Promise<void> => {
+  const report = async (sessionId: number, body: Record<string, unknown>): Promise<void> => {
     try {
-      await self.json('POST', `/api/v1/sessions/${identity.sessionId}/runtime`, body);
+      await self.json('POST', `/api/v1/sessions/${sessionId}/runtime`, body);
     } catch (error) {
       // a report that cannot land never changes the child's outcome
       const why = error instanceof ApiError ? `${error.token}: ${error.message}` : (error as Error).message;
-      options.log(`warrant run: could not report ${String(body.state)} for #${identity.sessionId} (${why})`);
+      options.log(`warrant run: could not report ${String(body.state)} for #${sessionId} (${why})`);
     }
   };
 
+  const hooks = new HookEvents({ client: self, sessionId: identity.sessionId, transcripts: !options.noTranscript, log: options.log });
+  const socket = await openRunnerSocket(
+    (r) => hooks.handle(r),
+    () => hooks.takeWarning(),
+  );
   const [cmd, ...args] = options.command;
   let child: ChildProcess;
   try {
-    child = spawn(cmd!, args, { env: childEnvironment(options.env, identity), stdio: [options.inbox ? 'pipe' : 'inherit', 'inherit', 'inherit'] });
+    child = spawn(cmd!, args, {
+      env: childEnvironment(options.env, identity, { runnerSocket: socket.path, cli: OWN_CLI }),
+      stdio: [adapter ? 'pipe' : 'inherit', 'inherit', 'inherit'],
+    });
   } catch (error) {
-    await report({ state: 'error', reason: `could not start ${cmd}: ${(error as Error).message}` });
-    return 127;
+    await socket.close();
+    await report(identity.sessionId, { state: 'error', reason: `could not start ${cmd}: ${(error as Error).message}` });
+    options.log(`warrant run: could not start ${cmd}: ${(error as Error).message}`);
+    return EXIT_UNSTARTABLE;
   }
-  const started = await new Promise<Error | null>((resolve) => {
-    child.once('spawn', () => resolve(null));
-    child.once('error', (error) => resolve(error));
-  });
-  if (started) {
-    await report({ state: 'error', reason: `could not start ${cmd}: ${started.message}` });
-    options.log(`warrant run: could not start ${cmd}: ${started.message}`);
-    return 127;
+  const { spawned, ended } = watchChild(child);
+  const startError = await spawned;
+  if (startError) {
+    await socket.close();
+    await report(identity.sessionId, { state: 'error', reason: `could not start ${cmd}: ${startError.message}` });
+    options.log(`warrant run: could not start ${cmd}: ${startError.message}`);
+    return EXIT_UNSTARTABLE;
   }
-  await report({ state: 'started' });
+  child.stdin?.on('error', () => {}); // an agent that closed its input must not crash the runner
+  const started = report(identity.sessionId, { state: 'started' });
 
   const forward = (signal: NodeJS.Signals) => () => {
     if (child.exitCode === null && child.signalCode === null) child.kill(signal);
@@ -93,28 +163,34 @@ export async function runUnderSession(options: RunOptions): Promise<number> {
   const handlers = FORWARDED_SIGNALS.map((s) => [s, forward(s)] as const);
   for (const [s, h] of handlers) process.on(s, h);
 
-  const { feedInbox, watchForStop } = await import('./inbox-feed.js');
-  const stopInbox = options.inbox && child.stdin ? feedInbox(self, identity.sessionId, child.stdin, options.log) : null;
-  // a stop request (spec 01: a `control` item) ends the process: SIGTERM, then SIGKILL after a grace period
+  const stopInbox = adapter && child.stdin ? feedInbox(self, identity.sessionId, adapter, child.stdin, options.log) : null;
+  // a stop request (a `control` item) ends the process: SIGTERM, then SIGKILL after a grace period
   const stopWatch = watchForStop(
     self,
     identity.sessionId,
     () => {
       options.log(`warrant run: stop requested for #${identity.sessionId}; sending SIGTERM`);
+      child.stdin?.end();
       forward('SIGTERM')();
       setTimeout(() => forward('SIGKILL')(), STOP_GRACE_MS).unref();
     },
     options.log,
   );
 
-  const code = await new Promise<number>((resolve) => {
-    child.once('exit', (exitCode, signal) => {
-      resolve(exitCode ?? 128 + (signal ? (constants.signals[signal] ?? 0) : 0));
-    });
-  });
+  const outcome = await ended;
+  const code = 'code' in outcome ? outcome.code : EXIT_UNSTARTABLE;
   for (const [s, h] of handlers) process.off(s, h);
   stopWatch();
   await stopInbox?.();
-  await report({ state: 'exited', code });
+  await started;
+  // the last hooks (a Stop, Codex's notify) may still be arriving: take them before the end
+  await socket.settle(LATE_HOOK_QUIET_MS);
+  await hooks.drain();
+  await socket.close();
+  for (const orphan of hooks.openChildren()) {
+    await report(orphan, { state: 'error', reason: 'the agent process that ran this subagent exited before it reported its end' });
+  }
+  if ('error' in outcome) await report(identity.sessionId, { state: 'error', reason: `${cmd}: ${outcome.error.message}` });
+  else await report(identity.sessionId, { state: 'exited', code });
   return code;
 }

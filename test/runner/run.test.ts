@@ -148,35 +148,54 @@ describe('warrant run and the inbox', () => {
     expect(s.status).toBe('stopped');
   });
 
-  it('--inbox feeds leased items to stdin as JSON lines and acknowledges them', async () => {
+  it('--inbox writes items in Claude Code stream-json; only the one the agent\'s prompt hook reported is delivered', async () => {
     const out = join(dir, 'stdin.jsonl');
-    const script = join(dir, 'reader.mjs');
+    const script = join(dir, 'stream-json-agent.mjs');
+    const hook = resolve(import.meta.dirname, '../../dist/hook/hook-main.js');
     const { writeFileSync } = await import('node:fs');
+    // A stand-in for `claude -p --input-format stream-json`: it takes "first" (its prompt hook
+    // reports it through the runner socket, as Claude Code's UserPromptSubmit does), ignores
+    // "ignored", and ends on "last".
     writeFileSync(
       script,
       `import { appendFileSync } from 'node:fs';
+       import { execFileSync } from 'node:child_process';
        import { createInterface } from 'node:readline';
        process.stdout.write('ready\\n');
        const rl = createInterface({ input: process.stdin });
-       rl.on('line', (line) => { appendFileSync(${JSON.stringify(out)}, line + '\\n'); if (JSON.parse(line).text === 'last') process.exit(0); });`,
+       rl.on('line', (line) => {
+         appendFileSync(${JSON.stringify(out)}, line + '\\n');
+         const text = JSON.parse(line).message.content[0].text;
+         if (text === 'ignored') return;
+         execFileSync(process.execPath, [${JSON.stringify(hook)}, 'claude-code'], { input: JSON.stringify({ hook_event_name: 'UserPromptSubmit', session_id: 'conv-stream', prompt: text + '\\r\\n' }) });
+         if (text === 'last') setTimeout(() => process.exit(0), 50);
+       });`,
     );
-    const child = spawn(process.execPath, [CLI, 'run', '--title', 'reads stdin', '--inbox', '--', process.execPath, script], {
+    const child = spawn(process.execPath, [CLI, 'run', '--title', 'reads stream-json', '--inbox', '--provider', 'claude-code', '--', process.execPath, script], {
       env: { ...process.env, WARRANT_URL: server.url, WARRANT_TOKEN: server.fleetKey, WARRANT_SESSION_TOKEN: '' },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     await new Promise<void>((ready) => child.stdout!.on('data', (d: Buffer) => d.toString().includes('ready') && ready()));
     const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
-    const list = await fetch(`${server.url}/api/v1/sessions?q=reads%20stdin`, { headers: { authorization: `Bearer ${server.fleetKey}` } }).then((r) => r.json() as Promise<any>);
+    const list = await fetch(`${server.url}/api/v1/sessions?q=reads%20stream-json`, { headers: { authorization: `Bearer ${server.fleetKey}` } }).then((r) => r.json() as Promise<any>);
     const id = list.sessions[0].id;
     await post(`/api/v1/sessions/${id}/follow_up`, { content: 'first' });
+    await post(`/api/v1/sessions/${id}/follow_up`, { content: 'ignored' });
     await post(`/api/v1/sessions/${id}/follow_up`, { content: 'last' });
     expect(await exited).toBe(0);
     const lines = readFileSync(out, 'utf8').trim().split('\n').map((l) => JSON.parse(l));
-    expect(lines.map((l) => [l.kind, l.text])).toEqual([
-      ['follow_up', 'first'],
-      ['follow_up', 'last'],
+    expect(lines.map((l) => [l.type, l.message.role, l.message.content[0].text])).toEqual([
+      ['user', 'user', 'first'],
+      ['user', 'user', 'ignored'],
+      ['user', 'user', 'last'],
     ]);
     const inbox = await fetch(`${server.url}/api/v1/sessions/${id}/inbox?state=all`, { headers: { authorization: `Bearer ${server.fleetKey}` } }).then((r) => r.json() as Promise<any>);
-    expect(inbox.items.map((i: any) => i.state)).toEqual(['delivered', 'delivered']);
+    // written is not delivered: the item nobody reported taking stays written (then undelivered)
+    expect(inbox.items.map((i: any) => [i.frame?.text ?? i.content, i.state])).toEqual([
+      ['first', 'delivered'],
+      ['ignored', 'written'],
+      ['last', 'delivered'],
+    ]);
   });
+});
 });

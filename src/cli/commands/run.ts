@@ -3,7 +3,7 @@ import { clientOptionsFromEnv } from '../api-client.js';
 import { CliExit } from '../output.js';
 
 /**
- * `warrant run [--title T] [--parent REF] [--session REF] [--inbox] -- <command…>` (spec 08):
+ * `warrant run [--title T] [--parent REF] [--session REF] [--inbox] [--no-transcript] -- <command…>`:
  * starts an agent process under its own session identity and reports its runtime state.
  */
 export function registerRunCommand(program: Command): void {
@@ -16,9 +16,10 @@ export function registerRunCommand(program: Command): void {
     .option('--provider <provider>', 'the agent provider (claude-code, codex, …)')
     .option('--parent <ref>', 'a declared parent (ignored inside a session: the calling session is the authenticated parent)')
     .option('--session <ref>', 'attach to an existing pending, stopped or failed session instead of creating one')
-    .option('--inbox', "feed leased inbox frames to the command's stdin, one JSON line each")
+    .option('--inbox', "write inbox items into the agent in its provider's input protocol (claude-code: `claude -p --input-format stream-json`); delivered only once the agent's prompt hook reports them")
+    .option('--no-transcript', "do not append the agent's transcript to the session")
     .passThroughOptions()
-    .action(async (command: string[], opts: { title?: string; agentRoot?: string; provider?: string; parent?: string; session?: string; inbox?: boolean }) => {
+    .action(async (command: string[], opts: { title?: string; agentRoot?: string; provider?: string; parent?: string; session?: string; inbox?: boolean; transcript?: boolean }) => {
       const { runUnderSession } = await import('../../runner/run.js');
       const { baseUrl } = clientOptionsFromEnv(process.env);
       const code = await runUnderSession({
@@ -29,6 +30,7 @@ export function registerRunCommand(program: Command): void {
         ...(opts.parent ? { parent: opts.parent } : {}),
         ...(opts.session ? { session: opts.session } : {}),
         ...(opts.inbox ? { inbox: true } : {}),
+        ...(opts.transcript === false ? { noTranscript: true } : {}),
         env: process.env,
         baseUrl,
         log: (line) => process.stderr.write(line + '\n'),

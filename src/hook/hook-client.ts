@@ -1,0 +1,70 @@
+// What an agent hook does (the entry point is hook-main.ts; `warrant hook` is an alias).
+// It loads nothing but node:net — an agent runs it on every event, so it must cost
+// milliseconds (docs/design/agent-runtimes.md, "wiring"). It never blocks the agent: exit 0
+// always; a problem is said only as the agent's JSON `systemMessage` (plain stdout would be
+// added to the model's context on SessionStart and UserPromptSubmit).
+import { connect } from 'node:net';
+
+/** How long a hook waits for the runner's acknowledgement before it lets the agent go on. */
+const RUNNER_TIMEOUT_MS = 2000;
+const PROVIDERS = ['claude-code', 'codex'];
+
+function systemMessage(text: string): string {
+  return JSON.stringify({ systemMessage: `Warrant: ${text}` }) + '\n';
+}
+
+function sendToRunner(socketPath: string, line: string): Promise<{ ok?: boolean; system_message?: string }> {
+  return new Promise((resolve, reject) => {
+    const socket = connect(socketPath);
+    let reply = '';
+    const timer = setTimeout(() => {
+      socket.destroy();
+      reject(new Error(`warrant run did not answer within ${RUNNER_TIMEOUT_MS} ms`));
+    }, RUNNER_TIMEOUT_MS);
+    socket.setEncoding('utf8');
+    socket.on('connect', () => socket.write(line + '\n'));
+    socket.on('data', (chunk: string) => (reply += chunk));
+    socket.on('error', (error) => {
+      clearTimeout(timer);
+      reject(error);
+    });
+    socket.on('close', () => {
+      clearTimeout(timer);
+      try {
+        resolve(JSON.parse(reply || '{}') as { ok?: boolean; system_message?: string });
+      } catch {
+        reject(new Error('warrant run sent an unreadable answer'));
+      }
+    });
+  });
+}
+
+/**
+ * One hook call: the event (stdin JSON, or Codex `notify`'s argv payload) goes to the runner's
+ * socket; returns what to print on stdout ('' for nothing).
+ */
+export async function runHook(provider: string, stdinText: string, argvPayload: string | undefined, env: NodeJS.ProcessEnv): Promise<string> {
+  // outside `warrant run` (no session token) every hook is a silent no-op
+  if (!env.WARRANT_SESSION_TOKEN) return '';
+  if (!PROVIDERS.includes(provider)) return systemMessage(`unknown hook provider ${JSON.stringify(provider)} (expected claude-code or codex); nothing was recorded.`);
+  let payload: Record<string, unknown>;
+  try {
+    const text = (argvPayload ?? stdinText).trim();
+    const parsed: unknown = text ? JSON.parse(text) : {};
+    payload = typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed) ? (parsed as Record<string, unknown>) : {};
+  } catch {
+    return systemMessage('the hook input was not JSON; this event was not recorded.');
+  }
+  // Codex `notify` payloads name their kind in `type`; hook payloads in `hook_event_name`
+  const event = String(payload.hook_event_name ?? (payload.type === 'agent-turn-complete' ? 'TurnComplete' : (payload.type ?? '')));
+  const socketPath = env.WARRANT_RUNNER_SOCKET;
+  if (!socketPath) {
+    return event === 'SessionStart' ? systemMessage('this agent holds a session token but was not started by `warrant run`, so its hook events are not recorded.') : '';
+  }
+  try {
+    const reply = await sendToRunner(socketPath, JSON.stringify({ v: 1, provider, event, payload }));
+    return reply.system_message ? systemMessage(reply.system_message) : '';
+  } catch (error) {
+    return systemMessage(`could not hand ${event || 'this event'} to \`warrant run\` (${(error as Error).message}); it was not recorded.`);
+  }
+}
