@@ -198,4 +198,3 @@ describe('warrant run and the inbox', () => {
     ]);
   });
 });
-});
