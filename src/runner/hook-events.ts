@@ -77,6 +77,7 @@ export class HookEvents {
   private async process(report: HookReport): Promise<void> {
     const { provider, event, payload } = report;
     const target = await this.targetOf(provider, event, payload);
+    // null: a late report about a child that already ended (Codex's notify after SubagentStop)
     if (!target) return;
     const path = (p: string) => `/api/v1/sessions/${target.sessionId}${p}`;
     const runtime = (body: Record<string, unknown>) => this.options.client.json('POST', path('/runtime'), body);
@@ -139,8 +140,9 @@ export class HookEvents {
       this.bound = conversationId;
       return self;
     }
-    const known = this.children.get(`conversation:${conversationId}`);
-    if (known !== undefined) return { sessionId: known, conversationId, child: true };
+    // Codex reports a subagent's turns under its own thread id, which is the subagent's agent_id
+    const known = this.children.get(`agent:${conversationId}`) ?? this.children.get(`conversation:${conversationId}`);
+    if (known !== undefined) return this.ended.has(known) ? null : { sessionId: known, conversationId, child: true };
     // `/clear` or an in-process resume: the same session speaks in a new conversation
     if (event === 'SessionStart' && (payload.source === 'clear' || payload.source === 'resume')) {
       this.bound = conversationId;
