@@ -17,6 +17,8 @@ export interface HookEventOptions {
   sessionId: number;
   transcripts: boolean;
   log: (line: string) => void;
+  /** the runner's own agent became ready for a turn (started, or its turn ended) or took one */
+  onSelfState?: (state: 'ready' | 'busy') => void;
 }
 
 function text(value: unknown): string | null {
@@ -49,6 +51,11 @@ export class HookEvents {
     this.transcript = new TranscriptTail(options.client, options.log);
   }
 
+  /** Listen for the runner's own agent becoming ready for a turn or taking one. */
+  onSelfState(listener: (state: 'ready' | 'busy') => void): void {
+    this.options.onSelfState = listener;
+  }
+
   /** A warning for the person, shown once by the next hook (a report that did not land). */
   takeWarning(): string | null {
     return this.warnings.shift() ?? null;
@@ -79,6 +86,10 @@ export class HookEvents {
     const target = await this.targetOf(provider, event, payload);
     // null: a late report about a child that already ended (Codex's notify after SubagentStop)
     if (!target) return;
+    if (!target.child) {
+      if (event === 'SessionStart' || event === 'Stop' || event === 'TurnComplete') this.options.onSelfState?.('ready');
+      if (event === 'UserPromptSubmit') this.options.onSelfState?.('busy');
+    }
     const path = (p: string) => `/api/v1/sessions/${target.sessionId}${p}`;
     const runtime = (body: Record<string, unknown>) => this.options.client.json('POST', path('/runtime'), body);
     switch (event) {

@@ -1,5 +1,3 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import { constants } from 'node:os';
 import { basename } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ApiClient, ApiError, refPath } from '../cli/api-client.js';
@@ -7,6 +5,9 @@ import { childEnvironment, type SessionIdentity } from './child-env.js';
 import { HookEvents } from './hook-events.js';
 import { feedInbox, inputAdapterFor, watchForStop } from './inbox-feed.js';
 import { openRunnerSocket } from './runner-socket.js';
+import { spawnPlain, type AgentProcess } from './agent-process.js';
+import { spawnUnderPty } from './pty-relay.js';
+import { TerminalDelivery } from './terminal-delivery.js';
 
 export interface RunOptions {
   command: string[];
@@ -21,6 +22,10 @@ export interface RunOptions {
   inbox?: boolean;
   /** do not append the agent's transcript */
   noTranscript?: boolean;
+  /** run an interactive agent on the real terminal instead of the runner's PTY (no interactive delivery) */
+  noPty?: boolean;
+  /** whether standard input is a terminal (default: process.stdin.isTTY) */
+  stdinIsTty?: boolean;
   env: NodeJS.ProcessEnv;
   baseUrl: string;
   /** where runner diagnostics go (stderr) */
@@ -70,35 +75,6 @@ async function openSession(options: RunOptions, launcher: ApiClient, credentialK
   return { url: options.baseUrl, sessionId: r.session.id, sessionUid: r.session.uid, sessionToken: r.session_token };
 }
 
-function exitCodeOf(exitCode: number | null, signal: NodeJS.Signals | null): number {
-  return exitCode ?? 128 + (signal ? (constants.signals[signal] ?? 0) : 0);
-}
-
-/**
- * The child's end, observed from the moment it is spawned: a child that exits (or fails to
- * start) before any report completes still yields its outcome. `spawn` failures arrive as
- * `error` and may or may not be followed by `exit`.
- */
-function watchChild(child: ChildProcess): { spawned: Promise<Error | null>; ended: Promise<{ code: number } | { error: Error }> } {
-  let settled = false;
-  const spawned = new Promise<Error | null>((resolve) => {
-    child.once('spawn', () => resolve(null));
-    child.once('error', (error) => resolve(error));
-  });
-  const ended = new Promise<{ code: number } | { error: Error }>((resolve) => {
-    child.once('exit', (exitCode, signal) => {
-      if (!settled) resolve({ code: exitCodeOf(exitCode, signal) });
-      settled = true;
-    });
-    child.once('error', (error) => {
-      // an error after a successful spawn (a failed kill) is not the child's end
-      if (child.pid === undefined && !settled) resolve({ error });
-      if (child.pid === undefined) settled = true;
-    });
-  });
-  return { spawned, ended };
-}
-
 /** Creates (or attaches to) the session, then runs the command under its identity. Returns the exit code. */
 export async function runUnderSession(options: RunOptions): Promise<number> {
   const credential = launcherCredential(options.env);
@@ -134,43 +110,44 @@ export async function runUnderSession(options: RunOptions): Promise<number> {
     () => hooks.takeWarning(),
   );
   const [cmd, ...args] = options.command;
-  let child: ChildProcess;
-  try {
-    child = spawn(cmd!, args, {
-      env: childEnvironment(options.env, identity, { runnerSocket: socket.path, cli: OWN_CLI }),
-      stdio: [adapter ? 'pipe' : 'inherit', 'inherit', 'inherit'],
-    });
-  } catch (error) {
-    await socket.close();
-    await report(identity.sessionId, { state: 'error', reason: `could not start ${cmd}: ${(error as Error).message}` });
-    options.log(`warrant run: could not start ${cmd}: ${(error as Error).message}`);
-    return EXIT_UNSTARTABLE;
+  const env = childEnvironment(options.env, identity, { runnerSocket: socket.path, cli: OWN_CLI });
+  // an interactive agent runs under the runner's PTY, so the runner can type inbox items into it
+  const interactive = !adapter && !options.noPty && (options.stdinIsTty ?? process.stdin.isTTY === true) && (provider === 'claude-code' || provider === 'codex');
+  let terminalDelivery: TerminalDelivery | null = null;
+  let agent: AgentProcess;
+  if (interactive) {
+    const relay = await spawnUnderPty(cmd!, args, env, { onKeys: (bytes) => terminalDelivery?.line.feed(bytes) });
+    terminalDelivery = new TerminalDelivery(self, identity.sessionId, relay, options.log);
+    agent = relay;
+  } else {
+    agent = spawnPlain(cmd!, args, env, adapter !== null);
   }
-  const { spawned, ended } = watchChild(child);
-  const startError = await spawned;
+  const { ended } = agent;
+  const startError = await agent.spawned;
   if (startError) {
     await socket.close();
     await report(identity.sessionId, { state: 'error', reason: `could not start ${cmd}: ${startError.message}` });
     options.log(`warrant run: could not start ${cmd}: ${startError.message}`);
     return EXIT_UNSTARTABLE;
   }
-  child.stdin?.on('error', () => {}); // an agent that closed its input must not crash the runner
   const started = report(identity.sessionId, { state: 'started' });
+  if (terminalDelivery) {
+    hooks.onSelfState((state) => terminalDelivery?.agentState(state));
+    terminalDelivery.start();
+  }
 
-  const forward = (signal: NodeJS.Signals) => () => {
-    if (child.exitCode === null && child.signalCode === null) child.kill(signal);
-  };
+  const forward = (signal: NodeJS.Signals) => () => agent.kill(signal);
   const handlers = FORWARDED_SIGNALS.map((s) => [s, forward(s)] as const);
   for (const [s, h] of handlers) process.on(s, h);
 
-  const stopInbox = adapter && child.stdin ? feedInbox(self, identity.sessionId, adapter, child.stdin, options.log) : null;
+  const stopInbox = adapter && agent.input ? feedInbox(self, identity.sessionId, adapter, agent.input, options.log) : null;
   // a stop request (a `control` item) ends the process: SIGTERM, then SIGKILL after a grace period
   const stopWatch = watchForStop(
     self,
     identity.sessionId,
     () => {
       options.log(`warrant run: stop requested for #${identity.sessionId}; sending SIGTERM`);
-      child.stdin?.end();
+      agent.input?.end();
       forward('SIGTERM')();
       setTimeout(() => forward('SIGKILL')(), STOP_GRACE_MS).unref();
     },
@@ -181,6 +158,7 @@ export async function runUnderSession(options: RunOptions): Promise<number> {
   const code = 'code' in outcome ? outcome.code : EXIT_UNSTARTABLE;
   for (const [s, h] of handlers) process.off(s, h);
   stopWatch();
+  terminalDelivery?.stop();
   await stopInbox?.();
   await started;
   // the last hooks (a Stop, Codex's notify) may still be arriving: take them before the end

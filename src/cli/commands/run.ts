@@ -18,8 +18,9 @@ export function registerRunCommand(program: Command): void {
     .option('--session <ref>', 'attach to an existing pending, stopped or failed session instead of creating one')
     .option('--inbox', "write inbox items into the agent in its provider's input protocol (claude-code: `claude -p --input-format stream-json`); delivered only once the agent's prompt hook reports them")
     .option('--no-transcript', "do not append the agent's transcript to the session")
+    .option('--no-pty', 'run an interactive agent on your terminal directly, not under the runner\'s PTY (inbox items are then not typed into it)')
     .passThroughOptions()
-    .action(async (command: string[], opts: { title?: string; agentRoot?: string; provider?: string; parent?: string; session?: string; inbox?: boolean; transcript?: boolean }) => {
+    .action(async (command: string[], opts: { title?: string; agentRoot?: string; provider?: string; parent?: string; session?: string; inbox?: boolean; transcript?: boolean; pty?: boolean }) => {
       const { runUnderSession } = await import('../../runner/run.js');
       const { baseUrl } = clientOptionsFromEnv(process.env);
       const code = await runUnderSession({
@@ -31,6 +32,7 @@ export function registerRunCommand(program: Command): void {
         ...(opts.session ? { session: opts.session } : {}),
         ...(opts.inbox ? { inbox: true } : {}),
         ...(opts.transcript === false ? { noTranscript: true } : {}),
+        ...(opts.pty === false ? { noPty: true } : {}),
         env: process.env,
         baseUrl,
         log: (line) => process.stderr.write(line + '\n'),

@@ -1,0 +1,79 @@
+import type { AgentEnd, AgentProcess } from './agent-process.js';
+import { exitCodeOf } from './agent-process.js';
+
+/** What the relay tells the runner about the person's keys, and how it lets the runner type. */
+export interface PtyRelay extends AgentProcess {
+  /** write bytes into the agent's terminal as if typed (the runner's own delivery) */
+  type(bytes: string): void;
+  /** while held, the person's keys are buffered, then released in order */
+  holdKeys(hold: boolean): void;
+}
+
+export interface PtyRelayOptions {
+  /** every chunk the person typed, before it reaches the agent */
+  onKeys?: (bytes: Buffer) => void;
+}
+
+/**
+ * Runs the agent under a pseudo-terminal the runner owns: the agent gets only the far side, the
+ * person's keys are relayed in (raw mode) and the agent's output out, byte for byte; the window
+ * size follows the real terminal (SIGWINCH reaches the agent as a resize). The exit status
+ * passes through. docs/design/agent-runtimes.md, "delivery into an interactive agent".
+ */
+export async function spawnUnderPty(cmd: string, args: string[], env: Record<string, string>, options: PtyRelayOptions = {}): Promise<PtyRelay> {
+  const { spawn } = await import('node-pty');
+  const stdin = process.stdin;
+  const stdout = process.stdout;
+  let term;
+  try {
+    term = spawn(cmd, args, { name: env.TERM || 'xterm-256color', cols: stdout.columns || 80, rows: stdout.rows || 24, cwd: process.cwd(), env });
+  } catch (error) {
+    const e = error as Error;
+    return { spawned: Promise.resolve(e), ended: Promise.resolve({ error: e }), kill: () => {}, input: null, type: () => {}, holdKeys: () => {} };
+  }
+  let held: Buffer[] | null = null;
+  const onKeys = (chunk: Buffer) => {
+    if (held) return void held.push(chunk);
+    options.onKeys?.(chunk);
+    term.write(chunk.toString('binary'));
+  };
+  const onResize = () => term.resize(stdout.columns || 80, stdout.rows || 24);
+  const wasRaw = stdin.isTTY ? stdin.isRaw : false;
+  if (stdin.isTTY) stdin.setRawMode(true);
+  stdin.on('data', onKeys);
+  stdin.resume();
+  stdout.on('resize', onResize);
+  const dataSub = term.onData((data) => stdout.write(data));
+  const ended = new Promise<AgentEnd>((resolve) => {
+    term.onExit(({ exitCode, signal }) => {
+      stdin.off('data', onKeys);
+      stdout.off('resize', onResize);
+      dataSub.dispose();
+      if (stdin.isTTY) stdin.setRawMode(wasRaw);
+      stdin.pause();
+      resolve({ code: exitCodeOf(exitCode, signal ?? null) });
+    });
+  });
+  return {
+    spawned: Promise.resolve(null),
+    ended,
+    kill: (signal) => {
+      try {
+        term.kill(signal);
+      } catch {
+        // already gone
+      }
+    },
+    input: null,
+    type: (bytes) => term.write(bytes),
+    holdKeys: (hold) => {
+      if (hold) {
+        held ??= [];
+        return;
+      }
+      const queued = held ?? [];
+      held = null;
+      for (const chunk of queued) onKeys(chunk);
+    },
+  };
+}
