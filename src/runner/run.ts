@@ -35,7 +35,7 @@ export interface RunOptions {
 const FORWARDED_SIGNALS: NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP'];
 const STOP_GRACE_MS = 10_000;
 /** After the child exits, hooks it fired last (Codex's `notify` outlives its process) may still be connecting. */
-const LATE_HOOK_QUIET_MS = 250;
+const LATE_HOOK_QUIET_MS = 500;
 export const EXIT_UNSTARTABLE = 127;
 const EXIT_USAGE = 2;
 

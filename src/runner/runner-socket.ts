@@ -74,7 +74,9 @@ export async function openRunnerSocket(onReport: (report: HookReport) => void, p
   return {
     path,
     async settle(quietMs) {
-      while (open.size > 0 || Date.now() - lastActivity < quietMs) await new Promise((r) => setTimeout(r, 20));
+      // quiet means: nothing open, and nothing for quietMs since the later of the last connection and now
+      const from = Date.now();
+      while (open.size > 0 || Date.now() - Math.max(lastActivity, from) < quietMs) await new Promise((r) => setTimeout(r, 20));
     },
     async close() {
       for (const s of open) s.destroy();

@@ -3,7 +3,8 @@ import { dirname, join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
 const ROOT = resolve(import.meta.dirname, '../..');
-const files = ['README.md', ...readdirSync(join(ROOT, 'docs')).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`)];
+const markdownIn = (folder: string) => readdirSync(join(ROOT, folder)).filter((f) => f.endsWith('.md')).map((f) => `${folder}/${f}`);
+const files = ['README.md', ...markdownIn('docs'), ...markdownIn('docs/design')];
 
 describe('documentation links', () => {
   it.each(files)('every relative link in %s points at a file that exists', (file) => {
