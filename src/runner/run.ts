@@ -1,4 +1,5 @@
-import { basename } from 'node:path';
+import { existsSync } from 'node:fs';
+import { basename, relative, resolve, isAbsolute } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ApiClient, ApiError, refPath } from '../cli/api-client.js';
 import { childEnvironment, type SessionIdentity } from './child-env.js';
@@ -75,6 +76,17 @@ async function openSession(options: RunOptions, launcher: ApiClient, credentialK
   return { url: options.baseUrl, sessionId: r.session.id, sessionUid: r.session.uid, sessionToken: r.session_token };
 }
 
+/**
+ * The store's data dir when it lies inside the agent's working directory (where an agent looks
+ * first), else null. The caller's WARRANT_DATA_DIR, else the default `./.warrant` if present.
+ */
+export function dataDirInside(env: NodeJS.ProcessEnv, cwd: string): string | null {
+  const dataDir = resolve(cwd, env.WARRANT_DATA_DIR || '.warrant');
+  if (!existsSync(dataDir)) return null;
+  const rel = relative(cwd, dataDir);
+  return rel !== '' && !rel.startsWith('..') && !isAbsolute(rel) ? dataDir : null;
+}
+
 /** Creates (or attaches to) the session, then runs the command under its identity. Returns the exit code. */
 export async function runUnderSession(options: RunOptions): Promise<number> {
   const credential = launcherCredential(options.env);
@@ -90,6 +102,12 @@ export async function runUnderSession(options: RunOptions): Promise<number> {
       `warrant run: unsupported-provider: --inbox needs an agent whose input protocol the runner speaks (claude-code, as \`claude -p --input-format stream-json\`); ${provider ? `provider ${JSON.stringify(provider)} is not one` : 'no provider was given or recognised (pass --provider)'}. Nothing was started.`,
     );
     return EXIT_USAGE;
+  }
+  const exposed = dataDirInside(options.env, process.cwd());
+  if (exposed) {
+    options.log(
+      `warrant run: warning: the Warrant data dir ${exposed} lies inside the agent's working directory; an agent running as your OS user can read the store there. Move it out (WARRANT_DATA_DIR), or run agents as another OS user; \`warrant integrate\` writes a deny rule for it.`,
+    );
   }
   const launcher = new ApiClient({ baseUrl: options.baseUrl, token: credential.token });
   const identity = await openSession(options, launcher, credential.kind, provider);

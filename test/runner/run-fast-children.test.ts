@@ -108,6 +108,18 @@ describe('warrant run: fast children, the environment boundary, the host CLI ins
     expect(JSON.parse(outside.stdout).token).toMatch(/^wrt_h_/);
   });
 
+  it('warns when the data dir lies inside the agent working directory, and not when it lies outside', async () => {
+    const project = mkdtempSync(join(tmpdir(), 'warrant-project-'));
+    const { mkdirSync } = await import('node:fs');
+    mkdirSync(join(project, '.warrant'));
+    const inside = await runCli(['run', '--title', 'store inside', '--', 'true'], { cwd: project, env: { WARRANT_URL: server.url, WARRANT_TOKEN: server.fleetKey } });
+    expect(inside.code, inside.stderr).toBe(0);
+    expect(inside.stderr).toContain(`data dir ${join(project, '.warrant')} lies inside the agent's working directory`);
+    const outside = await runCli(['run', '--title', 'store outside', '--', 'true'], { cwd: project, env: { WARRANT_URL: server.url, WARRANT_TOKEN: server.fleetKey, WARRANT_DATA_DIR: server.dataDir } });
+    expect(outside.code, outside.stderr).toBe(0);
+    expect(outside.stderr).not.toContain('lies inside');
+  });
+
   it('--inbox with a provider the runner cannot speak to is refused at start, and nothing is created', async () => {
     const r = await runCli(['run', '--title', 'unsupported inbox', '--inbox', '--provider', 'codex', '--', 'true'], { env: { WARRANT_URL: server.url, WARRANT_TOKEN: server.fleetKey } });
     expect(r.code).toBe(2);
