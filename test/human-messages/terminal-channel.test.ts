@@ -150,6 +150,9 @@ describeEachDialect('the agent terminal is a capture channel', (t) => {
         tokens = { ...tokens, [s]: again.body.session_token };
       }
     }
+    // the agent, with its own session token, cannot attach itself again to say "no TTY"
+    const own = await h.request('POST', `/api/v1/sessions/${id}/attach`, { token: tokens[id]!, body: { runner: { tty: false } } });
+    expect(own.status).toBe(403);
     const v = await gate(id);
     expect(v.answer).toBe('cannot-say');
     expect(v.gaps).toEqual([{ channel: 'terminal', kind: 'terminal-unwitnessed', session_ids: [id], started_at: STARTED, activations: [1], message: sentence(id) }]);
