@@ -14,10 +14,23 @@ export interface ChannelChange {
   at: string; // ISO time
 }
 
-export type GapKind = 'not-instrumented' | 'instrumented-late' | 'unknown-origin' | 'deleted-session';
+export type GapKind = 'not-instrumented' | 'instrumented-late' | 'unknown-origin' | 'deleted-session' | 'terminal-unwitnessed';
+
+/**
+ * docs/design/terminal-channel.md: one run of a session whose runner had a TTY on standard
+ * input (it said so when it attached). A person may have typed into the agent there.
+ * `witnessed` is true only when every turn the runner relayed was attributed (a witnessed
+ * human message or a delivered inbox item); no runner witnesses turns yet, so today it is
+ * always false and every such run is a gap.
+ */
+export interface TerminalRun {
+  activation: number;
+  attachedAt: string; // ISO time
+  witnessed: boolean;
+}
 
 export interface CoverageGap {
-  channel: CaptureChannel | 'unknown' | 'deleted';
+  channel: CaptureChannel | 'unknown' | 'deleted' | 'terminal';
   kind: GapKind;
   /** the hierarchy's sessions this gap concerns */
   sessionIds: number[];
@@ -26,12 +39,21 @@ export interface CoverageGap {
   /** deleted-session: the deleted session and how many human messages it held */
   deletedSessionId?: number;
   humanMessages?: number;
+  /** terminal-unwitnessed: when the first unwitnessed run with a TTY attached, and which runs */
+  startedAt?: string;
+  activations?: number[];
 }
 
-/** Which channels a human could have used to speak into a hierarchy (spec 03's table). */
-export function candidateChannels(sessions: readonly { id: number; genesis: Genesis }[]): Map<CaptureChannel | 'unknown', number[]> {
-  const out = new Map<CaptureChannel | 'unknown', number[]>();
-  const add = (channel: CaptureChannel | 'unknown', id: number) => {
+type CoverageSession = { id: number; genesis: Genesis; terminalRuns?: readonly TerminalRun[] };
+
+/**
+ * Which channels a human could have used to speak into a hierarchy (spec 03's table). A
+ * session is a `terminal` candidate when any of its runs, current or past, had a TTY.
+ * @example candidateChannels([{id: 1, genesis: 'api', terminalRuns: [run]}]) // web_ui: [1], terminal: [1]
+ */
+export function candidateChannels(sessions: readonly CoverageSession[]): Map<CaptureChannel | 'unknown' | 'terminal', number[]> {
+  const out = new Map<CaptureChannel | 'unknown' | 'terminal', number[]>();
+  const add = (channel: CaptureChannel | 'unknown' | 'terminal', id: number) => {
     const list = out.get(channel) ?? [];
     list.push(id);
     out.set(channel, list);
@@ -42,8 +64,27 @@ export function candidateChannels(sessions: readonly { id: number; genesis: Gene
     if (s.genesis === 'slack') add('slack', s.id);
     if (s.genesis === 'cli') add('cli', s.id);
     if (s.genesis === 'unknown') add('unknown', s.id);
+    if ((s.terminalRuns ?? []).length > 0) add('terminal', s.id);
   }
   return out;
+}
+
+/**
+ * The terminal gaps of a hierarchy: one per session with a run whose TTY turns were not all
+ * attributed. A past run stays a gap after a later run without a TTY: what was typed then
+ * is still unaccounted for. Sessions without a TTY run (a machine started them) add nothing.
+ * @example terminalGaps([{id: 4, genesis: 'api', terminalRuns: [{activation: 1, attachedAt: t, witnessed: false}]}])
+ * // [{channel: 'terminal', kind: 'terminal-unwitnessed', sessionIds: [4], startedAt: t, activations: [1]}]
+ */
+export function terminalGaps(sessions: readonly CoverageSession[]): CoverageGap[] {
+  const gaps: CoverageGap[] = [];
+  for (const s of [...sessions].sort((a, b) => a.id - b.id)) {
+    const open = (s.terminalRuns ?? []).filter((r) => !r.witnessed).sort((a, b) => a.activation - b.activation);
+    if (open.length === 0) continue;
+    const startedAt = open.reduce((min, r) => (r.attachedAt < min ? r.attachedAt : min), open[0]!.attachedAt);
+    gaps.push({ channel: 'terminal', kind: 'terminal-unwitnessed', sessionIds: [s.id], startedAt, activations: open.map((r) => r.activation) });
+  }
+  return gaps;
 }
 
 /**
@@ -67,10 +108,11 @@ export function instrumentedSince(log: readonly ChannelChange[], channel: Captur
 
 /**
  * The gaps of a hierarchy: every candidate channel that was not instrumented for the whole
- * time since the hierarchy's oldest session was created, plus unknown origins, always.
+ * time since the hierarchy's oldest session was created, unknown origins, always, and every
+ * run at an agent terminal that was not witnessed.
  */
 export function coverageGaps(
-  sessions: readonly { id: number; genesis: Genesis; createdAt: string }[],
+  sessions: readonly (CoverageSession & { createdAt: string })[],
   log: readonly ChannelChange[],
 ): CoverageGap[] {
   if (sessions.length === 0) return [];
@@ -79,6 +121,10 @@ export function coverageGaps(
   for (const [channel, ids] of candidateChannels(sessions)) {
     if (channel === 'unknown') {
       gaps.push({ channel: 'unknown', kind: 'unknown-origin', sessionIds: ids });
+      continue;
+    }
+    if (channel === 'terminal') {
+      gaps.push(...terminalGaps(sessions));
       continue;
     }
     const state = instrumentedSince(log, channel, oldest);

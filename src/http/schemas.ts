@@ -62,6 +62,16 @@ export const ErrorSchema = z
   .catchall(z.unknown())
   .openapi('Error');
 
+/** What the attaching runner says about itself (`warrant run` sends it). */
+export const RunnerFactsSchema = z
+  .object({
+    tty: z.boolean().openapi({
+      description:
+        "standard input of the runner was a terminal: a person may type to the agent there. Such a run makes the hierarchy's agent terminal a capture channel, and — since what is typed there is not witnessed yet — a capture gap (the gate then says `cannot-say`, never `none`). Kept per activation: a later attach without a TTY does not remove it. Absent or false: not a candidate (a machine started the run).",
+    }),
+  })
+  .openapi('RunnerFacts', { description: 'what the runner that attaches says about itself; omit it when unknown (then it is not a terminal candidate)' });
+
 export const CreateSessionBody = z
   .object({
     title: z.string().max(200).nullish(),
@@ -81,8 +91,13 @@ export const CreateSessionBody = z
     genesis: z.enum(['schedule', 'github', 'api']).nullish(),
     scheduling_class: z.enum(['priority', 'spot']).nullish(),
     attach: z.boolean().optional(),
+    runner: RunnerFactsSchema.optional().openapi({ description: 'with `attach: true` only: what the attaching runner says about itself (see RunnerFacts)' }),
   })
   .openapi('CreateSession');
+
+export const AttachBody = z
+  .object({ runner: RunnerFactsSchema.optional().openapi({ description: 'what the attaching runner says about itself (see RunnerFacts)' }) })
+  .openapi('AttachSession');
 
 export const ResolutionSchema = z.object({
   requested: z.string().nullable(),
@@ -207,11 +222,13 @@ export const HierarchySchema = z
 export const CaptureGapSchema = z
   .object({
     channel: z.string(),
-    kind: z.enum(['not-instrumented', 'instrumented-late', 'unknown-origin', 'deleted-session']),
+    kind: z.enum(['not-instrumented', 'instrumented-late', 'unknown-origin', 'deleted-session', 'terminal-unwitnessed']),
     session_ids: z.array(z.number().int()),
     since: z.string().optional(),
     deleted_session_id: z.number().int().optional(),
     human_messages: z.number().int().optional(),
+    started_at: z.string().optional().openapi({ description: 'terminal-unwitnessed (channel `terminal`): when the first run of the session with a TTY attached' }),
+    activations: z.array(z.number().int()).optional().openapi({ description: 'terminal-unwitnessed: the activations whose runner had a TTY and whose typed turns were not witnessed' }),
     message: z.string(),
   })
   .openapi('CaptureGap');

@@ -33,6 +33,11 @@ export function gapSentence(gap: CoverageGap): string {
       return `${CHANNEL_NAME[gap.channel]![0]!.toUpperCase()}${CHANNEL_NAME[gap.channel]!.slice(1)} capture began ${when(gap.since!)}; before that this hierarchy (${sessions(gap.sessionIds)}) could not have been captured there. Read the time before as "cannot say", never as "no human spoke".`;
     case 'unknown-origin':
       return `Capture is NOT possible for sessions of unknown origin (${sessions(gap.sessionIds)}): nothing records where their work came from. Read their absence as "cannot say", never as "no human spoke".`;
+    case 'terminal-unwitnessed': {
+      const runs = gap.activations?.length ?? 1;
+      const more = runs > 1 ? `; ${runs} runs had a terminal` : '';
+      return `The agent terminal of ${sessions(gap.sessionIds)} (started ${when(gap.startedAt!)}${more}) was not witnessed: a human may have typed a request there, and nothing recorded it (Warrant does not witness what is typed at an agent terminal yet). To put a request on record, send it with a human token (\`warrant follow-up\`). ${CANNOT_SAY.replace('Until then this', 'This')}`;
+    }
     case 'deleted-session':
       return `A deleted session (#${gap.deletedSessionId}) of this hierarchy held ${gap.humanMessages} human message${gap.humanMessages === 1 ? '' : 's'}; they went with it (the audit log keeps their digests, see \`GET /api/v1/session_deletions\`). Read the record as incomplete.`;
   }
@@ -45,6 +50,7 @@ export function serializeGap(gap: CoverageGap): Record<string, unknown> {
     session_ids: gap.sessionIds,
     ...(gap.since ? { since: gap.since } : {}),
     ...(gap.deletedSessionId !== undefined ? { deleted_session_id: gap.deletedSessionId, human_messages: gap.humanMessages } : {}),
+    ...(gap.startedAt !== undefined ? { started_at: gap.startedAt, activations: gap.activations ?? [] } : {}),
     message: gapSentence(gap),
   };
 }

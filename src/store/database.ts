@@ -346,8 +346,17 @@ export interface DeletionLinksTable {
   deletion_id: number;
 }
 
+/** 012: what the runner said at attach, per activation (docs/design/terminal-channel.md) */
+export interface SessionRunnersTable {
+  session_id: number;
+  activation: number;
+  tty: number;
+  attached_at: string;
+}
+
 export interface Database {
   deletion_links: DeletionLinksTable;
+  session_runners: SessionRunnersTable;
   agent_messages: AgentMessagesTable;
   message_history: MessageHistoryTable;
   session_conversations: SessionConversationsTable;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { candidateChannels, coverageGaps, instrumentedSince, type ChannelChange } from '../../src/core/coverage.js';
+import { candidateChannels, coverageGaps, instrumentedSince, terminalGaps, type ChannelChange } from '../../src/core/coverage.js';
 import type { Genesis } from '../../src/core/genesis.js';
 
 /** spec 03 "Capture coverage": which channels a hierarchy could have been spoken into, judged over time. */
@@ -69,5 +69,47 @@ describe('coverage gaps', () => {
 
   it('a log entry for one channel never instruments another', () => {
     expect(instrumentedSince([on('slack', T0)], 'cli', T1)).toEqual({ whole: false, now: false, began: null });
+  });
+});
+
+describe('the agent terminal (a run whose runner had a TTY)', () => {
+  const run = (activation: number, attachedAt: string, witnessed = false) => ({ activation, attachedAt, witnessed });
+  const withRuns = (id: number, runs: ReturnType<typeof run>[], genesis: Genesis = 'api') => ({ ...session(id, genesis), terminalRuns: runs });
+
+  it('a session with a TTY run is a terminal candidate; one without (a machine started it) is not', () => {
+    const m = candidateChannels([withRuns(1, [run(1, T1)]), withRuns(2, []), session(3, 'api')]);
+    expect(Object.fromEntries(m)).toEqual({ web_ui: [1, 2, 3], terminal: [1] });
+  });
+
+  it('an unwitnessed TTY run is a gap naming the session and when it started, even with every channel instrumented; the rest of the hierarchy adds none', () => {
+    expect(coverageGaps([session(1, 'api'), withRuns(2, [run(1, T2)]), withRuns(3, [])], ALL_ON)).toEqual([
+      { channel: 'terminal', kind: 'terminal-unwitnessed', sessionIds: [2], startedAt: T2, activations: [1] },
+    ]);
+    // positive control beside it: the same hierarchy without the TTY run has no gap at all
+    expect(coverageGaps([session(1, 'api'), withRuns(2, []), withRuns(3, [])], ALL_ON)).toEqual([]);
+  });
+
+  it('a past TTY run stays a gap after later runs without one; several TTY runs are one gap per session, from the first', () => {
+    // activation 1 had a TTY, activation 2 did not (it has no run here): still the gap of activation 1
+    expect(terminalGaps([withRuns(4, [run(1, T1)])])).toEqual([{ channel: 'terminal', kind: 'terminal-unwitnessed', sessionIds: [4], startedAt: T1, activations: [1] }]);
+    expect(terminalGaps([withRuns(5, [run(3, T3), run(1, T1)]), withRuns(4, [run(2, T2)])])).toEqual([
+      { channel: 'terminal', kind: 'terminal-unwitnessed', sessionIds: [4], startedAt: T2, activations: [2] },
+      { channel: 'terminal', kind: 'terminal-unwitnessed', sessionIds: [5], startedAt: T1, activations: [1, 3] },
+    ]);
+  });
+
+  it('a witnessed run is no gap (the later terminal witness flips it per run); an unwitnessed one beside it still is', () => {
+    expect(coverageGaps([withRuns(6, [run(1, T1, true)])], ALL_ON)).toEqual([]);
+    expect(coverageGaps([withRuns(6, [run(1, T1, true), run(2, T2)])], ALL_ON)).toEqual([
+      { channel: 'terminal', kind: 'terminal-unwitnessed', sessionIds: [6], startedAt: T2, activations: [2] },
+    ]);
+  });
+
+  it('the terminal gap stands beside a channel gap; neither hides the other', () => {
+    const gaps = coverageGaps([withRuns(7, [run(1, T1)], 'cli')], [on('web_ui', T0)]);
+    expect(gaps.map((g) => [g.channel, g.kind])).toEqual([
+      ['cli', 'not-instrumented'],
+      ['terminal', 'terminal-unwitnessed'],
+    ]);
   });
 });

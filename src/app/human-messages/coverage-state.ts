@@ -1,6 +1,7 @@
-import { CAPTURE_CHANNELS, type CaptureChannel } from '../../core/coverage.js';
+import { CAPTURE_CHANNELS, type CaptureChannel, type TerminalRun } from '../../core/coverage.js';
 import type { Executor } from '../../store/dialect/dialect.js';
 import { appendCoverage, lastCoverageState } from '../../store/human-messages-repo.js';
+import { terminalActivationsOf } from '../../store/session-runners-repo.js';
 import { getSetting } from '../../store/settings-repo.js';
 import { findUserByKey, listUsers } from '../../store/users-repo.js';
 import { SETTING_ADMIN_USER, SETTING_SLACK_SIGNING_SECRET } from '../bootstrap.js';
@@ -49,6 +50,27 @@ export async function currentChannelStates(db: Executor, ctx: AppContext): Promi
   return { web_ui: web, slack, cli };
 }
 
+/**
+ * The terminal channel's "instrumented when" for one run: every non-empty turn the runner
+ * relayed from its TTY was attributed. No runner witnesses turns yet, so no run can be
+ * shown witnessed: every run with a TTY is a gap (docs/design/terminal-channel.md). The
+ * terminal witness flips this per run, from its closing report and the turns it matched.
+ */
+function terminalRunWitnessed(_run: { sessionId: number; activation: number }): boolean {
+  return false;
+}
+
+/** The runs with a TTY of these sessions (current and past activations), by session. */
+export async function terminalRunsOf(db: Executor, sessionIds: readonly number[]): Promise<Map<number, TerminalRun[]>> {
+  const out = new Map<number, TerminalRun[]>();
+  for (const a of await terminalActivationsOf(db, sessionIds)) {
+    const list = out.get(a.sessionId) ?? [];
+    list.push({ activation: a.activation, attachedAt: a.attachedAt, witnessed: terminalRunWitnessed(a) });
+    out.set(a.sessionId, list);
+  }
+  return out;
+}
+
 /** Appends a coverage-log row for every channel whose state changed, in the caller's transaction. */
 export async function syncCoverage(w: Pick<WriteScope, 'tx' | 'ctx' | 'now' | 'audit'>): Promise<void> {
   const states = await currentChannelStates(w.tx, w.ctx);
@@ -75,5 +97,7 @@ export async function coverageBannerLines(ctx: AppContext): Promise<string[]> {
   return [
     'Human-message capture:',
     ...CAPTURE_CHANNELS.map((c) => `  ${CHANNEL_LABEL[c].padEnd(7)} ${states[c].instrumented ? 'instrumented' : 'NOT instrumented'} — ${states[c].reason}`),
+    // per run, not deployment-wide: said here so an operator is not surprised by the gap
+    '  terminal NOT witnessed — a run whose runner had a TTY is a capture gap for its hierarchy',
   ];
 }

@@ -9,6 +9,7 @@ import { usersByIds, type UsersByIds } from '../user-reads.js';
 import type { AppContext } from '../context.js';
 import { decodeCursor, encodeCursor } from '../cursor.js';
 import { loadActors } from '../../store/actors-repo.js';
+import { terminalRunsOf } from './coverage-state.js';
 
 /** One human message as every surface renders it (spec 03 "Provenance rendering"). */
 export interface HumanMessageEntry {
@@ -128,7 +129,7 @@ export interface RecordReads {
   users?: UsersByIds;
 }
 
-/** The capture gaps of a hierarchy: channels over its lifetime, unknown origins, deleted sessions. */
+/** The capture gaps of a hierarchy: channels over its lifetime, unknown origins, unwitnessed agent terminals, deleted sessions. */
 export async function hierarchyGaps(db: Executor, hierarchy: Hierarchy, walked?: RecordReads): Promise<CoverageGap[]> {
   const ids = hierarchy.nodes.map((n) => n.id);
   // ids increase in creation order: the hierarchy's lifetime starts with its lowest id
@@ -136,7 +137,8 @@ export async function hierarchyGaps(db: Executor, hierarchy: Hierarchy, walked?:
   const known = lowest === undefined ? undefined : walked?.createdAtOf?.(lowest);
   const oldest =
     lowest === undefined ? undefined : known !== undefined ? { created_at: known } : await db.selectFrom('sessions').select('created_at').where('id', '=', lowest).executeTakeFirst();
-  const sessions = oldest ? hierarchy.nodes.map((n) => ({ id: n.id, genesis: n.genesis as Genesis, createdAt: oldest.created_at })) : [];
+  const terminals = await terminalRunsOf(db, ids);
+  const sessions = oldest ? hierarchy.nodes.map((n) => ({ id: n.id, genesis: n.genesis as Genesis, createdAt: oldest.created_at, terminalRuns: terminals.get(n.id) ?? [] })) : [];
   const log = await coverageLog(db);
   return [...coverageGaps(sessions, log), ...(await deletedSessionGaps(db, new Set(ids)))];
 }

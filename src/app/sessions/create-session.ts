@@ -7,6 +7,7 @@ import { claimIdempotencyKey, completeIdempotencyKey, findIdempotencyKey } from 
 import { findSessionById, insertSession, updateSessionIfVersion, LEGACY_PARENT_KEY, type SessionRecord } from '../../store/sessions-repo.js';
 import type { EventAttribution } from '../../store/events-repo.js';
 import { findUserByKey } from '../../store/users-repo.js';
+import { recordRunnerFacts, type RunnerFacts } from '../../store/session-runners-repo.js';
 import { authorize, visibilityOf } from '../access.js';
 import { resolveActing, attributionOf, systemForSession } from '../acting.js';
 import type { Caller } from '../caller.js';
@@ -18,6 +19,8 @@ import { inWriteTx, type WriteScope } from '../write-scope.js';
 import { canonicalJson } from '../audit.js';
 import { captureHumanWords, type HumanWords } from '../human-messages/capture.js';
 import { recordInitialConversation } from '../conversations/conversation-history.js';
+
+export type { RunnerFacts };
 
 export const MAX_METADATA_BYTES = 16 * 1024;
 
@@ -42,6 +45,8 @@ export interface CreateSessionInput {
   genesis?: Genesis | null;
   schedulingClass?: SchedulingClass | null;
   attach?: boolean;
+  /** what the attaching runner says about itself (only with attach); absent = not known to be a TTY */
+  runner?: RunnerFacts | null;
   idempotencyKey?: string | null;
   /** the human's own words and where they typed them (the web forms; spec 03) */
   humanInput?: HumanWords | null;
@@ -138,6 +143,12 @@ export async function createSession(
   if (input.owner && caller.principal.kind !== 'fleet' && caller.principal.kind !== 'client' && caller.principal.kind !== 'system') {
     throw new WarrantError('invalid-request', 'owner: only fleet and client creators may name an owner; a human owns what they create and a spawned session inherits its parent\'s owner.', {
       details: { field: 'owner' },
+    });
+  }
+
+  if (input.runner && !input.attach) {
+    throw new WarrantError('invalid-request', 'runner: describes the runtime that attaches; send it with attach: true, or on POST /api/v1/sessions/{ref}/attach.', {
+      details: { field: 'runner' },
     });
   }
 
@@ -285,7 +296,7 @@ export async function createSession(
 
     let sessionToken: string | null = null;
     if (input.attach) {
-      const minted = await attachMint(w, session, acting.actorId, attribution, caller);
+      const minted = await attachMint(w, session, acting.actorId, attribution, caller, input.runner ?? null);
       sessionToken = minted.token;
       session = minted.session;
     }
@@ -307,20 +318,26 @@ export async function createSession(
   });
 }
 
-/** Activation + 1, `attached` and `token_minted`, and the new token (spec 01 "attach"). */
+/**
+ * Activation + 1, `attached` and `token_minted`, and the new token (spec 01 "attach"). The
+ * runner's facts, when it sent any, are kept for this activation (a TTY makes the hierarchy's
+ * agent terminal a capture candidate: docs/design/terminal-channel.md).
+ */
 export async function attachMint(
   w: WriteScope,
   session: SessionRecord,
   callerActorId: number,
   attribution: EventAttribution,
   caller: Caller,
+  runner: RunnerFacts | null = null,
 ): Promise<{ token: string; session: SessionRecord; credentialId: number }> {
   const activation = session.activation + 1;
   const ok = await updateSessionIfVersion(w.tx, session.id, session.version, { status: 'running', activation, stopRequested: false }, w.now);
   if (!ok) throw new WarrantError('invalid-transition', `Session #${session.id} changed while attaching; try again.`, { status: 409 });
   const minted = await mintSessionToken(w.tx, w.ctx, session.id, activation, callerActorId, w.now);
   const eventAttribution = { ...attribution, causeActorId: session.causeActorId, causeBasis: session.causeBasis };
-  await w.event(session.id, 'attached', { activation }, eventAttribution);
+  if (runner) await recordRunnerFacts(w.tx, { sessionId: session.id, activation, runner, now: w.now });
+  await w.event(session.id, 'attached', { activation, ...(runner ? { runner: { tty: runner.tty } } : {}) }, eventAttribution);
   await w.event(
     session.id,
     'token_minted',

@@ -10,7 +10,7 @@ import type { Caller } from '../caller.js';
 import type { AppContext } from '../context.js';
 import { sessionView, type SessionView } from '../views.js';
 import { inWriteTx, type WriteScope } from '../write-scope.js';
-import { attachMint } from './create-session.js';
+import { attachMint, type RunnerFacts } from './create-session.js';
 
 export interface LifecycleResult {
   session: SessionView;
@@ -183,14 +183,14 @@ async function spawnSubtree(w: WriteScope, root: SessionRecord): Promise<{ recor
 }
 
 /** A runtime takes the session: activation + 1 and a new token; earlier tokens are superseded. */
-export async function attachSession(ctx: AppContext, caller: Caller, ref: string): Promise<{ session: SessionView; sessionToken: string }> {
+export async function attachSession(ctx: AppContext, caller: Caller, ref: string, runner: RunnerFacts | null = null): Promise<{ session: SessionView; sessionToken: string }> {
   return inWriteTx(ctx, async (w) => {
     const target = await requireSession(w.tx, ctx, caller, ref);
     await authorize(w.tx, ctx, caller, 'attach', target);
     const acting = await resolveActing(w, caller, null);
     const decision = decideTransition(target.status, 'attach');
     if (decision.kind !== 'change') throw invalidTransition(target, 'attach');
-    const minted = await attachMint(w, target, acting.actorId, attributionOf(acting), caller).catch(async (error: unknown) => {
+    const minted = await attachMint(w, target, acting.actorId, attributionOf(acting), caller, runner).catch(async (error: unknown) => {
       const fresh = await findSessionById(w.tx, ctx.store, target.id);
       if (fresh && decideTransition(fresh.status, 'attach').kind !== 'change') throw invalidTransition(fresh, 'attach');
       throw error;

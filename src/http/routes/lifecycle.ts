@@ -4,7 +4,7 @@ import { archiveSession, attachSession, changeLifecycle, reportRuntime, type Run
 import { WarrantError } from '../../core/errors.js';
 import { serializeSession } from '../../render/session-json.js';
 import { json, route, type HttpEnv } from '../env.js';
-import { ActingBody, ErrorSchema, RefParam, RuntimeBody, SessionSchema } from '../schemas.js';
+import { ActingBody, AttachBody, ErrorSchema, RefParam, RuntimeBody, SessionSchema } from '../schemas.js';
 
 const errors = {
   400: { description: 'invalid input', content: { 'application/json': { schema: ErrorSchema } } },
@@ -65,11 +65,13 @@ export function registerLifecycleRoutes(app: OpenAPIHono<HttpEnv>, ctx: AppConte
       method: 'post',
       path: '/api/v1/sessions/{ref}/attach',
       summary: 'A runtime takes the session: a new session token; earlier tokens are superseded',
-      request: { params: RefParam },
+      description: 'The body is optional. `runner.tty: true` says the runner had a terminal on standard input: the hierarchy then has an agent-terminal capture gap for this activation (see RunnerFacts).',
+      request: { params: RefParam, body: { content: { 'application/json': { schema: AttachBody } }, required: false } },
       responses: { 200: { description: 'the session and its new token', content: { 'application/json': { schema: z.object({ session: SessionSchema, session_token: z.string() }) } } }, ...errors },
     }),
     async (c) => {
-      const r = await attachSession(ctx, c.get('caller'), c.req.valid('param').ref);
+      const runner = c.req.valid('json').runner;
+      const r = await attachSession(ctx, c.get('caller'), c.req.valid('param').ref, runner ? { tty: runner.tty } : null);
       return json(c, { session: serializeSession(r.session), session_token: r.sessionToken });
     },
   );
