@@ -61,7 +61,8 @@ export function providerOf(options: Pick<RunOptions, 'provider' | 'command'>): s
 }
 
 async function openSession(options: RunOptions, launcher: ApiClient, credentialKind: 'session' | 'other', provider: string | undefined): Promise<SessionIdentity> {
-  const delivery = options.inbox ? { delivery: 'runner' } : {};
+  // whether a person's terminal is on standard input: such a run is a capture channel for its hierarchy
+  const delivery = { ...(options.inbox ? { delivery: 'runner' } : {}), runner: { tty: options.stdinIsTty ?? process.stdin.isTTY === true } };
   if (options.session) {
     const r = await launcher.json<{ session: { id: number; uid: string }; session_token: string }>('POST', `/api/v1/sessions/${refPath(options.session)}/attach`, delivery);
     return { url: options.baseUrl, sessionId: r.session.id, sessionUid: r.session.uid, sessionToken: r.session_token };

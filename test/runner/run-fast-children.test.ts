@@ -46,6 +46,8 @@ describe('warrant run: fast children, the environment boundary, the host CLI ins
     const ok = await runCli(['run', '--title', 'instant true', '--', 'true'], { env: { WARRANT_URL: server.url, WARRANT_TOKEN: server.fleetKey } });
     expect(ok.code, ok.stderr).toBe(0);
     const s = await sessionTitled('instant true');
+    // started by a machine (no terminal on stdin): no terminal gap (the PTY test is the positive control)
+    expect((await api(`/api/v1/sessions/${s.id}/warrant`)).gaps.map((g: any) => g.kind)).not.toContain('terminal-unwitnessed');
     expect(s.status).toBe('stopped');
     expect((await runtimeEvents(s.id)).map((e) => [e.type, e.details?.code])).toEqual([['exited', 0]]);
 

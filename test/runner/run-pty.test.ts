@@ -85,6 +85,10 @@ describe('warrant run on a terminal: the agent under the runner PTY, inbox items
     term.write('exit\r');
     expect(await exited).toBe(7);
     expect((await api('GET', `/api/v1/sessions/${session.id}`)).session.status).toBe('failed');
+    // a run on a person's terminal is a capture channel Warrant does not witness yet: a gap, never "none"
+    const gate = await api('GET', `/api/v1/sessions/${session.id}/warrant`);
+    expect(gate.answer).toBe('cannot-say');
+    expect(gate.gaps.map((g: any) => g.kind)).toContain('terminal-unwitnessed');
     // the conversation the agent's SessionStart named is the session's
     expect((await api('GET', `/api/v1/sessions/${session.id}`)).session.provider_conversation).toBe('tui-conversation');
   });
