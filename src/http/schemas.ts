@@ -81,8 +81,20 @@ export const CreateSessionBody = z
     genesis: z.enum(['schedule', 'github', 'api']).nullish(),
     scheduling_class: z.enum(['priority', 'spot']).nullish(),
     attach: z.boolean().optional(),
+    delivery: z.enum(['runner']).optional().openapi({
+      description:
+        'with `attach: true`: the runner writes inbox items into its agent and reports them written; MCP `read_inbox` then lists without leasing for this activation',
+    }),
   })
   .openapi('CreateSession');
+
+export const AttachBody = z
+  .object({
+    delivery: z.enum(['runner']).optional().openapi({
+      description: 'the runner writes inbox items into its agent and reports them written; MCP `read_inbox` then lists without leasing for this activation',
+    }),
+  })
+  .openapi('Attach');
 
 export const ResolutionSchema = z.object({
   requested: z.string().nullable(),

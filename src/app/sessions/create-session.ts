@@ -18,6 +18,8 @@ import { inWriteTx, type WriteScope } from '../write-scope.js';
 import { canonicalJson } from '../audit.js';
 import { captureHumanWords, type HumanWords } from '../human-messages/capture.js';
 import { recordInitialConversation } from '../conversations/conversation-history.js';
+import { retireStopItems } from '../inbox/agent-delivery.js';
+import { setRunnerDelivery } from '../../store/inbox-delivery-repo.js';
 
 export const MAX_METADATA_BYTES = 16 * 1024;
 
@@ -42,6 +44,8 @@ export interface CreateSessionInput {
   genesis?: Genesis | null;
   schedulingClass?: SchedulingClass | null;
   attach?: boolean;
+  /** with `attach`: the runner writes inbox items into its agent (docs/api.md "Delivery into the agent") */
+  delivery?: 'runner' | null;
   idempotencyKey?: string | null;
   /** the human's own words and where they typed them (the web forms; spec 03) */
   humanInput?: HumanWords | null;
@@ -156,6 +160,7 @@ export async function createSession(
 
     await authorize(db, ctx, caller, 'create', null);
     if (input.attach && caller.principal.kind !== 'session') await authorize(db, ctx, caller, 'attach', null);
+    if (input.delivery && !input.attach) throw new WarrantError('invalid-request', 'delivery: only with attach: true (it says who delivers into the attached runtime).', { details: { field: 'delivery' } });
 
     const acting = await resolveActing(w, caller, input.actingSessionId);
     const p = caller.principal;
@@ -285,7 +290,7 @@ export async function createSession(
 
     let sessionToken: string | null = null;
     if (input.attach) {
-      const minted = await attachMint(w, session, acting.actorId, attribution, caller);
+      const minted = await attachMint(w, session, acting.actorId, attribution, caller, { delivery: input.delivery ?? null });
       sessionToken = minted.token;
       session = minted.session;
     }
@@ -314,13 +319,18 @@ export async function attachMint(
   callerActorId: number,
   attribution: EventAttribution,
   caller: Caller,
+  options: { delivery?: 'runner' | null } = {},
 ): Promise<{ token: string; session: SessionRecord; credentialId: number }> {
   const activation = session.activation + 1;
   const ok = await updateSessionIfVersion(w.tx, session.id, session.version, { status: 'running', activation, stopRequested: false }, w.now);
   if (!ok) throw new WarrantError('invalid-transition', `Session #${session.id} changed while attaching; try again.`, { status: 409 });
+  // a stop asked of an earlier runtime that never reported its end is not this runtime's
+  await retireStopItems(w, session, 'attached');
+  const delivery = options.delivery ?? null;
+  await setRunnerDelivery(w.tx, session.id, delivery === 'runner' ? activation : null);
   const minted = await mintSessionToken(w.tx, w.ctx, session.id, activation, callerActorId, w.now);
   const eventAttribution = { ...attribution, causeActorId: session.causeActorId, causeBasis: session.causeBasis };
-  await w.event(session.id, 'attached', { activation }, eventAttribution);
+  await w.event(session.id, 'attached', { activation, ...(delivery ? { delivery } : {}) }, eventAttribution);
   await w.event(
     session.id,
     'token_minted',

@@ -4,7 +4,7 @@ import { archiveSession, attachSession, changeLifecycle, reportRuntime, type Run
 import { WarrantError } from '../../core/errors.js';
 import { serializeSession } from '../../render/session-json.js';
 import { json, route, type HttpEnv } from '../env.js';
-import { ActingBody, ErrorSchema, RefParam, RuntimeBody, SessionSchema } from '../schemas.js';
+import { ActingBody, AttachBody, ErrorSchema, RefParam, RuntimeBody, SessionSchema } from '../schemas.js';
 
 const errors = {
   400: { description: 'invalid input', content: { 'application/json': { schema: ErrorSchema } } },
@@ -65,11 +65,14 @@ export function registerLifecycleRoutes(app: OpenAPIHono<HttpEnv>, ctx: AppConte
       method: 'post',
       path: '/api/v1/sessions/{ref}/attach',
       summary: 'A runtime takes the session: a new session token; earlier tokens are superseded',
-      request: { params: RefParam },
+      description:
+        'A stop requested of an earlier runtime is retired (never acted on by this one). `delivery: "runner"`: this activation\'s runner writes inbox items into its agent (`…/inbox/written`, `…/prompts`), so MCP `read_inbox` lists without leasing.',
+      request: { params: RefParam, body: { content: { 'application/json': { schema: AttachBody } }, required: false } },
       responses: { 200: { description: 'the session and its new token', content: { 'application/json': { schema: z.object({ session: SessionSchema, session_token: z.string() }) } } }, ...errors },
     }),
     async (c) => {
-      const r = await attachSession(ctx, c.get('caller'), c.req.valid('param').ref);
+      const body = c.req.valid('json') ?? {};
+      const r = await attachSession(ctx, c.get('caller'), c.req.valid('param').ref, { delivery: body.delivery });
       return json(c, { session: serializeSession(r.session), session_token: r.sessionToken });
     },
   );

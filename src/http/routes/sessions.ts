@@ -81,6 +81,7 @@ export function registerSessionRoutes(app: OpenAPIHono<HttpEnv>, ctx: AppContext
         genesis: body.genesis ?? null,
         schedulingClass: body.scheduling_class ?? null,
         attach: body.attach ?? false,
+        ...(body.delivery ? { delivery: body.delivery } : {}),
         idempotencyKey: headers['idempotency-key'] ?? null,
       });
       return json(c, serializeCreateResult(result), 201);
