@@ -88,7 +88,7 @@ export const LeaseBody = z
 export const AckBody = z.object({ ids: z.array(z.number().int().positive().max(Number.MAX_SAFE_INTEGER)).max(1000) }).openapi('InboxAck');
 
 export const InboxQuery = z.object({
-  state: z.string().max(200).optional().openapi({ description: 'comma-separated states, or `all` (default: pending,leased)' }),
+  state: z.string().max(200).optional().openapi({ description: 'comma-separated states, or `all` (default: pending,leased,written,undelivered — what is not yet delivered)' }),
   kind: z.string().max(200).optional().openapi({ description: 'comma-separated kinds' }),
   limit: z.coerce.number().int().min(1).max(200).optional(),
   cursor: z.string().max(200).optional(),

@@ -73,6 +73,15 @@ describeEachDialect(
       expect((await ack(h, s, [id])).body).toEqual({ delivered: [], already_delivered: [], rejected: [{ id, reason: 'written' }] });
       expect((await prompt(h, s, 'exact words, almost')).body).toEqual({ matched_item_id: null });
       expect((await prompt(h, s, 'Exact words')).body).toEqual({ matched_item_id: null });
+      // a report that claims an outcome is judged by its digest alone
+      const claim = await h.request('POST', `/api/v1/sessions/${s.id}/prompts`, {
+        token: s.token,
+        body: { digest: await promptDigest('something else'), length: 14, outcome: 'delivered', matched_item_id: id, inbox_item_id: id },
+      });
+      expect(claim.body).toEqual({ matched_item_id: null });
+      // the right digest with the wrong length is not the same prompt either
+      const wrongLength = await h.request('POST', `/api/v1/sessions/${s.id}/prompts`, { token: s.token, body: { digest: await promptDigest('exact words'), length: 12 } });
+      expect(wrongLength.body).toEqual({ matched_item_id: null });
       expect(await stateOf(h, s.id, id)).toBe('written');
       expect(await eventsOf(h, s.id, ['inbox_item_delivered'])).toEqual([]);
     });
@@ -215,6 +224,16 @@ describeEachDialect(
       expect(await eventsOf(h, s.id, ['inbox_item_resent'])).toEqual([]);
       // the live token of another session may deliver to s, so it may resend
       expect((await resend(h, other.token, id)).status).toBe(200);
+    });
+
+    it('the OpenAPI document describes the delivery routes and every state', async () => {
+      const h = t();
+      const doc = (await h.request('GET', '/api/v1/openapi.json')).body;
+      for (const path of ['/api/v1/sessions/{ref}/inbox/written', '/api/v1/sessions/{ref}/prompts', '/api/v1/inbox/{item_id}/resend']) {
+        expect(doc.paths[path]?.post?.description, path).toEqual(expect.any(String));
+      }
+      expect(doc.components.schemas.InboxItem.properties.state.enum).toEqual(['pending', 'leased', 'written', 'delivered', 'undelivered', 'withdrawn', 'expired', 'retired']);
+      expect(doc.components.schemas.Attach.properties.delivery.enum).toEqual(['runner']);
     });
 
     it('an archived session takes no resend', async () => {

@@ -63,7 +63,7 @@ export function registerDeliveryCommands(program: Command): void {
   const enqueued = program.command('enqueued').description("a session's queue of enqueued messages");
   enqueued
     .command('list <ref>')
-    .description('the queue: pending and leased messages (--all for every state)')
+    .description('the queue: messages not yet delivered (--all for every state)')
     .option('--all', 'every state, delivered and withdrawn included')
     .option('--cursor <cursor>', 'the next page')
     .option('--json', 'print JSON')

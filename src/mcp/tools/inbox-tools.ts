@@ -22,7 +22,7 @@ export const manageEnqueuedMessages = defineTool({
   description: () =>
     [
       "A session's queue of enqueued messages (`session_id`):",
-      '`list` (pending and leased; `state` `all` for every state);',
+      '`list` (not yet delivered; `state` `all` for every state);',
       '`create` enqueues `content`, delivered when the session is idle;',
       '`send_now` makes queued `message_id` the next turn;',
       '`interrupt` interrupts the session with queued `message_id`, or with new `content`;',
