@@ -1,6 +1,7 @@
 import type { AppContext } from './context.js';
 import { pruneIdempotencyKeys } from '../store/idempotency-repo.js';
 import { lapseLeases } from './inbox/runtime-inbox.js';
+import { settleUndeliveredWrites } from './inbox/agent-delivery.js';
 import { periodicCheckpoint } from './checkpoints.js';
 import { autoArchiveIdleSessions, deleteLongArchivedSessions } from './retention.js';
 import { expireMessages } from './messages/message-settlement.js';
@@ -20,6 +21,8 @@ export const housekeepingTasks: HousekeepingTask[] = [
   async (ctx) => {
     await lapseLeases(ctx);
   },
+  // a write into an agent that no prompt report matched within the lease is recorded undelivered
+  async (ctx) => void (await settleUndeliveredWrites(ctx)),
   // spec 04 housekeeping acts (system as actor and cause), each off unless its setting is set
   async (ctx) => void (await autoArchiveIdleSessions(ctx)),
   async (ctx) => void (await deleteLongArchivedSessions(ctx)),

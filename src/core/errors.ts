@@ -34,6 +34,8 @@ export const ERROR_STATUS = {
   'target-unavailable': 409,
   'enqueued-message-not-found': 404,
   'enqueued-message-not-pending': 409,
+  'inbox-item-not-found': 404,
+  'inbox-item-not-undelivered': 409,
   'content-too-large': 413,
   // agent messages (spec 05 "Refusal tokens"; actions in core/message-refusals.ts)
   'envelope-invalid': 422,

@@ -9,11 +9,23 @@ export type InboxKind = (typeof INBOX_KINDS)[number];
 export const INBOX_MODES = ['next_turn', 'when_idle', 'interrupt'] as const;
 export type InboxMode = (typeof INBOX_MODES)[number];
 
-export const INBOX_STATES = ['pending', 'leased', 'delivered', 'withdrawn', 'expired'] as const;
+/**
+ * `written`: a runner wrote the item into its agent and awaits the agent's prompt report
+ * (never leased again: typed bytes cannot be taken back); past its deadline it reads
+ * `undelivered` until a matching report still delivers it or a resend makes it `pending`.
+ * `retired`: a stop's control item whose runtime ended before it was acknowledged.
+ */
+export const INBOX_STATES = ['pending', 'leased', 'written', 'delivered', 'undelivered', 'withdrawn', 'expired', 'retired'] as const;
 export type InboxState = (typeof INBOX_STATES)[number];
 
-/** The queue a person or agent sees: items not yet delivered, withdrawn or expired. */
-export const UNDELIVERED_STATES: readonly InboxState[] = ['pending', 'leased'];
+/** The queue a person or agent sees by default: items not yet delivered, withdrawn, expired or retired. */
+export const OPEN_STATES: readonly InboxState[] = ['pending', 'leased', 'written', 'undelivered'];
+
+/** States an agent message's deadline still applies to: not yet settled (spec 05). */
+export const UNSETTLED_STATES: readonly InboxState[] = ['pending', 'leased', 'written', 'undelivered'];
+
+/** States a prompt report can still deliver: written into the agent, however late. */
+export const MATCHABLE_STATES: readonly InboxState[] = ['written', 'undelivered'];
 
 /** Content of one item: larger text belongs in a file the agent can read. */
 export const MAX_INBOX_CONTENT_BYTES = 256 * 1024;
@@ -43,10 +55,15 @@ export function compareLeaseOrder(a: { mode: InboxMode; id: number }, b: { mode:
  * item past its deadline has expired, even before housekeeping rewrites the row (a listing
  * changes nothing).
  */
-export function effectiveState(item: { state: InboxState; leaseExpiresAt: string | null; expiresAt?: string | null }, nowIso: string): InboxState {
+export function effectiveState(
+  item: { state: InboxState; leaseExpiresAt: string | null; expiresAt?: string | null; writtenDeadline?: string | null },
+  nowIso: string,
+): InboxState {
   // spec 05: an agent message whose deadline passed before it was acknowledged is expired
-  if ((item.state === 'pending' || item.state === 'leased') && item.expiresAt != null && item.expiresAt <= nowIso) return 'expired';
+  if (UNSETTLED_STATES.includes(item.state) && item.expiresAt != null && item.expiresAt <= nowIso) return 'expired';
   if (item.state === 'leased' && item.leaseExpiresAt !== null && item.leaseExpiresAt <= nowIso) return 'pending';
+  // a write the agent never reported taking within the lease reads undelivered
+  if (item.state === 'written' && item.writtenDeadline != null && item.writtenDeadline <= nowIso) return 'undelivered';
   return item.state;
 }
 
@@ -87,10 +104,22 @@ export function decideQueueChange(item: { mode: InboxMode; state: InboxState }, 
  * or its lease lapsed after it was handed out (the runtime still received it). Acknowledging
  * a delivered item again changes nothing.
  */
-export type AckDecision = { kind: 'deliver' } | { kind: 'already-delivered' } | { kind: 'rejected'; reason: 'not-leased' | 'withdrawn' | 'expired' };
+/** `runner-delivery`: MCP `read_inbox` acknowledges nothing while the session's runner owns delivery. */
+export const ACK_REJECTIONS = ['not-found', 'not-leased', 'withdrawn', 'expired', 'written', 'undelivered', 'retired', 'runner-delivery'] as const;
+export type AckRejection = (typeof ACK_REJECTIONS)[number];
+
+/**
+ * A `written` or `undelivered` item is refused: only the agent's prompt report can deliver
+ * what was written into it, never an acknowledgement made with the same token.
+ */
+export type AckDecision = { kind: 'deliver' } | { kind: 'already-delivered' } | { kind: 'rejected'; reason: Exclude<AckRejection, 'not-found' | 'runner-delivery'> };
 
 export function decideAck(item: { state: InboxState; leaseCount: number }): AckDecision {
   switch (item.state) {
+    case 'written':
+    case 'undelivered':
+    case 'retired':
+      return { kind: 'rejected', reason: item.state };
     case 'leased':
       return { kind: 'deliver' };
     case 'pending':
@@ -103,3 +132,40 @@ export function decideAck(item: { state: InboxState; leaseCount: number }): AckD
       return { kind: 'rejected', reason: 'expired' };
   }
 }
+
+export const WRITE_REJECTIONS = ['not-found', 'not-leased', 'control', 'delivered', 'withdrawn', 'expired', 'retired'] as const;
+export type WriteRejection = (typeof WRITE_REJECTIONS)[number];
+
+/**
+ * A runner reports it wrote an item into its agent: an item it was handed (leased, or a lease
+ * that lapsed after it was handed out, as for an acknowledgement) becomes `written`. A
+ * `control` item acts on the process, never on the agent's input, so it is never written.
+ * Writing a written (or undelivered) item again changes nothing.
+ */
+export type WriteDecision = { kind: 'write' } | { kind: 'already-written' } | { kind: 'rejected'; reason: Exclude<WriteRejection, 'not-found'> };
+
+export function decideWritten(item: { kind: InboxKind; state: InboxState; leaseCount: number }): WriteDecision {
+  if (item.kind === 'control') return { kind: 'rejected', reason: 'control' };
+  switch (item.state) {
+    case 'leased':
+      return { kind: 'write' };
+    case 'pending':
+      return item.leaseCount > 0 ? { kind: 'write' } : { kind: 'rejected', reason: 'not-leased' };
+    case 'written':
+    case 'undelivered':
+      return { kind: 'already-written' };
+    case 'delivered':
+    case 'withdrawn':
+    case 'expired':
+    case 'retired':
+      return { kind: 'rejected', reason: item.state };
+  }
+}
+
+/** Only an `undelivered` item (as a reader sees it) can be resent: it returns to `pending`. */
+export function canResend(effective: InboxState): boolean {
+  return effective === 'undelivered';
+}
+
+/** A stop's control item that a runtime's end retires: one not yet acknowledged. */
+export const RETIRABLE_STATES: readonly InboxState[] = ['pending', 'leased'];

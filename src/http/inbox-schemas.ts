@@ -1,5 +1,5 @@
 import { z } from '@hono/zod-openapi';
-import { INBOX_KINDS, INBOX_MODES, INBOX_STATES, MAX_LEASE_BATCH } from '../core/inbox-rules.js';
+import { ACK_REJECTIONS, INBOX_KINDS, INBOX_MODES, INBOX_STATES, MAX_LEASE_BATCH, WRITE_REJECTIONS } from '../core/inbox-rules.js';
 import { UNCLE_RULE_OUTCOMES, UNCLE_SOURCES } from '../core/uncle-edge-rules.js';
 import { ActorSchema } from './schemas.js';
 
@@ -26,7 +26,10 @@ export const InboxItemSchema = z
     session_id: z.number().int(),
     kind: z.enum(INBOX_KINDS),
     mode: z.enum(INBOX_MODES),
-    state: z.enum(INBOX_STATES).openapi({ description: 'effective state: a lapsed lease reads as pending' }),
+    state: z.enum(INBOX_STATES).openapi({
+      description:
+        'effective state: a lapsed lease reads as pending; `written`: the runner wrote it into the agent and awaits the agent\'s prompt report; `undelivered`: no report matched within the lease (only a resend makes it pending again); `retired`: a stop item whose runtime ended',
+    }),
     content: z.string(),
     details: z.record(z.string(), z.unknown()),
     sender: Attributed,
@@ -38,6 +41,9 @@ export const InboxItemSchema = z
     delivered_at: z.string().nullable(),
     withdrawn_at: z.string().nullable(),
     expires_at: z.string().nullable().openapi({ description: 'agent messages: the deadline; undelivered by then, the item expires' }),
+    written_at: z.string().nullable().openapi({ description: 'when the runner wrote the item into its agent (state `written`)' }),
+    written_deadline: z.string().nullable().openapi({ description: 'until when the agent\'s prompt report is awaited; past it a written item reads `undelivered` (a later matching report still delivers it)' }),
+    retired_at: z.string().nullable().openapi({ description: 'a stop control item retired because the runtime it was for ended' }),
     created_at: z.string(),
     updated_at: z.string(),
   })
@@ -82,7 +88,7 @@ export const LeaseBody = z
 export const AckBody = z.object({ ids: z.array(z.number().int().positive().max(Number.MAX_SAFE_INTEGER)).max(1000) }).openapi('InboxAck');
 
 export const InboxQuery = z.object({
-  state: z.string().max(200).optional().openapi({ description: 'comma-separated states, or `all` (default: pending,leased)' }),
+  state: z.string().max(200).optional().openapi({ description: 'comma-separated states, or `all` (default: pending,leased,written,undelivered — what is not yet delivered)' }),
   kind: z.string().max(200).optional().openapi({ description: 'comma-separated kinds' }),
   limit: z.coerce.number().int().min(1).max(200).optional(),
   cursor: z.string().max(200).optional(),
@@ -97,6 +103,29 @@ export const AckResponse = z
   .object({
     delivered: z.array(z.number().int()),
     already_delivered: z.array(z.number().int()),
-    rejected: z.array(z.object({ id: z.number().int(), reason: z.enum(['not-found', 'not-leased', 'withdrawn', 'expired']) })),
+    rejected: z.array(z.object({ id: z.number().int(), reason: z.enum(ACK_REJECTIONS) })),
   })
   .openapi('InboxAckResult');
+
+export const WrittenBody = z.object({ ids: z.array(z.number().int().positive().max(Number.MAX_SAFE_INTEGER)).max(1000) }).openapi('InboxWritten');
+export const WrittenResponse = z
+  .object({
+    written: z.array(z.number().int()),
+    already_written: z.array(z.number().int()),
+    rejected: z.array(z.object({ id: z.number().int(), reason: z.enum(WRITE_REJECTIONS) })),
+  })
+  .openapi('InboxWrittenResult');
+
+export const PromptReportBody = z
+  .object({
+    digest: z.string().max(64).openapi({ description: 'lowercase hex SHA-256 of the UTF-8 of the prompt, CRLF/CR → LF and trailing whitespace trimmed' }),
+    length: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER).openapi({ description: 'code points of the normalized prompt' }),
+  })
+  .openapi('PromptReport');
+export const PromptReportResponse = z
+  .object({ matched_item_id: z.number().int().nullable().openapi({ description: 'the written inbox item this prompt delivered, or null when it matched none' }) })
+  .openapi('PromptReportResult');
+
+export const InboxItemIdParam = z.object({
+  item_id: z.coerce.number().int().positive().max(Number.MAX_SAFE_INTEGER).openapi({ param: { name: 'item_id', in: 'path' }, example: 7, description: 'the inbox item id' }),
+});

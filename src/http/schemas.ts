@@ -92,11 +92,20 @@ export const CreateSessionBody = z
     scheduling_class: z.enum(['priority', 'spot']).nullish(),
     attach: z.boolean().optional(),
     runner: RunnerFactsSchema.optional().openapi({ description: 'with `attach: true` only: what the attaching runner says about itself (see RunnerFacts)' }),
+    delivery: z.enum(['runner']).optional().openapi({
+      description:
+        'with `attach: true`: the runner writes inbox items into its agent and reports them written; MCP `read_inbox` then lists without leasing for this activation',
+    }),
   })
   .openapi('CreateSession');
 
 export const AttachBody = z
-  .object({ runner: RunnerFactsSchema.optional().openapi({ description: 'what the attaching runner says about itself (see RunnerFacts)' }) })
+  .object({
+    runner: RunnerFactsSchema.optional().openapi({ description: 'what the attaching runner says about itself (see RunnerFacts)' }),
+    delivery: z.enum(['runner']).optional().openapi({
+      description: 'the runner writes inbox items into its agent and reports them written; MCP `read_inbox` then lists without leasing for this activation',
+    }),
+  })
   .openapi('AttachSession');
 
 export const ResolutionSchema = z.object({

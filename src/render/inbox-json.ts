@@ -23,6 +23,9 @@ export function serializeInboxItem(i: InboxItemView): Record<string, unknown> {
     delivered_at: i.deliveredAt,
     withdrawn_at: i.withdrawnAt,
     expires_at: i.expiresAt,
+    written_at: i.writtenAt,
+    written_deadline: i.writtenDeadline,
+    retired_at: i.retiredAt,
     created_at: i.createdAt,
     updated_at: i.updatedAt,
   };

@@ -52,8 +52,17 @@ export function renderUncleEdge(u: UncleEdgeResult | null): string {
 /** A line shows the start of the content: cut in code points, never inside one (spec 01 "Titles"). */
 const PREVIEW_CODE_POINTS = 200;
 
+/** What a state means for the line, where the bare word would not say it. */
+function stateNote(i: InboxItemView): string {
+  if (i.state === 'leased' && i.leaseExpiresAt) return ` until ${i.leaseExpiresAt}`;
+  if (i.state === 'written' && i.writtenDeadline) return `: written into the agent, awaiting its prompt report until ${i.writtenDeadline}`;
+  if (i.state === 'undelivered') return `: written into the agent${i.writtenAt ? ` at ${i.writtenAt}` : ''}, never reported taken; resend it to deliver it again`;
+  if (i.state === 'retired') return ': the runtime it was for ended first';
+  return '';
+}
+
 export function renderInboxItemLine(i: InboxItemView): string {
-  const lease = i.state === 'leased' && i.leaseExpiresAt ? ` until ${i.leaseExpiresAt}` : '';
+  const lease = stateNote(i);
   const points = [...i.content];
   const preview = points.length > PREVIEW_CODE_POINTS ? `${points.slice(0, PREVIEW_CODE_POINTS).join('')}…` : i.content;
   return `- ${i.id} [${i.state}${lease}] ${i.kind} · ${i.mode} · from ${senderText(i.sender)} · ${i.createdAt}: ${sanitizeInline(preview)}`;
@@ -84,9 +93,25 @@ function fenced(text: string): string {
   return `${fence}\n${text}\n${fence}`;
 }
 
+/** A resend: the item is pending again. */
+export function renderResend(i: InboxItemView): string {
+  return `${KIND_NAMES[i.kind] ?? i.kind} ${i.id} is pending again in session #${i.sessionId}'s inbox: it will be written into the agent again.`;
+}
+
 /** `read_inbox`: what was acknowledged, then each newly leased item with the frame to act on. */
-export function renderReadInbox(r: { ack: AckReport; items: readonly LeasedItem[]; leaseExpiresAt: string | null }): string {
+export function renderReadInbox(r: { ack: AckReport; items: readonly LeasedItem[]; leaseExpiresAt: string | null; delivery: 'mcp' | 'runner' }): string {
   const lines: string[] = [];
+  if (r.delivery === 'runner') {
+    // the runner writes these into the conversation as turns: listing them must not invite acting twice
+    lines.push(
+      r.items.length === 0
+        ? 'Your runner delivers your inbox into this conversation; nothing is waiting.'
+        : `Your runner delivers your inbox into this conversation as turns; ${r.items.length} item(s) are waiting or on their way. Listed for context only: nothing was leased or acknowledged here, and each arrives as a turn of its own.`,
+    );
+    if (r.ack.rejected.length > 0) lines.push(`Not acknowledged (the runner's delivery is acknowledged by the prompt you take, not here): ${r.ack.rejected.map((x) => x.id).join(', ')}.`);
+    for (const i of r.items) lines.push('', `### Item ${i.id}: ${i.kind}, ${i.mode}, ${i.state}, from ${senderText(i.sender)}`, '', fenced(i.frame.text));
+    return lines.join('\n');
+  }
   if (r.ack.delivered.length + r.ack.alreadyDelivered.length + r.ack.rejected.length > 0) {
     const parts = [`acknowledged ${r.ack.delivered.length > 0 ? r.ack.delivered.join(', ') : 'none'}`];
     if (r.ack.alreadyDelivered.length > 0) parts.push(`already delivered ${r.ack.alreadyDelivered.join(', ')}`);

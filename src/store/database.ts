@@ -33,6 +33,8 @@ export interface SessionsTable {
   version: Generated<number>;
   created_at: string;
   updated_at: string;
+  /** the activation whose runner owns delivery into the agent (`delivery: "runner"` on attach) */
+  runner_delivery_activation: ColumnType<number | null, number | null | undefined, number | null>;
 }
 
 export interface SessionPromptsTable {
@@ -140,6 +142,13 @@ export interface InboxItemsTable {
   /** the provider conversations of sender and target when the item was added (the reply rule) */
   sender_conversation: ColumnType<string | null, string | null | undefined, string | null>;
   target_conversation: ColumnType<string | null, string | null | undefined, string | null>;
+  /** written into the agent by its runner: when, until when a prompt report is awaited, and the frame's digest and length */
+  written_at: ColumnType<string | null, string | null | undefined, string | null>;
+  written_deadline: ColumnType<string | null, string | null | undefined, string | null>;
+  frame_digest: ColumnType<string | null, string | null | undefined, string | null>;
+  frame_length: ColumnType<number | null, number | null | undefined, number | null>;
+  /** a stop's control item whose runtime ended */
+  retired_at: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 export interface CountersTable {

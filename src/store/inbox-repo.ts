@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import type { ActBasis } from '../core/basis.js';
-import type { InboxKind, InboxMode, InboxState } from '../core/inbox-rules.js';
+import { UNSETTLED_STATES, type InboxKind, type InboxMode, type InboxState } from '../core/inbox-rules.js';
 import type { Executor } from './dialect/dialect.js';
 
 export type { InboxKind, InboxMode, InboxState };
@@ -39,6 +39,10 @@ export interface InboxItemRecord extends Omit<NewInboxItem, 'now' | 'expiresAt' 
   expiresAt: string | null;
   senderConversation: string | null;
   targetConversation: string | null;
+  /** written into the agent by its runner: when, and until when its prompt report is awaited */
+  writtenAt: string | null;
+  writtenDeadline: string | null;
+  retiredAt: string | null;
 }
 
 type Row = {
@@ -65,7 +69,13 @@ type Row = {
   expires_at: string | null;
   sender_conversation: string | null;
   target_conversation: string | null;
+  written_at: string | null;
+  written_deadline: string | null;
+  retired_at: string | null;
 };
+
+/** States a row keeps whatever the clock says. */
+const SETTLED: readonly InboxState[] = ['delivered', 'withdrawn', 'expired', 'retired'];
 
 const n = (v: number | null): number | null => (v === null ? null : Number(v));
 
@@ -100,6 +110,9 @@ function toRecord(r: Row): InboxItemRecord {
     expiresAt: r.expires_at,
     senderConversation: r.sender_conversation,
     targetConversation: r.target_conversation,
+    writtenAt: r.written_at,
+    writtenDeadline: r.written_deadline,
+    retiredAt: r.retired_at,
   };
 }
 
@@ -151,20 +164,23 @@ export interface InboxFilter {
   limit: number;
 }
 
-/** Oldest first, by id, filtered on the effective state (what a reader sees). */
+/** Oldest first, by id, filtered on the effective state (what a reader sees: core/inbox-rules.ts effectiveState). */
 export async function listInboxItems(db: Executor, f: InboxFilter): Promise<InboxItemRecord[]> {
   let q = db.selectFrom('inbox_items').selectAll().where('session_id', '=', f.sessionId);
   if (f.states && f.states.length > 0) {
     const states = f.states;
-    const settled = states.filter((s) => s !== 'pending' && s !== 'leased');
+    const settled = states.filter((s) => SETTLED.includes(s));
     q = q.where((eb) => {
-      // an undelivered item past its deadline reads as expired (spec 05), whatever its row says
+      // an unsettled item past its deadline reads as expired (spec 05), whatever its row says
       const live = eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', f.now)]);
+      const overdueWrite = eb.and([eb('state', '=', 'written'), eb('written_deadline', '<=', f.now)]);
       return eb.or([
         ...(settled.length > 0 ? [eb('state', 'in', settled)] : []),
-        ...(states.includes('expired') ? [eb.and([eb('state', 'in', ['pending', 'leased']), eb('expires_at', '<=', f.now)])] : []),
+        ...(states.includes('expired') ? [eb.and([eb('state', 'in', [...UNSETTLED_STATES]), eb('expires_at', '<=', f.now)])] : []),
         ...(states.includes('pending') ? [eb.and([live, eb.or([eb('state', '=', 'pending'), eb.and([eb('state', '=', 'leased'), eb('lease_expires_at', '<=', f.now)])])])] : []),
         ...(states.includes('leased') ? [eb.and([live, eb('state', '=', 'leased'), eb('lease_expires_at', '>', f.now)])] : []),
+        ...(states.includes('written') ? [eb.and([live, eb('state', '=', 'written'), eb('written_deadline', '>', f.now)])] : []),
+        ...(states.includes('undelivered') ? [eb.and([live, eb.or([eb('state', '=', 'undelivered'), overdueWrite])])] : []),
       ]);
     });
   }

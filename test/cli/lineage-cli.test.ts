@@ -94,6 +94,26 @@ describe('CLI: sessions create, follow-up, enqueue, interrupt, uncle remove, set
     expect(inbox.stdout).not.toContain(`- ${queued} `);
   });
 
+  it('deliveries resend: an undelivered item returns to pending; anything else is refused with the server\'s token', async () => {
+    const h = t();
+    const s = await liveSession(h, h.fleetKey);
+    const env = as(h.fleetKey);
+    const id = (await h.request('POST', `/api/v1/sessions/${s.id}/follow_up`, { token: h.fleetKey, body: { content: 'typed, never taken' } })).body.inbox_item.id;
+    await h.request('POST', `/api/v1/sessions/${s.id}/inbox/lease`, { token: s.token, body: {} });
+    await h.request('POST', `/api/v1/sessions/${s.id}/inbox/written`, { token: s.token, body: { ids: [id] } });
+    const early = await cli(['deliveries', 'resend', String(id)], env);
+    expect(early.code).toBe(1);
+    expect(early.stderr).toContain('inbox-item-not-undelivered');
+    const past = new Date(Date.now() - 1000).toISOString();
+    await h.store.kysely.updateTable('inbox_items').set({ written_deadline: past }).where('id', '=', id).execute();
+    const listed = await cli(['inbox', 'list', String(s.id), '--state', 'undelivered'], env);
+    expect(listed.stdout).toContain(`- ${id} [undelivered: written into the agent`);
+    const r = await cli(['deliveries', 'resend', String(id)], env);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain(`Follow-up ${id} is pending again in session #${s.id}'s inbox`);
+    expect((await cli(['deliveries', 'resend', 'x1'], env)).code).toBe(2);
+  });
+
   it('uncle remove and sessions set-parent', async () => {
     const h = t();
     const human = await h.human(uniqueKey());

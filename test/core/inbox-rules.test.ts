@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { compareLeaseOrder, decideAck, decideQueueChange, effectiveState, leasableModes } from '../../src/core/inbox-rules.js';
+import { canResend, compareLeaseOrder, decideAck, decideQueueChange, decideWritten, effectiveState, INBOX_STATES, leasableModes } from '../../src/core/inbox-rules.js';
 import { frameForItem, parseWarrantMessageFrame, PEER_MESSAGE_NOTICE } from '../../src/core/inbox-frames.js';
 
 describe('inbox rules (spec 05)', () => {
@@ -82,5 +82,38 @@ describe('runtime frames (spec 05): one place decides what a runtime receives', 
     expect(parseWarrantMessageFrame('hello')).toBeNull();
     expect(parseWarrantMessageFrame('{"kind":"warrant-message","content":"x","item_kind":"agent_message","to":{"session_id":1}}')).toBeNull(); // unmarked authority
     expect(parseWarrantMessageFrame('[1,2]')).toBeNull();
+  });
+});
+
+describe('delivery into an agent: written, undelivered, retired', () => {
+  const now = '2026-01-01T00:01:00.000Z';
+  it('a written item reads undelivered at its deadline; an agent message deadline wins over both', () => {
+    expect(effectiveState({ state: 'written', leaseExpiresAt: null, writtenDeadline: '2026-01-01T00:01:00.001Z' }, now)).toBe('written');
+    expect(effectiveState({ state: 'written', leaseExpiresAt: null, writtenDeadline: now }, now)).toBe('undelivered');
+    expect(effectiveState({ state: 'undelivered', leaseExpiresAt: null, writtenDeadline: now }, now)).toBe('undelivered');
+    expect(effectiveState({ state: 'written', leaseExpiresAt: null, writtenDeadline: '2026-01-01T00:05:00.000Z', expiresAt: now }, now)).toBe('expired');
+    expect(effectiveState({ state: 'undelivered', leaseExpiresAt: null, expiresAt: now }, now)).toBe('expired');
+    expect(effectiveState({ state: 'retired', leaseExpiresAt: null, expiresAt: now }, now)).toBe('retired');
+    expect(effectiveState({ state: 'delivered', leaseExpiresAt: null, writtenDeadline: now }, now)).toBe('delivered');
+  });
+
+  it('an acknowledgement never delivers what was written into the agent, nor a retired stop', () => {
+    for (const state of ['written', 'undelivered', 'retired'] as const) expect(decideAck({ state, leaseCount: 1 })).toEqual({ kind: 'rejected', reason: state });
+  });
+
+  it('written: only what the runner was handed; control items never; repeats change nothing', () => {
+    expect(decideWritten({ kind: 'follow_up', state: 'leased', leaseCount: 1 })).toEqual({ kind: 'write' });
+    expect(decideWritten({ kind: 'follow_up', state: 'pending', leaseCount: 1 })).toEqual({ kind: 'write' });
+    expect(decideWritten({ kind: 'follow_up', state: 'pending', leaseCount: 0 })).toEqual({ kind: 'rejected', reason: 'not-leased' });
+    expect(decideWritten({ kind: 'enqueued', state: 'written', leaseCount: 1 })).toEqual({ kind: 'already-written' });
+    expect(decideWritten({ kind: 'enqueued', state: 'undelivered', leaseCount: 1 })).toEqual({ kind: 'already-written' });
+    expect(decideWritten({ kind: 'control', state: 'leased', leaseCount: 1 })).toEqual({ kind: 'rejected', reason: 'control' });
+    for (const state of ['delivered', 'withdrawn', 'expired', 'retired'] as const) {
+      expect(decideWritten({ kind: 'agent_message', state, leaseCount: 1 })).toEqual({ kind: 'rejected', reason: state });
+    }
+  });
+
+  it('only an undelivered item can be resent', () => {
+    expect(INBOX_STATES.filter(canResend)).toEqual(['undelivered']);
   });
 });

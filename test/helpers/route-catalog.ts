@@ -80,6 +80,15 @@ async function queued(h: Harness, id: number): Promise<number> {
   return r.body.inbox_item.id;
 }
 
+/** An item on `id` that its runner wrote and the agent never reported taking (`undelivered`); returns its id. */
+async function undeliveredOn(h: Harness, id: number): Promise<number> {
+  const r = await h.request('POST', `/api/v1/sessions/${id}/follow_up`, { token: h.fleetKey, body: { content: 'written, never taken' } });
+  if (r.status !== 201) throw new Error(`matrix: follow-up failed: ${r.status} ${r.text}`);
+  const past = new Date(Date.now() - 120_000).toISOString();
+  await h.store.kysely.updateTable('inbox_items').set({ state: 'undelivered', lease_count: 1, written_at: past, written_deadline: past }).where('id', '=', r.body.inbox_item.id).execute();
+  return r.body.inbox_item.id;
+}
+
 /** An uncle edge onto `id` from a fresh session; returns the uncle's id. */
 async function uncleOf(h: Harness, id: number): Promise<number> {
   const uncle = (await h.create(h.fleetKey, { title: 'matrix uncle' })).session.id as number;
@@ -232,6 +241,21 @@ export const ROUTE_CATALOG: CatalogEntry[] = [
   { name: 'GET /sessions/:ref/inbox', covers: `GET ${API}/sessions/{ref}/inbox`, act: 'read', targeted: true, call: rest('GET', (id) => `/api/v1/sessions/${id}/inbox`) },
   { name: 'POST /sessions/:ref/inbox/lease', covers: `POST ${API}/sessions/{ref}/inbox/lease`, act: 'runtime', targeted: true, call: rest('POST', (id) => `/api/v1/sessions/${id}/inbox/lease`, () => ({})) },
   { name: 'POST /sessions/:ref/inbox/ack', covers: `POST ${API}/sessions/{ref}/inbox/ack`, act: 'runtime', targeted: true, call: rest('POST', (id) => `/api/v1/sessions/${id}/inbox/ack`, () => ({ ids: [] })) },
+  { name: 'POST /sessions/:ref/inbox/written', covers: `POST ${API}/sessions/{ref}/inbox/written`, act: 'runtime', targeted: true, call: rest('POST', (id) => `/api/v1/sessions/${id}/inbox/written`, () => ({ ids: [] })) },
+  { name: 'POST /sessions/:ref/prompts', covers: `POST ${API}/sessions/{ref}/prompts`, act: 'runtime', targeted: true, call: rest('POST', (id) => `/api/v1/sessions/${id}/prompts`, () => ({ digest: '0'.repeat(64), length: 0 })) },
+  {
+    name: 'POST /inbox/:item_id/resend',
+    covers: `POST ${API}/inbox/{item_id}/resend`,
+    act: 'deliver',
+    targeted: true,
+    // addressed by item, not session: an item of a session you cannot see is a missing item
+    denial: { status: 404, error: 'inbox-item-not-found' },
+    call: async (h, token, id) => {
+      const item = await undeliveredOn(h, id);
+      const r = await h.request('POST', `/api/v1/inbox/${item}/resend`, { token, body: {} });
+      return { status: r.status, error: r.body?.error };
+    },
+  },
   // spec 06: child → parent, a session token of that very session only
   {
     name: 'POST /sessions/:ref/message_parent',

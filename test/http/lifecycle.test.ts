@@ -163,7 +163,10 @@ describeEachDialect("the lifecycle table (spec 01), each row's event, and no-eff
     // the runtime exits (even non-zero, killed by the stop) → stopped
     const exit = await runtime(h, r.id, { state: 'exited', code: 143 });
     expect(exit.body.session.status).toBe('stopped');
-    expect((await events(h, r.id)).at(-1)).toMatchObject({ type: 'exited', details: { code: 143, after_stop_request: true } });
+    const tail = (await events(h, r.id)).slice(-2);
+    expect(tail[0]).toMatchObject({ type: 'exited', details: { code: 143, after_stop_request: true } });
+    // the stop ended with the runtime it was for: its control item is retired, not left for the next one
+    expect(tail[1]).toMatchObject({ type: 'inbox_item_retired', details: { inbox_item_id: control[0]!.id, reason: 'runtime-exited' } });
     // failed sessions cannot be stopped
     const f = (await h.create(h.fleetKey, { attach: true, title: 'f' })).session;
     await runtime(h, f.id, { state: 'error' });

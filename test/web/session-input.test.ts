@@ -172,6 +172,34 @@ describeEachDialect('web UI human input forms', (t) => {
     expect(stranger.text).toContain('data-error="enqueued-message-not-found"');
   });
 
+  it('an item written into the agent but never reported taken is listed as not delivered, with Resend; resend makes it pending', async () => {
+    const h = t();
+    const created = await h.create(h.fleetKey, { title: 'resend target', attach: true, delivery: 'runner' });
+    const s = created.session;
+    const token = created.session_token;
+    const f = await h.request('POST', `/api/v1/sessions/${s.id}/follow_up`, { token: h.fleetKey, body: { content: 'typed into the agent, never taken' } });
+    const id = f.body.inbox_item.id;
+    await h.request('POST', `/api/v1/sessions/${s.id}/inbox/lease`, { token, body: {} });
+    await h.request('POST', `/api/v1/sessions/${s.id}/inbox/written`, { token, body: { ids: [id] } });
+    // not yet past the lease: nothing to resend
+    expect((await web.get(`/sessions/${s.id}`)).text).not.toContain(`data-undelivered-id="${id}"`);
+    const past = new Date(Date.now() - 1000).toISOString();
+    await h.store.kysely.updateTable('inbox_items').set({ written_deadline: past }).where('id', '=', id).execute();
+    const page = await web.get(`/sessions/${s.id}`);
+    expect(page.text).toContain(`data-undelivered-id="${id}"`);
+    expect(page.text).toContain(`action="/sessions/${s.id}/inbox/${id}/resend"`);
+    expect(textOf(page.text)).toContain('Not delivered');
+
+    const resent = await web.post(`/sessions/${s.id}/inbox/${id}/resend`, {}, { htmx: true });
+    expect(resent.status).toBe(200);
+    expect(resent.text).toContain('data-input-result="resend"');
+    expect(resent.text).not.toContain(`data-undelivered-id="${id}"`);
+    expect((await h.request('GET', `/api/v1/sessions/${s.id}/inbox?state=all`, { token: h.fleetKey })).body.items.find((i: any) => i.id === id).state).toBe('pending');
+    const again = await web.post(`/sessions/${s.id}/inbox/${id}/resend`, {}, { htmx: true });
+    expect(again.status).toBe(409);
+    expect(again.text).toContain('data-error="inbox-item-not-undelivered"');
+  });
+
   it('the chat bubble starts a router session: the page context is in its prompt, only the words are recorded', async () => {
     const h = t();
     const viewed = (await h.create(h.fleetKey, { title: 'the viewed session', agent_root: 'worker' })).session;

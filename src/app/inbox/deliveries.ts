@@ -188,7 +188,7 @@ export async function changeQueuedItem(
   return { item: done.view, changed: done.changed, uncleEdge };
 }
 
-/** `GET …/enqueued_messages`: the session's queue (pending and leased unless asked otherwise). */
+/** `GET …/enqueued_messages`: the session's queue (what is not yet delivered unless asked otherwise). */
 export async function listEnqueued(ctx: AppContext, caller: Caller, ref: string, input: Omit<InboxListInput, 'kinds'>): Promise<{ session: SessionRecord; items: InboxItemView[]; nextCursor: string | null }> {
   return listInbox(ctx, caller, ref, { ...input, kinds: ['enqueued'] });
 }

@@ -29,6 +29,11 @@ export interface InboxItemView {
   withdrawnAt: string | null;
   /** agent messages: the deadline after which the item expires undelivered (spec 05) */
   expiresAt: string | null;
+  /** written into the agent by its runner, and until when its prompt report was awaited */
+  writtenAt: string | null;
+  writtenDeadline: string | null;
+  /** a stop's control item whose runtime ended */
+  retiredAt: string | null;
   createdAt: string;
   updatedAt: string;
 }
@@ -55,6 +60,9 @@ export async function inboxItemViews(db: Executor, ctx: AppContext, items: reado
       deliveredAt: i.deliveredAt,
       withdrawnAt: i.withdrawnAt,
       expiresAt: i.expiresAt,
+      writtenAt: i.writtenAt,
+      writtenDeadline: i.writtenDeadline,
+      retiredAt: i.retiredAt,
       createdAt: i.createdAt,
       updatedAt: i.updatedAt,
     };

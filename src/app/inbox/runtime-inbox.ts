@@ -8,12 +8,14 @@ import {
   INBOX_STATES,
   leasableModes,
   MAX_LEASE_BATCH,
-  UNDELIVERED_STATES,
+  OPEN_STATES,
+  type AckRejection,
   type InboxKind,
   type InboxState,
 } from '../../core/inbox-rules.js';
 import { findInboxItems, lapseExpiredLeases, leasePendingItems, listInboxItems, updateInboxItemIfState, type InboxItemRecord } from '../../store/inbox-repo.js';
 import { findSessionsByIds, type SessionRecord } from '../../store/sessions-repo.js';
+import { runnerDeliveryActivation } from '../../store/inbox-delivery-repo.js';
 import { authorize, requireSession } from '../access.js';
 import type { Caller } from '../caller.js';
 import type { AppContext } from '../context.js';
@@ -47,14 +49,14 @@ function checkListed<T extends string>(values: string[] | undefined, allowed: re
 
 /**
  * `GET …/inbox` (spec 05): lists, changes nothing. Default: what is not yet delivered
- * (`pending`, `leased`); `state=all` lists every state. Oldest first, cursor-paginated.
+ * (`pending`, `leased`, `written`, `undelivered`); `state=all` lists every state. Oldest first, cursor-paginated.
  */
 export async function listInbox(ctx: AppContext, caller: Caller, ref: string, input: InboxListInput): Promise<{ session: SessionRecord; items: InboxItemView[]; nextCursor: string | null }> {
   const db = ctx.store.kysely;
   const session = await requireSession(db, ctx, caller, ref);
   await authorize(db, ctx, caller, 'read', session);
   const all = input.states?.length === 1 && input.states[0] === 'all';
-  const states = all ? undefined : (checkListed<InboxState>(input.states, INBOX_STATES, 'state') ?? [...UNDELIVERED_STATES]);
+  const states = all ? undefined : (checkListed<InboxState>(input.states, INBOX_STATES, 'state') ?? [...OPEN_STATES]);
   const kinds = checkListed<InboxKind>(input.kinds, INBOX_KINDS, 'kind');
   const limit = Math.min(Math.max(input.limit ?? 50, 1), 200);
   const rows = await listInboxItems(db, {
@@ -78,7 +80,7 @@ export interface LeaseInput {
 export interface AckReport {
   delivered: number[];
   alreadyDelivered: number[];
-  rejected: { id: number; reason: 'not-found' | 'not-leased' | 'withdrawn' | 'expired' }[];
+  rejected: { id: number; reason: AckRejection }[];
 }
 
 async function leaseIn(w: WriteScope, session: SessionRecord, input: LeaseInput): Promise<{ items: LeasedItem[]; leaseExpiresAt: string | null }> {
@@ -160,18 +162,40 @@ export async function ackInbox(ctx: AppContext, caller: Caller, ref: string, ids
   });
 }
 
+/** What `read_inbox` returns; `delivery: 'runner'` when it only listed (the runner delivers). */
+export interface ReadInboxResult {
+  ack: AckReport;
+  items: LeasedItem[];
+  leaseExpiresAt: string | null;
+  delivery: 'mcp' | 'runner';
+}
+
 /**
  * MCP `read_inbox`: acknowledges the items of earlier calls, then leases new ones — in one
  * transaction, so a retried stateless call neither loses an item (unacknowledged items come
  * back when their lease lapses) nor hands one out twice as new (`redelivery` marks a repeat).
+ * While the session's current activation has a runner that owns delivery (`delivery:
+ * "runner"` on attach), it lists what is waiting and leases and acknowledges nothing: the
+ * runner writes each item into the agent and only the agent's prompt report delivers it.
  */
-export async function readInbox(ctx: AppContext, caller: Caller, ref: string, input: LeaseInput & { ack?: unknown }): Promise<{ ack: AckReport; items: LeasedItem[]; leaseExpiresAt: string | null }> {
+export async function readInbox(ctx: AppContext, caller: Caller, ref: string, input: LeaseInput & { ack?: unknown }): Promise<ReadInboxResult> {
   const ids = input.ack === undefined ? [] : checkAckIds(input.ack);
   return inWriteTx(ctx, async (w) => {
     const session = await requireSession(w.tx, ctx, caller, ref);
     await authorize(w.tx, ctx, caller, 'runtime', session);
+    if ((await runnerDeliveryActivation(w.tx, session.id)) === session.activation) {
+      const maxItems = input.maxItems ?? DEFAULT_LEASE_BATCH;
+      const rows = await listInboxItems(w.tx, { sessionId: session.id, now: w.now, states: OPEN_STATES, limit: Math.min(Math.max(maxItems, 1), MAX_LEASE_BATCH) });
+      const views = await inboxItemViews(w.tx, ctx, rows);
+      return {
+        ack: { delivered: [], alreadyDelivered: [], rejected: [...new Set(ids)].map((id) => ({ id, reason: 'runner-delivery' as const })) },
+        items: views.map((v, i) => ({ ...v, frame: frameForItem(rows[i]!), redelivery: rows[i]!.leaseCount > 0 })),
+        leaseExpiresAt: null,
+        delivery: 'runner' as const,
+      };
+    }
     const ack = await ackIn(w, session, ids);
-    return { ack, ...(await leaseIn(w, session, input)) };
+    return { ack, ...(await leaseIn(w, session, input)), delivery: 'mcp' as const };
   });
 }
 

@@ -1,5 +1,6 @@
 import { MESSAGE_HISTORY_SCHEMA_VERSION } from '../../core/message-history-format.js';
 import type { MessageState } from '../../core/message-envelope.js';
+import { UNSETTLED_STATES } from '../../core/inbox-rules.js';
 import { findInboxItem, updateInboxItemIfState } from '../../store/inbox-repo.js';
 import { acceptedMessagesTo, dueMessages, findMessagesByInboxItems, insertHistory, settleMessage, type MessageRecord } from '../../store/messages-repo.js';
 import { findSessionsByIds, type SessionRecord } from '../../store/sessions-repo.js';
@@ -80,7 +81,8 @@ export async function expireDueMessages(w: WriteScope, options: { targetSessionI
     // the item first, as an acknowledgement does (same lock order): if the target's runtime
     // acknowledged it meanwhile, the acknowledgement settles the message, not the deadline
     if (m.inboxItemId !== null) {
-      if (await updateInboxItemIfState(w.tx, m.inboxItemId, ['pending', 'leased'], { state: 'expired', clearLease: true }, w.now)) {
+      // a written item too: the agent never reported taking it before the deadline (docs/api.md)
+      if (await updateInboxItemIfState(w.tx, m.inboxItemId, UNSETTLED_STATES, { state: 'expired', clearLease: true }, w.now)) {
         expiredItems.set(m.targetSessionId, [...(expiredItems.get(m.targetSessionId) ?? []), { id: m.inboxItemId, kind: 'agent_message', mode: 'next_turn', state: 'expired' }]);
       } else if (await findInboxItem(w.tx, m.inboxItemId)) continue;
     }

@@ -19,6 +19,8 @@ import { inWriteTx, type WriteScope } from '../write-scope.js';
 import { canonicalJson } from '../audit.js';
 import { captureHumanWords, type HumanWords } from '../human-messages/capture.js';
 import { recordInitialConversation } from '../conversations/conversation-history.js';
+import { retireStopItems } from '../inbox/agent-delivery.js';
+import { setRunnerDelivery } from '../../store/inbox-delivery-repo.js';
 
 export type { RunnerFacts };
 
@@ -47,6 +49,8 @@ export interface CreateSessionInput {
   attach?: boolean;
   /** what the attaching runner says about itself (only with attach); absent = not known to be a TTY */
   runner?: RunnerFacts | null;
+  /** with `attach`: the runner writes inbox items into its agent (docs/api.md "Delivery into the agent") */
+  delivery?: 'runner' | null;
   idempotencyKey?: string | null;
   /** the human's own words and where they typed them (the web forms; spec 03) */
   humanInput?: HumanWords | null;
@@ -167,6 +171,7 @@ export async function createSession(
 
     await authorize(db, ctx, caller, 'create', null);
     if (input.attach && caller.principal.kind !== 'session') await authorize(db, ctx, caller, 'attach', null);
+    if (input.delivery && !input.attach) throw new WarrantError('invalid-request', 'delivery: only with attach: true (it says who delivers into the attached runtime).', { details: { field: 'delivery' } });
 
     const acting = await resolveActing(w, caller, input.actingSessionId);
     const p = caller.principal;
@@ -296,7 +301,7 @@ export async function createSession(
 
     let sessionToken: string | null = null;
     if (input.attach) {
-      const minted = await attachMint(w, session, acting.actorId, attribution, caller, input.runner ?? null);
+      const minted = await attachMint(w, session, acting.actorId, attribution, caller, { runner: input.runner ?? null, delivery: input.delivery ?? null });
       sessionToken = minted.token;
       session = minted.session;
     }
@@ -329,15 +334,20 @@ export async function attachMint(
   callerActorId: number,
   attribution: EventAttribution,
   caller: Caller,
-  runner: RunnerFacts | null = null,
+  options: { runner?: RunnerFacts | null; delivery?: 'runner' | null } = {},
 ): Promise<{ token: string; session: SessionRecord; credentialId: number }> {
   const activation = session.activation + 1;
   const ok = await updateSessionIfVersion(w.tx, session.id, session.version, { status: 'running', activation, stopRequested: false }, w.now);
   if (!ok) throw new WarrantError('invalid-transition', `Session #${session.id} changed while attaching; try again.`, { status: 409 });
+  // a stop asked of an earlier runtime that never reported its end is not this runtime's
+  await retireStopItems(w, session, 'attached');
+  const delivery = options.delivery ?? null;
+  await setRunnerDelivery(w.tx, session.id, delivery === 'runner' ? activation : null);
   const minted = await mintSessionToken(w.tx, w.ctx, session.id, activation, callerActorId, w.now);
   const eventAttribution = { ...attribution, causeActorId: session.causeActorId, causeBasis: session.causeBasis };
+  const runner = options.runner ?? null;
   if (runner) await recordRunnerFacts(w.tx, { sessionId: session.id, activation, runner, now: w.now });
-  await w.event(session.id, 'attached', { activation, ...(runner ? { runner: { tty: runner.tty } } : {}) }, eventAttribution);
+  await w.event(session.id, 'attached', { activation, ...(runner ? { runner: { tty: runner.tty } } : {}), ...(delivery ? { delivery } : {}) }, eventAttribution);
   await w.event(
     session.id,
     'token_minted',

@@ -3,6 +3,7 @@ import { planArchiveCascade, type SkipReason } from '../../core/archive-cascade.
 import { decideTransition, isActive, type LifecycleAct } from '../../core/lifecycle.js';
 import { titleFromFailure, slugify } from '../../core/titles.js';
 import { addInboxItem } from '../inbox/inbox-items.js';
+import { retireStopItems } from '../inbox/agent-delivery.js';
 import { findSessionById, spawnChildrenOf, updateSessionIfVersion, type SessionRecord } from '../../store/sessions-repo.js';
 import { authorize, requireSession } from '../access.js';
 import { attributionOf, checkActingSessionClaim, resolveActing, systemForSession, type Acting } from '../acting.js';
@@ -182,21 +183,33 @@ async function spawnSubtree(w: WriteScope, root: SessionRecord): Promise<{ recor
   return out;
 }
 
-/** A runtime takes the session: activation + 1 and a new token; earlier tokens are superseded. */
-export async function attachSession(ctx: AppContext, caller: Caller, ref: string, runner: RunnerFacts | null = null): Promise<{ session: SessionView; sessionToken: string }> {
+/**
+ * A runtime takes the session: activation + 1 and a new token; earlier tokens are superseded.
+ * `delivery: 'runner'`: this activation's runner writes inbox items into its agent, so MCP
+ * `read_inbox` lists without leasing (docs/api.md "Delivery into the agent").
+ */
+export async function attachSession(ctx: AppContext, caller: Caller, ref: string, options: { runner?: RunnerFacts | null; delivery?: unknown } = {}): Promise<{ session: SessionView; sessionToken: string }> {
+  const delivery = checkDelivery(options.delivery);
   return inWriteTx(ctx, async (w) => {
     const target = await requireSession(w.tx, ctx, caller, ref);
     await authorize(w.tx, ctx, caller, 'attach', target);
     const acting = await resolveActing(w, caller, null);
     const decision = decideTransition(target.status, 'attach');
     if (decision.kind !== 'change') throw invalidTransition(target, 'attach');
-    const minted = await attachMint(w, target, acting.actorId, attributionOf(acting), caller, runner).catch(async (error: unknown) => {
+    const minted = await attachMint(w, target, acting.actorId, attributionOf(acting), caller, { runner: options.runner ?? null, delivery }).catch(async (error: unknown) => {
       const fresh = await findSessionById(w.tx, ctx.store, target.id);
       if (fresh && decideTransition(fresh.status, 'attach').kind !== 'change') throw invalidTransition(fresh, 'attach');
       throw error;
     });
     return { session: await sessionView(w.tx, ctx, minted.session), sessionToken: minted.token };
   });
+}
+
+/** The one parser of `delivery` (attach, create with attach): `runner` or nothing. */
+export function checkDelivery(value: unknown): 'runner' | null {
+  if (value === undefined || value === null) return null;
+  if (value === 'runner') return 'runner';
+  throw new WarrantError('invalid-request', 'delivery: "runner" (the runner writes inbox items into its agent), or omit it.', { details: { field: 'delivery' } });
 }
 
 export type RuntimeReport =
@@ -238,6 +251,8 @@ export async function reportRuntime(ctx: AppContext, caller: Caller, ref: string
       if (failing) details.reason = reason;
       if (current.stopRequested && decision.to === 'stopped') details.after_stop_request = true;
       await w.event(current.id, decision.event, details, null);
+      // the stop asked of this runtime ends with it: a later activation must never act on it
+      if (decision.to === 'stopped' || decision.to === 'failed') await retireStopItems(w, current, report.state === 'error' ? 'runtime-error' : 'runtime-exited');
       if (title) await w.event(current.id, 'title_generated', { new: title, from: 'failure_reason' }, await systemForSession(w, current));
       return true;
     });

@@ -26,7 +26,7 @@ const ACTING_HELP = 'with the fleet key: the session you act for (declared)';
 
 /**
  * `warrant follow-up`, `warrant enqueue`, `warrant interrupt`, `warrant enqueued …`,
- * `warrant uncle remove`, `warrant inbox list`: transport to the REST routes, printing the
+ * `warrant uncle remove`, `warrant deliveries resend`, `warrant inbox list`: transport to the REST routes, printing the
  * server's markdown rendering (or `--json`).
  */
 export function registerDeliveryCommands(program: Command): void {
@@ -63,7 +63,7 @@ export function registerDeliveryCommands(program: Command): void {
   const enqueued = program.command('enqueued').description("a session's queue of enqueued messages");
   enqueued
     .command('list <ref>')
-    .description('the queue: pending and leased messages (--all for every state)')
+    .description('the queue: messages not yet delivered (--all for every state)')
     .option('--all', 'every state, delivered and withdrawn included')
     .option('--cursor <cursor>', 'the next page')
     .option('--json', 'print JSON')
@@ -107,15 +107,31 @@ export function registerDeliveryCommands(program: Command): void {
       printText(`Removed the uncle edge ${uncleRef} → ${junior}.`);
     });
 
+  const deliveries = program.command('deliveries').description('delivery into an agent: items its runner wrote that it never reported taking');
+  deliveries
+    .command('resend <item-id>')
+    .description('resend an undelivered inbox item: it returns to pending and is written into the agent again')
+    .option('--acting-session <ref>', ACTING_HELP)
+    .option('--json', 'print JSON')
+    .action(async (item: string, opts: { actingSession?: string; json?: boolean }) => {
+      if (!/^[1-9][0-9]*$/.test(item)) throw new CliExit(EXIT_USAGE, 'error: <item-id> is an inbox item id (a positive integer).');
+      const url = `/api/v1/inbox/${item}/resend`;
+      const body = actingBody(opts);
+      if (opts.json) return printJson(await client().json('POST', url, body));
+      printText(await client().text('POST', `${url}?format=markdown`, body));
+    });
+
   const inbox = program.command('inbox').description("a session's inbox");
   inbox
     .command('list <ref>')
     .description('what is waiting for the session (lists; changes nothing)')
     .option('--all', 'every state, delivered and withdrawn included')
+    .option('--state <states>', 'comma-separated states (pending, leased, written, undelivered, delivered, withdrawn, expired, retired)')
     .option('--json', 'print JSON')
-    .action(async (ref: string, opts: { all?: boolean; json?: boolean }) => {
+    .action(async (ref: string, opts: { all?: boolean; state?: string; json?: boolean }) => {
       const qs = new URLSearchParams();
       if (opts.all) qs.set('state', 'all');
+      else if (opts.state) qs.set('state', opts.state);
       const url = `/api/v1/sessions/${refPath(ref)}/inbox`;
       if (opts.json) return printJson(await client().json('GET', `${url}?${qs}`));
       qs.set('format', 'markdown');

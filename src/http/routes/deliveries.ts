@@ -50,7 +50,7 @@ export function registerDeliveryRoutes(app: OpenAPIHono<HttpEnv>, ctx: AppContex
     createRoute({
       method: 'get',
       path: '/api/v1/sessions/{ref}/enqueued_messages',
-      summary: "The session's queue (pending and leased unless `state` says otherwise)",
+      summary: "The session's queue (not yet delivered: pending, leased, written, undelivered — unless `state` says otherwise)",
       request: { params: RefParam, query: InboxQuery.omit({ kind: true }) },
       responses: { 200: ok(z.object({ enqueued_messages: z.array(InboxItemSchema), next_cursor: z.string().nullable() }), 'a page of enqueued messages, oldest first'), ...errors },
     }),

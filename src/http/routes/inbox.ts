@@ -3,9 +3,24 @@ import type { AppContext } from '../../app/context.js';
 import { messageParent } from '../../app/inbox/message-parent.js';
 import { ackInbox, leaseInbox, listInbox } from '../../app/inbox/runtime-inbox.js';
 import { serializeAckReport, serializeInboxItem, serializeLeasedItem } from '../../render/inbox-json.js';
-import { renderInboxList, renderReadInbox } from '../../render/inbox-markdown.js';
+import { renderInboxList, renderReadInbox, renderResend } from '../../render/inbox-markdown.js';
+import { reportPrompt, reportWritten, resendInboxItem } from '../../app/inbox/agent-delivery.js';
 import { json, markdown, route, type HttpEnv } from '../env.js';
-import { AckBody, AckResponse, InboxItemSchema, InboxQuery, LeaseBody, LeasedItemSchema, MessageParentBody } from '../inbox-schemas.js';
+import {
+  AckBody,
+  AckResponse,
+  ActingOnlyBody,
+  InboxItemIdParam,
+  InboxItemSchema,
+  InboxQuery,
+  LeaseBody,
+  LeasedItemSchema,
+  MessageParentBody,
+  PromptReportBody,
+  PromptReportResponse,
+  WrittenBody,
+  WrittenResponse,
+} from '../inbox-schemas.js';
 import { ErrorSchema, FormatQuery, RefParam } from '../schemas.js';
 
 const errors = {
@@ -17,7 +32,7 @@ const errors = {
 };
 const ok = <T extends z.ZodType>(schema: T, description: string) => ({ description, content: { 'application/json': { schema } } });
 
-/** spec 05 "The inbox": list (no effect), lease, acknowledge; and the child → parent channel. */
+/** spec 05 "The inbox": list (no effect), lease, acknowledge, delivery into the agent (written, prompts, resend); and the child → parent channel. */
 export function registerInboxRoutes(app: OpenAPIHono<HttpEnv>, ctx: AppContext): void {
   route(
     app,
@@ -58,7 +73,7 @@ export function registerInboxRoutes(app: OpenAPIHono<HttpEnv>, ctx: AppContext):
         ...(body.runtime_idle !== undefined ? { runtimeIdle: body.runtime_idle } : {}),
         ...(body.max_items !== undefined ? { maxItems: body.max_items } : {}),
       });
-      if (c.req.valid('query').format === 'markdown') return markdown(c, renderReadInbox({ ack: { delivered: [], alreadyDelivered: [], rejected: [] }, items: r.items, leaseExpiresAt: r.leaseExpiresAt }));
+      if (c.req.valid('query').format === 'markdown') return markdown(c, renderReadInbox({ ack: { delivered: [], alreadyDelivered: [], rejected: [] }, items: r.items, leaseExpiresAt: r.leaseExpiresAt, delivery: 'mcp' }));
       return json(c, { items: r.items.map(serializeLeasedItem), lease_expires_at: r.leaseExpiresAt });
     },
   );
@@ -73,6 +88,65 @@ export function registerInboxRoutes(app: OpenAPIHono<HttpEnv>, ctx: AppContext):
       responses: { 200: ok(AckResponse, 'what was marked delivered, and what was not (with why)'), ...errors },
     }),
     async (c) => json(c, serializeAckReport(await ackInbox(ctx, c.get('caller'), c.req.valid('param').ref, c.req.valid('json').ids))),
+  );
+
+  route(
+    app,
+    createRoute({
+      method: 'post',
+      path: '/api/v1/sessions/{ref}/inbox/written',
+      summary: 'The runner wrote these leased items into its agent (state written)',
+      description:
+        'The session itself (its token), fleet supervisors and admins. A written item is never leased again (typed bytes cannot be taken back) and is not delivered until the agent\'s own prompt report matches it (`…/prompts`); an acknowledgement cannot deliver it. With no matching report within the lease (60 s by default) it reads `undelivered`, which only a resend (`POST /api/v1/inbox/{item_id}/resend`) makes `pending` again. `control` items act on the process and are never written.',
+      request: { params: RefParam, body: { content: { 'application/json': { schema: WrittenBody } }, required: true } },
+      responses: { 200: ok(WrittenResponse, 'what was marked written, and what was not (with why)'), ...errors },
+    }),
+    async (c) => {
+      const r = await reportWritten(ctx, c.get('caller'), c.req.valid('param').ref, c.req.valid('json').ids);
+      return json(c, { written: r.written, already_written: r.alreadyWritten, rejected: r.rejected });
+    },
+  );
+
+  route(
+    app,
+    createRoute({
+      method: 'post',
+      path: '/api/v1/sessions/{ref}/prompts',
+      summary: "The agent took a prompt (its prompt hook's report, relayed by the runner): digest and length only",
+      description:
+        'The session itself (its token), fleet supervisors and admins. The server compares the digest and length with the frames of this session\'s written items (line endings normalized, trailing whitespace trimmed) and marks the oldest equal one `delivered` — however late, even after it read `undelivered`. One report delivers at most one item; a report that matches nothing changes nothing. The report never says what it delivered: the server decides.',
+      request: { params: RefParam, body: { content: { 'application/json': { schema: PromptReportBody } }, required: true } },
+      responses: { 200: ok(PromptReportResponse, 'the item this prompt delivered, or null'), ...errors },
+    }),
+    async (c) => {
+      const body = c.req.valid('json');
+      const r = await reportPrompt(ctx, c.get('caller'), c.req.valid('param').ref, { digest: body.digest, length: body.length });
+      return json(c, { matched_item_id: r.matchedItemId });
+    },
+  );
+
+  route(
+    app,
+    createRoute({
+      method: 'post',
+      path: '/api/v1/inbox/{item_id}/resend',
+      summary: 'Resend an undelivered item: it returns to pending',
+      description:
+        'Whoever may deliver to the item\'s session (a live session token, the fleet, humans who can see it, clients, admins). Only an `undelivered` item: one its runner wrote into the agent that no prompt report matched within the lease. An item of a session you cannot see reads as not found.',
+      request: { params: InboxItemIdParam, query: FormatQuery, body: { content: { 'application/json': { schema: ActingOnlyBody } }, required: false } },
+      responses: {
+        200: ok(z.object({ inbox_item: InboxItemSchema }), 'the item, pending again'),
+        ...errors,
+        404: { description: 'inbox-item-not-found', content: { 'application/json': { schema: ErrorSchema } } },
+        409: { description: 'inbox-item-not-undelivered, target-unavailable (archived)', content: { 'application/json': { schema: ErrorSchema } } },
+      },
+    }),
+    async (c) => {
+      const body = c.req.valid('json') ?? {};
+      const r = await resendInboxItem(ctx, c.get('caller'), c.req.valid('param').item_id, { actingSessionId: body.acting_session_id ?? null });
+      if (c.req.valid('query').format === 'markdown') return markdown(c, renderResend(r.item));
+      return json(c, { inbox_item: serializeInboxItem(r.item) });
+    },
   );
 
   route(

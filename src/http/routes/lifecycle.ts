@@ -65,13 +65,14 @@ export function registerLifecycleRoutes(app: OpenAPIHono<HttpEnv>, ctx: AppConte
       method: 'post',
       path: '/api/v1/sessions/{ref}/attach',
       summary: 'A runtime takes the session: a new session token; earlier tokens are superseded',
-      description: 'The body is optional. `runner.tty: true` says the runner had a terminal on standard input: the hierarchy then has an agent-terminal capture gap for this activation (see RunnerFacts).',
+      description:
+        'The body is optional. `runner.tty: true` says the runner had a terminal on standard input: the hierarchy then has an agent-terminal capture gap for this activation (see RunnerFacts). A stop requested of an earlier runtime is retired (never acted on by this one). `delivery: "runner"`: this activation\'s runner writes inbox items into its agent (`…/inbox/written`, `…/prompts`), so MCP `read_inbox` lists without leasing.',
       request: { params: RefParam, body: { content: { 'application/json': { schema: AttachBody } }, required: false } },
       responses: { 200: { description: 'the session and its new token', content: { 'application/json': { schema: z.object({ session: SessionSchema, session_token: z.string() }) } } }, ...errors },
     }),
     async (c) => {
-      const runner = c.req.valid('json').runner;
-      const r = await attachSession(ctx, c.get('caller'), c.req.valid('param').ref, runner ? { tty: runner.tty } : null);
+      const body = c.req.valid('json') ?? {};
+      const r = await attachSession(ctx, c.get('caller'), c.req.valid('param').ref, { runner: body.runner ? { tty: body.runner.tty } : null, delivery: body.delivery });
       return json(c, { session: serializeSession(r.session), session_token: r.sessionToken });
     },
   );

@@ -82,6 +82,7 @@ export function registerSessionRoutes(app: OpenAPIHono<HttpEnv>, ctx: AppContext
         schedulingClass: body.scheduling_class ?? null,
         attach: body.attach ?? false,
         ...(body.runner ? { runner: { tty: body.runner.tty } } : {}),
+        ...(body.delivery ? { delivery: body.delivery } : {}),
         idempotencyKey: headers['idempotency-key'] ?? null,
       });
       return json(c, serializeCreateResult(result), 201);

@@ -8,8 +8,8 @@ import { Time } from './format.js';
 
 /**
  * The session page's human input card (spec 06 "Human input forms", 05 "The inbox"):
- * follow-up, enqueue and interrupt with one text box, and the session's pending enqueued
- * messages with "Send now" and "Withdraw". Each act records the signed-in human's words
+ * follow-up, enqueue and interrupt with one text box, the session's pending enqueued
+ * messages with "Send now" and "Withdraw", and items never reported taken with "Resend". Each act records the signed-in human's words
  * with its entry point (spec 03) — the app decides that; this only renders and posts.
  *
  * Without JS every button is a plain form post (303 back to the page). With htmx the result
@@ -28,9 +28,44 @@ export const INPUT_ACTIONS: Record<InputAction, { label: string; done: string }>
 
 export interface SessionInputData {
   session: SessionView;
-  /** pending and leased enqueued messages, oldest first */
+  /** pending, leased and written enqueued messages, oldest first */
   queue: InboxItemView[];
   queueMore: boolean;
+  /** items of any kind the runner wrote into the agent that it never reported taking */
+  undelivered: InboxItemView[];
+}
+
+const QUEUE_STATE_LABEL: Record<string, string> = {
+  pending: 'pending',
+  leased: 'taken by the runtime',
+  written: 'written into the agent, awaiting its report that it took it',
+};
+
+/**
+ * Items written into the agent that it never reported taking: the agent may never have seen
+ * them. "Resend" puts one back in the queue to be written again; nothing resends by itself.
+ */
+function UndeliveredList(props: { sessionId: number; items: InboxItemView[]; csrf: string }) {
+  if (props.items.length === 0) return null;
+  return (
+    <>
+      <h3 id="undelivered-heading">Not delivered</h3>
+      <p class="hint">Written into the agent, but it never reported taking them within the lease: it may not have seen them. Resend one to write it again.</p>
+      <ul class="enqueued-items undelivered-items" aria-labelledby="undelivered-heading">
+        {props.items.map((m) => (
+          <li class="enqueued-item" data-undelivered-id={String(m.id)} data-state={m.state}>
+            <p class="enqueued-content">{m.content}</p>
+            <p class="hint">
+              #{m.id} · {m.kind.replace('_', ' ')} · written {m.writtenAt ? <Time iso={m.writtenAt} /> : 'earlier'}
+            </p>
+            <div class="actions">
+              <QueueButton url={`/sessions/${props.sessionId}/inbox/${m.id}/resend`} label="Resend" csrf={props.csrf} item={m.id} act="resend" />
+            </div>
+          </li>
+        ))}
+      </ul>
+    </>
+  );
 }
 
 export const QUEUE_LIMIT = 50;
@@ -55,7 +90,7 @@ function QueueButton(props: { url: string; label: string; csrf: string; danger?:
 
 /** The queue: pending messages can be sent now or withdrawn; a leased one is the runtime's. */
 export function EnqueuedList(props: { data: SessionInputData; csrf: string; oob?: boolean }) {
-  const { session, queue, queueMore } = props.data;
+  const { session, queue, queueMore, undelivered } = props.data;
   const base = `/sessions/${session.id}/enqueued`;
   return (
     <div
@@ -76,7 +111,7 @@ export function EnqueuedList(props: { data: SessionInputData; csrf: string; oob?
             <li class="enqueued-item" data-enqueued-id={String(m.id)} data-state={m.state}>
               <p class="enqueued-content">{m.content}</p>
               <p class="hint">
-                #{m.id} · {MODE_LABEL[m.mode] ?? m.mode} · {m.state === 'leased' ? 'taken by the runtime' : 'pending'} · <Time iso={m.createdAt} />
+                #{m.id} · {MODE_LABEL[m.mode] ?? m.mode} · {QUEUE_STATE_LABEL[m.state] ?? m.state} · <Time iso={m.createdAt} />
               </p>
               {m.state === 'pending' && (
                 <div class="actions">
@@ -97,6 +132,7 @@ export function EnqueuedList(props: { data: SessionInputData; csrf: string; oob?
         </ul>
       )}
       {queueMore && <p class="hint">More are queued than shown here; the API lists them all (GET /api/v1/sessions/{session.id}/enqueued_messages).</p>}
+      <UndeliveredList sessionId={session.id} items={undelivered} csrf={props.csrf} />
     </div>
   );
 }

@@ -2,6 +2,8 @@ import type { Context, Hono } from 'hono';
 import type { Caller } from '../../app/caller.js';
 import type { AppContext } from '../../app/context.js';
 import { changeQueuedItem, deliverNew, listEnqueued } from '../../app/inbox/deliveries.js';
+import { resendInboxItem } from '../../app/inbox/agent-delivery.js';
+import { listInbox } from '../../app/inbox/runtime-inbox.js';
 import { createSession } from '../../app/sessions/create-session.js';
 import { getSession } from '../../app/sessions/read-sessions.js';
 import type { SessionView } from '../../app/views.js';
@@ -26,16 +28,18 @@ function ref(c: Context): string {
   return (c.req.param('ref') ?? '').replace(/^#/, '');
 }
 
-/** What the card shows: the session and its queue (pending and leased enqueued messages). */
+/** What the card shows: the session, its queue (enqueued messages not yet delivered) and what was never reported taken. */
 export async function loadSessionInput(ctx: AppContext, caller: Caller, session: SessionView): Promise<SessionInputData> {
-  const { items, nextCursor } = await listEnqueued(ctx, caller, String(session.id), { states: ['pending', 'leased'], limit: QUEUE_LIMIT });
-  return { session, queue: items, queueMore: nextCursor !== null };
+  const { items, nextCursor } = await listEnqueued(ctx, caller, String(session.id), { states: ['pending', 'leased', 'written'], limit: QUEUE_LIMIT });
+  const undelivered = await listInbox(ctx, caller, String(session.id), { states: ['undelivered'], limit: QUEUE_LIMIT });
+  return { session, queue: items, queueMore: nextCursor !== null, undelivered: undelivered.items };
 }
 
 const NOTICES: Record<string, string> = {
   ...Object.fromEntries(Object.entries(INPUT_ACTIONS).map(([k, v]) => [k, `${v.done}.`])),
   send_now: 'Sent now: the enqueued message is the next turn.',
   withdraw: 'Withdrawn: it will not be delivered; the record that you wrote it stays, marked withdrawn.',
+  resend: 'Resent: it is pending again and will be written into the agent again.',
 };
 
 /** The notice a plain (no-JS) post leaves for the page it redirects to (`?input=…`). */
@@ -159,6 +163,14 @@ export function registerInputRoutes(app: Hono<any>, ctx: AppContext, guard: Host
       return answered(c, r, ref(c), change);
     });
   }
+
+  route('POST', '/sessions/:ref/inbox/:item/resend', async (c, r) => {
+    const item = Number(c.req.param('item'));
+    if (!Number.isSafeInteger(item) || item <= 0) throw new WarrantError('invalid-request', 'item id: must be a positive integer.', { details: { field: 'item' } });
+    // the app refuses what is not undelivered, and whoever may not deliver to the session
+    await resendInboxItem(ctx, who(r), item);
+    return answered(c, r, ref(c), 'resend');
+  });
 
   route('POST', '/sessions/chat', async (c, r) => {
     const words = rawField(r.form, 'words');
