@@ -233,7 +233,7 @@ describeEachDialect(
         expect(doc.paths[path]?.post?.description, path).toEqual(expect.any(String));
       }
       expect(doc.components.schemas.InboxItem.properties.state.enum).toEqual(['pending', 'leased', 'written', 'delivered', 'undelivered', 'withdrawn', 'expired', 'retired']);
-      expect(doc.components.schemas.Attach.properties.delivery.enum).toEqual(['runner']);
+      expect(doc.components.schemas.AttachSession.properties.delivery.enum).toEqual(['runner']);
     });
 
     it('an archived session takes no resend', async () => {
