@@ -1,13 +1,10 @@
 import { z } from 'zod';
-import { listConversations, reportConversation } from '../../app/conversations/conversation-history.js';
 import { readMessage } from '../../app/messages/read-message.js';
 import { sendMessage } from '../../app/messages/send-message.js';
-import { WarrantError } from '../../core/errors.js';
 import { MAX_PAYLOAD_BYTES } from '../../core/message-envelope.js';
-import { serializeConversation, serializeMessage, serializeSendResult } from '../../render/message-json.js';
+import { serializeMessage, serializeSendResult } from '../../render/message-json.js';
 import { renderMessageStatus, renderReceipt } from '../../render/message-markdown.js';
-import { findSessionById } from '../../store/sessions-repo.js';
-import { defineTool, selfSessionId, type ToolDefinition, type ToolGroup } from '../tool.js';
+import { defineTool, type ToolDefinition, type ToolGroup } from '../tool.js';
 
 const Ref = z.union([z.string().min(1).max(200), z.number().int().positive()]);
 
@@ -62,32 +59,6 @@ export const getMessageTool = defineTool({
   },
 });
 
-export const reportConversationTool = defineTool({
-  name: 'report_conversation',
-  groups: ['self_session'],
-  title: 'Report your provider conversation',
-  description: () =>
-    'Tell Warrant which provider conversation you run in (`conversation_id`, and `transcript_path` if you know it; `provider` defaults to your session\'s). Moving to another conversation keeps the one you left in your conversation history; reporting the current one changes nothing. Warrant never opens the path.',
-  inputSchema: () =>
-    z.object({
-      conversation_id: z.string().min(1).max(500),
-      provider: z.string().min(1).max(64).optional(),
-      transcript_path: z.string().min(1).max(4096).optional(),
-    }),
-  handler: async (ctx, caller, args) => {
-    const id = selfSessionId(caller);
-    let provider: string | undefined = args.provider;
-    if (provider === undefined) {
-      provider = (await findSessionById(ctx.store.kysely, ctx.store, id))?.provider ?? undefined;
-      if (provider === undefined) throw new WarrantError('invalid-request', 'provider: required — your session has no provider yet.', { details: { field: 'provider' } });
-    }
-    const r = await reportConversation(ctx, caller, String(id), { provider, conversationId: args.conversation_id, transcriptPath: args.transcript_path });
-    const list = await listConversations(ctx, caller, String(id));
-    return {
-      text: r.changed ? `Recorded: session #${id} now runs in ${r.conversationId}${r.previousConversation ? ` (it left ${r.previousConversation}, kept in its history)` : ''}.` : `Session #${id} already runs in ${r.conversationId}; nothing changed.`,
-      data: { session_id: id, provider: r.provider, conversation_id: r.conversationId, transcript_path: r.transcriptPath, changed: r.changed, previous_conversation: r.previousConversation, conversations: list.conversations.map(serializeConversation) },
-    };
-  },
-});
-
-export const MESSAGE_TOOLS: ToolDefinition[] = [sendMessageTool, getMessageTool, reportConversationTool];
+// Conversations are the hooks' to report, over REST (a model never rebinds its own record):
+// no MCP tool reports one (docs/messages.md "Provider conversation history").
+export const MESSAGE_TOOLS: ToolDefinition[] = [sendMessageTool, getMessageTool];
