@@ -15,6 +15,7 @@ interface Listed {
   surface: string;
   name: string;
   texts: string[];
+  undescribed: string[];
 }
 
 function propertyDescriptions(schema: unknown): string[] {
@@ -31,7 +32,13 @@ function propertyDescriptions(schema: unknown): string[] {
 
 async function listed(client: Client, surface: string): Promise<Listed[]> {
   const { tools } = await client.listTools();
-  return tools.map((t) => ({ surface, name: t.name, texts: [t.description ?? '', ...propertyDescriptions(t.inputSchema)] }));
+  return tools.map((t) => {
+    const properties = ((t.inputSchema as { properties?: Record<string, { description?: unknown }> }).properties ?? {}) as Record<string, { description?: unknown }>;
+    const undescribed = Object.entries(properties)
+      .filter(([, p]) => typeof p.description !== 'string' || p.description.length === 0)
+      .map(([k]) => k);
+    return { surface, name: t.name, texts: [t.description ?? '', ...propertyDescriptions(t.inputSchema)], undescribed };
+  });
 }
 
 /** Every BLOCK-character window of `a` (sliding by 10) that also occurs in `b`. */
@@ -45,7 +52,7 @@ function sharedBlocks(a: string, b: string): string[] {
 }
 
 describeEachDialect('MCP tool descriptions as a model sees them (the real SDK client)', (t) => {
-  it(`every description and every input description on both surfaces is at most ${LIMIT} characters, and no block of ${BLOCK} characters is repeated across tools`, async () => {
+  it(`every tool and every input is described, each description on both surfaces is at most ${LIMIT} characters, and no block of ${BLOCK} characters is repeated across tools`, async () => {
     const h = t();
     const live = await h.create(h.fleetKey, { title: 'descriptions', attach: true });
     const fleet = await mcpClient(h, h.fleetKey);
@@ -60,6 +67,7 @@ describeEachDialect('MCP tool descriptions as a model sees them (the real SDK cl
     const tooLong = all.flatMap((x) => x.texts.filter((d) => d.length > LIMIT).map((d) => `${x.surface} ${x.name}: ${d.length} characters`));
     expect(tooLong).toEqual([]);
     for (const x of all) expect(x.texts[0]!.length, `${x.surface} ${x.name} has a description`).toBeGreaterThan(40);
+    expect(all.filter((x) => x.undescribed.length > 0).map((x) => `${x.surface} ${x.name}: ${x.undescribed.join(', ')}`)).toEqual([]);
 
     // the same tool on both surfaces may say the same thing; two different tools may not
     const byName = new Map<string, string>();
@@ -72,6 +80,21 @@ describeEachDialect('MCP tool descriptions as a model sees them (the real SDK cl
       }
     }
     expect(repeated).toEqual([]);
+  });
+
+  it('inputs carry their real bounds: ttl is 1 to 86,400 seconds, as its description says', async () => {
+    const h = t();
+    const fleet = await mcpClient(h, h.fleetKey);
+    const send = (await fleet.listTools()).tools.find((x) => x.name === 'send_message')!;
+    const ttl = (send.inputSchema as { properties: Record<string, { minimum?: number; maximum?: number; description?: string }> }).properties.ttl!;
+    expect([ttl.minimum, ttl.maximum]).toEqual([1, 86_400]);
+    expect(ttl.description).toContain('1 to 86,400');
+    const s = await h.create(h.fleetKey, { title: 'target', attach: true });
+    for (const bad of [0, -(2 ** 53) + 1, 86_401]) {
+      const r = (await fleet.callTool({ name: 'send_message', arguments: { to: s.session.id, payload: 'x', ttl: bad } })) as { isError?: boolean };
+      expect(r.isError, `ttl ${bad}`).toBe(true);
+    }
+    await fleet.close();
   });
 
   it('the check itself finds a repeated block and an overlong description (it can fail)', () => {
