@@ -2,12 +2,31 @@ import { hasLoneSurrogate } from './text.js';
 
 /**
  * spec 05 "Provider conversation history": the pure rules. A session's `provider_conversation`
- * is where it runs now; `session_conversations` keeps every binding (observed) and every
- * backfilled estimate, append-only. Readers merge the rows per conversation.
+ * is where it runs now; `session_conversations` keeps every binding and every backfilled
+ * estimate, append-only. Readers merge the rows per conversation.
+ *
+ * Sources (docs/messages.md "Provider conversation history"): `runtime-reported` — made with
+ * a session token outside MCP (the hooks and the runner; not verified); `declared` — made
+ * from an MCP surface, or by a caller that is not a session (a fleet key, an admin);
+ * `estimated` — backfilled from a transcript. `observed` is only ever read: rows written
+ * before reports were told apart, kept as they were (a session token over REST or MCP, or a
+ * fleet or admin caller — the store cannot say which).
  */
-export const CONVERSATION_SOURCES = ['observed', 'estimated'] as const;
+export const CONVERSATION_SOURCES = ['runtime-reported', 'declared', 'observed', 'estimated'] as const;
 export type ConversationSource = (typeof CONVERSATION_SOURCES)[number];
+/** the sources a report writes today (`observed` is legacy, `estimated` the backfill's) */
+export type ReportedSource = 'runtime-reported' | 'declared';
 export type ConversationStatus = 'current' | 'observed' | 'estimated';
+
+/**
+ * Who reported decides the source, never the report: a session token outside MCP is its
+ * runtime's report; anything said over MCP, and every other credential, is a declaration.
+ * @example reportedSourceOf('session', 'rest') // 'runtime-reported'
+ * @example reportedSourceOf('session', 'mcp') // 'declared'
+ */
+export function reportedSourceOf(principalKind: string, surface: string): ReportedSource {
+  return principalKind === 'session' && surface !== 'mcp' ? 'runtime-reported' : 'declared';
+}
 
 export const MAX_PROVIDER_LENGTH = 64;
 export const MAX_CONVERSATION_ID_LENGTH = 500;
@@ -43,8 +62,8 @@ export interface MergedConversation {
 
 /**
  * Merges rows per conversation: latest observation time and path; `current` when it is the
- * session's present conversation, `observed` if any row is, `estimated` only when every row
- * is. The current conversation first, then the most recently observed.
+ * session's present conversation, `observed` if any row is a report (any source but
+ * `estimated`), `estimated` only when every row is. The current conversation first, then the most recently observed.
  * @example mergeConversations([{conversationId:'a', source:'estimated', …}], null)[0].status // 'estimated'
  */
 export function mergeConversations(rows: readonly ConversationRow[], current: { provider: string | null; conversationId: string } | null): MergedConversation[] {
@@ -64,7 +83,7 @@ export function mergeConversations(rows: readonly ConversationRow[], current: { 
     out.push({
       provider: latest.provider ?? (isCurrent ? current.provider : null),
       conversationId,
-      status: isCurrent ? 'current' : sources.includes('observed') ? 'observed' : 'estimated',
+      status: isCurrent ? 'current' : sources.some((x) => x !== 'estimated') ? 'observed' : 'estimated',
       observedAt: latest.observedAt,
       transcriptPath: latest.transcriptPath,
       firstObservedAt: sorted[0]!.observedAt,
@@ -90,12 +109,13 @@ export type EstimateOutcome = 'attributed' | 'already_estimated' | 'skipped_obse
 
 /**
  * A backfilled estimate never overrides evidence: a conversation the session runs in now or
- * was observed in is skipped; one already estimated appends nothing (idempotent).
+ * was reported in (any source but `estimated`) is skipped; one already estimated appends
+ * nothing (idempotent).
  */
 export function decideEstimate(rows: readonly Pick<ConversationRow, 'conversationId' | 'source'>[], currentConversation: string | null, conversationId: string): EstimateOutcome {
   if (currentConversation === conversationId) return 'skipped_observed';
   const same = rows.filter((r) => r.conversationId === conversationId);
-  if (same.some((r) => r.source === 'observed')) return 'skipped_observed';
+  if (same.some((r) => r.source !== 'estimated')) return 'skipped_observed';
   if (same.length > 0) return 'already_estimated';
   return 'attributed';
 }

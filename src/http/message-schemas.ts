@@ -1,3 +1,4 @@
+import { CONVERSATION_SOURCES } from '../core/conversations.js';
 import { z } from '@hono/zod-openapi';
 import { MAX_PAYLOAD_BYTES, MAX_TTL_SECONDS, MESSAGE_STATES } from '../core/message-envelope.js';
 import { MESSAGE_REFUSAL_ORDER } from '../core/message-refusals.js';
@@ -74,6 +75,7 @@ export const ConversationReportResponse = z
     transcript_path: z.string().nullable(),
     changed: z.boolean().openapi({ description: 'false: the session already ran in this conversation; nothing was appended' }),
     previous_conversation: z.string().nullable(),
+    source: z.enum(['runtime-reported', 'declared']).nullable().openapi({ description: 'the source of the row appended (null when nothing was): `runtime-reported` with a session token, else `declared`' }),
   })
   .openapi('ConversationReportResult');
 
@@ -81,12 +83,15 @@ export const ConversationSchema = z
   .object({
     provider: z.string().nullable(),
     conversation_id: z.string(),
-    status: z.enum(['current', 'observed', 'estimated']),
+    status: z.enum(['current', 'observed', 'estimated']).openapi({ description: '`current`: where it runs now; `observed`: it left this conversation, which was reported (see `sources`); `estimated`: only backfilled' }),
     observed_at: z.string().nullable(),
     transcript_path: z.string().nullable(),
     first_observed_at: z.string().nullable(),
     observations: z.number().int(),
-    sources: z.array(z.enum(['observed', 'estimated'])),
+    sources: z.array(z.enum(CONVERSATION_SOURCES)).openapi({
+      description:
+        'who reported its rows: `runtime-reported` (a session token outside MCP — the hooks, the runner; not verified), `declared` (an MCP surface, a fleet key or an admin), `estimated` (backfilled from a transcript); `observed` marks rows recorded before reports were told apart, kept as they were',
+    }),
     affiliation: z.object({ title: z.string().nullable(), owner: z.string().nullable(), origin_id: z.number().int().nullable() }),
   })
   .openapi('ProviderConversation');

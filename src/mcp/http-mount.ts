@@ -5,11 +5,24 @@ import type { Caller } from '../app/caller.js';
 import type { AppContext } from '../app/context.js';
 import { authenticate } from '../app/credentials.js';
 import { WarrantError } from '../core/errors.js';
-import { errorResponse } from '../http/errors.js';
+import { errorResponse, toWarrantError } from '../http/errors.js';
 import { bearerOf, type HttpEnv } from '../http/env.js';
 import { buildMcpServer } from './server.js';
 import type { ToolGroup } from './tool.js';
 import type { HostGuard } from '../http/host-guard.js';
+
+/**
+ * RFC 6750's challenge on every 401 (MCP clients read it): Bearer, a realm, and our message.
+ * No `resource_metadata`: Warrant issues its tokens itself, so there is no OAuth
+ * authorization server for a client to discover, and pointing at one would start a sign-in
+ * that cannot succeed and hide the message.
+ */
+function bearerChallenge(error: WarrantError): string {
+  // a quoted-string holds printable ASCII only, without quotes or backslashes
+  const description = error.message.replace(/[^\x20-\x7e]/g, '').replace(/["\\]/g, "'");
+  const code = error.token === 'invalid-token' ? ', error="invalid_token"' : '';
+  return `Bearer realm="warrant"${code}, error_description="${description}"`;
+}
 
 /** Mounts `/mcp` (the `sessions` group) and `/mcp/self` (the `self_session` group). */
 export function mountMcp(ctx: AppContext, guard: HostGuard) {
@@ -28,7 +41,9 @@ export function mountMcp(ctx: AppContext, guard: HostGuard) {
         }
         return await handlers[group].fetch(c.req.raw, { authInfo: { token: bearer!, clientId: 'warrant', scopes: [], extra: { caller } } });
       } catch (error) {
-        return errorResponse(c, error, ctx.logger);
+        const res = errorResponse(c, error, ctx.logger);
+        if (res.status === 401) res.headers.set('WWW-Authenticate', bearerChallenge(toWarrantError(error)!));
+        return res;
       }
     };
     app.all('/mcp', serve('sessions'));

@@ -26,7 +26,9 @@ export function buildMcpServer(ctx: AppContext, caller: Caller, group: ToolGroup
       async (args: unknown) => {
         try {
           const out = await tool.handler(ctx, caller, args as never, group);
-          return { content: [{ type: 'text' as const, text: out.text }], structuredContent: out.data };
+          // `notes` first: the one place a result's must-read sentences join its data
+          const structuredContent = out.notes === undefined ? out.data : { notes: out.notes, ...out.data };
+          return { content: [{ type: 'text' as const, text: out.text }], structuredContent };
         } catch (error) {
           const known = toWarrantError(error);
           if (!known) {

@@ -4,10 +4,16 @@ import type { AppContext } from '../app/context.js';
 
 export type ToolGroup = 'sessions' | 'self_session';
 
-/** What a tool returns: the shared markdown rendering, and the same data as JSON. */
+/**
+ * What a tool returns: the shared markdown rendering, and the same data as JSON. `notes` are
+ * the rendering's sentences a model must not miss (gaps, absence, truncation, paging): the
+ * agents hand the model `structuredContent` instead of the text, so the server puts them
+ * first in it, as `notes` (docs/api.md "MCP").
+ */
 export interface ToolOutput {
   text: string;
   data: Record<string, unknown>;
+  notes?: string[];
 }
 
 export interface ToolDefinition<S extends z.ZodObject = z.ZodObject> {

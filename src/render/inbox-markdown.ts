@@ -4,6 +4,7 @@ import type { DeliveryResult, QueueChangeResult } from '../app/inbox/deliveries.
 import type { UncleEdgeResult } from '../app/lineage/uncle-edges.js';
 import type { ActorView } from '../app/views.js';
 import { sanitizeInline } from './sanitize.js';
+import { morePages } from './session-markdown.js';
 
 /** The text renderings of the inbox, shared by MCP tools, the CLI and `format=markdown`. */
 const KIND_NAMES: Record<string, string> = {
@@ -81,9 +82,9 @@ export function renderQueueChange(r: QueueChangeResult, change: string): string 
   return r.uncleEdge ? `${head}\n${renderUncleEdge(r.uncleEdge)}` : head;
 }
 
-export function renderInboxList(sessionId: number, items: readonly InboxItemView[], nextCursor: string | null, what = 'inbox'): string {
+export function renderInboxList(sessionId: number, items: readonly InboxItemView[], nextCursor: string | null, what = 'inbox', pagingHint: (cursor: string) => string = (c) => `pass cursor ${c}`): string {
   if (items.length === 0) return `Session #${sessionId}'s ${what} is empty.`;
-  return `Session #${sessionId}'s ${what}:\n${items.map(renderInboxItemLine).join('\n')}${nextCursor ? `\n\nMore: pass cursor ${nextCursor}` : ''}`;
+  return [`Session #${sessionId}'s ${what}:\n${items.map(renderInboxItemLine).join('\n')}`, ...morePages(nextCursor, pagingHint)].join('\n\n');
 }
 
 /** A fence longer than any backtick run in the text: the content arrives verbatim and cannot close it. */

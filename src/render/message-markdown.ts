@@ -37,7 +37,8 @@ export function renderMessageStatus(m: MessageView): string {
   return lines.join('\n');
 }
 
-const STATUS_TEXT: Record<string, string> = { current: 'current', observed: 'observed', estimated: 'estimated (backfilled from a transcript)' };
+// `observed` (the wire status) reads "earlier": the source list says who reported it
+const STATUS_TEXT: Record<string, string> = { current: 'current', observed: 'earlier', estimated: 'estimated (backfilled from a transcript)' };
 
 export function renderConversations(sessionId: number, conversations: readonly ConversationView[]): string {
   if (conversations.length === 0) return `Session #${sessionId} has no provider conversation recorded.`;
@@ -45,7 +46,7 @@ export function renderConversations(sessionId: number, conversations: readonly C
     `Session #${sessionId}'s provider conversations:`,
     ...conversations.map(
       (c) =>
-        `- ${sanitizeInline(c.conversationId)} (${sanitizeInline(c.provider ?? 'unknown provider')}) — ${STATUS_TEXT[c.status]}${c.observedAt ? `, last seen ${c.observedAt}` : ''}${c.transcriptPath ? `, transcript ${sanitizeInline(c.transcriptPath)}` : ''}`,
+        `- ${sanitizeInline(c.conversationId)} (${sanitizeInline(c.provider ?? 'unknown provider')}) — ${STATUS_TEXT[c.status]}${c.sources.length > 0 ? `, source: ${c.sources.join(', ')}` : ''}${c.observedAt ? `, last seen ${c.observedAt}` : ''}${c.transcriptPath ? `, transcript ${sanitizeInline(c.transcriptPath)}` : ''}`,
     ),
   ].join('\n');
 }

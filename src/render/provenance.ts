@@ -1,7 +1,8 @@
 import type { Provenance } from '../app/lineage/provenance.js';
 import { serializeHierarchy } from './hierarchy-json.js';
 import { renderHierarchyOutline } from './hierarchy-outline.js';
-import { renderHumanRecord } from './human-messages-markdown.js';
+import { humanRecordNotes, renderHumanRecord } from './human-messages-markdown.js';
+import { hierarchyNote } from './hierarchy-notes.js';
 import { serializeHumanRecord } from './human-messages-json.js';
 import { sanitizeInline } from './sanitize.js';
 
@@ -26,4 +27,10 @@ export function serializeProvenance(p: Provenance): Record<string, unknown> {
     session_hierarchy: serializeHierarchy(p.hierarchy),
     human_messages: serializeHumanRecord(p.humanMessages),
   };
+}
+
+/** The sentences a structured result carries (MCP `notes`): the tree's cut, then the record's. */
+export function provenanceNotes(p: Pick<Provenance, 'hierarchy' | 'humanMessages'>, pagingHint: (cursor: string) => string): string[] {
+  const cut = hierarchyNote(p.hierarchy);
+  return [...(cut ? [cut] : []), ...humanRecordNotes(p.humanMessages, pagingHint)];
 }

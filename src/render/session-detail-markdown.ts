@@ -8,11 +8,12 @@ import { renderSessionStatus } from './session-markdown.js';
  * Messages` always — not behind a flag: the most important reading is the empty one (spec 03).
  * `verbose` gives the first page of the full rendering (newest 25, uncut) instead of the summary.
  */
-export function renderSessionDetail(detail: SessionDetail, options: { verbose?: boolean } = {}): string {
+export function renderSessionDetail(detail: SessionDetail, options: { verbose?: boolean; pagingHint?: (cursor: string) => string } = {}): string {
   const id = detail.session.id;
+  const hint = options.pagingHint ?? ((cursor: string) => `\`get_session_provenance\` with session_id ${id} and cursor ${cursor}`);
   const human =
     options.verbose || !detail.humanSummary
-      ? renderHumanRecord(detail.humanMessages, (cursor) => `\`get_session_provenance\` with session_id ${id} and cursor ${cursor}`).replace(/^## Human messages/, '### Human Messages')
+      ? renderHumanRecord(detail.humanMessages, hint).replace(/^## Human messages/, '### Human Messages')
       : renderHumanSummary(detail.humanSummary, id);
   return [renderSessionStatus(detail.session), '### Session Hierarchy', renderHierarchyOutline(detail.hierarchy), human].join('\n\n');
 }

@@ -42,8 +42,12 @@ export function renderSessionLine(s: SessionView): string {
   return `- #${s.id} [${s.status}] ${sanitizeInline(s.title ?? '(untitled)')} {${s.genesis} · ${s.schedulingClass}}${parent}`;
 }
 
-export function renderSessionList(sessions: readonly SessionView[], nextCursor: string | null): string {
+/** Where the next page is, in the words of the surface that asks (`--cursor` is the CLI's). */
+export function morePages(nextCursor: string | null, pagingHint: (cursor: string) => string): string[] {
+  return nextCursor ? [`More: ${pagingHint(nextCursor)}`] : [];
+}
+
+export function renderSessionList(sessions: readonly SessionView[], nextCursor: string | null, pagingHint: (cursor: string) => string = (c) => `pass --cursor ${c}`): string {
   if (sessions.length === 0) return 'No sessions.';
-  const more = nextCursor ? `\n\nMore: pass --cursor ${nextCursor}` : '';
-  return sessions.map(renderSessionLine).join('\n') + more;
+  return [sessions.map(renderSessionLine).join('\n'), ...morePages(nextCursor, pagingHint)].join('\n\n');
 }

@@ -19,10 +19,17 @@ export function serializeWarrant(v: WarrantVerdict): Record<string, unknown> {
   };
 }
 
+const CUT = 'The hierarchy was cut by its bounds: not every session was searched.';
+
 export function renderWarrant(v: WarrantVerdict): string {
   const lines = [`warrant for #${v.sessionId}: ${v.answer} — ${MEANING[v.answer]}.`];
   if (v.evidence.length > 0) lines.push(`evidence: ${v.evidence.map((id) => `human message ${id}`).join(', ')}`);
-  if (v.truncated) lines.push('The hierarchy was cut by its bounds: not every session was searched.');
+  if (v.truncated) lines.push(CUT);
   for (const g of v.gaps) lines.push(`- ${gapSentence(g)}`);
   return lines.join('\n');
+}
+
+/** The rendering's sentences, for a structured result: what the answer means, the cut, the gaps. */
+export function warrantNotes(v: WarrantVerdict): string[] {
+  return [`${v.answer}: ${MEANING[v.answer]}.`, ...(v.truncated ? [CUT] : []), ...v.gaps.map(gapSentence)];
 }

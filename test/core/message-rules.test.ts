@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { decideEstimate, mergeConversations, type ConversationRow } from '../../src/core/conversations.js';
+import { decideEstimate, mergeConversations, reportedSourceOf, type ConversationRow, type ConversationSource } from '../../src/core/conversations.js';
 import { FRAME_VERSION, PEER_MESSAGE_NOTICE, warrantMessageFrame } from '../../src/core/inbox-frames.js';
 import { effectiveState } from '../../src/core/inbox-rules.js';
 import { checkEnvelope, effectiveMessageState, MAX_PAYLOAD_BYTES, retryContent, type ValidEnvelope } from '../../src/core/message-envelope.js';
@@ -176,7 +176,7 @@ describe('the correlation rule: session and provider conversation, not activatio
 });
 
 describe('conversation history merge (spec 05)', () => {
-  const row = (id: number, conversationId: string, source: 'observed' | 'estimated', observedAt: string, transcriptPath: string | null = null): ConversationRow => ({
+  const row = (id: number, conversationId: string, source: ConversationSource, observedAt: string, transcriptPath: string | null = null): ConversationRow => ({
     id,
     provider: 'claude-code',
     conversationId,
@@ -207,9 +207,26 @@ describe('conversation history merge (spec 05)', () => {
     ]);
   });
 
+  it('a declared-only or runtime-reported conversation that was left is `observed`; sources list in one order', () => {
+    const merged = mergeConversations([row(1, 'd', 'declared', at(1)), row(2, 'r', 'estimated', at(2)), row(3, 'r', 'runtime-reported', at(3)), row(4, 'r', 'observed', at(4))], null);
+    expect(merged.map((m) => [m.conversationId, m.status, m.sources])).toEqual([
+      ['r', 'observed', ['runtime-reported', 'observed', 'estimated']],
+      ['d', 'observed', ['declared']],
+    ]);
+  });
+
+  it('the source is decided by the credential and the surface: a session token outside MCP is runtime-reported, all else declared', () => {
+    expect(reportedSourceOf('session', 'rest')).toBe('runtime-reported');
+    expect(reportedSourceOf('session', 'mcp')).toBe('declared');
+    for (const kind of ['fleet', 'human', 'client', 'system']) {
+      expect(reportedSourceOf(kind, 'rest')).toBe('declared');
+      expect(reportedSourceOf(kind, 'mcp')).toBe('declared');
+    }
+  });
+
   it('an estimate never overrides an observation and is recorded once', () => {
     expect(decideEstimate([], 'x', 'x')).toBe('skipped_observed');
-    expect(decideEstimate([{ conversationId: 'x', source: 'observed' }], 'y', 'x')).toBe('skipped_observed');
+    for (const source of ['observed', 'runtime-reported', 'declared'] as const) expect(decideEstimate([{ conversationId: 'x', source }], 'y', 'x')).toBe('skipped_observed');
     expect(decideEstimate([{ conversationId: 'x', source: 'estimated' }], 'y', 'x')).toBe('already_estimated');
     expect(decideEstimate([{ conversationId: 'z', source: 'estimated' }], null, 'x')).toBe('attributed');
   });

@@ -340,7 +340,6 @@ export const ROUTE_CATALOG: CatalogEntry[] = [
       return mcpSelf('get_message', () => ({ message_id: mid }))(h, token, id);
     },
   },
-  { name: 'mcp/self report_conversation', covers: 'mcp/self report_conversation', act: 'runtime', targeted: false, allowed: sessionSelfOnly, call: mcpSelf('report_conversation', (id) => ({ provider: 'claude-code', conversation_id: `matrix-self-${id}` })) },
 ];
 
 /** Served routes that need no credential (spec 01) and so have no row in the matrix. */

@@ -100,10 +100,11 @@ describeEachDialect('hierarchy and provenance on REST, MCP and SSE', (t) => {
       const tools = (await client.listTools()).tools;
       const prov = tools.find((x) => x.name === 'get_session_provenance')!;
       expect(prov).toBeDefined();
+      // the outline's reading guide lives in get_session's description; provenance points to it
       for (const caveat of ['Indentation is the spawn edge', '`also senior: #N` is an uncle edge', 'declared', 'placed by the node ceiling']) {
-        expect(prov.description).toContain(caveat);
         expect(tools.find((x) => x.name === 'get_session')!.description).toContain(caveat);
       }
+      expect(prov.description).toContain("Read the hierarchy outline as `get_session`'s description says.");
       const got = await client.callTool({ name: 'get_session', arguments: { session_id: child } });
       expect(toolText(got)).toContain(`### Session Hierarchy\n\n- #${root} [router]`);
       expect((got.structuredContent as any).session_hierarchy.origin_id).toBe(root);

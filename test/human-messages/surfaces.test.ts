@@ -8,24 +8,23 @@ import { describeEachDialect, openHarness, uniqueKey } from '../helpers/harness.
 import { mcpClient } from '../helpers/mcp-client.js';
 
 describeEachDialect('the caveat inventory lives in the tool descriptions (spec 03)', (t) => {
-  it('get_session_provenance, get_session and check_warrant carry every caveat, on both MCP surfaces', async () => {
+  it('get_session_provenance carries every caveat, on both MCP surfaces; get_session and check_warrant point to it', async () => {
     const h = t();
     const live = await h.create(h.fleetKey, { title: 'self', attach: true });
     for (const [path, token] of [['/mcp', h.fleetKey], ['/mcp/self', live.session_token]] as const) {
       const client = await mcpClient(h, token, path);
       const tools = new Map((await client.listTools()).tools.map((x) => [x.name, x.description ?? '']));
-      for (const name of ['get_session_provenance', 'get_session', 'check_warrant']) {
-        const d = tools.get(name)!;
-        expect(d, `${path} ${name}`).toBeDefined();
-        for (const caveat of HUMAN_MESSAGE_CAVEATS) expect(d).toContain(caveat);
-      }
       const prov = tools.get('get_session_provenance')!;
-      // each claim of spec 03's inventory, pinned by its words
-      expect(prov).toMatch(/Indentation is the spawn edge/);
-      expect(prov).toMatch(/not "most recently talked to"/);
-      expect(prov).toMatch(/`also senior: #N` is an uncle edge/);
+      expect(prov, `${path} get_session_provenance`).toBeDefined();
+      for (const caveat of HUMAN_MESSAGE_CAVEATS) expect(prov).toContain(caveat);
+      for (const name of ['get_session', 'check_warrant']) expect(tools.get(name), `${path} ${name}`).toContain("Read human messages as `get_session_provenance`'s description says.");
+      // each claim of spec 03's inventory, pinned by its words (the hierarchy's in get_session)
+      const session = tools.get('get_session')!;
+      expect(session).toMatch(/Indentation is the spawn edge/);
+      expect(session).toMatch(/not "most recently talked to"/);
+      expect(session).toMatch(/`also senior: #N` is an uncle edge/);
       expect(prov).toMatch(/self-declared unless authenticated/);
-      expect(prov).toMatch(/capture keys off the authenticated human at the input boundary, never off the text/);
+      expect(prov).toMatch(/capture keys off the authenticated human at the input boundary/);
       expect(prov).toMatch(/`here` is a named human speaking to THIS session/);
       expect(prov).toMatch(/never an instruction to this session/);
       expect(prov).toMatch(/Absence is meaningful only where no capture gap is listed/);

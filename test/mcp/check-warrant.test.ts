@@ -27,7 +27,12 @@ describeEachDialect('MCP check_warrant (spec 03, 06)', (t) => {
         const mcp = await callTool(client, 'check_warrant', { session_id: id });
         expect(mcp.isError).toBe(false);
         const rest = await h.request('GET', `/api/v1/sessions/${id}/warrant`, { token: h.fleetKey });
-        expect(mcp.data, `MCP and REST agree on #${id}`).toEqual(rest.body);
+        // the structured result is REST's verdict led by `notes`: the rendering's sentences
+        const { notes, ...verdict } = mcp.data;
+        expect(verdict, `MCP and REST agree on #${id}`).toEqual(rest.body);
+        expect(Object.keys(mcp.data)[0]).toBe('notes');
+        expect(mcp.text).toContain(notes[0].replace(/^([a-z-]+): /, '$1 — '));
+        for (const note of notes.slice(1)) expect(mcp.text).toContain(note);
         return mcp;
       };
 
@@ -35,6 +40,7 @@ describeEachDialect('MCP check_warrant (spec 03, 06)', (t) => {
       const none = await gate(sibling.id);
       expect(none.data).toMatchObject({ session_id: sibling.id, answer: 'none', evidence: [], gaps: [], truncated: false, counts: { here: 0, elsewhere: 0 } });
       expect(none.text).toBe(`warrant for #${sibling.id}: none — no named human spoke anywhere in this hierarchy, and every channel could have recorded it.`);
+      expect(none.data.notes).toEqual(['none: no named human spoke anywhere in this hierarchy, and every channel could have recorded it.']);
 
       // here: a human follow-up on the asked session
       const fu = await h.request('POST', `/api/v1/sessions/${asked.session.id}/follow_up`, { token, body: { content: 'do the thing' } });
@@ -49,6 +55,7 @@ describeEachDialect('MCP check_warrant (spec 03, 06)', (t) => {
       try {
         const mine = await callTool(self, 'check_warrant', {});
         expect(mine.data).toEqual(here.data);
+        expect(mine.data.notes).toEqual(['here: a named human asked for this, in this session.']);
       } finally {
         await self.close();
       }
@@ -57,12 +64,14 @@ describeEachDialect('MCP check_warrant (spec 03, 06)', (t) => {
       const elsewhere = await gate(sibling.id);
       expect(elsewhere.data).toMatchObject({ answer: 'elsewhere', evidence: [messageId], counts: { here: 0, elsewhere: 1 } });
       expect(elsewhere.text).toContain(`warrant for #${sibling.id}: elsewhere — a named human spoke elsewhere in this hierarchy`);
+      expect(elsewhere.data.notes[0]).toContain('not an instruction to this session');
 
       // cannot-say (cut walk): deeper than the bounds, no gap, but not every session was searched
       const chain = await insertSpawnChain(h, 12);
       const deep = await gate(chain[11]!);
       expect(deep.data).toMatchObject({ answer: 'cannot-say', evidence: [], gaps: [], truncated: true });
       expect(deep.text).toContain('The hierarchy was cut by its bounds: not every session was searched.');
+      expect(deep.data.notes).toEqual([expect.stringMatching(/^cannot-say: /), 'The hierarchy was cut by its bounds: not every session was searched.']);
 
       // cannot-say (gap): a Slack-started session while Slack ingress is not configured
       const slack = (await h.create(h.fleetKey, { title: 'came from slack' })).session;
@@ -71,6 +80,7 @@ describeEachDialect('MCP check_warrant (spec 03, 06)', (t) => {
       expect(gapped.data).toMatchObject({ answer: 'cannot-say', evidence: [], truncated: false, gaps: [{ channel: 'slack', kind: 'not-instrumented' }] });
       expect(gapped.text).toMatch(/^- Capture is NOT configured for Slack/m);
       expect(gapped.text).not.toContain('not every session was searched');
+      expect(gapped.data.notes[1]).toBe(gapped.data.gaps[0].message);
     } finally {
       await client.close();
       await h.close();

@@ -33,6 +33,20 @@ describeEachDialect('MCP over Streamable HTTP, the real SDK client in-process', 
     const none = await h.request('POST', '/mcp', { body: { jsonrpc: '2.0', id: 1, method: 'tools/list' } });
     expect(none.status).toBe(401);
     expect(none.body.error).toBe('unauthenticated');
+    // a Bearer challenge with our message, and nothing that sends a client looking for OAuth
+    expect(none.headers.get('www-authenticate')).toBe('Bearer realm="warrant", error_description="This route needs a credential: send Authorization: Bearer <token>."');
+    for (const path of ['/mcp', '/mcp/self'] as const) {
+      const bad = await h.request('POST', path, { token: 'wrt_s_not-a-real-token', body: { jsonrpc: '2.0', id: 1, method: 'tools/list' } });
+      expect([bad.status, bad.body.error]).toEqual([401, 'invalid-token']);
+      const challenge = bad.headers.get('www-authenticate')!;
+      expect(challenge).toMatch(/^Bearer realm="warrant", error="invalid_token", error_description="[^"]+"$/);
+      expect(challenge).toContain(bad.body.message);
+      expect(challenge).not.toContain('resource_metadata');
+    }
+    // the SDK's own client, holding a bad token, fails with Warrant's message (no OAuth provider asked for)
+    await expect(mcpClient(h, 'wrt_s_not-a-real-token')).rejects.toThrow(/invalid-token|not known to this deployment/);
+    // a refusal that is not about the credential carries no challenge
+    expect(r.headers.get('www-authenticate')).toBeNull();
   });
 
   it('checks Host and Origin against the allowlist (DNS-rebinding protection)', async () => {

@@ -5,7 +5,7 @@ import { describeEachDialect } from '../helpers/harness.js';
 import { liveSession } from '../helpers/lineage.js';
 import { callTool, mcpClient } from '../helpers/mcp-client.js';
 
-/** spec 06 MCP: send_message and get_message on both groups, report_conversation on self_session. */
+/** spec 06 MCP: send_message and get_message on both groups; no surface reports a conversation (the hooks do, over REST). */
 describeEachDialect('MCP agent-message tools over the SDK\'s real client (spec 05, 06)', (t) => {
   it('the groups carry the right tools, and send_message\'s description carries the caveats', async () => {
     const h = t();
@@ -21,7 +21,8 @@ describeEachDialect('MCP agent-message tools over the SDK\'s real client (spec 0
     const s = await liveSession(h, h.fleetKey);
     const self = await mcpClient(h, s.token, '/mcp/self');
     const selfTools = (await self.listTools()).tools;
-    expect(selfTools.map((x) => x.name)).toEqual(expect.arrayContaining(['send_message', 'get_message', 'report_conversation', 'read_inbox']));
+    expect(selfTools.map((x) => x.name)).toEqual(expect.arrayContaining(['send_message', 'get_message', 'read_inbox']));
+    expect(selfTools.map((x) => x.name)).not.toContain('report_conversation');
     expect(Object.keys((selfTools.find((x) => x.name === 'send_message')!.inputSchema as { properties: object }).properties)).not.toContain('acting_session_id');
     await self.close();
   });
@@ -84,21 +85,21 @@ describeEachDialect('MCP agent-message tools over the SDK\'s real client (spec 0
     }
   });
 
-  it('report_conversation binds the bound session\'s conversation; the provider defaults to the session\'s', async () => {
+  it('a model cannot rebind its own conversation over MCP; its hook, over REST with the same token, reports it runtime-reported', async () => {
     const h = t();
-    const bare = await liveSession(h, h.fleetKey);
-    const self = await mcpClient(h, bare.token, '/mcp/self');
-    expect((await callTool(self, 'report_conversation', { conversation_id: 'c-1' })).data).toMatchObject({ error: 'invalid-request' });
-    const first = await callTool(self, 'report_conversation', { conversation_id: 'c-1', provider: 'claude-code', transcript_path: '/t/c-1.jsonl' });
-    expect(first.data).toMatchObject({ session_id: bare.id, changed: true, conversations: [expect.objectContaining({ conversation_id: 'c-1', status: 'current' })] });
-    const moved = await callTool(self, 'report_conversation', { conversation_id: 'c-2' });
-    expect(moved.data).toMatchObject({ provider: 'claude-code', changed: true, previous_conversation: 'c-1' });
-    expect(moved.text).toContain('it left c-1, kept in its history');
-    expect(moved.data.conversations.map((c: any) => [c.conversation_id, c.status])).toEqual([
-      ['c-2', 'current'],
-      ['c-1', 'observed'],
-    ]);
-    expect((await callTool(self, 'report_conversation', { conversation_id: 'c-2' })).data.changed).toBe(false);
+    const s = await liveSession(h, h.fleetKey);
+    const self = await mcpClient(h, s.token, '/mcp/self');
+    const fleet = await mcpClient(h, h.fleetKey);
+    for (const client of [self, fleet]) {
+      await expect(callTool(client, 'report_conversation', { conversation_id: 'c-forged', provider: 'claude-code' })).rejects.toThrow(/report_conversation not found/);
+    }
+    expect((await h.request('GET', `/api/v1/sessions/${s.id}`, { token: h.fleetKey })).body.session.provider_conversation).toBeNull();
+    // the positive control: the same token over REST (what the hook does) is recorded, and says how
+    const r = await h.request('POST', `/api/v1/sessions/${s.id}/conversation`, { token: s.token, body: { provider: 'claude-code', conversation_id: 'c-1' } });
+    expect(r.body).toMatchObject({ changed: true, source: 'runtime-reported' });
+    const listed = await h.request('GET', `/api/v1/sessions/${s.id}/conversations`, { token: s.token });
+    expect(listed.body.conversations).toEqual([expect.objectContaining({ conversation_id: 'c-1', status: 'current', sources: ['runtime-reported'] })]);
     await self.close();
+    await fleet.close();
   });
 });

@@ -16,40 +16,42 @@ const estimate = (h: Harness, token: string, body: Record<string, unknown>) => h
 describeEachDialect(
   'provider conversation history (spec 05)',
   (t) => {
-    it('a committed binding appends one observed row; re-observing appends nothing; moving keeps the one it left', async () => {
+    it('a committed binding appends one row, runtime-reported with a session token and declared with a fleet key; re-observing appends nothing; moving keeps the one it left', async () => {
       const h = t();
       const s = await liveSession(h, h.fleetKey, { title: 'worker' });
       const first = await reportConversation(h, s.token, s.id, 'c-1', { transcript_path: '/home/u/.claude/projects/p/c-1.jsonl' });
       expect(first.status).toBe(200);
-      expect(first.body).toEqual({ session_id: s.id, provider: 'claude-code', conversation_id: 'c-1', transcript_path: '/home/u/.claude/projects/p/c-1.jsonl', changed: true, previous_conversation: null });
+      expect(first.body).toEqual({ session_id: s.id, provider: 'claude-code', conversation_id: 'c-1', transcript_path: '/home/u/.claude/projects/p/c-1.jsonl', changed: true, previous_conversation: null, source: 'runtime-reported' });
       const session = (await h.request('GET', `/api/v1/sessions/${s.id}`, { token: h.fleetKey })).body.session;
       expect(session).toMatchObject({ provider: 'claude-code', provider_conversation: 'c-1' });
       const [changed] = await eventsOf(h, s.id, 'conversation_changed');
-      expect(changed).toMatchObject({ details: { provider: 'claude-code', old: null, new: 'c-1' }, actor: { kind: 'session', ref: String(s.id), basis: 'authenticated' } });
+      expect(changed).toMatchObject({ details: { provider: 'claude-code', old: null, new: 'c-1', source: 'runtime-reported' }, actor: { kind: 'session', ref: String(s.id), basis: 'authenticated' } });
 
       clock.advance(1000);
       const before = await storeSnapshot(h);
       const again = await reportConversation(h, s.token, s.id, 'c-1', { transcript_path: '/elsewhere/c-1.jsonl' });
-      expect(again.body.changed).toBe(false);
+      expect(again.body).toMatchObject({ changed: false, source: null });
       expect(await storeSnapshot(h)).toEqual(before);
 
       clock.advance(1000);
-      expect((await reportConversation(h, h.fleetKey, s.id, 'c-2')).body).toMatchObject({ changed: true, previous_conversation: 'c-1' });
+      expect((await reportConversation(h, h.fleetKey, s.id, 'c-2')).body).toMatchObject({ changed: true, previous_conversation: 'c-1', source: 'declared' });
       clock.advance(1000);
       expect((await reportConversation(h, s.token, s.id, 'c-1', { transcript_path: '/home/u/.claude/projects/p/c-1.jsonl' })).body.changed).toBe(true);
       expect((await rowsOf(h, s.id)).map((r) => [r.conversation_id, r.source])).toEqual([
-        ['c-1', 'observed'],
-        ['c-2', 'observed'],
-        ['c-1', 'observed'],
+        ['c-1', 'runtime-reported'],
+        ['c-2', 'declared'],
+        ['c-1', 'runtime-reported'],
       ]);
       const list = await conversations(h, s.id);
       expect(list.map((c: any) => [c.conversation_id, c.status, c.observations])).toEqual([
         ['c-1', 'current', 2],
         ['c-2', 'observed', 1],
       ]);
-      expect(list[0]).toMatchObject({ provider: 'claude-code', observed_at: clock.now().toISOString(), transcript_path: '/home/u/.claude/projects/p/c-1.jsonl', sources: ['observed'] });
+      expect(list[0]).toMatchObject({ provider: 'claude-code', observed_at: clock.now().toISOString(), transcript_path: '/home/u/.claude/projects/p/c-1.jsonl', sources: ['runtime-reported'] });
+      expect(list[1]).toMatchObject({ status: 'observed', sources: ['declared'] });
       const md = await h.request('GET', `/api/v1/sessions/${s.id}/conversations?format=markdown`, { token: h.fleetKey });
-      expect(md.text).toContain('c-2 (claude-code) — observed');
+      expect(md.text).toContain('c-1 (claude-code) — current, source: runtime-reported');
+      expect(md.text).toContain('c-2 (claude-code) — earlier, source: declared');
     });
 
     it('a report whose provider contradicts the session\'s is refused (409 provider-mismatch) and changes nothing', async () => {
@@ -104,7 +106,10 @@ describeEachDialect(
       expect(leaf.session.owner).toBe(key);
       await reportConversation(h, leaf.session_token, leaf.session.id, 'c-leaf');
       const created = (await h.create(h.fleetKey, { title: 'born bound', provider: 'claude-code', provider_conversation: 'c-born' })).session;
-      expect((await rowsOf(h, created.id)).map((r) => [r.conversation_id, r.source, r.title])).toEqual([['c-born', 'observed', 'born bound']]);
+      expect((await rowsOf(h, created.id)).map((r) => [r.conversation_id, r.source, r.title])).toEqual([['c-born', 'declared', 'born bound']]);
+      // a session token creating a child already bound reports with its token: runtime-reported (the spec's rule is the credential)
+      const child = (await h.create(leaf.session_token, { title: 'child bound', provider: 'claude-code', provider_conversation: 'c-child' })).session;
+      expect((await rowsOf(h, child.id)).map((r) => r.source)).toEqual(['runtime-reported']);
 
       expect((await h.request('DELETE', `/api/v1/sessions/${leaf.session.id}`, { token: owner.token })).status).toBe(200);
       const rows = await rowsOf(h, leaf.session.id);
@@ -129,8 +134,8 @@ describeEachDialect(
       expect((await estimate(h, admin.token, { session_id: s.id, conversation_id: 'c-now' })).body.outcome).toBe('skipped_observed');
       expect((await estimate(h, admin.token, { session_id: s.id, conversation_id: 'c-seen' })).body.outcome).toBe('skipped_observed');
       expect((await rowsOf(h, s.id)).map((r) => [r.conversation_id, r.source])).toEqual([
-        ['c-seen', 'observed'],
-        ['c-now', 'observed'],
+        ['c-seen', 'runtime-reported'],
+        ['c-now', 'runtime-reported'],
         ['c-old', 'estimated'],
       ]);
       expect((await conversations(h, s.id)).map((c: any) => [c.conversation_id, c.status])).toEqual([
@@ -138,14 +143,32 @@ describeEachDialect(
         ['c-old', 'estimated'],
         ['c-seen', 'observed'],
       ]);
-      // a session later observed in an estimated conversation: observed wins
+      // a session later reported in an estimated conversation: the report wins
       await reportConversation(h, s.token, s.id, 'c-old');
       await reportConversation(h, s.token, s.id, 'c-next');
-      expect((await conversations(h, s.id)).find((c: any) => c.conversation_id === 'c-old')).toMatchObject({ status: 'observed', sources: ['observed', 'estimated'] });
+      expect((await conversations(h, s.id)).find((c: any) => c.conversation_id === 'c-old')).toMatchObject({ status: 'observed', sources: ['runtime-reported', 'estimated'] });
 
       const codex = await liveSession(h, h.fleetKey, { provider: 'codex' });
       expect((await estimate(h, admin.token, { session_id: codex.id, conversation_id: 'c-1' })).body.error).toBe('provider-mismatch');
       expect((await estimate(h, admin.token, { session_id: 999_999_999, conversation_id: 'c-1' })).status).toBe(404);
+    });
+
+    it('rows recorded before reports were told apart keep their `observed` source: shown as they were, and still never overridden by an estimate', async () => {
+      const h = t();
+      const admin = await h.human(uniqueKey('admin'), { admin: true });
+      const s = await liveSession(h, h.fleetKey, { title: 'legacy' });
+      // what an older Warrant wrote (a hook or MCP report — the row cannot say which)
+      await h.store.kysely
+        .insertInto('session_conversations')
+        .values({ session_id: s.id, provider: 'claude-code', conversation_id: 'c-legacy', transcript_path: null, observed_at: clock.now().toISOString(), source: 'observed', title: 'legacy', owner_user_id: null, origin_id: s.id, recorded_by_actor_id: null, actor_basis: null, credential_id: null })
+        .execute();
+      await reportConversation(h, s.token, s.id, 'c-new');
+      expect((await conversations(h, s.id)).map((c: any) => [c.conversation_id, c.status, c.sources])).toEqual([
+        ['c-new', 'current', ['runtime-reported']],
+        ['c-legacy', 'observed', ['observed']],
+      ]);
+      expect((await estimate(h, admin.token, { session_id: s.id, conversation_id: 'c-legacy' })).body.outcome).toBe('skipped_observed');
+      expect((await rowsOf(h, s.id)).map((r) => r.source)).toEqual(['observed', 'runtime-reported']);
     });
   },
   { clock },

@@ -1,4 +1,4 @@
-import { checkReportedText, decideEstimate, MAX_CONVERSATION_ID_LENGTH, MAX_PROVIDER_LENGTH, MAX_TRANSCRIPT_PATH_LENGTH, mergeConversations, type EstimateOutcome, type MergedConversation } from '../../core/conversations.js';
+import { checkReportedText, decideEstimate, reportedSourceOf, MAX_CONVERSATION_ID_LENGTH, MAX_PROVIDER_LENGTH, MAX_TRANSCRIPT_PATH_LENGTH, mergeConversations, type ConversationSource, type EstimateOutcome, type ReportedSource, type MergedConversation } from '../../core/conversations.js';
 import { WarrantError } from '../../core/errors.js';
 import type { Executor } from '../../store/dialect/dialect.js';
 import { appendConversationRow, conversationRowsOf, lockSessionRow } from '../../store/conversations-repo.js';
@@ -14,9 +14,10 @@ import { inWriteTx, type WriteScope } from '../write-scope.js';
 
 /**
  * spec 05 "Provider conversation history": `provider_conversation` is where a session runs now;
- * every committed write that binds or replaces it appends an `observed` row to
- * `session_conversations` (re-observing appends nothing), and `warrant conversations backfill`
- * adds `estimated` rows through the admin API. The server never opens a reported transcript
+ * every committed write that binds or replaces it appends a row to `session_conversations`
+ * (re-observing appends nothing) whose source says who reported it (`reportedSourceOf`:
+ * `runtime-reported` or `declared`), and `warrant conversations backfill` adds `estimated`
+ * rows through the admin API. The server never opens a reported transcript
  * path: it is a string a client reported, stored as given.
  */
 export interface ConversationReport {
@@ -67,7 +68,7 @@ async function originOf(db: Executor, ctx: AppContext, session: SessionRecord): 
  * Appends one row with the affiliation snapshot (title, owner, origin at this moment), so the
  * row stays attributable after the session is deleted.
  */
-async function appendRow(w: WriteScope, session: SessionRecord, report: { provider: string | null; conversationId: string; transcriptPath: string | null }, source: 'observed' | 'estimated', attribution: EventAttribution): Promise<void> {
+async function appendRow(w: WriteScope, session: SessionRecord, report: { provider: string | null; conversationId: string; transcriptPath: string | null }, source: Exclude<ConversationSource, 'observed'>, attribution: EventAttribution): Promise<void> {
   await appendConversationRow(w.tx, {
     sessionId: session.id,
     provider: report.provider,
@@ -84,10 +85,10 @@ async function appendRow(w: WriteScope, session: SessionRecord, report: { provid
   });
 }
 
-/** A session created already bound to a conversation: its first observed row (create's transaction). */
-export async function recordInitialConversation(w: WriteScope, session: SessionRecord, attribution: EventAttribution): Promise<void> {
+/** A session created already bound to a conversation: its first row, sourced by its creator (create's transaction). */
+export async function recordInitialConversation(w: WriteScope, caller: Caller, session: SessionRecord, attribution: EventAttribution): Promise<void> {
   if (session.providerConversation === null) return;
-  await appendRow(w, session, { provider: session.provider, conversationId: session.providerConversation, transcriptPath: null }, 'observed', attribution);
+  await appendRow(w, session, { provider: session.provider, conversationId: session.providerConversation, transcriptPath: null }, reportedSourceOf(caller.principal.kind, caller.surface), attribution);
 }
 
 export interface ReportResult {
@@ -98,11 +99,14 @@ export interface ReportResult {
   /** false: the session already ran in this conversation; nothing was appended */
   changed: boolean;
   previousConversation: string | null;
+  /** the source of the row appended; null when nothing was */
+  source: ReportedSource | null;
 }
 
 /**
- * `POST /api/v1/sessions/:ref/conversation` and MCP `report_conversation`: the session itself
- * (its token), fleet supervisors or admins — spec 01's `runtime` act.
+ * `POST /api/v1/sessions/:ref/conversation`: the session itself (its token — the hooks and the
+ * runner), fleet supervisors or admins — spec 01's `runtime` act. No MCP tool reports a
+ * conversation; one that did would be recorded `declared`.
  */
 export async function reportConversation(ctx: AppContext, caller: Caller, ref: string, input: ConversationReport): Promise<ReportResult> {
   const report = checkReport(input);
@@ -114,14 +118,15 @@ export async function reportConversation(ctx: AppContext, caller: Caller, ref: s
       if (session.provider !== null && session.provider !== report.provider) throw providerMismatch(session, report.provider);
       const previous = session.providerConversation;
       // re-observing the conversation it already runs in appends nothing
-      if (previous === report.conversationId) return { sessionId: session.id, ...report, changed: false, previousConversation: previous };
+      if (previous === report.conversationId) return { sessionId: session.id, ...report, changed: false, previousConversation: previous, source: null };
       const changes = { providerConversation: report.conversationId, ...(session.provider === null ? { provider: report.provider } : {}) };
       if (await updateSessionIfVersion(w.tx, session.id, session.version, changes, w.now)) {
         const fresh = (await findSessionById(w.tx, ctx.store, session.id))!;
         const attribution = attributionOf(acting);
-        await appendRow(w, fresh, report, 'observed', attribution);
-        await w.event(session.id, 'conversation_changed', { provider: report.provider, old: previous, new: report.conversationId, transcript_path: report.transcriptPath }, attribution);
-        return { sessionId: session.id, ...report, changed: true, previousConversation: previous };
+        const source = reportedSourceOf(caller.principal.kind, caller.surface);
+        await appendRow(w, fresh, report, source, attribution);
+        await w.event(session.id, 'conversation_changed', { provider: report.provider, old: previous, new: report.conversationId, transcript_path: report.transcriptPath, source }, attribution);
+        return { sessionId: session.id, ...report, changed: true, previousConversation: previous, source };
       }
       const fresh = await findSessionById(w.tx, ctx.store, session.id);
       if (!fresh) throw new WarrantError('session-not-found', `Session #${session.id} was deleted meanwhile.`);

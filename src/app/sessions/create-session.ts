@@ -292,7 +292,7 @@ export async function createSession(
       attribution,
     );
     // spec 05: a session created in a provider conversation has bound it: its first history row
-    await recordInitialConversation(w, session, attribution);
+    await recordInitialConversation(w, caller, session, attribution);
     // capture is part of the act: same transaction, or the create fails (spec 03)
     const words = wordsOf(caller, input, options.humanWords);
     if (words) await captureHumanWords(w, caller, session, words);

@@ -12,12 +12,15 @@ import { serializeCreateResult } from '../../render/record-json.js';
 import { serializeSession } from '../../render/session-json.js';
 import { serializeSessionDetail } from '../../render/session-detail-json.js';
 import { renderSessionDetail } from '../../render/session-detail-markdown.js';
-import { renderSessionLine, renderSessionList } from '../../render/session-markdown.js';
-import { HUMAN_MESSAGE_CAVEATS } from './human-caveats.js';
+import { morePages, renderSessionLine, renderSessionList } from '../../render/session-markdown.js';
+import { READ_HUMAN_MESSAGES_AS } from './human-caveats.js';
+import { provenanceNotes } from '../../render/provenance.js';
 import { defineTool, selfSessionId, type ToolDefinition } from '../tool.js';
 import { HIERARCHY_CAVEATS } from './lineage-tools.js';
 
 const Ref = z.union([z.string().min(1).max(200), z.number().int().positive()]);
+const SESSION_REF = 'the session: `42`, `#42`, a uid or a uid prefix';
+const ACTING = 'fleet key only: the session you act for (declared)';
 
 export const startSession = defineTool({
   name: 'start_session',
@@ -27,13 +30,13 @@ export const startSession = defineTool({
     'Create a new agent session. With a session token the caller becomes its parent (authenticated); a fleet key may name `parent_session_id` and `acting_session_id` (both declared). An unresolvable parent never fails the create: `parent_resolution` says what happened. No tool here attaches a runtime or returns a token.',
   inputSchema: () =>
     z.object({
-      title: z.string().max(200).optional(),
-      prompt: z.string().optional(),
-      agent_root: z.string().max(64).optional(),
-      model: z.string().max(200).optional(),
-      parent_session_id: z.union([z.string().max(10_000), z.number()]).optional(),
-      acting_session_id: Ref.optional(),
-      custom_metadata: z.record(z.string(), z.unknown()).optional(),
+      title: z.string().max(200).optional().describe('a short title (derived from the prompt when absent)'),
+      prompt: z.string().optional().describe('the task the new session is given, stored with it'),
+      agent_root: z.string().max(64).optional().describe('the agent type, e.g. `reviewer`'),
+      model: z.string().max(200).optional().describe('the model it runs on, as you name it'),
+      parent_session_id: z.union([z.string().max(10_000), z.number()]).optional().describe('fleet key: the parent (declared); an unresolvable one is dropped, never an error'),
+      acting_session_id: Ref.optional().describe(ACTING),
+      custom_metadata: z.record(z.string(), z.unknown()).optional().describe('your own JSON object, kept with the session'),
     }),
   handler: async (ctx, caller, args) => {
     const result = await createSession(ctx, caller, {
@@ -63,14 +66,14 @@ export const listSessionsTool = defineTool({
   name: 'list_sessions',
   groups: ['sessions'],
   title: 'List sessions',
-  description: () => 'List sessions you may see, newest first. Filters: status (comma-separated), parent (a session ref), q (title text). Pass next_cursor back as cursor for the next page.',
+  description: () => 'List sessions you may see, newest first. Filters: status (comma-separated), parent (a session ref), q (title text). Pass next_cursor back as cursor for the next page; `notes` says when there is one.',
   inputSchema: () =>
     z.object({
-      status: z.string().optional(),
-      parent: Ref.optional(),
-      q: z.string().max(200).optional(),
-      limit: z.number().int().min(1).max(200).optional(),
-      cursor: z.string().max(200).optional(),
+      status: z.string().max(500).optional().describe('comma-separated statuses, e.g. `running,idle`'),
+      parent: Ref.optional().describe('only the children of this session'),
+      q: z.string().max(200).optional().describe('text the title contains'),
+      limit: z.number().int().min(1).max(200).optional().describe('at most this many (default 50)'),
+      cursor: z.string().max(200).optional().describe('the `next_cursor` of the previous page'),
     }),
   annotations: { readOnlyHint: true },
   handler: async (ctx, caller, args) => {
@@ -81,7 +84,8 @@ export const listSessionsTool = defineTool({
       ...(args.limit ? { limit: args.limit } : {}),
       ...(args.cursor ? { cursor: args.cursor } : {}),
     });
-    return { text: renderSessionList(r.sessions, r.nextCursor), data: { sessions: r.sessions.map(serializeSession), next_cursor: r.nextCursor } };
+    const hint = (c: string) => `call list_sessions again with cursor "${c}"`;
+    return { text: renderSessionList(r.sessions, r.nextCursor, hint), data: { sessions: r.sessions.map(serializeSession), next_cursor: r.nextCursor }, notes: morePages(r.nextCursor, hint) };
   },
 });
 
@@ -91,26 +95,34 @@ export const getSessionTool = defineTool({
   title: 'Get a session',
   description: (group) =>
     [
-      group === 'self_session'
-        ? 'Your own session: status, lineage and provenance, with `### Session Hierarchy` and `### Human Messages` always included (not behind a flag: the empty record is the most important reading).'
-        : 'A session by ref (`42`, `#42`, a uid or a uid prefix): status, lineage and provenance, with `### Session Hierarchy` and `### Human Messages` always included (not behind a flag: the empty record is the most important reading).',
-      'The human messages are summarised, not shortened: the newest 5 here and the newest 5 elsewhere, each cut at 300 characters (with its real length), both counts of the whole record, and where the rest is (`get_session_provenance`, with a cursor). `verbose: true` returns the first page of the full rendering instead.',
-      'Reading the hierarchy:',
+      'How to read a hierarchy outline (every tool that draws one points here):',
       ...HIERARCHY_CAVEATS.map((c) => `- ${c}`),
-      'Reading the human messages:',
-      ...HUMAN_MESSAGE_CAVEATS.map((c) => `- ${c}`),
+      READ_HUMAN_MESSAGES_AS,
+      group === 'self_session'
+        ? 'Returns your own session: status, lineage and provenance, with `### Session Hierarchy` and `### Human Messages` always included (not behind a flag: the empty record is the most important reading).'
+        : 'Returns a session by ref (`42`, `#42`, a uid or a uid prefix): status, lineage and provenance, with `### Session Hierarchy` and `### Human Messages` always included (not behind a flag: the empty record is the most important reading).',
+      'The human messages are summarised, not shortened: the newest 5 here and the newest 5 elsewhere, each cut at 300 characters (with its real length), both counts of the whole record, and where the rest is (`get_session_provenance`, with a cursor). `verbose: true` returns the first page of the full rendering instead. The structured result holds the newest 25 uncut, led by `notes` (gaps, absence, truncation, where the older ones are).',
     ].join('\n'),
-  inputSchema: (group) => (group === 'self_session' ? z.object({ verbose: z.boolean().optional() }) : z.object({ session_id: Ref, verbose: z.boolean().optional() })),
+  inputSchema: (group) => {
+    const verbose = z.boolean().optional().describe('true: the first page of the full record instead of the summary');
+    return group === 'self_session' ? z.object({ verbose }) : z.object({ session_id: Ref.describe(SESSION_REF), verbose });
+  },
   annotations: { readOnlyHint: true },
   handler: async (ctx, caller, args, group) => {
     const ref = group === 'self_session' ? String(selfSessionId(caller)) : String((args as unknown as { session_id: string | number }).session_id);
     const verbose = (args as { verbose?: boolean }).verbose === true;
     const detail = await getSessionDetail(ctx, caller, ref, { summary: !verbose });
-    return { text: renderSessionDetail(detail, { verbose }), data: serializeSessionDetail(detail) };
+    const id = detail.session.id;
+    const hint = (c: string) => (group === 'self_session' ? `call get_session_provenance with cursor "${c}"` : `call get_session_provenance with session_id ${id} and cursor "${c}"`);
+    return { text: renderSessionDetail(detail, { verbose, pagingHint: hint }), data: serializeSessionDetail(detail), notes: provenanceNotes(detail, hint) };
   },
 });
 
 const LIFECYCLE_ACTIONS = ['archive', 'unarchive', 'stop', 'resume'] as const;
+
+/** Said once, here; `manage_enqueued_messages` points to it. */
+export const ACTING_AS_SESSION =
+  'Words sent over MCP are never recorded as a human\'s message, whatever the token. When you act as a session (your session token, or a fleet key naming `acting_session_id`, declared), delivering to another session may record yours as its uncle (an uncle edge: your hierarchy joins its own); `uncle_edge` reports the outcome.';
 
 export const actionSession = defineTool({
   name: 'action_session',
@@ -118,19 +130,19 @@ export const actionSession = defineTool({
   title: 'Act on a session',
   description: () =>
     [
-      'Act on a session (`session_id`):',
-      '`follow_up` delivers `content` as its next user turn; when you act as a session (your session token, or a fleet key with `acting_session_id`), Warrant may record that session as an uncle of the target (spec: uncle edges) and reports the outcome in `uncle_edge`. Words sent over MCP are never recorded as a human\'s message, whatever the token.',
-      '`archive` (cascades down its spawn subtree, skipping active sessions), `unarchive`, `stop`, `resume`.',
+      ACTING_AS_SESSION,
+      'Act on a session (`session_id`): `follow_up` delivers `content` as its next user turn;',
+      '`archive` (cascades down its spawn subtree, skipping active sessions), `unarchive`, `stop`, `resume`;',
       '`remove_uncle` removes the uncle edge `uncle_session_id` → `session_id` recorded in error (not with a session token).',
-      'With a fleet key, `acting_session_id` names the session on whose behalf you act (declared). A session token acts as its own session, and changes the lifecycle only of itself and its descendants.',
+      'A session token changes the lifecycle only of itself and its descendants.',
     ].join(' '),
   inputSchema: () =>
     z.object({
-      action: z.enum([...LIFECYCLE_ACTIONS, 'follow_up', 'remove_uncle']),
-      session_id: Ref,
+      action: z.enum([...LIFECYCLE_ACTIONS, 'follow_up', 'remove_uncle']).describe('what to do; see the description'),
+      session_id: Ref.describe(SESSION_REF),
       content: z.string().optional().describe('follow_up: the text the session receives'),
       uncle_session_id: Ref.optional().describe('remove_uncle: the senior end of the edge'),
-      acting_session_id: Ref.optional(),
+      acting_session_id: Ref.optional().describe(ACTING),
     }),
   handler: async (ctx, caller, args) => {
     const ref = String(args.session_id);
