@@ -5,7 +5,7 @@ import { appendConversationRow, conversationRowsOf, lockSessionRow } from '../..
 import type { EventAttribution } from '../../store/events-repo.js';
 import { findSessionById, updateSessionIfVersion, type SessionRecord } from '../../store/sessions-repo.js';
 import { findUsersByIds } from '../../store/users-repo.js';
-import { authorize, requireSession } from '../access.js';
+import { authorize, reportingRuntimeParent, requireSession } from '../access.js';
 import { attributionOf, resolveActing } from '../acting.js';
 import type { Caller } from '../caller.js';
 import type { AppContext } from '../context.js';
@@ -25,13 +25,14 @@ export interface ConversationReport {
   transcriptPath?: unknown;
 }
 
-interface CheckedReport {
+export interface CheckedReport {
   provider: string;
   conversationId: string;
   transcriptPath: string | null;
 }
 
-function checkReport(input: ConversationReport): CheckedReport {
+/** A reported (provider, conversation, path), checked once for every report that names one. */
+export function checkReport(input: ConversationReport): CheckedReport {
   const provider = checkReportedText(input.provider, 'provider', MAX_PROVIDER_LENGTH);
   const conversation = checkReportedText(input.conversationId, 'conversation_id', MAX_CONVERSATION_ID_LENGTH);
   const path = checkReportedText(input.transcriptPath, 'transcript_path', MAX_TRANSCRIPT_PATH_LENGTH, { optional: true });
@@ -41,7 +42,7 @@ function checkReport(input: ConversationReport): CheckedReport {
   return { provider: (provider as { value: string }).value, conversationId: (conversation as { value: string }).value, transcriptPath: (path as { value: string | null }).value };
 }
 
-function providerMismatch(session: SessionRecord, provider: string): WarrantError {
+export function providerMismatch(session: SessionRecord, provider: string): WarrantError {
   return new WarrantError('provider-mismatch', `Session #${session.id} runs on ${JSON.stringify(session.provider)}; a ${JSON.stringify(provider)} conversation cannot be its. Nothing was changed.`, {
     details: { session_id: session.id, session_provider: session.provider, reported_provider: provider },
   });
@@ -85,9 +86,9 @@ async function appendRow(w: WriteScope, session: SessionRecord, report: { provid
 }
 
 /** A session created already bound to a conversation: its first observed row (create's transaction). */
-export async function recordInitialConversation(w: WriteScope, session: SessionRecord, attribution: EventAttribution): Promise<void> {
+export async function recordInitialConversation(w: WriteScope, session: SessionRecord, attribution: EventAttribution, transcriptPath: string | null = null): Promise<void> {
   if (session.providerConversation === null) return;
-  await appendRow(w, session, { provider: session.provider, conversationId: session.providerConversation, transcriptPath: null }, 'observed', attribution);
+  await appendRow(w, session, { provider: session.provider, conversationId: session.providerConversation, transcriptPath }, 'observed', attribution);
 }
 
 export interface ReportResult {
@@ -108,8 +109,10 @@ export async function reportConversation(ctx: AppContext, caller: Caller, ref: s
   const report = checkReport(input);
   return inWriteTx(ctx, async (w) => {
     let session = await requireSession(w.tx, ctx, caller, ref);
-    await authorize(w.tx, ctx, caller, 'runtime', session);
+    await authorize(w.tx, ctx, caller, 'runtime-report', session);
     const acting = await resolveActing(w, caller, null);
+    // a runtime parent reporting for its subagent's session: the event says whose runtime it was
+    const runtimeParent = reportingRuntimeParent(caller, session);
     for (let attempt = 0; attempt < 8; attempt++) {
       if (session.provider !== null && session.provider !== report.provider) throw providerMismatch(session, report.provider);
       const previous = session.providerConversation;
@@ -120,7 +123,7 @@ export async function reportConversation(ctx: AppContext, caller: Caller, ref: s
         const fresh = (await findSessionById(w.tx, ctx.store, session.id))!;
         const attribution = attributionOf(acting);
         await appendRow(w, fresh, report, 'observed', attribution);
-        await w.event(session.id, 'conversation_changed', { provider: report.provider, old: previous, new: report.conversationId, transcript_path: report.transcriptPath }, attribution);
+        await w.event(session.id, 'conversation_changed', { provider: report.provider, old: previous, new: report.conversationId, transcript_path: report.transcriptPath, ...(runtimeParent !== null ? { runtime_parent_id: runtimeParent } : {}) }, attribution);
         return { sessionId: session.id, ...report, changed: true, previousConversation: previous };
       }
       const fresh = await findSessionById(w.tx, ctx.store, session.id);

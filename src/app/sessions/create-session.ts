@@ -4,7 +4,7 @@ import { WarrantError } from '../../core/errors.js';
 import { resolveGenesis, type Genesis, type GenesisSource, type SchedulingClass } from '../../core/genesis.js';
 import { deriveTitle, slugify } from '../../core/titles.js';
 import { claimIdempotencyKey, completeIdempotencyKey, findIdempotencyKey } from '../../store/idempotency-repo.js';
-import { findSessionById, insertSession, updateSessionIfVersion, LEGACY_PARENT_KEY, type SessionRecord } from '../../store/sessions-repo.js';
+import { findSessionById, insertSession, updateSessionIfVersion, LEGACY_PARENT_KEY, type RuntimeOrigin, type SessionRecord } from '../../store/sessions-repo.js';
 import type { EventAttribution } from '../../store/events-repo.js';
 import { findUserByKey } from '../../store/users-repo.js';
 import { authorize, visibilityOf } from '../access.js';
@@ -45,6 +45,11 @@ export interface CreateSessionInput {
   idempotencyKey?: string | null;
   /** the human's own words and where they typed them (the web forms; spec 03) */
   humanInput?: HumanWords | null;
+  /**
+   * A child the caller's runtime runs (a built-in subagent, a nested agent): created with the
+   * caller's session token only (runtime-children.ts), running without a token of its own.
+   */
+  runtime?: { origin: RuntimeOrigin; transcriptPath: string | null };
 }
 
 export interface CreatorResolution {
@@ -117,16 +122,17 @@ function wordsOf(caller: Caller, input: CreateSessionInput, given: HumanWords | 
   return content ? { entryPoint: 'cli.new_session', content } : null;
 }
 
-export async function createSession(
-  ctx: AppContext,
-  caller: Caller,
-  input: CreateSessionInput,
-  options: {
-    humanWords?: HumanWords;
-    /** more writes that must share the create's transaction (Slack's dedupe and thread map) */
-    within?: (w: WriteScope, session: SessionRecord) => Promise<void>;
-  } = {},
-): Promise<CreateSessionResult> {
+export interface CreateSessionOptions {
+  humanWords?: HumanWords;
+  /** more writes that must share the create's transaction (Slack's dedupe and thread map) */
+  within?: (w: WriteScope, session: SessionRecord) => Promise<void>;
+}
+
+export async function createSession(ctx: AppContext, caller: Caller, input: CreateSessionInput, options: CreateSessionOptions = {}): Promise<CreateSessionResult> {
+  return inWriteTx(ctx, (w) => createSessionIn(w, caller, input, options));
+}
+
+function checkCreateInput(caller: Caller, input: CreateSessionInput): void {
   const metadata = input.customMetadata ?? {};
   const metadataText = JSON.stringify(metadata);
   if (Buffer.byteLength(metadataText, 'utf8') > MAX_METADATA_BYTES) {
@@ -140,8 +146,18 @@ export async function createSession(
       details: { field: 'owner' },
     });
   }
+}
 
-  return inWriteTx(ctx, async (w) => {
+/**
+ * The one session creator, inside the caller's write transaction (a runtime child's create
+ * shares its transaction with the check for an existing child: runtime-children.ts).
+ */
+export async function createSessionIn(w: WriteScope, caller: Caller, input: CreateSessionInput, options: CreateSessionOptions = {}): Promise<CreateSessionResult> {
+  checkCreateInput(caller, input);
+  const ctx = w.ctx;
+  const metadataText = JSON.stringify(input.customMetadata ?? {});
+  const metadata = input.customMetadata ?? {};
+  {
     const db = w.tx;
     const key = input.idempotencyKey ?? null;
     const hash = key ? requestHash(input) : '';
@@ -225,6 +241,7 @@ export async function createSession(
       causeBasis = acting.causeBasis;
     }
 
+    const runtimeParentId = input.runtime ? runtimeParentOf(caller, input) : null;
     const givenTitle = input.title?.trim() ? input.title.trim() : null;
     const derivedTitle = givenTitle ? null : deriveTitle(input.originalPrompt ?? input.prompt);
     const title = givenTitle ?? derivedTitle;
@@ -250,6 +267,7 @@ export async function createSession(
       customMetadata: metadataText,
       provider: input.provider ?? null,
       providerConversation: input.providerConversation ?? null,
+      ...(runtimeParentId !== null ? { runtime: { parentId: runtimeParentId, origin: input.runtime!.origin, conversationId: input.providerConversation! } } : {}),
       now: w.now,
     });
     const id = session.id;
@@ -269,6 +287,7 @@ export async function createSession(
         parent_basis: resolution.basis,
         creator_basis: creatorBasis,
         via: caller.via,
+        ...(runtimeParentId !== null ? { runtime_origin: input.runtime!.origin, runtime_parent_id: runtimeParentId } : {}),
         ...(acting.actingOutcome === 'declared' ? { acting_session_id: acting.actingSession!.id } : {}),
         // a declared creator that did not resolve was dropped (spec 04): the record says so
         ...(acting.actingOutcome === 'unresolved-acting-session' ? { acting_session_id: null, acting_session_unresolved: acting.requestedActingSession } : {}),
@@ -276,7 +295,7 @@ export async function createSession(
       attribution,
     );
     // spec 05: a session created in a provider conversation has bound it: its first history row
-    await recordInitialConversation(w, session, attribution);
+    await recordInitialConversation(w, session, attribution, input.runtime?.transcriptPath ?? null);
     // capture is part of the act: same transaction, or the create fails (spec 03)
     const words = wordsOf(caller, input, options.humanWords);
     if (words) await captureHumanWords(w, caller, session, words);
@@ -289,6 +308,7 @@ export async function createSession(
       sessionToken = minted.token;
       session = minted.session;
     }
+    if (runtimeParentId !== null) session = await attachRuntimeChild(w, session, attribution, runtimeParentId);
 
     // the metadata was just written from this text: read back as it will be stored, not re-read
     const view = await sessionView(db, ctx, session, true, { metadata: JSON.parse(metadataText) as Record<string, unknown> });
@@ -304,7 +324,7 @@ export async function createSession(
       sessionToken,
       replayed: false,
     };
-  });
+  }
 }
 
 /** Activation + 1, `attached` and `token_minted`, and the new token (spec 01 "attach"). */
@@ -329,6 +349,28 @@ export async function attachMint(
   );
   const fresh = (await findSessionById(w.tx, w.ctx.store, session.id))!;
   return { token: minted.token, session: fresh, credentialId: minted.credentialId };
+}
+
+/** Only a session token creates a runtime child, always of its own session and conversation. */
+function runtimeParentOf(caller: Caller, input: CreateSessionInput): number {
+  const p = caller.principal;
+  if (p.kind !== 'session' || !input.provider || !input.providerConversation || input.attach) {
+    throw new WarrantError('invalid-request', 'A runtime child is created by its parent\'s session token, in a provider conversation.');
+  }
+  return p.sessionId;
+}
+
+/**
+ * A runtime child taken (again) by its parent's runtime: `running`, activation + 1 (a token
+ * someone minted for it earlier is superseded), an `attached` event saying whose runtime —
+ * and no token: the parent's token reports for it (docs/design/agent-runtimes.md).
+ */
+export async function attachRuntimeChild(w: WriteScope, session: SessionRecord, attribution: EventAttribution, runtimeParentId: number): Promise<SessionRecord> {
+  const activation = session.activation + 1;
+  const ok = await updateSessionIfVersion(w.tx, session.id, session.version, { status: 'running', activation, stopRequested: false }, w.now);
+  if (!ok) throw new WarrantError('invalid-transition', `Session #${session.id} changed while attaching; try again.`, { status: 409 });
+  await w.event(session.id, 'attached', { activation, runtime_parent_id: runtimeParentId, runtime_origin: session.runtimeOrigin }, { ...attribution, causeActorId: session.causeActorId, causeBasis: session.causeBasis });
+  return (await findSessionById(w.tx, w.ctx.store, session.id))!;
 }
 
 async function replay(
