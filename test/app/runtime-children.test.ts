@@ -222,3 +222,22 @@ describeEachDialect('runtime children: subagent and nested-agent sessions', (t, 
     expect((await eventsOf(h, id)).map((e) => e.type)).toEqual(['created', 'attached', 'exited']);
   });
 });
+
+describeEachDialect('runtime children when a session is deleted', (t) => {
+  it("deleting the parent clears the child's runtime parent with its spawn parent; deleting the child takes its transcript and positions", async () => {
+    const h = t();
+    const admin = await h.human(uniqueKey('admin'), { admin: true });
+    const parent = await liveSession(h, h.fleetKey, { provider: 'claude-code' });
+    const kept = (await child(h, parent.token, parent.id, { conversation_id: 'agent-kept' })).body.session.id;
+    const gone = (await child(h, parent.token, parent.id, { conversation_id: 'agent-gone' })).body.session.id;
+    expect((await append(h, parent.token, gone, { conversation_id: 'agent-gone', offset: 0, lines: ['{}'] })).status).toBe(200);
+    expect((await h.request('DELETE', `/api/v1/sessions/${gone}`, { token: admin.token })).status).toBe(200);
+    const left = async (table: 'session_transcripts' | 'transcript_positions') => Number((await h.store.kysely.selectFrom(table).select((eb) => eb.fn.countAll<number>().as('n')).where('session_id', '=', gone).executeTakeFirstOrThrow()).n);
+    expect([await left('session_transcripts'), await left('transcript_positions')]).toEqual([0, 0]);
+    const deletion = await h.request('DELETE', `/api/v1/sessions/${parent.id}`, { token: admin.token });
+    expect(deletion.status).toBe(200);
+    expect(deletion.body.deletion.affected).toEqual([expect.objectContaining({ kind: 'child', id: kept, action: 'parent_cleared' })]);
+    const after = (await h.request('GET', `/api/v1/sessions/${kept}`, { token: h.fleetKey })).body.session;
+    expect(after).toMatchObject({ parent_session_id: null, runtime_parent_id: null, runtime_origin: 'subagent' });
+  });
+});
