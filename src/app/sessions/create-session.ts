@@ -157,174 +157,172 @@ export async function createSessionIn(w: WriteScope, caller: Caller, input: Crea
   const ctx = w.ctx;
   const metadataText = JSON.stringify(input.customMetadata ?? {});
   const metadata = input.customMetadata ?? {};
-  {
-    const db = w.tx;
-    const key = input.idempotencyKey ?? null;
-    const hash = key ? requestHash(input) : '';
-    if (key) {
-      if (caller.credentialId === null) throw new WarrantError('invalid-request', 'Idempotency-Key: needs a credential to scope the key to.');
-      const prior = await findIdempotencyKey(db, caller.credentialId, key);
-      if (prior) return replay(w, key, hash, prior);
-      await ctx.seams?.afterRead?.('create-idempotency', null);
-      const claimedBefore = await claimIdempotencyKey(db, { credentialId: caller.credentialId, key, requestHash: hash, now: w.now });
-      if (claimedBefore) return replay(w, key, hash, claimedBefore);
-    }
-
-    await authorize(db, ctx, caller, 'create', null);
-    if (input.attach && caller.principal.kind !== 'session') await authorize(db, ctx, caller, 'attach', null);
-
-    const acting = await resolveActing(w, caller, input.actingSessionId);
-    const p = caller.principal;
-    const visibility = await visibilityOf(db, ctx, caller);
-
-    // The owner: fixed first (a human owns what they create; an explicit owner), else inherited.
-    let ownerUserId: number | null | undefined;
-    if (p.kind === 'human') ownerUserId = p.userId;
-    else if (p.kind === 'session') ownerUserId = acting.actingSession?.ownerUserId ?? null;
-    else if (input.owner) {
-      const user = await findUserByKey(db, input.owner);
-      if (!user || user.removedAt) {
-        throw new WarrantError('unknown-owner', `owner: no roster user has the key ${JSON.stringify(input.owner)}.`, { status: 400, details: { field: 'owner' } });
-      }
-      ownerUserId = user.id;
-    }
-
-    const legacyRaw = metadata[LEGACY_PARENT_KEY];
-    const legacyKey = legacyRaw === undefined || legacyRaw === null ? null : typeof legacyRaw === 'object' ? JSON.stringify(legacyRaw) : String(legacyRaw);
-    const { resolution, parent } = await resolveSpawnParent(
-      db,
-      ctx,
-      visibility,
-      p.kind === 'session' ? acting.actingSession : null,
-      { body: input.parentHint ?? null, header: input.parentHeader ?? null, legacyKey },
-      ownerUserId,
-    );
-    if (ownerUserId === undefined) ownerUserId = parent ? parent.ownerUserId : null;
-
-    const { genesis, schedulingClass } = resolveGenesis(genesisSourceFor(caller, parent, input.genesis), input.schedulingClass);
-
-    // Creator (spec 04's table): only what the evidence proves.
-    let creatorActorId: number | null = null;
-    let creatorBasis: ActBasis | null = null;
-    const creatorResolution: CreatorResolution = { requested: acting.requestedActingSession, resolvedId: null, basis: null, dropped: null };
-    if (p.kind === 'fleet') {
-      if (acting.actingOutcome === 'declared') {
-        creatorActorId = acting.actorId;
-        creatorBasis = 'declared';
-        creatorResolution.resolvedId = acting.actingSession!.id;
-        creatorResolution.basis = 'declared';
-      } else if (acting.requestedActingSession !== null) {
-        creatorResolution.dropped = 'not-found';
-      }
-    } else {
-      creatorActorId = acting.actorId;
-      creatorBasis = acting.actorBasis;
-      creatorResolution.basis = acting.actorBasis;
-      if (p.kind === 'session') creatorResolution.resolvedId = p.sessionId;
-    }
-
-    // The session's cause, fixed now and never changed (spec 04).
-    let causeActorId: number | null;
-    let causeBasis: ActBasis | null;
-    if (p.kind === 'session') {
-      const spawner = acting.actingSession;
-      causeActorId = spawner?.causeActorId ?? null;
-      causeBasis = spawner?.causeBasis ? weakerBasis(spawner.causeBasis, 'authenticated') : null;
-    } else if (p.kind === 'fleet' && acting.actingOutcome === 'declared') {
-      causeActorId = acting.actingSession!.causeActorId;
-      causeBasis = causeActorId === null ? null : 'declared';
-    } else if (p.kind === 'fleet' && parent) {
-      causeActorId = parent.causeActorId;
-      causeBasis = causeActorId === null ? null : 'declared';
-    } else {
-      causeActorId = acting.causeActorId;
-      causeBasis = acting.causeBasis;
-    }
-
-    const runtimeParentId = input.runtime ? runtimeParentOf(caller, input) : null;
-    const givenTitle = input.title?.trim() ? input.title.trim() : null;
-    const derivedTitle = givenTitle ? null : deriveTitle(input.originalPrompt ?? input.prompt);
-    const title = givenTitle ?? derivedTitle;
-
-    let session = await insertSession(db, ctx.store, {
-      uid: ctx.ids.uuid(),
-      title,
-      slug: title ? slugify(title) : null,
-      status: input.attach ? 'running' : 'pending',
-      ownerUserId,
-      agentRoot: input.agentRoot ?? null,
-      genesis,
-      schedulingClass,
-      parentSessionId: resolution.basis === 'legacy' ? null : resolution.resolvedId,
-      parentBasis: resolution.basis,
-      creatorActorId,
-      creatorBasis,
-      causeActorId,
-      causeBasis,
-      model: input.model ?? null,
-      starred: input.starred ?? false,
-      messaging: input.messaging ?? 'full',
-      customMetadata: metadataText,
-      provider: input.provider ?? null,
-      providerConversation: input.providerConversation ?? null,
-      ...(runtimeParentId !== null ? { runtime: { parentId: runtimeParentId, origin: input.runtime!.origin, conversationId: input.providerConversation! } } : {}),
-      now: w.now,
-    });
-    const id = session.id;
-    if (input.prompt != null || input.originalPrompt != null) {
-      await db.insertInto('session_prompts').values({ session_id: id, prompt: input.prompt ?? null, original_prompt: input.originalPrompt ?? null }).execute();
-    }
-    w.created(id);
-
-    const attribution = { ...attributionOf(acting), causeActorId, causeBasis };
-    await w.event(
-      id,
-      'created',
-      {
-        genesis,
-        scheduling_class: schedulingClass,
-        parent_session_id: resolution.resolvedId,
-        parent_basis: resolution.basis,
-        creator_basis: creatorBasis,
-        via: caller.via,
-        ...(runtimeParentId !== null ? { runtime_origin: input.runtime!.origin, runtime_parent_id: runtimeParentId } : {}),
-        ...(acting.actingOutcome === 'declared' ? { acting_session_id: acting.actingSession!.id } : {}),
-        // a declared creator that did not resolve was dropped (spec 04): the record says so
-        ...(acting.actingOutcome === 'unresolved-acting-session' ? { acting_session_id: null, acting_session_unresolved: acting.requestedActingSession } : {}),
-      },
-      attribution,
-    );
-    // spec 05: a session created in a provider conversation has bound it: its first history row
-    await recordInitialConversation(w, session, attribution, input.runtime?.transcriptPath ?? null);
-    // capture is part of the act: same transaction, or the create fails (spec 03)
-    const words = wordsOf(caller, input, options.humanWords);
-    if (words) await captureHumanWords(w, caller, session, words);
-    if (options.within) await options.within(w, session);
-    if (derivedTitle) await w.event(id, 'title_generated', { new: derivedTitle, from: input.originalPrompt != null ? 'original_prompt' : 'prompt' }, await systemForSession(w, session));
-
-    let sessionToken: string | null = null;
-    if (input.attach) {
-      const minted = await attachMint(w, session, acting.actorId, attribution, caller);
-      sessionToken = minted.token;
-      session = minted.session;
-    }
-    if (runtimeParentId !== null) session = await attachRuntimeChild(w, session, attribution, runtimeParentId);
-
-    // the metadata was just written from this text: read back as it will be stored, not re-read
-    const view = await sessionView(db, ctx, session, true, { metadata: JSON.parse(metadataText) as Record<string, unknown> });
-    w.finalView(view, session.ownerUserId);
-    if (key) {
-      const stored: StoredCreate = { session_id: id, session: view, activation: input.attach ? 1 : null, parent_resolution: resolution, creator_resolution: creatorResolution };
-      await completeIdempotencyKey(db, caller.credentialId!, key, id, JSON.stringify(stored));
-    }
-    return {
-      session: view,
-      parentResolution: resolution,
-      creatorResolution,
-      sessionToken,
-      replayed: false,
-    };
+  const db = w.tx;
+  const key = input.idempotencyKey ?? null;
+  const hash = key ? requestHash(input) : '';
+  if (key) {
+    if (caller.credentialId === null) throw new WarrantError('invalid-request', 'Idempotency-Key: needs a credential to scope the key to.');
+    const prior = await findIdempotencyKey(db, caller.credentialId, key);
+    if (prior) return replay(w, key, hash, prior);
+    await ctx.seams?.afterRead?.('create-idempotency', null);
+    const claimedBefore = await claimIdempotencyKey(db, { credentialId: caller.credentialId, key, requestHash: hash, now: w.now });
+    if (claimedBefore) return replay(w, key, hash, claimedBefore);
   }
+
+  await authorize(db, ctx, caller, 'create', null);
+  if (input.attach && caller.principal.kind !== 'session') await authorize(db, ctx, caller, 'attach', null);
+
+  const acting = await resolveActing(w, caller, input.actingSessionId);
+  const p = caller.principal;
+  const visibility = await visibilityOf(db, ctx, caller);
+
+  // The owner: fixed first (a human owns what they create; an explicit owner), else inherited.
+  let ownerUserId: number | null | undefined;
+  if (p.kind === 'human') ownerUserId = p.userId;
+  else if (p.kind === 'session') ownerUserId = acting.actingSession?.ownerUserId ?? null;
+  else if (input.owner) {
+    const user = await findUserByKey(db, input.owner);
+    if (!user || user.removedAt) {
+      throw new WarrantError('unknown-owner', `owner: no roster user has the key ${JSON.stringify(input.owner)}.`, { status: 400, details: { field: 'owner' } });
+    }
+    ownerUserId = user.id;
+  }
+
+  const legacyRaw = metadata[LEGACY_PARENT_KEY];
+  const legacyKey = legacyRaw === undefined || legacyRaw === null ? null : typeof legacyRaw === 'object' ? JSON.stringify(legacyRaw) : String(legacyRaw);
+  const { resolution, parent } = await resolveSpawnParent(
+    db,
+    ctx,
+    visibility,
+    p.kind === 'session' ? acting.actingSession : null,
+    { body: input.parentHint ?? null, header: input.parentHeader ?? null, legacyKey },
+    ownerUserId,
+  );
+  if (ownerUserId === undefined) ownerUserId = parent ? parent.ownerUserId : null;
+
+  const { genesis, schedulingClass } = resolveGenesis(genesisSourceFor(caller, parent, input.genesis), input.schedulingClass);
+
+  // Creator (spec 04's table): only what the evidence proves.
+  let creatorActorId: number | null = null;
+  let creatorBasis: ActBasis | null = null;
+  const creatorResolution: CreatorResolution = { requested: acting.requestedActingSession, resolvedId: null, basis: null, dropped: null };
+  if (p.kind === 'fleet') {
+    if (acting.actingOutcome === 'declared') {
+      creatorActorId = acting.actorId;
+      creatorBasis = 'declared';
+      creatorResolution.resolvedId = acting.actingSession!.id;
+      creatorResolution.basis = 'declared';
+    } else if (acting.requestedActingSession !== null) {
+      creatorResolution.dropped = 'not-found';
+    }
+  } else {
+    creatorActorId = acting.actorId;
+    creatorBasis = acting.actorBasis;
+    creatorResolution.basis = acting.actorBasis;
+    if (p.kind === 'session') creatorResolution.resolvedId = p.sessionId;
+  }
+
+  // The session's cause, fixed now and never changed (spec 04).
+  let causeActorId: number | null;
+  let causeBasis: ActBasis | null;
+  if (p.kind === 'session') {
+    const spawner = acting.actingSession;
+    causeActorId = spawner?.causeActorId ?? null;
+    causeBasis = spawner?.causeBasis ? weakerBasis(spawner.causeBasis, 'authenticated') : null;
+  } else if (p.kind === 'fleet' && acting.actingOutcome === 'declared') {
+    causeActorId = acting.actingSession!.causeActorId;
+    causeBasis = causeActorId === null ? null : 'declared';
+  } else if (p.kind === 'fleet' && parent) {
+    causeActorId = parent.causeActorId;
+    causeBasis = causeActorId === null ? null : 'declared';
+  } else {
+    causeActorId = acting.causeActorId;
+    causeBasis = acting.causeBasis;
+  }
+
+  const runtimeParentId = input.runtime ? runtimeParentOf(caller, input) : null;
+  const givenTitle = input.title?.trim() ? input.title.trim() : null;
+  const derivedTitle = givenTitle ? null : deriveTitle(input.originalPrompt ?? input.prompt);
+  const title = givenTitle ?? derivedTitle;
+
+  let session = await insertSession(db, ctx.store, {
+    uid: ctx.ids.uuid(),
+    title,
+    slug: title ? slugify(title) : null,
+    status: input.attach ? 'running' : 'pending',
+    ownerUserId,
+    agentRoot: input.agentRoot ?? null,
+    genesis,
+    schedulingClass,
+    parentSessionId: resolution.basis === 'legacy' ? null : resolution.resolvedId,
+    parentBasis: resolution.basis,
+    creatorActorId,
+    creatorBasis,
+    causeActorId,
+    causeBasis,
+    model: input.model ?? null,
+    starred: input.starred ?? false,
+    messaging: input.messaging ?? 'full',
+    customMetadata: metadataText,
+    provider: input.provider ?? null,
+    providerConversation: input.providerConversation ?? null,
+    ...(runtimeParentId !== null ? { runtime: { parentId: runtimeParentId, origin: input.runtime!.origin, conversationId: input.providerConversation! } } : {}),
+    now: w.now,
+  });
+  const id = session.id;
+  if (input.prompt != null || input.originalPrompt != null) {
+    await db.insertInto('session_prompts').values({ session_id: id, prompt: input.prompt ?? null, original_prompt: input.originalPrompt ?? null }).execute();
+  }
+  w.created(id);
+
+  const attribution = { ...attributionOf(acting), causeActorId, causeBasis };
+  await w.event(
+    id,
+    'created',
+    {
+      genesis,
+      scheduling_class: schedulingClass,
+      parent_session_id: resolution.resolvedId,
+      parent_basis: resolution.basis,
+      creator_basis: creatorBasis,
+      via: caller.via,
+      ...(runtimeParentId !== null ? { runtime_origin: input.runtime!.origin, runtime_parent_id: runtimeParentId } : {}),
+      ...(acting.actingOutcome === 'declared' ? { acting_session_id: acting.actingSession!.id } : {}),
+      // a declared creator that did not resolve was dropped (spec 04): the record says so
+      ...(acting.actingOutcome === 'unresolved-acting-session' ? { acting_session_id: null, acting_session_unresolved: acting.requestedActingSession } : {}),
+    },
+    attribution,
+  );
+  // spec 05: a session created in a provider conversation has bound it: its first history row
+  await recordInitialConversation(w, session, attribution, input.runtime?.transcriptPath ?? null);
+  // capture is part of the act: same transaction, or the create fails (spec 03)
+  const words = wordsOf(caller, input, options.humanWords);
+  if (words) await captureHumanWords(w, caller, session, words);
+  if (options.within) await options.within(w, session);
+  if (derivedTitle) await w.event(id, 'title_generated', { new: derivedTitle, from: input.originalPrompt != null ? 'original_prompt' : 'prompt' }, await systemForSession(w, session));
+
+  let sessionToken: string | null = null;
+  if (input.attach) {
+    const minted = await attachMint(w, session, acting.actorId, attribution, caller);
+    sessionToken = minted.token;
+    session = minted.session;
+  }
+  if (runtimeParentId !== null) session = await attachRuntimeChild(w, session, attribution, runtimeParentId);
+
+  // the metadata was just written from this text: read back as it will be stored, not re-read
+  const view = await sessionView(db, ctx, session, true, { metadata: JSON.parse(metadataText) as Record<string, unknown> });
+  w.finalView(view, session.ownerUserId);
+  if (key) {
+    const stored: StoredCreate = { session_id: id, session: view, activation: input.attach ? 1 : null, parent_resolution: resolution, creator_resolution: creatorResolution };
+    await completeIdempotencyKey(db, caller.credentialId!, key, id, JSON.stringify(stored));
+  }
+  return {
+    session: view,
+    parentResolution: resolution,
+    creatorResolution,
+    sessionToken,
+    replayed: false,
+  };
 }
 
 /** Activation + 1, `attached` and `token_minted`, and the new token (spec 01 "attach"). */
