@@ -3,7 +3,7 @@ import { SETTING_ADMIN_USER } from '../../src/app/bootstrap.js';
 import { setSetting } from '../../src/store/settings-repo.js';
 import { describeEachDialect, uniqueKey } from '../helpers/harness.js';
 import { liveSession } from '../helpers/lineage.js';
-import { append, fileBytes } from '../helpers/runtimes.js';
+import { append, child, fileBytes } from '../helpers/runtimes.js';
 import { WebClient, textOf } from '../helpers/web-client.js';
 
 /** The session page shows the transcript: the latest records, oldest first, bounded and escaped. */
@@ -52,6 +52,16 @@ describeEachDialect('web UI: the transcript on the session page', (t) => {
     const full = await web.get(button);
     expect(full.text).toContain('<html');
     expect(ids(full.text)).toEqual(olderIds);
+  });
+
+  it("a runtime child's page names the runtime that reports for it", async () => {
+    const h = t();
+    const parent = await liveSession(h, h.fleetKey, { provider: 'claude-code' });
+    const id = (await child(h, parent.token, parent.id, { conversation_id: 'agent-page' })).body.session.id;
+    const html = (await web.get(`/sessions/${id}`)).text;
+    expect(html).toContain(`data-runtime-parent="${parent.id}"`);
+    expect(textOf(html).replace(/ +/g, ' ')).toContain(`a subagent in the runtime of #${parent.id} , which reports for it`);
+    expect(textOf((await web.get(`/sessions/${parent.id}`)).text)).not.toContain('in the runtime of');
   });
 
   it('a session without records says so; a forged cursor is a refusal, not a 500', async () => {
