@@ -111,11 +111,21 @@ export async function authorize(
   let relation = null;
   if (target && p.kind === 'session') {
     const isSelf = target.id === p.sessionId;
-    relation = { isSelf, isDescendant: !isSelf && (await isSpawnAncestor(db, ctx, p.sessionId, target)) };
+    relation = { isSelf, isDescendant: !isSelf && (await isSpawnAncestor(db, ctx, p.sessionId, target)), isRuntimeChild: !isSelf && target.runtimeParentId === p.sessionId };
   }
   const verdict = permissionFor(kind, act, relation, options.declaredActingSession ?? false);
   if (!verdict.allowed) throw new WarrantError('forbidden', `Not allowed: ${verdict.reason}.`, { details: { act } });
   if (act !== 'read' && p.kind === 'session') await requireLiveSessionToken(db, ctx, p.sessionId, p.activation);
+}
+
+/**
+ * The runtime parent reporting for its child (`runtime-report` on a child it created with
+ * `POST /sessions/{ref}/children`): its id, so the record says whose runtime reported; null
+ * when the caller reports for itself or is no session.
+ */
+export function reportingRuntimeParent(caller: Caller, target: SessionRecord): number | null {
+  const p = caller.principal;
+  return p.kind === 'session' && p.sessionId !== target.id && target.runtimeParentId === p.sessionId ? p.sessionId : null;
 }
 
 /** A superseded or inert session token can still read, but never write (spec 01). */

@@ -43,7 +43,7 @@ export interface AppContext {
 }
 
 /** Where a use case has read what it is about to change, before it writes anything. */
-export type SeamPoint = 'archive' | 'lifecycle' | 'patch' | 'create-idempotency' | 'message-send';
+export type SeamPoint = 'archive' | 'lifecycle' | 'patch' | 'create-idempotency' | 'message-send' | 'transcript-append' | 'runtime-child';
 
 /**
  * TEST-ONLY: concurrency tests (spec 04, 07) hold callers at a barrier after they have read

@@ -13,6 +13,7 @@ import { DEFAULT_CHECKPOINT_INTERVAL, DEFAULT_KEY_NAME, SETTING_CHECKPOINT_INTER
 import type { AppContext } from './context.js';
 import { SETTING_AUTO_ARCHIVE_AFTER, SETTING_DELETE_ARCHIVED_AFTER } from './retention.js';
 import { inWriteTx } from './write-scope.js';
+import { SETTING_TRANSCRIPTS } from './sessions/transcript.js';
 import { DEFAULT_MESSAGE_CAPACITY, DEFAULT_MESSAGE_RETENTION, MAX_MESSAGE_CAPACITY, SETTING_MESSAGE_CAPACITY, SETTING_MESSAGE_RETENTION } from './messages/message-retention.js';
 
 /**
@@ -206,6 +207,21 @@ export const SETTING_DEFINITIONS: readonly SettingDefinition[] = [
     },
     show: (stored) => stored,
     logValue: (stored) => Number(stored),
+  },
+  {
+    key: SETTING_TRANSCRIPTS,
+    description: "whether runtimes may append their agents' transcripts (on or off); off refuses appends (transcripts-off) and stores nothing, records already stored stay",
+    secret: false,
+    defaultText: 'on',
+    settable: true,
+    takesEffect: 'at the next append',
+    async parse(input) {
+      const v = input.trim().toLowerCase();
+      if (v !== 'on' && v !== 'off') throw invalid(SETTING_TRANSCRIPTS, `${JSON.stringify(input)}: write on or off.`);
+      return v;
+    },
+    show: (stored) => stored,
+    logValue: (stored) => stored,
   },
   {
     key: SETTING_SERVER_SECRET,

@@ -39,6 +39,8 @@ export interface SessionView {
   customMetadata?: Record<string, unknown>;
   provider: string | null;
   providerConversation: string | null;
+  runtimeParentId: number | null;
+  runtimeOrigin: 'subagent' | 'nested-agent' | null;
   activation: number;
   createdAt: string;
   updatedAt: string;
@@ -162,6 +164,8 @@ export async function sessionViews(
       messaging: r.messaging,
       provider: r.provider,
       providerConversation: r.providerConversation,
+      runtimeParentId: r.runtimeParentId,
+      runtimeOrigin: r.runtimeOrigin,
       activation: r.activation,
       createdAt: r.createdAt,
       updatedAt: r.updatedAt,

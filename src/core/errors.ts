@@ -56,6 +56,10 @@ export const ERROR_STATUS = {
   'message-not-found': 404,
   // provider conversation history (spec 05)
   'provider-mismatch': 409,
+  // transcripts appended by offset (docs/design/agent-runtimes.md)
+  'transcript-offset-mismatch': 409,
+  'transcript-chunk-too-large': 413,
+  'transcripts-off': 409,
   'unsupported-media-type': 415,
   // web sign-in: too many failed passwords for one key (core/attempt-throttle.ts)
   'sign-in-throttled': 429,

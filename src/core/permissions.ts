@@ -17,6 +17,8 @@ export const ACTS = [
   'delete',
   'remove-uncle',
   'runtime',
+  'runtime-report',
+  'create-runtime-child',
   'send-message',
   'admin',
 ] as const;
@@ -26,10 +28,12 @@ export type Act = (typeof ACTS)[number];
  * - `yes`: allowed (acts with no target session, or any visible target)
  * - `self`: only the caller's own session
  * - `self-or-descendant`: the caller's own session or one below it over spawn edges
+ * - `self-or-runtime-child`: the caller's own session, or a child its runtime created for a
+ *   subagent or nested agent (`POST /sessions/{ref}/children`) — never any other child
  * - `declared-only`: allowed only as a declared acting session, never for replies (05)
  * - `no`: refused
  */
-export type Permission = 'yes' | 'self' | 'self-or-descendant' | 'declared-only' | 'no';
+export type Permission = 'yes' | 'self' | 'self-or-descendant' | 'self-or-runtime-child' | 'declared-only' | 'no';
 
 export const PERMISSIONS: Record<Act, Record<PrincipalKind, Permission>> = {
   read: { fleet: 'yes', session: 'yes', human: 'yes', client: 'yes', admin: 'yes' },
@@ -42,6 +46,10 @@ export const PERMISSIONS: Record<Act, Record<PrincipalKind, Permission>> = {
   delete: { fleet: 'no', session: 'no', human: 'yes', client: 'no', admin: 'yes' },
   'remove-uncle': { fleet: 'yes', session: 'no', human: 'yes', client: 'no', admin: 'yes' },
   runtime: { fleet: 'yes', session: 'self', human: 'no', client: 'no', admin: 'yes' },
+  // the runtime's reports (state, conversation, transcript): its runtime children's too (docs/design/agent-runtimes.md)
+  'runtime-report': { fleet: 'yes', session: 'self-or-runtime-child', human: 'no', client: 'no', admin: 'yes' },
+  // only a runtime creates its own subagents' sessions, with its own token
+  'create-runtime-child': { fleet: 'no', session: 'self', human: 'no', client: 'no', admin: 'no' },
   'send-message': { fleet: 'declared-only', session: 'yes', human: 'no', client: 'no', admin: 'no' },
   admin: { fleet: 'no', session: 'no', human: 'no', client: 'no', admin: 'yes' },
 };
@@ -56,7 +64,9 @@ export const ACT_DESCRIPTIONS: Record<Act, string> = {
   lifecycle: 'change the lifecycle of this session',
   delete: 'delete a session',
   'remove-uncle': 'remove an uncle edge',
-  runtime: 'report runtime state for this session',
+  runtime: 'act as the runtime of this session',
+  'runtime-report': 'report runtime state, the conversation or the transcript for this session',
+  'create-runtime-child': 'create a subagent or nested-agent session under this session',
   'send-message': 'send agent messages',
   admin: 'administer the roster, tokens and settings',
 };
@@ -65,6 +75,8 @@ export const ACT_DESCRIPTIONS: Record<Act, string> = {
 export interface TargetRelation {
   isSelf: boolean;
   isDescendant: boolean;
+  /** the target is a child the caller's runtime created for a subagent or nested agent */
+  isRuntimeChild?: boolean;
 }
 
 export type PermissionVerdict = { allowed: true } | { allowed: false; reason: string };
@@ -93,6 +105,10 @@ export function permissionFor(
       return relation && (relation.isSelf || relation.isDescendant)
         ? { allowed: true }
         : { allowed: false, reason: `a session token may only ${what} for its own session and its descendants` };
+    case 'self-or-runtime-child':
+      return relation && (relation.isSelf || relation.isRuntimeChild === true)
+        ? { allowed: true }
+        : { allowed: false, reason: `a session token may only ${what} for its own session and the subagent sessions its runtime created` };
     case 'declared-only':
       return declaredActingSession
         ? { allowed: true }

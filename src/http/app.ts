@@ -19,8 +19,16 @@ import { registerInboxRoutes } from './routes/inbox.js';
 import { registerUncleRoutes } from './routes/uncles.js';
 import { registerMessageRoutes } from './routes/messages.js';
 import { registerConversationRoutes } from './routes/conversations.js';
+import { registerAgentRuntimeRoutes } from './routes/agent-runtimes.js';
 
 export const MAX_BODY_BYTES = 1024 * 1024;
+/**
+ * A transcript append carries up to 1 MiB of the file as JSON strings: escaping can grow it
+ * (a control character becomes six bytes), so its route takes a larger body; the app layer
+ * bounds the file's bytes themselves.
+ */
+export const MAX_TRANSCRIPT_BODY_BYTES = 8 * 1024 * 1024;
+const TRANSCRIPT_APPEND_PATH = /^\/api\/v1\/sessions\/[^/]+\/transcript$/;
 
 /** Public routes (spec 01): everything else needs a bearer token. */
 const PUBLIC_API_PATHS = new Set(['/api/v1/health', '/api/v1/openapi.json']);
@@ -50,18 +58,19 @@ export function buildHttpApp(ctx: AppContext, options: HttpOptions = {}): OpenAP
 
   const metrics = new Metrics();
   app.use('*', metrics.middleware());
-  const tooLarge = (c: Context) => c.json({ error: 'body-too-large', message: `The request body is over the ${MAX_BODY_BYTES}-byte limit.` }, 413);
-  const streamedBodyLimit = bodyLimit({ maxSize: MAX_BODY_BYTES, onError: tooLarge });
+  const tooLargeFor = (max: number) => (c: Context) => c.json({ error: 'body-too-large', message: `The request body is over the ${max}-byte limit.` }, 413);
+  const limits = [MAX_BODY_BYTES, MAX_TRANSCRIPT_BODY_BYTES].map((max) => ({ max, tooLarge: tooLargeFor(max), streamed: bodyLimit({ maxSize: max, onError: tooLargeFor(max) }) }));
   app.use('*', async (c, next) => {
     // Asking the node adapter for a body builds a full fetch Request, whose abort signal undici
     // tracks until finalization: under load that retained ~1 KB per request (the RSS target).
     // GET and HEAD carry none, and a declared length is checked from the header alone.
     if (c.req.method === 'GET' || c.req.method === 'HEAD') return next();
+    const limit = limits[c.req.method === 'POST' && TRANSCRIPT_APPEND_PATH.test(c.req.path) ? 1 : 0]!;
     const length = c.req.header('content-length');
     if (length !== undefined && c.req.header('transfer-encoding') === undefined) {
-      return Number.parseInt(length, 10) > MAX_BODY_BYTES ? tooLarge(c) : next();
+      return Number.parseInt(length, 10) > limit.max ? limit.tooLarge(c) : next();
     }
-    return streamedBodyLimit(c, next);
+    return limit.streamed(c, next);
   });
 
   app.use('/api/v1/*', async (c, next) => {
@@ -82,6 +91,7 @@ export function buildHttpApp(ctx: AppContext, options: HttpOptions = {}): OpenAP
   registerLineageRoutes(app, ctx);
   registerMessageRoutes(app, ctx);
   registerConversationRoutes(app, ctx);
+  registerAgentRuntimeRoutes(app, ctx);
   for (const mount of options.mount ?? []) mount(app);
 
   app.doc31('/api/v1/openapi.json', {

@@ -51,6 +51,8 @@ export const SessionSchema = z
     custom_metadata: z.record(z.string(), z.unknown()).optional(),
     provider: z.string().nullable(),
     provider_conversation: z.string().nullable(),
+    runtime_parent_id: z.number().int().nullable().openapi({ description: 'the session whose runtime created this one for a subagent or nested agent; its token reports this session\'s runtime, conversation and transcript' }),
+    runtime_origin: z.enum(['subagent', 'nested-agent']).nullable(),
     activation: z.number().int(),
     created_at: z.string(),
     updated_at: z.string(),
@@ -146,7 +148,54 @@ export const RuntimeBody = z
   })
   .openapi('RuntimeReport');
 
-export const TranscriptBody = z.object({ records: z.array(z.unknown()).max(1000) }).openapi('TranscriptAppend');
+export const TranscriptBody = z
+  .strictObject({
+    provider: z.string().openapi({ example: 'claude-code' }),
+    conversation_id: z.string().openapi({ description: "the provider's conversation (Claude Code's session_id or a subagent's agent_id)" }),
+    offset: z.number().int().min(0).openapi({ description: "byte offset in the provider's file of `lines[0]`; must equal the server's next offset for this conversation (0 for the first append)" }),
+    lines: z.array(z.string()).openapi({ description: 'each line of the file exactly as written, without its trailing newline; at most 1 MiB of the file (the lines\' UTF-8 bytes plus one newline each) and 16,384 lines a request' }),
+    restarted: z.boolean().optional().openapi({ description: 'the file was truncated or rotated: append from offset 0 again (the first record says so)' }),
+  })
+  .openapi('TranscriptAppend');
+
+export const TranscriptAppendResponse = z
+  .object({ appended: z.number().int().openapi({ description: 'lines stored' }), next_offset: z.number().int().openapi({ description: 'where the next append starts' }) })
+  .openapi('TranscriptAppended');
+
+export const TranscriptPositionQuery = z.object({ provider: z.string().max(64), conversation_id: z.string().max(500) });
+
+export const TranscriptPositionResponse = z
+  .object({
+    session_id: z.number().int(),
+    provider: z.string(),
+    conversation_id: z.string(),
+    next_offset: z.number().int().openapi({ description: 'the byte offset the next append must name; 0 when nothing was appended for this conversation' }),
+    transcripts: z.enum(['on', 'off']).openapi({ description: 'the `transcripts` setting: off refuses appends' }),
+  })
+  .openapi('TranscriptPosition');
+
+export const TranscriptRecordSchema = z
+  .object({
+    id: z.number().int(),
+    provider: z.string().nullable(),
+    conversation_id: z.string().nullable(),
+    offset: z.number().int().nullable().openapi({ description: "the line's byte offset in the provider's file (null for records appended before offsets)" }),
+    restarted: z.boolean().openapi({ description: 'the file restarted from 0 at this record (truncated or rotated)' }),
+    line: z.string().openapi({ description: 'the line exactly as written' }),
+    record: z.unknown().openapi({ description: 'the line parsed as JSON, or null when it is not JSON' }),
+    created_at: z.string(),
+  })
+  .openapi('TranscriptRecord');
+
+export const RuntimeChildBody = z
+  .strictObject({
+    origin: z.enum(['subagent', 'nested-agent']).openapi({ description: "`subagent`: the agent's built-in subagent (Claude Code's Agent tool, Codex's spawn_agent); `nested-agent`: another agent started inside this one's runtime" }),
+    provider: z.string().openapi({ example: 'claude-code' }),
+    conversation_id: z.string().openapi({ description: "the child's conversation: a subagent's `agent_id`, a nested agent's `session_id`" }),
+    agent_root: z.string().nullish().openapi({ description: "the subagent's type (Claude Code's `agent_type`)" }),
+    transcript_path: z.string().nullish().openapi({ description: "the child's transcript file, stored as given (never opened)" }),
+  })
+  .openapi('RuntimeChild');
 
 export const ListSessionsQuery = z.object({
   status: z.string().optional().openapi({ description: 'comma-separated statuses' }),

@@ -29,6 +29,8 @@ export function serializeSession(s: SessionView): Record<string, unknown> {
     messaging: s.messaging,
     provider: s.provider,
     provider_conversation: s.providerConversation,
+    runtime_parent_id: s.runtimeParentId,
+    runtime_origin: s.runtimeOrigin,
     activation: s.activation,
     created_at: s.createdAt,
     updated_at: s.updatedAt,

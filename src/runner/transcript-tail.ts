@@ -66,7 +66,7 @@ export class TranscriptTail {
         } catch (error) {
           if (error instanceof ApiError && error.token === 'transcript-offset-mismatch') {
             // another report got there first: continue from where the server is
-            const expected = Number((error.body.details as { expected_offset?: unknown } | undefined)?.expected_offset);
+            const expected = Number(error.body.expected_offset);
             if (!Number.isSafeInteger(expected) || expected === position.offset) throw error;
             position.offset = expected;
             continue;

@@ -26,6 +26,9 @@ export interface SessionsTable {
   custom_metadata: Generated<string>;
   provider: string | null;
   provider_conversation: string | null;
+  runtime_parent_id: number | null;
+  runtime_origin: string | null;
+  runtime_conversation_id: string | null;
   activation: Generated<number>;
   stop_requested: Generated<number>;
   failure_reason: string | null;
@@ -46,8 +49,22 @@ export interface SessionPromptsTable {
 export interface SessionTranscriptsTable {
   id: Generated<number>;
   session_id: number;
+  /** the provider's line exactly as written (rows from before offsets: a JSON text) */
   record: string;
   created_at: string;
+  provider: string | null;
+  conversation_id: string | null;
+  /** pg returns bigint as a string: mapped in transcripts-repo.ts */
+  byte_offset: ColumnType<number | string | null, number | null, number | null>;
+  restarted: Generated<number>;
+}
+
+export interface TranscriptPositionsTable {
+  session_id: number;
+  provider: string;
+  conversation_id: string;
+  next_offset: ColumnType<number | string, number, number>;
+  updated_at: string;
 }
 
 export interface ActorsTable {
@@ -383,6 +400,7 @@ export interface Database {
   sessions: SessionsTable;
   session_prompts: SessionPromptsTable;
   session_transcripts: SessionTranscriptsTable;
+  transcript_positions: TranscriptPositionsTable;
   actors: ActorsTable;
   users: UsersTable;
   tokens: TokensTable;

@@ -7,6 +7,7 @@ import * as attribution from './migrations/004-attribution.js';
 import * as agentMessages from './migrations/005-agent-messages.js';
 import * as web from './migrations/006-web.js';
 import * as deletionLinks from './migrations/007-deletion-links.js';
+import * as runtimeChildrenTranscripts from './migrations/008-runtime-children-transcripts.js';
 import * as acknowledgedDelivery from './migrations/009-acknowledged-delivery.js';
 import * as terminalChannel from './migrations/012-terminal-channel.js';
 
@@ -21,6 +22,7 @@ const MIGRATIONS: Record<string, MigrationModule> = {
   '005-agent-messages': agentMessages,
   '006-web': web,
   '007-deletion-links': deletionLinks,
+  '008-runtime-children-transcripts': runtimeChildrenTranscripts,
   '009-acknowledged-delivery': acknowledgedDelivery,
   '012-terminal-channel': terminalChannel,
 };

@@ -7,6 +7,9 @@ import type { Executor, StoreDialect } from './dialect/dialect.js';
 
 export const LEGACY_PARENT_KEY = 'router_session_id';
 
+/** How a runtime child came to be: a built-in subagent, or an agent started inside the runtime. */
+export type RuntimeOrigin = 'subagent' | 'nested-agent';
+
 /** A session row without its metadata blob (prompts and transcripts live in other tables). */
 export interface SessionRecord {
   id: number;
@@ -29,6 +32,9 @@ export interface SessionRecord {
   messaging: 'full' | 'reply-only';
   provider: string | null;
   providerConversation: string | null;
+  /** the session whose runtime created this one for a subagent or nested agent (its token reports for it) */
+  runtimeParentId: number | null;
+  runtimeOrigin: RuntimeOrigin | null;
   activation: number;
   stopRequested: boolean;
   failureReason: string | null;
@@ -60,6 +66,8 @@ const CORE_COLUMNS = [
   'messaging',
   'provider',
   'provider_conversation',
+  'runtime_parent_id',
+  'runtime_origin',
   'activation',
   'stop_requested',
   'failure_reason',
@@ -92,6 +100,8 @@ function toRecord(row: CoreRow): SessionRecord {
     messaging: row.messaging as 'full' | 'reply-only',
     provider: row.provider as string | null,
     providerConversation: row.provider_conversation as string | null,
+    runtimeParentId: row.runtime_parent_id === null ? null : Number(row.runtime_parent_id),
+    runtimeOrigin: row.runtime_origin as RuntimeOrigin | null,
     activation: Number(row.activation),
     stopRequested: Number(row.stop_requested) === 1,
     failureReason: row.failure_reason as string | null,
@@ -164,6 +174,8 @@ export interface NewSessionRow {
   customMetadata: string;
   provider: string | null;
   providerConversation: string | null;
+  /** a runtime child (runtime-children.ts): its runtime parent, origin and the conversation it was created for */
+  runtime?: { parentId: number; origin: RuntimeOrigin; conversationId: string };
   now: string;
 }
 
@@ -192,6 +204,7 @@ export async function insertSession(db: Executor, d: StoreDialect, row: NewSessi
       custom_metadata: row.customMetadata,
       provider: row.provider,
       provider_conversation: row.providerConversation,
+      ...(row.runtime ? { runtime_parent_id: row.runtime.parentId, runtime_origin: row.runtime.origin, runtime_conversation_id: row.runtime.conversationId } : {}),
       created_at: row.now,
       updated_at: row.now,
     })
@@ -199,6 +212,12 @@ export async function insertSession(db: Executor, d: StoreDialect, row: NewSessi
     .returning(d.jsonTextField('custom_metadata', LEGACY_PARENT_KEY).as('legacy_parent_key'))
     .executeTakeFirstOrThrow();
   return toRecord(inserted as unknown as CoreRow);
+}
+
+/** The child a runtime parent created for (provider, conversation), if any (one at most: a unique index). */
+export async function findRuntimeChild(db: Executor, d: StoreDialect, parentId: number, provider: string, conversationId: string): Promise<SessionRecord | null> {
+  const row = await selectCore(db, d).where('runtime_parent_id', '=', parentId).where('provider', '=', provider).where('runtime_conversation_id', '=', conversationId).executeTakeFirst();
+  return row ? toRecord(row as CoreRow) : null;
 }
 
 export interface SessionChanges {

@@ -196,7 +196,7 @@ describeEachDialect('hierarchyOf on the store', (t) => {
     const side = await spawn(h, null);
     await insertUncle(h, side, chain[7]!, 'declared');
     for (const id of chain) {
-      const res = await h.request('POST', `/api/v1/sessions/${id}/transcript`, { token: h.fleetKey, body: { records: [{ text: 't'.repeat(5000) }] } });
+      const res = await h.request('POST', `/api/v1/sessions/${id}/transcript`, { token: h.fleetKey, body: { provider: 'claude-code', conversation_id: `c-${id}`, offset: 0, lines: [JSON.stringify({ text: 't'.repeat(5000) })] } });
       expect(res.status).toBe(200);
     }
     for (const target of [chain[11]!, chain[5]!, chain[0]!]) {

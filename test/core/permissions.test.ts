@@ -18,6 +18,9 @@ describe("spec 01's who-may-do-what table as data", () => {
       delete: ['no', 'no', 'yes', 'no', 'yes'],
       'remove-uncle': ['yes', 'no', 'yes', 'no', 'yes'],
       runtime: ['yes', 'self', 'no', 'no', 'yes'],
+      // agent runtimes: a runtime reports for the subagent sessions it created, and only it creates them
+      'runtime-report': ['yes', 'self-or-runtime-child', 'no', 'no', 'yes'],
+      'create-runtime-child': ['no', 'self', 'no', 'no', 'no'],
       'send-message': ['declared-only', 'yes', 'no', 'no', 'no'],
       admin: ['no', 'no', 'no', 'no', 'yes'],
     };
@@ -45,6 +48,11 @@ describe("spec 01's who-may-do-what table as data", () => {
     expect(permissionFor('session', 'patch', { isSelf: false, isDescendant: true })).toEqual({ allowed: true });
     expect(permissionFor('session', 'patch', { isSelf: false, isDescendant: false }).allowed).toBe(false);
     expect(permissionFor('session', 'runtime', { isSelf: false, isDescendant: true }).allowed).toBe(false);
+    // a runtime child is a spawn descendant too, but only the runtime relation reports for it
+    expect(permissionFor('session', 'runtime-report', { isSelf: false, isDescendant: true, isRuntimeChild: true })).toEqual({ allowed: true });
+    expect(permissionFor('session', 'runtime-report', { isSelf: false, isDescendant: true }).allowed).toBe(false);
+    expect(permissionFor('session', 'runtime', { isSelf: false, isDescendant: true, isRuntimeChild: true }).allowed).toBe(false);
+    expect(permissionFor('session', 'create-runtime-child', { isSelf: false, isDescendant: true, isRuntimeChild: true }).allowed).toBe(false);
     expect(permissionFor('fleet', 'send-message', null, true)).toEqual({ allowed: true });
     expect(permissionFor('fleet', 'send-message', null, false).allowed).toBe(false);
   });

@@ -142,11 +142,32 @@ export const ROUTE_CATALOG: CatalogEntry[] = [
   {
     name: 'POST /sessions/:ref/runtime',
     covers: `POST ${API}/sessions/{ref}/runtime`,
-    act: 'runtime',
+    act: 'runtime-report',
     targeted: true,
     call: rest('POST', (id) => `/api/v1/sessions/${id}/runtime`, () => ({ state: 'idle' })),
   },
-  { name: 'POST /sessions/:ref/transcript', covers: `POST ${API}/sessions/{ref}/transcript`, act: 'runtime', targeted: true, call: rest('POST', (id) => `/api/v1/sessions/${id}/transcript`, () => ({ records: [{ text: 'hi' }] })) },
+  {
+    name: 'POST /sessions/:ref/transcript',
+    covers: `POST ${API}/sessions/{ref}/transcript`,
+    act: 'runtime-report',
+    targeted: true,
+    call: rest('POST', (id) => `/api/v1/sessions/${id}/transcript`, (id) => ({ provider: 'claude-code', conversation_id: `matrix-${id}`, offset: 0, lines: ['{"type":"user"}'] })),
+  },
+  {
+    name: 'GET /sessions/:ref/transcript/position',
+    covers: `GET ${API}/sessions/{ref}/transcript/position`,
+    act: 'read',
+    targeted: true,
+    call: rest('GET', (id) => `/api/v1/sessions/${id}/transcript/position?provider=claude-code&conversation_id=matrix-${id}`),
+  },
+  // agent runtimes: only the session's own token creates its subagents' sessions
+  {
+    name: 'POST /sessions/:ref/children',
+    covers: `POST ${API}/sessions/{ref}/children`,
+    act: 'create-runtime-child',
+    targeted: true,
+    call: rest('POST', (id) => `/api/v1/sessions/${id}/children`, (id) => ({ origin: 'subagent', provider: 'claude-code', conversation_id: `matrix-agent-${id}`, agent_root: 'Explore' })),
+  },
   // spec 05: agent messages (send-message: session tokens yes, fleet only as a declared acting session — the matrix sends without one — humans, clients, admins no)
   { name: 'POST /messages', covers: `POST ${API}/messages`, act: 'send-message', targeted: true, call: rest('POST', () => '/api/v1/messages', (id) => ({ to: id, payload: 'matrix' })) },
   { name: 'mcp send_message', covers: 'mcp send_message', act: 'send-message', targeted: true, call: mcp('send_message', (id) => ({ to: id, payload: 'matrix via mcp' })) },
@@ -176,7 +197,7 @@ export const ROUTE_CATALOG: CatalogEntry[] = [
     },
   },
   // spec 05: provider conversation history
-  { name: 'POST /sessions/:ref/conversation', covers: `POST ${API}/sessions/{ref}/conversation`, act: 'runtime', targeted: true, call: rest('POST', (id) => `/api/v1/sessions/${id}/conversation`, (id) => ({ provider: 'claude-code', conversation_id: `matrix-${id}` })) },
+  { name: 'POST /sessions/:ref/conversation', covers: `POST ${API}/sessions/{ref}/conversation`, act: 'runtime-report', targeted: true, call: rest('POST', (id) => `/api/v1/sessions/${id}/conversation`, (id) => ({ provider: 'claude-code', conversation_id: `matrix-${id}` })) },
   { name: 'GET /sessions/:ref/conversations', covers: `GET ${API}/sessions/{ref}/conversations`, act: 'read', targeted: true, call: rest('GET', (id) => `/api/v1/sessions/${id}/conversations`) },
   { name: 'POST /conversations/estimated', covers: `POST ${API}/conversations/estimated`, act: 'admin', targeted: false, call: rest('POST', () => '/api/v1/conversations/estimated', (id) => ({ session_id: id, provider: 'claude-code', conversation_id: `estimated-${id}` })) },
   // lineage, deliveries and the inbox (spec 02, 05)

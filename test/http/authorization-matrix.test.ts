@@ -8,7 +8,7 @@ import { ROUTE_CATALOG, UNAUTHENTICATED_ROUTES, type CatalogEntry } from '../hel
  * spec 07: an authorization test generated from spec 01's "Who may do what" table — every
  * token kind × every route and tool in the catalogue → the table's allow or deny.
  */
-type Principal = { kind: PrincipalKind; relation?: 'self' | 'descendant' | 'unrelated' };
+type Principal = { kind: PrincipalKind; relation?: 'self' | 'descendant' | 'runtime-child' | 'unrelated' };
 const PRINCIPALS: Principal[] = [
   { kind: 'fleet' },
   { kind: 'human' },
@@ -16,6 +16,8 @@ const PRINCIPALS: Principal[] = [
   { kind: 'admin' },
   { kind: 'session', relation: 'self' },
   { kind: 'session', relation: 'descendant' },
+  // a subagent session the token's runtime created (POST /sessions/{ref}/children): a descendant too
+  { kind: 'session', relation: 'runtime-child' },
   { kind: 'session', relation: 'unrelated' },
 ];
 
@@ -40,6 +42,11 @@ async function fixture(h: Harness, p: Principal, entry: CatalogEntry): Promise<{
       const token = created.session_token as string;
       if (p.relation === 'self') return { token, targetId: created.session.id };
       if (p.relation === 'descendant') return { token, targetId: await target(token) };
+      if (p.relation === 'runtime-child') {
+        const child = await h.request('POST', `/api/v1/sessions/${created.session.id}/children`, { token, body: { origin: 'subagent', provider: 'claude-code', conversation_id: `matrix-child-${created.session.id}` } });
+        if (child.status !== 201) throw new Error(`matrix: runtime child failed: ${child.status} ${child.text}`);
+        return { token, targetId: child.body.session.id };
+      }
       return { token, targetId: await target(h.fleetKey) };
     }
   }
@@ -60,7 +67,12 @@ describeEachDialect('authorization matrix generated from spec 01', (t) => {
   for (const entry of ROUTE_CATALOG) {
     for (const p of PRINCIPALS) {
       if (!entry.targeted && p.relation && p.relation !== 'self') continue;
-      const relation = p.kind !== 'session' ? null : !entry.targeted ? { isSelf: true, isDescendant: false } : { isSelf: p.relation === 'self', isDescendant: p.relation === 'descendant' };
+      const relation =
+        p.kind !== 'session'
+          ? null
+          : !entry.targeted
+            ? { isSelf: true, isDescendant: false }
+            : { isSelf: p.relation === 'self', isDescendant: p.relation === 'descendant' || p.relation === 'runtime-child', isRuntimeChild: p.relation === 'runtime-child' };
       const allowed = entry.allowed ? entry.allowed(p.kind, relation) : permissionFor(p.kind, entry.act, entry.targeted ? relation : null).allowed;
       const label = `${entry.name} as ${p.kind}${p.relation && entry.targeted ? ` (${p.relation})` : ''} → ${allowed ? 'allowed' : 'denied'}`;
       it(label, async () => {

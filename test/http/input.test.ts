@@ -83,6 +83,8 @@ describeEachDialect('bad input gets a clear error and loses nothing (spec 06, 07
       ['POST', `/api/v1/sessions/${s.id}/stop`],
       ['POST', `/api/v1/sessions/${s.id}/runtime`],
       ['POST', `/api/v1/sessions/${s.id}/transcript`],
+      ['GET', `/api/v1/sessions/${s.id}/transcript/position`],
+      ['POST', `/api/v1/sessions/${s.id}/children`],
       ['GET', '/api/v1/sessions'],
       ['GET', '/api/v1/session_deletions'],
     ];

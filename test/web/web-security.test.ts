@@ -118,7 +118,7 @@ describeEachDialect('web UI request protection', (t) => {
       `/sessions/${encodeURIComponent(ref)}/status`,
       `/sessions/${encodeURIComponent(ref)}/provenance_panel`,
       `/sessions/${encodeURIComponent(ref)}/timeline?cursor=${encodeURIComponent(q)}`,
-      `/sessions/${encodeURIComponent(ref)}/transcript?cursor=${encodeURIComponent(q)}`,
+      `/sessions/${encodeURIComponent(ref)}/transcript?before=${encodeURIComponent(q)}`,
       `/ui/sessions?status=${encodeURIComponent(q)}&owner=${encodeURIComponent(q)}&q=${encodeURIComponent(q)}&parent=${encodeURIComponent(ref)}&cursor=${encodeURIComponent(q)}`,
       `/?deleted=${encodeURIComponent(q)}&cursor=${encodeURIComponent(q)}`,
       `/supervisor/users/${encodeURIComponent(ref)}`,

@@ -5,7 +5,7 @@ import { appendConversationRow, conversationRowsOf, lockSessionRow } from '../..
 import type { EventAttribution } from '../../store/events-repo.js';
 import { findSessionById, updateSessionIfVersion, type SessionRecord } from '../../store/sessions-repo.js';
 import { findUsersByIds } from '../../store/users-repo.js';
-import { authorize, requireSession } from '../access.js';
+import { authorize, reportingRuntimeParent, requireSession } from '../access.js';
 import { attributionOf, resolveActing } from '../acting.js';
 import type { Caller } from '../caller.js';
 import type { AppContext } from '../context.js';
@@ -26,13 +26,14 @@ export interface ConversationReport {
   transcriptPath?: unknown;
 }
 
-interface CheckedReport {
+export interface CheckedReport {
   provider: string;
   conversationId: string;
   transcriptPath: string | null;
 }
 
-function checkReport(input: ConversationReport): CheckedReport {
+/** A reported (provider, conversation, path), checked once for every report that names one. */
+export function checkReport(input: ConversationReport): CheckedReport {
   const provider = checkReportedText(input.provider, 'provider', MAX_PROVIDER_LENGTH);
   const conversation = checkReportedText(input.conversationId, 'conversation_id', MAX_CONVERSATION_ID_LENGTH);
   const path = checkReportedText(input.transcriptPath, 'transcript_path', MAX_TRANSCRIPT_PATH_LENGTH, { optional: true });
@@ -42,7 +43,7 @@ function checkReport(input: ConversationReport): CheckedReport {
   return { provider: (provider as { value: string }).value, conversationId: (conversation as { value: string }).value, transcriptPath: (path as { value: string | null }).value };
 }
 
-function providerMismatch(session: SessionRecord, provider: string): WarrantError {
+export function providerMismatch(session: SessionRecord, provider: string): WarrantError {
   return new WarrantError('provider-mismatch', `Session #${session.id} runs on ${JSON.stringify(session.provider)}; a ${JSON.stringify(provider)} conversation cannot be its. Nothing was changed.`, {
     details: { session_id: session.id, session_provider: session.provider, reported_provider: provider },
   });
@@ -85,10 +86,10 @@ async function appendRow(w: WriteScope, session: SessionRecord, report: { provid
   });
 }
 
-/** A session created already bound to a conversation: its first row, sourced by its creator (create's transaction). */
-export async function recordInitialConversation(w: WriteScope, caller: Caller, session: SessionRecord, attribution: EventAttribution): Promise<void> {
+/** A session created already bound to a conversation: its first history row, sourced by its creator (create's transaction). */
+export async function recordInitialConversation(w: WriteScope, caller: Caller, session: SessionRecord, attribution: EventAttribution, transcriptPath: string | null = null): Promise<void> {
   if (session.providerConversation === null) return;
-  await appendRow(w, session, { provider: session.provider, conversationId: session.providerConversation, transcriptPath: null }, reportedSourceOf(caller.principal.kind, caller.surface), attribution);
+  await appendRow(w, session, { provider: session.provider, conversationId: session.providerConversation, transcriptPath }, reportedSourceOf(caller.principal.kind, caller.surface), attribution);
 }
 
 export interface ReportResult {
@@ -112,8 +113,10 @@ export async function reportConversation(ctx: AppContext, caller: Caller, ref: s
   const report = checkReport(input);
   return inWriteTx(ctx, async (w) => {
     let session = await requireSession(w.tx, ctx, caller, ref);
-    await authorize(w.tx, ctx, caller, 'runtime', session);
+    await authorize(w.tx, ctx, caller, 'runtime-report', session);
     const acting = await resolveActing(w, caller, null);
+    // a runtime parent reporting for its subagent's session: the event says whose runtime it was
+    const runtimeParent = reportingRuntimeParent(caller, session);
     for (let attempt = 0; attempt < 8; attempt++) {
       if (session.provider !== null && session.provider !== report.provider) throw providerMismatch(session, report.provider);
       const previous = session.providerConversation;
@@ -125,7 +128,7 @@ export async function reportConversation(ctx: AppContext, caller: Caller, ref: s
         const attribution = attributionOf(acting);
         const source = reportedSourceOf(caller.principal.kind, caller.surface);
         await appendRow(w, fresh, report, source, attribution);
-        await w.event(session.id, 'conversation_changed', { provider: report.provider, old: previous, new: report.conversationId, transcript_path: report.transcriptPath, source }, attribution);
+        await w.event(session.id, 'conversation_changed', { provider: report.provider, old: previous, new: report.conversationId, transcript_path: report.transcriptPath, source, ...(runtimeParent !== null ? { runtime_parent_id: runtimeParent } : {}) }, attribution);
         return { sessionId: session.id, ...report, changed: true, previousConversation: previous, source };
       }
       const fresh = await findSessionById(w.tx, ctx.store, session.id);

@@ -4,7 +4,7 @@ import { WarrantError } from '../../core/errors.js';
 import { resolveGenesis, type Genesis, type GenesisSource, type SchedulingClass } from '../../core/genesis.js';
 import { deriveTitle, slugify } from '../../core/titles.js';
 import { claimIdempotencyKey, completeIdempotencyKey, findIdempotencyKey } from '../../store/idempotency-repo.js';
-import { findSessionById, insertSession, updateSessionIfVersion, LEGACY_PARENT_KEY, type SessionRecord } from '../../store/sessions-repo.js';
+import { findSessionById, insertSession, updateSessionIfVersion, LEGACY_PARENT_KEY, type RuntimeOrigin, type SessionRecord } from '../../store/sessions-repo.js';
 import type { EventAttribution } from '../../store/events-repo.js';
 import { findUserByKey } from '../../store/users-repo.js';
 import { recordRunnerFacts, type RunnerFacts } from '../../store/session-runners-repo.js';
@@ -54,6 +54,11 @@ export interface CreateSessionInput {
   idempotencyKey?: string | null;
   /** the human's own words and where they typed them (the web forms; spec 03) */
   humanInput?: HumanWords | null;
+  /**
+   * A child the caller's runtime runs (a built-in subagent, a nested agent): created with the
+   * caller's session token only (runtime-children.ts), running without a token of its own.
+   */
+  runtime?: { origin: RuntimeOrigin; transcriptPath: string | null };
 }
 
 export interface CreatorResolution {
@@ -126,16 +131,17 @@ function wordsOf(caller: Caller, input: CreateSessionInput, given: HumanWords | 
   return content ? { entryPoint: 'cli.new_session', content } : null;
 }
 
-export async function createSession(
-  ctx: AppContext,
-  caller: Caller,
-  input: CreateSessionInput,
-  options: {
-    humanWords?: HumanWords;
-    /** more writes that must share the create's transaction (Slack's dedupe and thread map) */
-    within?: (w: WriteScope, session: SessionRecord) => Promise<void>;
-  } = {},
-): Promise<CreateSessionResult> {
+export interface CreateSessionOptions {
+  humanWords?: HumanWords;
+  /** more writes that must share the create's transaction (Slack's dedupe and thread map) */
+  within?: (w: WriteScope, session: SessionRecord) => Promise<void>;
+}
+
+export async function createSession(ctx: AppContext, caller: Caller, input: CreateSessionInput, options: CreateSessionOptions = {}): Promise<CreateSessionResult> {
+  return inWriteTx(ctx, (w) => createSessionIn(w, caller, input, options));
+}
+
+function checkCreateInput(caller: Caller, input: CreateSessionInput): void {
   const metadata = input.customMetadata ?? {};
   const metadataText = JSON.stringify(metadata);
   if (Buffer.byteLength(metadataText, 'utf8') > MAX_METADATA_BYTES) {
@@ -149,178 +155,189 @@ export async function createSession(
       details: { field: 'owner' },
     });
   }
-
   if (input.runner && !input.attach) {
     throw new WarrantError('invalid-request', 'runner: describes the runtime that attaches; send it with attach: true, or on POST /api/v1/sessions/{ref}/attach.', {
       details: { field: 'runner' },
     });
   }
+  if (input.delivery && !input.attach) throw new WarrantError('invalid-request', 'delivery: only with attach: true (it says who delivers into the attached runtime).', { details: { field: 'delivery' } });
+}
 
-  return inWriteTx(ctx, async (w) => {
-    const db = w.tx;
-    const key = input.idempotencyKey ?? null;
-    const hash = key ? requestHash(input) : '';
-    if (key) {
-      if (caller.credentialId === null) throw new WarrantError('invalid-request', 'Idempotency-Key: needs a credential to scope the key to.');
-      const prior = await findIdempotencyKey(db, caller.credentialId, key);
-      if (prior) return replay(w, key, hash, prior);
-      await ctx.seams?.afterRead?.('create-idempotency', null);
-      const claimedBefore = await claimIdempotencyKey(db, { credentialId: caller.credentialId, key, requestHash: hash, now: w.now });
-      if (claimedBefore) return replay(w, key, hash, claimedBefore);
+/**
+ * The one session creator, inside the caller's write transaction (a runtime child's create
+ * shares its transaction with the check for an existing child: runtime-children.ts).
+ */
+export async function createSessionIn(w: WriteScope, caller: Caller, input: CreateSessionInput, options: CreateSessionOptions = {}): Promise<CreateSessionResult> {
+  checkCreateInput(caller, input);
+  const ctx = w.ctx;
+  const metadataText = JSON.stringify(input.customMetadata ?? {});
+  const metadata = input.customMetadata ?? {};
+  const db = w.tx;
+  const key = input.idempotencyKey ?? null;
+  const hash = key ? requestHash(input) : '';
+  if (key) {
+    if (caller.credentialId === null) throw new WarrantError('invalid-request', 'Idempotency-Key: needs a credential to scope the key to.');
+    const prior = await findIdempotencyKey(db, caller.credentialId, key);
+    if (prior) return replay(w, key, hash, prior);
+    await ctx.seams?.afterRead?.('create-idempotency', null);
+    const claimedBefore = await claimIdempotencyKey(db, { credentialId: caller.credentialId, key, requestHash: hash, now: w.now });
+    if (claimedBefore) return replay(w, key, hash, claimedBefore);
+  }
+
+  await authorize(db, ctx, caller, 'create', null);
+  if (input.attach && caller.principal.kind !== 'session') await authorize(db, ctx, caller, 'attach', null);
+
+  const acting = await resolveActing(w, caller, input.actingSessionId);
+  const p = caller.principal;
+  const visibility = await visibilityOf(db, ctx, caller);
+
+  // The owner: fixed first (a human owns what they create; an explicit owner), else inherited.
+  let ownerUserId: number | null | undefined;
+  if (p.kind === 'human') ownerUserId = p.userId;
+  else if (p.kind === 'session') ownerUserId = acting.actingSession?.ownerUserId ?? null;
+  else if (input.owner) {
+    const user = await findUserByKey(db, input.owner);
+    if (!user || user.removedAt) {
+      throw new WarrantError('unknown-owner', `owner: no roster user has the key ${JSON.stringify(input.owner)}.`, { status: 400, details: { field: 'owner' } });
     }
+    ownerUserId = user.id;
+  }
 
-    await authorize(db, ctx, caller, 'create', null);
-    if (input.attach && caller.principal.kind !== 'session') await authorize(db, ctx, caller, 'attach', null);
-    if (input.delivery && !input.attach) throw new WarrantError('invalid-request', 'delivery: only with attach: true (it says who delivers into the attached runtime).', { details: { field: 'delivery' } });
+  const legacyRaw = metadata[LEGACY_PARENT_KEY];
+  const legacyKey = legacyRaw === undefined || legacyRaw === null ? null : typeof legacyRaw === 'object' ? JSON.stringify(legacyRaw) : String(legacyRaw);
+  const { resolution, parent } = await resolveSpawnParent(
+    db,
+    ctx,
+    visibility,
+    p.kind === 'session' ? acting.actingSession : null,
+    { body: input.parentHint ?? null, header: input.parentHeader ?? null, legacyKey },
+    ownerUserId,
+  );
+  if (ownerUserId === undefined) ownerUserId = parent ? parent.ownerUserId : null;
 
-    const acting = await resolveActing(w, caller, input.actingSessionId);
-    const p = caller.principal;
-    const visibility = await visibilityOf(db, ctx, caller);
+  const { genesis, schedulingClass } = resolveGenesis(genesisSourceFor(caller, parent, input.genesis), input.schedulingClass);
 
-    // The owner: fixed first (a human owns what they create; an explicit owner), else inherited.
-    let ownerUserId: number | null | undefined;
-    if (p.kind === 'human') ownerUserId = p.userId;
-    else if (p.kind === 'session') ownerUserId = acting.actingSession?.ownerUserId ?? null;
-    else if (input.owner) {
-      const user = await findUserByKey(db, input.owner);
-      if (!user || user.removedAt) {
-        throw new WarrantError('unknown-owner', `owner: no roster user has the key ${JSON.stringify(input.owner)}.`, { status: 400, details: { field: 'owner' } });
-      }
-      ownerUserId = user.id;
-    }
-
-    const legacyRaw = metadata[LEGACY_PARENT_KEY];
-    const legacyKey = legacyRaw === undefined || legacyRaw === null ? null : typeof legacyRaw === 'object' ? JSON.stringify(legacyRaw) : String(legacyRaw);
-    const { resolution, parent } = await resolveSpawnParent(
-      db,
-      ctx,
-      visibility,
-      p.kind === 'session' ? acting.actingSession : null,
-      { body: input.parentHint ?? null, header: input.parentHeader ?? null, legacyKey },
-      ownerUserId,
-    );
-    if (ownerUserId === undefined) ownerUserId = parent ? parent.ownerUserId : null;
-
-    const { genesis, schedulingClass } = resolveGenesis(genesisSourceFor(caller, parent, input.genesis), input.schedulingClass);
-
-    // Creator (spec 04's table): only what the evidence proves.
-    let creatorActorId: number | null = null;
-    let creatorBasis: ActBasis | null = null;
-    const creatorResolution: CreatorResolution = { requested: acting.requestedActingSession, resolvedId: null, basis: null, dropped: null };
-    if (p.kind === 'fleet') {
-      if (acting.actingOutcome === 'declared') {
-        creatorActorId = acting.actorId;
-        creatorBasis = 'declared';
-        creatorResolution.resolvedId = acting.actingSession!.id;
-        creatorResolution.basis = 'declared';
-      } else if (acting.requestedActingSession !== null) {
-        creatorResolution.dropped = 'not-found';
-      }
-    } else {
+  // Creator (spec 04's table): only what the evidence proves.
+  let creatorActorId: number | null = null;
+  let creatorBasis: ActBasis | null = null;
+  const creatorResolution: CreatorResolution = { requested: acting.requestedActingSession, resolvedId: null, basis: null, dropped: null };
+  if (p.kind === 'fleet') {
+    if (acting.actingOutcome === 'declared') {
       creatorActorId = acting.actorId;
-      creatorBasis = acting.actorBasis;
-      creatorResolution.basis = acting.actorBasis;
-      if (p.kind === 'session') creatorResolution.resolvedId = p.sessionId;
+      creatorBasis = 'declared';
+      creatorResolution.resolvedId = acting.actingSession!.id;
+      creatorResolution.basis = 'declared';
+    } else if (acting.requestedActingSession !== null) {
+      creatorResolution.dropped = 'not-found';
     }
+  } else {
+    creatorActorId = acting.actorId;
+    creatorBasis = acting.actorBasis;
+    creatorResolution.basis = acting.actorBasis;
+    if (p.kind === 'session') creatorResolution.resolvedId = p.sessionId;
+  }
 
-    // The session's cause, fixed now and never changed (spec 04).
-    let causeActorId: number | null;
-    let causeBasis: ActBasis | null;
-    if (p.kind === 'session') {
-      const spawner = acting.actingSession;
-      causeActorId = spawner?.causeActorId ?? null;
-      causeBasis = spawner?.causeBasis ? weakerBasis(spawner.causeBasis, 'authenticated') : null;
-    } else if (p.kind === 'fleet' && acting.actingOutcome === 'declared') {
-      causeActorId = acting.actingSession!.causeActorId;
-      causeBasis = causeActorId === null ? null : 'declared';
-    } else if (p.kind === 'fleet' && parent) {
-      causeActorId = parent.causeActorId;
-      causeBasis = causeActorId === null ? null : 'declared';
-    } else {
-      causeActorId = acting.causeActorId;
-      causeBasis = acting.causeBasis;
-    }
+  // The session's cause, fixed now and never changed (spec 04).
+  let causeActorId: number | null;
+  let causeBasis: ActBasis | null;
+  if (p.kind === 'session') {
+    const spawner = acting.actingSession;
+    causeActorId = spawner?.causeActorId ?? null;
+    causeBasis = spawner?.causeBasis ? weakerBasis(spawner.causeBasis, 'authenticated') : null;
+  } else if (p.kind === 'fleet' && acting.actingOutcome === 'declared') {
+    causeActorId = acting.actingSession!.causeActorId;
+    causeBasis = causeActorId === null ? null : 'declared';
+  } else if (p.kind === 'fleet' && parent) {
+    causeActorId = parent.causeActorId;
+    causeBasis = causeActorId === null ? null : 'declared';
+  } else {
+    causeActorId = acting.causeActorId;
+    causeBasis = acting.causeBasis;
+  }
 
-    const givenTitle = input.title?.trim() ? input.title.trim() : null;
-    const derivedTitle = givenTitle ? null : deriveTitle(input.originalPrompt ?? input.prompt);
-    const title = givenTitle ?? derivedTitle;
+  const runtimeParentId = input.runtime ? runtimeParentOf(caller, input) : null;
+  const givenTitle = input.title?.trim() ? input.title.trim() : null;
+  const derivedTitle = givenTitle ? null : deriveTitle(input.originalPrompt ?? input.prompt);
+  const title = givenTitle ?? derivedTitle;
 
-    let session = await insertSession(db, ctx.store, {
-      uid: ctx.ids.uuid(),
-      title,
-      slug: title ? slugify(title) : null,
-      status: input.attach ? 'running' : 'pending',
-      ownerUserId,
-      agentRoot: input.agentRoot ?? null,
-      genesis,
-      schedulingClass,
-      parentSessionId: resolution.basis === 'legacy' ? null : resolution.resolvedId,
-      parentBasis: resolution.basis,
-      creatorActorId,
-      creatorBasis,
-      causeActorId,
-      causeBasis,
-      model: input.model ?? null,
-      starred: input.starred ?? false,
-      messaging: input.messaging ?? 'full',
-      customMetadata: metadataText,
-      provider: input.provider ?? null,
-      providerConversation: input.providerConversation ?? null,
-      now: w.now,
-    });
-    const id = session.id;
-    if (input.prompt != null || input.originalPrompt != null) {
-      await db.insertInto('session_prompts').values({ session_id: id, prompt: input.prompt ?? null, original_prompt: input.originalPrompt ?? null }).execute();
-    }
-    w.created(id);
-
-    const attribution = { ...attributionOf(acting), causeActorId, causeBasis };
-    await w.event(
-      id,
-      'created',
-      {
-        genesis,
-        scheduling_class: schedulingClass,
-        parent_session_id: resolution.resolvedId,
-        parent_basis: resolution.basis,
-        creator_basis: creatorBasis,
-        via: caller.via,
-        ...(acting.actingOutcome === 'declared' ? { acting_session_id: acting.actingSession!.id } : {}),
-        // a declared creator that did not resolve was dropped (spec 04): the record says so
-        ...(acting.actingOutcome === 'unresolved-acting-session' ? { acting_session_id: null, acting_session_unresolved: acting.requestedActingSession } : {}),
-      },
-      attribution,
-    );
-    // spec 05: a session created in a provider conversation has bound it: its first history row
-    await recordInitialConversation(w, caller, session, attribution);
-    // capture is part of the act: same transaction, or the create fails (spec 03)
-    const words = wordsOf(caller, input, options.humanWords);
-    if (words) await captureHumanWords(w, caller, session, words);
-    if (options.within) await options.within(w, session);
-    if (derivedTitle) await w.event(id, 'title_generated', { new: derivedTitle, from: input.originalPrompt != null ? 'original_prompt' : 'prompt' }, await systemForSession(w, session));
-
-    let sessionToken: string | null = null;
-    if (input.attach) {
-      const minted = await attachMint(w, session, acting.actorId, attribution, caller, { runner: input.runner ?? null, delivery: input.delivery ?? null });
-      sessionToken = minted.token;
-      session = minted.session;
-    }
-
-    // the metadata was just written from this text: read back as it will be stored, not re-read
-    const view = await sessionView(db, ctx, session, true, { metadata: JSON.parse(metadataText) as Record<string, unknown> });
-    w.finalView(view, session.ownerUserId);
-    if (key) {
-      const stored: StoredCreate = { session_id: id, session: view, activation: input.attach ? 1 : null, parent_resolution: resolution, creator_resolution: creatorResolution };
-      await completeIdempotencyKey(db, caller.credentialId!, key, id, JSON.stringify(stored));
-    }
-    return {
-      session: view,
-      parentResolution: resolution,
-      creatorResolution,
-      sessionToken,
-      replayed: false,
-    };
+  let session = await insertSession(db, ctx.store, {
+    uid: ctx.ids.uuid(),
+    title,
+    slug: title ? slugify(title) : null,
+    status: input.attach ? 'running' : 'pending',
+    ownerUserId,
+    agentRoot: input.agentRoot ?? null,
+    genesis,
+    schedulingClass,
+    parentSessionId: resolution.basis === 'legacy' ? null : resolution.resolvedId,
+    parentBasis: resolution.basis,
+    creatorActorId,
+    creatorBasis,
+    causeActorId,
+    causeBasis,
+    model: input.model ?? null,
+    starred: input.starred ?? false,
+    messaging: input.messaging ?? 'full',
+    customMetadata: metadataText,
+    provider: input.provider ?? null,
+    providerConversation: input.providerConversation ?? null,
+    ...(runtimeParentId !== null ? { runtime: { parentId: runtimeParentId, origin: input.runtime!.origin, conversationId: input.providerConversation! } } : {}),
+    now: w.now,
   });
+  const id = session.id;
+  if (input.prompt != null || input.originalPrompt != null) {
+    await db.insertInto('session_prompts').values({ session_id: id, prompt: input.prompt ?? null, original_prompt: input.originalPrompt ?? null }).execute();
+  }
+  w.created(id);
+
+  const attribution = { ...attributionOf(acting), causeActorId, causeBasis };
+  await w.event(
+    id,
+    'created',
+    {
+      genesis,
+      scheduling_class: schedulingClass,
+      parent_session_id: resolution.resolvedId,
+      parent_basis: resolution.basis,
+      creator_basis: creatorBasis,
+      via: caller.via,
+      ...(runtimeParentId !== null ? { runtime_origin: input.runtime!.origin, runtime_parent_id: runtimeParentId } : {}),
+      ...(acting.actingOutcome === 'declared' ? { acting_session_id: acting.actingSession!.id } : {}),
+      // a declared creator that did not resolve was dropped (spec 04): the record says so
+      ...(acting.actingOutcome === 'unresolved-acting-session' ? { acting_session_id: null, acting_session_unresolved: acting.requestedActingSession } : {}),
+    },
+    attribution,
+  );
+  // spec 05: a session created in a provider conversation has bound it: its first history row
+  await recordInitialConversation(w, caller, session, attribution, input.runtime?.transcriptPath ?? null);
+  // capture is part of the act: same transaction, or the create fails (spec 03)
+  const words = wordsOf(caller, input, options.humanWords);
+  if (words) await captureHumanWords(w, caller, session, words);
+  if (options.within) await options.within(w, session);
+  if (derivedTitle) await w.event(id, 'title_generated', { new: derivedTitle, from: input.originalPrompt != null ? 'original_prompt' : 'prompt' }, await systemForSession(w, session));
+
+  let sessionToken: string | null = null;
+  if (input.attach) {
+    const minted = await attachMint(w, session, acting.actorId, attribution, caller, { runner: input.runner ?? null, delivery: input.delivery ?? null });
+    sessionToken = minted.token;
+    session = minted.session;
+  }
+  if (runtimeParentId !== null) session = await attachRuntimeChild(w, session, attribution, runtimeParentId);
+
+  // the metadata was just written from this text: read back as it will be stored, not re-read
+  const view = await sessionView(db, ctx, session, true, { metadata: JSON.parse(metadataText) as Record<string, unknown> });
+  w.finalView(view, session.ownerUserId);
+  if (key) {
+    const stored: StoredCreate = { session_id: id, session: view, activation: input.attach ? 1 : null, parent_resolution: resolution, creator_resolution: creatorResolution };
+    await completeIdempotencyKey(db, caller.credentialId!, key, id, JSON.stringify(stored));
+  }
+  return {
+    session: view,
+    parentResolution: resolution,
+    creatorResolution,
+    sessionToken,
+    replayed: false,
+  };
 }
 
 /**
@@ -356,6 +373,28 @@ export async function attachMint(
   );
   const fresh = (await findSessionById(w.tx, w.ctx.store, session.id))!;
   return { token: minted.token, session: fresh, credentialId: minted.credentialId };
+}
+
+/** Only a session token creates a runtime child, always of its own session and conversation. */
+function runtimeParentOf(caller: Caller, input: CreateSessionInput): number {
+  const p = caller.principal;
+  if (p.kind !== 'session' || !input.provider || !input.providerConversation || input.attach) {
+    throw new WarrantError('invalid-request', 'A runtime child is created by its parent\'s session token, in a provider conversation.');
+  }
+  return p.sessionId;
+}
+
+/**
+ * A runtime child taken (again) by its parent's runtime: `running`, activation + 1 (a token
+ * someone minted for it earlier is superseded), an `attached` event saying whose runtime —
+ * and no token: the parent's token reports for it (docs/design/agent-runtimes.md).
+ */
+export async function attachRuntimeChild(w: WriteScope, session: SessionRecord, attribution: EventAttribution, runtimeParentId: number): Promise<SessionRecord> {
+  const activation = session.activation + 1;
+  const ok = await updateSessionIfVersion(w.tx, session.id, session.version, { status: 'running', activation, stopRequested: false }, w.now);
+  if (!ok) throw new WarrantError('invalid-transition', `Session #${session.id} changed while attaching; try again.`, { status: 409 });
+  await w.event(session.id, 'attached', { activation, runtime_parent_id: runtimeParentId, runtime_origin: session.runtimeOrigin }, { ...attribution, causeActorId: session.causeActorId, causeBasis: session.causeBasis });
+  return (await findSessionById(w.tx, w.ctx.store, session.id))!;
 }
 
 async function replay(

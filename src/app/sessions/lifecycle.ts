@@ -5,7 +5,7 @@ import { titleFromFailure, slugify } from '../../core/titles.js';
 import { addInboxItem } from '../inbox/inbox-items.js';
 import { retireStopItems } from '../inbox/agent-delivery.js';
 import { findSessionById, spawnChildrenOf, updateSessionIfVersion, type SessionRecord } from '../../store/sessions-repo.js';
-import { authorize, requireSession } from '../access.js';
+import { authorize, reportingRuntimeParent, requireSession } from '../access.js';
 import { attributionOf, checkActingSessionClaim, resolveActing, systemForSession, type Acting } from '../acting.js';
 import type { Caller } from '../caller.js';
 import type { AppContext } from '../context.js';
@@ -222,7 +222,8 @@ export type RuntimeReport =
 export async function reportRuntime(ctx: AppContext, caller: Caller, ref: string, report: RuntimeReport): Promise<LifecycleResult> {
   return inWriteTx(ctx, async (w) => {
     const target = await requireSession(w.tx, ctx, caller, ref);
-    await authorize(w.tx, ctx, caller, 'runtime', target);
+    await authorize(w.tx, ctx, caller, 'runtime-report', target);
+    const runtimeParent = reportingRuntimeParent(caller, target);
     const act: LifecycleAct =
       report.state === 'started'
         ? 'runtime-started'
@@ -250,6 +251,8 @@ export async function reportRuntime(ctx: AppContext, caller: Caller, ref: string
       if (report.state === 'exited') details.code = report.code;
       if (failing) details.reason = reason;
       if (current.stopRequested && decision.to === 'stopped') details.after_stop_request = true;
+      // runtime state stays unattributed (docs/attribution.md); the details say whose runtime reported it
+      if (runtimeParent !== null) details.runtime_parent_id = runtimeParent;
       await w.event(current.id, decision.event, details, null);
       // the stop asked of this runtime ends with it: a later activation must never act on it
       if (decision.to === 'stopped' || decision.to === 'failed') await retireStopItems(w, current, report.state === 'error' ? 'runtime-error' : 'runtime-exited');

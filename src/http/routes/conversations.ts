@@ -23,7 +23,7 @@ export function registerConversationRoutes(app: OpenAPIHono<HttpEnv>, ctx: AppCo
     createRoute({
       method: 'post',
       path: '/api/v1/sessions/{ref}/conversation',
-      summary: 'Report the provider conversation the session runs in (the session itself, fleet supervisors, admins)',
+      summary: 'Report the provider conversation the session runs in (the session itself, the runtime that created it as a subagent session, fleet supervisors, admins)',
       description:
         'Binding or replacing the conversation appends a row to the session\'s conversation history — `runtime-reported` when a session token reports it (the hooks, the runner), `declared` for a fleet key or an admin — with its title, owner and origin at this moment; re-observing the current one appends nothing. `transcript_path` is stored exactly as reported: the server never opens it. `warrant hook claude-code` calls this from a SessionStart hook.',
       request: { params: RefParam, body: { content: { 'application/json': { schema: ConversationBody } }, required: true } },

@@ -83,6 +83,8 @@ export function registerLifecycleRoutes(app: OpenAPIHono<HttpEnv>, ctx: AppConte
       method: 'post',
       path: '/api/v1/sessions/{ref}/runtime',
       summary: 'Runner-reported state: started, idle, exited (with code), error',
+      description:
+        "The session's own token, the token of the runtime that created it as a subagent or nested-agent session (`POST …/children`; the event's details carry `runtime_parent_id`), fleet supervisors or admins. Runtime state events are unattributed.",
       request: { params: RefParam, body: { content: { 'application/json': { schema: RuntimeBody } }, required: true } },
       responses: { 200: sessionResult, ...errors },
     }),

@@ -5,7 +5,6 @@ import { deleteSession, listDeletions } from '../../app/sessions/delete-session.
 import { patchSession } from '../../app/sessions/patch-session.js';
 import { getSessionDetail } from '../../app/sessions/session-detail.js';
 import { listSessionEvents, listSessions } from '../../app/sessions/read-sessions.js';
-import { appendTranscript, readTranscript } from '../../app/sessions/transcript.js';
 import { serializeCreateResult, serializeDeletion, serializeEvent } from '../../render/record-json.js';
 import { serializeSession } from '../../render/session-json.js';
 import { serializeSessionDetail } from '../../render/session-detail-json.js';
@@ -23,11 +22,9 @@ import {
   FormatQuery,
   HierarchySchema,
   ListSessionsQuery,
-  PageQuery,
   PatchSessionBody,
   RefParam,
   SessionSchema,
-  TranscriptBody,
 } from '../schemas.js';
 
 const errors = {
@@ -189,34 +186,6 @@ export function registerSessionRoutes(app: OpenAPIHono<HttpEnv>, ctx: AppContext
       });
       if (q.format === 'markdown') return markdown(c, renderEvents(result.sessionId, result.events, result.nextCursor));
       return json(c, { events: result.events.map(serializeEvent), next_cursor: result.nextCursor });
-    },
-  );
-
-  route(
-    app,
-    createRoute({
-      method: 'post',
-      path: '/api/v1/sessions/{ref}/transcript',
-      summary: 'The runtime appends transcript records',
-      request: { params: RefParam, body: jsonBody(TranscriptBody, true) },
-      responses: { 200: ok(z.object({ appended: z.number().int() }), 'appended'), ...errors },
-    }),
-    async (c) => json(c, await appendTranscript(ctx, c.get('caller'), c.req.valid('param').ref, c.req.valid('json').records)),
-  );
-
-  route(
-    app,
-    createRoute({
-      method: 'get',
-      path: '/api/v1/sessions/{ref}/transcript',
-      summary: 'Read transcript records, oldest first',
-      request: { params: RefParam, query: PageQuery },
-      responses: { 200: ok(z.object({ records: z.array(z.unknown()), next_cursor: z.string().nullable() }), 'a page of records'), ...errors },
-    }),
-    async (c) => {
-      const q = c.req.valid('query');
-      const r = await readTranscript(ctx, c.get('caller'), c.req.valid('param').ref, { ...(q.cursor ? { cursor: q.cursor } : {}), ...(q.limit ? { limit: q.limit } : {}) });
-      return json(c, { records: r.records.map((x) => ({ id: x.id, record: x.record, created_at: x.createdAt })), next_cursor: r.nextCursor });
     },
   );
 

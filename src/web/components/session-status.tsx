@@ -99,7 +99,15 @@ export function SessionStatusSection(props: { session: SessionView; csrf: string
           )}
         </dd>
         <dt>Runtime</dt>
-        <dd>{s.activation === 0 ? 'never attached' : `attached ${s.activation} time${s.activation === 1 ? '' : 's'}`}</dd>
+        <dd>
+          {s.activation === 0 ? 'never attached' : `attached ${s.activation} time${s.activation === 1 ? '' : 's'}`}
+          {s.runtimeParentId !== null && (
+            <span data-runtime-parent={String(s.runtimeParentId)}>
+              {' '}
+              · a {s.runtimeOrigin === 'nested-agent' ? 'nested agent' : 'subagent'} in the runtime of <a href={`/sessions/${s.runtimeParentId}`}>#{s.runtimeParentId}</a>, which reports for it
+            </span>
+          )}
+        </dd>
         <dt>Created</dt>
         <dd>
           <Time iso={s.createdAt} /> · updated <Time iso={s.updatedAt} />

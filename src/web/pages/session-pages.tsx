@@ -9,6 +9,7 @@ import { SessionStatusSection } from '../components/session-status.js';
 import { SessionInputCard, type SessionInputData } from '../components/session-input.js';
 import { PanelSkeleton } from '../components/provenance-panel.js';
 import { TimelineSection } from '../components/timeline.js';
+import { TranscriptSection, type TranscriptTail } from '../components/transcript-panel.js';
 import { sessionTitle } from '../components/format.js';
 import type { WarrantError } from '../../core/errors.js';
 import { ErrorMessage } from './error-page.js';
@@ -72,6 +73,8 @@ export interface SessionPageProps {
   panelRows: number;
   events: EventView[];
   eventsNextCursor: string | null;
+  /** the latest transcript records (components/transcript-panel.tsx) */
+  transcript: TranscriptTail;
   /** the human input card: follow-up, enqueue, interrupt and the queue (components/session-input.tsx) */
   input: SessionInputData;
   /** the result of a plain (no-JS) post of that card, shown once after its redirect */
@@ -105,14 +108,7 @@ export function SessionPage(p: SessionPageProps) {
         <SessionInputCard data={p.input} csrf={p.csrf} notice={p.inputNotice ?? null} />
         <PanelSkeleton sessionId={s.id} rows={p.panelRows} />
         <TimelineSection sessionId={s.id} events={p.events} nextCursor={p.eventsNextCursor} />
-        <details class="card" id="transcript" hx-get={`/sessions/${s.id}/transcript`} hx-trigger="toggle once" hx-target="find .transcript-body" hx-swap="innerHTML">
-          <summary>Transcript</summary>
-          <div class="transcript-body">
-            <p class="hint">
-              <a href={`/sessions/${s.id}/transcript`}>Read the transcript</a>
-            </p>
-          </div>
-        </details>
+        <TranscriptSection tail={p.transcript} />
       </div>
     </Layout>
   );

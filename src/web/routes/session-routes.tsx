@@ -5,7 +5,7 @@ import { createSession, type CreateSessionInput } from '../../app/sessions/creat
 import { deleteSession } from '../../app/sessions/delete-session.js';
 import { archiveSession, changeLifecycle } from '../../app/sessions/lifecycle.js';
 import { getSession, listSessionEvents, listSessions } from '../../app/sessions/read-sessions.js';
-import { readTranscript } from '../../app/sessions/transcript.js';
+import { readTranscriptTail } from '../../app/sessions/transcript.js';
 import type { SessionView } from '../../app/views.js';
 import type { WebIdentity } from '../../app/web-auth.js';
 import { WarrantError } from '../../core/errors.js';
@@ -17,6 +17,7 @@ import { SessionStatusSection } from '../components/session-status.js';
 import { STRIP_LIMIT, StripNote, StripTabs } from '../components/strip.js';
 import { panelRowCount } from '../components/provenance-panel.js';
 import { TimelineEvents, TimelineSection } from '../components/timeline.js';
+import { TRANSCRIPT_PAGE, TranscriptRecords, TranscriptSection } from '../components/transcript-panel.js';
 import { Layout } from '../layout.js';
 import { DeleteConfirmPage, HomePage, NewSessionPage, SessionPage } from '../pages/session-pages.js';
 import { htmlFragment, htmlPage } from '../render.js';
@@ -173,6 +174,7 @@ export function registerSessionRoutes(app: Hono<any>, ctx: AppContext, guard: Ho
         panelRows={panelRows}
         events={timeline.events}
         eventsNextCursor={timeline.nextCursor}
+        transcript={await readTranscriptTail(ctx, caller, String(session.id), { limit: TRANSCRIPT_PAGE })}
         input={await loadSessionInput(ctx, caller, session)}
         inputNotice={inputNotice(c.req.query('input'))}
         parentDropped={dropped ? { reason: dropped.slice(0, 40), requested: (c.req.query('requested') ?? '').slice(0, 100) } : null}
@@ -197,30 +199,25 @@ export function registerSessionRoutes(app: Hono<any>, ctx: AppContext, guard: Ho
 
   route('GET', '/sessions/:ref/transcript', async (c, r) => {
     const caller = who(r.identity);
-    const cursor = c.req.query('cursor');
+    const before = c.req.query('before');
     const session = await getSession(ctx, caller, ref(c));
-    const page = await readTranscript(ctx, caller, String(session.id), { limit: 100, ...(cursor ? { cursor } : {}) });
-    const body = (
-      <>
-        {page.records.length === 0 && !cursor && <p class="hint">No transcript records.</p>}
-        {page.records.map((rec) => (
-          <pre class="transcript-record">{typeof rec.record === 'string' ? rec.record : JSON.stringify(rec.record, null, 2)}</pre>
-        ))}
-        {page.nextCursor && (
-          <button type="button" hx-get={`/sessions/${session.id}/transcript?cursor=${encodeURIComponent(page.nextCursor)}`} hx-target="this" hx-swap="outerHTML">
-            Load more
-          </button>
-        )}
-      </>
-    );
-    if (r.htmx) return htmlFragment(c, body);
+    const tail = await readTranscriptTail(ctx, caller, String(session.id), { limit: TRANSCRIPT_PAGE, ...(before ? { before: before.slice(0, 200) } : {}) });
+    // htmx asks for the page of older records that replaces its button
+    if (r.htmx && before) return htmlFragment(c, <TranscriptRecords {...tail} />);
+    if (r.htmx) return htmlFragment(c, <TranscriptSection tail={tail} />);
     return htmlPage(
       c,
       <Layout title={`Transcript of #${session.id}`} identity={r.identity} csrf={r.csrf}>
         <h1>
           Transcript of <a href={`/sessions/${session.id}`}>#{session.id}</a>
         </h1>
-        {body}
+        {before ? (
+          <ol class="transcript">
+            <TranscriptRecords {...tail} />
+          </ol>
+        ) : (
+          <TranscriptSection tail={tail} />
+        )}
       </Layout>,
     );
   });
