@@ -41,7 +41,8 @@ function text(value: unknown): string | null {
  */
 export class HookEvents {
   private chain: Promise<void> = Promise.resolve();
-  private bound: string | null = null;
+  /** every conversation the runner's own session has spoken in (a late SessionEnd after /clear names the old one) */
+  private readonly own = new Set<string>();
   private readonly children = new Map<string, number>();
   private readonly ended = new Set<number>();
   private readonly warnings: string[] = [];
@@ -147,8 +148,9 @@ export class HookEvents {
     const conversationId = text(payload.session_id) ?? text(payload['thread-id']) ?? text(payload.thread_id);
     const self: Target = { sessionId: this.options.sessionId, conversationId, child: false };
     if (!conversationId) return self;
-    if (this.bound === null || this.bound === conversationId) {
-      this.bound = conversationId;
+    // the first conversation the runner sees is its own session's (the binding)
+    if (this.own.size === 0 || this.own.has(conversationId)) {
+      this.own.add(conversationId);
       return self;
     }
     // Codex reports a subagent's turns under its own thread id, which is the subagent's agent_id
@@ -156,7 +158,7 @@ export class HookEvents {
     if (known !== undefined) return this.ended.has(known) ? null : { sessionId: known, conversationId, child: true };
     // `/clear` or an in-process resume: the same session speaks in a new conversation
     if (event === 'SessionStart' && (payload.source === 'clear' || payload.source === 'resume')) {
-      this.bound = conversationId;
+      this.own.add(conversationId);
       return self;
     }
     const sessionId = await this.child(provider, 'nested-agent', `conversation:${conversationId}`, conversationId, provider, text(payload.transcript_path));

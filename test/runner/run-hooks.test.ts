@@ -118,7 +118,7 @@ describe('warrant run and the agent hooks: subagents and nested agents as child 
     const codexAgent = join(dir, 'codex-like.mjs');
     writeFileSync(
       codexAgent,
-      `import { spawn } from 'node:child_process';
+      `import { execFileSync } from 'node:child_process';
        const payload = JSON.stringify({ type: 'agent-turn-complete', 'thread-id': ${JSON.stringify(thread)}, 'turn-id': 't1', 'input-messages': ['hi'], 'last-assistant-message': 'done' });
        execFileSync(process.execPath, [${JSON.stringify(HOOK)}, 'codex', payload]);
        process.exit(0);`,
