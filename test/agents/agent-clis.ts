@@ -87,7 +87,11 @@ export interface CodexSetup {
   hooks?: Record<string, string[]>;
   /** argv of the `notify` program */
   notify?: string[];
-  mcpServers?: Record<string, { command: string; args: string[]; envVars?: string[]; approve?: boolean }>;
+  /**
+   * `approve` (default true): default_tools_approval_mode = "approve"; `required` (default true):
+   * Codex waits for the server before the first turn instead of its ~1 s grace for optional ones
+   */
+  mcpServers?: Record<string, { command: string; args: string[]; envVars?: string[]; approve?: boolean; required?: boolean }>;
   /** trust the hooks (default true); untrusted hooks are skipped silently by Codex */
   trustHooks?: boolean;
 }
@@ -122,6 +126,7 @@ export async function setupCodex(s: CodexSetup): Promise<Record<string, string>>
     lines.push(`[mcp_servers.${name}]`, `command = ${toml(server.command)}`, `args = ${tomlList(server.args)}`);
     if (server.envVars) lines.push(`env_vars = ${tomlList(server.envVars)}`);
     if (server.approve !== false) lines.push('default_tools_approval_mode = "approve"');
+    if (server.required !== false) lines.push('required = true');
     lines.push('');
   }
   for (const [event, commands] of Object.entries(s.hooks ?? {})) {

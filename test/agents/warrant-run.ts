@@ -12,6 +12,8 @@ export interface WarrantFixture {
   /** a human token (user `ada`): `warrant run` acts as a person would */
   humanToken: string;
   get<T = any>(path: string): Promise<T>;
+  /** POST with the human token */
+  post<T = any>(path: string, body: unknown): Promise<T>;
   /** `warrant run --title <title> -- <command…>` with the human token; cwd = the agent's project */
   run(title: string, command: string[], options: { cwd: string; env: Record<string, string>; extraArgs?: string[]; input?: string; timeoutMs?: number }): Promise<Run>;
   /** the session `warrant run` created under `title` */
@@ -31,10 +33,16 @@ export async function startWarrant(): Promise<WarrantFixture> {
     if (!r.ok) throw new Error(`GET ${path}: ${r.status} ${await r.text()}`);
     return r.json();
   };
+  const post = async (path: string, body: unknown) => {
+    const r = await fetch(`${server.url}${path}`, { method: 'POST', headers: { authorization: `Bearer ${humanToken}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    if (!r.ok) throw new Error(`POST ${path}: ${r.status} ${await r.text()}`);
+    return r.json();
+  };
   return {
     server,
     humanToken,
     get,
+    post,
     run: (title, command, o) => {
       mkdirSync(o.cwd, { recursive: true });
       return runToEnd(process.execPath, [WARRANT_CLI, 'run', '--title', title, ...(o.extraArgs ?? []), '--', ...command], {
