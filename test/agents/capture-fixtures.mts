@@ -153,6 +153,8 @@ async function codex(warrant: Awaited<ReturnType<typeof startWarrant>>): Promise
       'UserPromptSubmit-subagent': (h) => h.label === 'UserPromptSubmit' && typeof h.payload?.agent_id === 'string',
       'PreToolUse-subagent': (h) => h.label === 'PreToolUse' && typeof h.payload?.agent_id === 'string',
       'notify-subagent': (h) => h.label === 'notify' && !('client' in (h.payload ?? {})),
+      // the subagent's turn completes first: the plain fixture is the parent's
+      notify: (h) => h.label === 'notify' && 'client' in (h.payload ?? {}),
     },
     { version: AGENT_CLI_PINS['@openai/codex'], command: 'warrant run -- codex exec "FIXTURE PROMPT"', notify_payload: 'last argv' },
   );
