@@ -40,6 +40,8 @@ export function warrantHookCommand(provider: 'claude-code' | 'codex'): string {
 
 // ---------------------------------------------------------------- Claude Code
 
+const CLAUDE_API_KEY = 'sk-ant-scripted-endpoint-0123456789abcdef';
+
 export interface ClaudeSetup {
   project: string;
   endpointUrl: string;
@@ -62,7 +64,9 @@ export function setupClaude(s: ClaudeSetup): Record<string, string> {
   mkdirSync(config, { recursive: true });
   mkdirSync(join(s.project, '.claude'), { recursive: true });
   const projects = s.trusted === false ? {} : { [s.project]: { hasTrustDialogAccepted: true } };
-  writeFileSync(join(config, '.claude.json'), JSON.stringify({ hasCompletedOnboarding: true, projects }, null, 2));
+  // interactive runs also ask whether to use an API key found in the environment: pre-approve ours (its last 20 characters)
+  const customApiKeyResponses = { approved: [CLAUDE_API_KEY.slice(-20)], rejected: [] };
+  writeFileSync(join(config, '.claude.json'), JSON.stringify({ hasCompletedOnboarding: true, customApiKeyResponses, projects }, null, 2));
   if (s.userAllow) writeFileSync(join(config, 'settings.json'), JSON.stringify({ permissions: { allow: s.userAllow } }, null, 2));
   const hooks = Object.fromEntries(Object.entries(s.hooks ?? {}).map(([event, commands]) => [event, [{ hooks: commands.map((command) => ({ type: 'command', command, timeout: 30 })) }]]));
   const settings: Record<string, unknown> = { hooks };
@@ -73,7 +77,7 @@ export function setupClaude(s: ClaudeSetup): Record<string, string> {
     ...baseEnv(home),
     CLAUDE_CONFIG_DIR: config,
     ANTHROPIC_BASE_URL: s.endpointUrl,
-    ANTHROPIC_API_KEY: 'sk-ant-scripted-endpoint',
+    ANTHROPIC_API_KEY: CLAUDE_API_KEY,
     CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
   };
 }
