@@ -211,6 +211,13 @@ export function runToEnd(cmd: string, args: string[], options: { cwd: string; en
   });
 }
 
+/** Runs `cmd` under a pseudo-terminal (python3's pty; 120×40), typing `steps` into it. Returns the screen text. */
+export function runInPty(cmd: string[], options: { cwd: string; env: Record<string, string>; steps: { wait: number; send: string; until?: string; until_file?: [string, string] }[]; linger?: number }): Promise<Run> {
+  const spec = JSON.stringify({ cmd, env: options.env, cwd: options.cwd, steps: options.steps, linger: options.linger ?? 3 });
+  const total = options.steps.reduce((n, s) => n + s.wait, 0) + (options.linger ?? 3);
+  return runToEnd('python3', [join(import.meta.dirname, 'pty-drive.py'), spec], { cwd: options.cwd, env: { PATH: process.env.PATH ?? '/usr/bin:/bin' }, timeoutMs: (total + 30) * 1000 });
+}
+
 /** The node script that appends each hook call (argv, stdin, env) as one JSON line to $CAPTURE_FILE. */
 export const CAPTURE_HOOK = join(import.meta.dirname, 'capture-hook.mjs');
 
