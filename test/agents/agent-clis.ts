@@ -4,9 +4,10 @@
  * needs, and how a test writes a project's MCP entry and hooks.
  */
 import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { onTestFinished } from 'vitest';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const CLIS_DIR = process.env.WARRANT_AGENT_CLIS_DIR ? resolve(process.env.WARRANT_AGENT_CLIS_DIR) : join(ROOT, '.agent-clis');
@@ -20,8 +21,13 @@ export function requireAgentClis(): void {
   if (missing.length > 0) throw new Error(`missing ${missing.join(', ')}: run \`npm run test:agents\` (it builds and runs scripts/install-agent-clis.mjs)`);
 }
 
+/** A scratch dir for one test, removed when the test passes (kept for a look when it fails). */
 export function scratchDir(prefix: string): string {
-  return mkdtempSync(join(tmpdir(), `warrant-agents-${prefix}-`));
+  const dir = mkdtempSync(join(tmpdir(), `warrant-agents-${prefix}-`));
+  onTestFinished((context) => {
+    if (context.task.result?.state === 'pass') rmSync(dir, { recursive: true, force: true });
+  });
+  return dir;
 }
 
 /** The environment every agent run starts from: no inherited credentials or user config. */
