@@ -7,7 +7,7 @@ import { homedir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { hookArgv, hookCommand, isWarrantHook, parseJsonObject, warrantPaths, type Json, type MergeResult, type WarrantPaths } from './agent-config.js';
 
-export const CODEX_HOOK_EVENTS = ['SessionStart', 'UserPromptSubmit', 'Stop', 'SubagentStart', 'SubagentStop'] as const;
+export const CODEX_HOOK_EVENTS = ['SessionStart', 'UserPromptSubmit', 'Stop', 'SubagentStart', 'SubagentStop', 'SessionEnd'] as const;
 
 export interface CodexConfigPaths {
   config: string;
@@ -32,7 +32,8 @@ function tomlArray(values: string[]): string {
 const TABLE = '[mcp_servers.warrant]';
 
 function codexMcpBlock(paths: WarrantPaths): string[] {
-  return [TABLE, `command = ${tomlString(paths.node)}`, `args = ${tomlArray([paths.cliMain, 'mcp', '--self'])}`, 'env_vars = ["WARRANT_URL", "WARRANT_SESSION_TOKEN"]'];
+  // headless `codex exec` refuses MCP calls that need approval unless the server's tools are approved
+  return [TABLE, `command = ${tomlString(paths.node)}`, `args = ${tomlArray([paths.cliMain, 'mcp', '--self'])}`, 'env_vars = ["WARRANT_URL", "WARRANT_SESSION_TOKEN"]', 'default_tools_approval_mode = "approve"'];
 }
 
 const LEGACY_NOTIFY = /^\s*notify\s*=\s*\[\s*"warrant"\s*,\s*"hook"\s*,\s*"codex"\s*\]\s*$/;

@@ -116,7 +116,7 @@ describe('warrant integrate', () => {
     expect(merged).toContain('[mcp_servers.warrant]');
     expect(merged).toContain(`notify = ${JSON.stringify([process.execPath, join(ROOT, 'dist/hook/hook-main.js'), 'codex']).replace(/","/g, '", "')}`);
     const hooks = JSON.parse(readFileSync(join(dir, 'hooks.json'), 'utf8')).hooks;
-    expect(Object.keys(hooks).sort()).toEqual(['SessionStart', 'Stop', 'SubagentStart', 'SubagentStop', 'UserPromptSubmit']);
+    expect(Object.keys(hooks).sort()).toEqual(['SessionEnd', 'SessionStart', 'Stop', 'SubagentStart', 'SubagentStop', 'UserPromptSubmit']);
     expect(hooks.UserPromptSubmit).toEqual([{ hooks: [{ type: 'command', command: hookCommand('codex'), timeout: 10 }] }]);
     const hooksText = readFileSync(join(dir, 'hooks.json'), 'utf8');
     const second = await runCli(['integrate', 'codex', '--config', config, '--write']);

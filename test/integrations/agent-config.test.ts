@@ -127,12 +127,12 @@ describe('Codex merges', () => {
     const once = mergeCodexToml(existing, paths);
     expect(once.changed).toBe(true);
     expect(once.text).toBe(
-      `model = "o4"\n${NOTIFY}\n\n[mcp_servers.other]\ncommand = "x"\n\n[mcp_servers.warrant]\ncommand = "/opt/node/bin/node"\nargs = ["/srv/warrant/dist/cli/main.js", "mcp", "--self"]\nenv_vars = ["WARRANT_URL", "WARRANT_SESSION_TOKEN"]\n`,
+      `model = "o4"\n${NOTIFY}\n\n[mcp_servers.other]\ncommand = "x"\n\n[mcp_servers.warrant]\ncommand = "/opt/node/bin/node"\nargs = ["/srv/warrant/dist/cli/main.js", "mcp", "--self"]\nenv_vars = ["WARRANT_URL", "WARRANT_SESSION_TOKEN"]\ndefault_tools_approval_mode = "approve"\n`,
     );
     expect(mergeCodexToml(once.text, paths)).toEqual({ text: once.text, changed: false, notes: [] });
     const tables = readTomlTables(once.text);
     expect(tables.get('')).toEqual({ model: 'o4', notify: ['/opt/node/bin/node', '/srv/warrant/dist/hook/hook-main.js', 'codex'] });
-    expect(tables.get('mcp_servers.warrant')).toEqual({ command: '/opt/node/bin/node', args: ['/srv/warrant/dist/cli/main.js', 'mcp', '--self'], env_vars: ['WARRANT_URL', 'WARRANT_SESSION_TOKEN'] });
+    expect(tables.get('mcp_servers.warrant')).toEqual({ command: '/opt/node/bin/node', args: ['/srv/warrant/dist/cli/main.js', 'mcp', '--self'], env_vars: ['WARRANT_URL', 'WARRANT_SESSION_TOKEN'], default_tools_approval_mode: 'approve' });
   });
 
   it('an earlier integrate\'s bare `warrant` lines are upgraded in place; another notify and another warrant table are kept with a note', () => {
@@ -156,5 +156,15 @@ describe('Codex merges', () => {
     expect(Object.keys(hooks).sort()).toEqual([...CODEX_HOOK_EVENTS].sort());
     expect(hooks.Stop).toEqual([{ hooks: [{ type: 'command', command: 'mine' }] }, { hooks: [{ type: 'command', command: hookCommand('codex', paths), timeout: 10 }] }]);
     expect(mergeCodexHooksJson(once.text, 'hooks.json', paths).changed).toBe(false);
+  });
+});
+
+describe('Codex hook trust', () => {
+  it('records each hash under its key, replacing an earlier hash in place', async () => {
+    const { trustCodexHooksInToml } = await import('../../src/integrations/codex-app-server.js');
+    const once = trustCodexHooksInToml('model = "o4"\n', [{ key: '/c/hooks.json:stop:0:0', currentHash: 'sha256:aa' }]);
+    expect(once).toBe('model = "o4"\n\n[hooks.state."/c/hooks.json:stop:0:0"]\ntrusted_hash = "sha256:aa"\n');
+    const again = trustCodexHooksInToml(once, [{ key: '/c/hooks.json:stop:0:0', currentHash: 'sha256:bb' }]);
+    expect(again).toBe(once.replace('sha256:aa', 'sha256:bb'));
   });
 });

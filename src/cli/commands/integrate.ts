@@ -1,9 +1,10 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import type { Command } from 'commander';
-import { isInside, mergeClaudeLocalSettings, mergeClaudeMcpServers, mergeClaudeSettings, type MergeResult } from '../../integrations/agent-config.js';
+import { isInside, isWarrantHook, mergeClaudeLocalSettings, mergeClaudeMcpServers, mergeClaudeSettings, type MergeResult } from '../../integrations/agent-config.js';
 import { codexConfigPaths, mergeCodexHooksJson, mergeCodexToml } from '../../integrations/codex-config.js';
 import { claudeConfigPaths } from '../../integrations/claude-paths.js';
+import { listCodexHooks, trustCodexHooksInToml } from '../../integrations/codex-app-server.js';
 import { printText } from '../output.js';
 
 function readOrNull(path: string): string | null {
@@ -72,9 +73,20 @@ export function registerIntegrateCommand(program: Command): void {
     .description("print (or with --write merge) the MCP server, notify and hooks into Codex's config.toml and hooks.json")
     .option('--config <file>', 'the Codex config file (default: $CODEX_HOME/config.toml, else ~/.codex/config.toml)')
     .option('--write', 'merge into the files (never overwriting other keys)')
-    .action((opts: { config?: string; write?: boolean }) => {
+    .option('--trust-hooks', "with --write: record Warrant's hooks as trusted in config.toml, with the hashes Codex's own app-server reports (Codex skips untrusted hooks)")
+    .option('--codex <path>', 'the codex executable for --trust-hooks', 'codex')
+    .option('--dir <dir>', 'the project directory (where Codex lists the hooks that apply)', '.')
+    .action(async (opts: { config?: string; write?: boolean; trustHooks?: boolean; codex: string; dir: string }) => {
       const paths = codexConfigPaths(process.env, opts.config);
       const write = !!opts.write;
-      printText([...apply(paths.config, (t) => mergeCodexToml(t), write), ...apply(paths.hooks, (t) => mergeCodexHooksJson(t, paths.hooks), write)].join('\n'));
+      const out = [...apply(paths.config, (t) => mergeCodexToml(t), write), ...apply(paths.hooks, (t) => mergeCodexHooksJson(t, paths.hooks), write)];
+      if (opts.trustHooks && write) {
+        // Codex finds config.toml through CODEX_HOME; point it at the file integrate wrote
+        const env = { ...process.env, CODEX_HOME: dirname(paths.config) };
+        const hooks = (await listCodexHooks(opts.codex, resolve(opts.dir), env)).filter((h) => isWarrantHook(h.command, 'codex') && h.trustStatus !== 'trusted');
+        if (hooks.length) writeFileSync(paths.config, trustCodexHooksInToml(readFileSync(paths.config, 'utf8'), hooks));
+        out.push(hooks.length ? `${paths.config}: ${hooks.length} Warrant hooks recorded as trusted (hashes from codex app-server)` : `${paths.config}: Warrant's hooks were already trusted`);
+      } else if (write) out.push("note: Codex skips hooks it has not trusted: review them in Codex, or run again with --trust-hooks (re-trust after every integrate that changed a hook's command).");
+      printText(out.join('\n'));
     });
 }
