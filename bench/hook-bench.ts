@@ -62,7 +62,7 @@ function run(args: string[], env: NodeJS.ProcessEnv, input: string | null): Prom
   return new Promise((ok, fail) => {
     const child = spawn(process.execPath, args, { env, stdio: [input === null ? 'ignore' : 'pipe', 'pipe', 'ignore'] });
     let stdout = '';
-    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    child.stdout!.on('data', (d: Buffer) => (stdout += d.toString()));
     child.on('error', fail);
     child.on('close', (code) => ok({ code, stdout }));
     if (input !== null) child.stdin!.end(input);
