@@ -4,7 +4,9 @@ import { join, resolve } from 'node:path';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
-import { runCli } from '../helpers/server-process.js';
+import { Client } from '@modelcontextprotocol/client';
+import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
+import { CLI, runCli } from '../helpers/server-process.js';
 import { hookCommand } from '../../src/integrations/agent-config.js';
 import { mergeCodexToml } from '../../src/integrations/codex-config.js';
 
@@ -123,6 +125,21 @@ describe('warrant integrate', () => {
     expect(second.code).toBe(0);
     expect(readFileSync(config, 'utf8')).toBe(merged);
     expect(readFileSync(join(dir, 'hooks.json'), 'utf8')).toBe(hooksText);
+  });
+});
+
+describe('the integrated MCP entry outside `warrant run`', () => {
+  it('starts and lists no tools when there is no session token (a silent no-op, not a failing server)', async () => {
+    const env = { ...process.env, WARRANT_URL: 'http://127.0.0.1:1' } as Record<string, string>;
+    delete env.WARRANT_SESSION_TOKEN;
+    delete env.WARRANT_TOKEN;
+    const client = new Client({ name: 'integrate-test', version: '1' });
+    await client.connect(new StdioClientTransport({ command: process.execPath, args: [CLI, 'mcp', '--self'], env }));
+    try {
+      expect((await client.listTools()).tools).toEqual([]);
+    } finally {
+      await client.close();
+    }
   });
 });
 
