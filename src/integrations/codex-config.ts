@@ -32,8 +32,9 @@ function tomlArray(values: string[]): string {
 const TABLE = '[mcp_servers.warrant]';
 
 function codexMcpBlock(paths: WarrantPaths): string[] {
-  // headless `codex exec` refuses MCP calls that need approval unless the server's tools are approved
-  return [TABLE, `command = ${tomlString(paths.node)}`, `args = ${tomlArray([paths.cliMain, 'mcp', '--self'])}`, 'env_vars = ["WARRANT_URL", "WARRANT_SESSION_TOKEN"]', 'default_tools_approval_mode = "approve"'];
+  // approve: headless `codex exec` refuses a writing tool that needs approval; required: without
+  // it Codex starts the first turn after ~1 s without a server still starting (docs/integrations.md)
+  return [TABLE, `command = ${tomlString(paths.node)}`, `args = ${tomlArray([paths.cliMain, 'mcp', '--self'])}`, 'env_vars = ["WARRANT_URL", "WARRANT_SESSION_TOKEN"]', 'default_tools_approval_mode = "approve"', 'required = true'];
 }
 
 const LEGACY_NOTIFY = /^\s*notify\s*=\s*\[\s*"warrant"\s*,\s*"hook"\s*,\s*"codex"\s*\]\s*$/;
@@ -76,11 +77,19 @@ export function mergeCodexToml(existing: string | null, paths: WarrantPaths = wa
     const commandAt = body.findIndex((l) => /^\s*command\s*=/.test(l));
     const argsAt = body.findIndex((l) => /^\s*args\s*=/.test(l));
     const ours = commandAt >= 0 && (/^\s*command\s*=\s*"warrant"\s*$/.test(body[commandAt]!) || /dist[\\/]cli[\\/]main\.js"\s*,\s*"mcp"\s*,\s*"--self"\s*\]/.test(body[argsAt] ?? ''));
-    if (ours && (body[commandAt] !== block[1] || body[argsAt] !== block[2])) {
-      lines[tableAt + 1 + commandAt] = block[1]!;
-      if (argsAt >= 0) lines[tableAt + 1 + argsAt] = block[2]!;
-      else lines.splice(tableAt + 2 + commandAt, 0, block[2]!);
-      notes.push('config.toml: the [mcp_servers.warrant] command of an earlier integrate was upgraded to absolute paths.');
+    if (ours) {
+      // Warrant's own table: the command upgraded, keys it lacks added, values it has kept
+      const missing = block.slice(3).filter((line) => !body.some((l) => l.trim().startsWith(line.split(' =')[0]! + ' ') || l.trim().startsWith(line.split(' =')[0]! + '=')));
+      let bodyEnd = tableAt + 1 + body.length;
+      while (bodyEnd > tableAt + 1 && lines[bodyEnd - 1]!.trim() === '') bodyEnd--;
+      lines.splice(bodyEnd, 0, ...missing);
+      if (body[commandAt] !== block[1] || body[argsAt] !== block[2]) {
+        lines[tableAt + 1 + commandAt] = block[1]!;
+        if (argsAt >= 0) lines[tableAt + 1 + argsAt] = block[2]!;
+        else lines.splice(tableAt + 2 + commandAt, 0, block[2]!);
+        notes.push('config.toml: the [mcp_servers.warrant] command of an earlier integrate was upgraded to absolute paths.');
+      }
+      if (missing.length) notes.push(`config.toml: [mcp_servers.warrant] gained ${missing.map((l) => l.split(' =')[0]).join(', ')}.`);
     } else if (!ours) notes.push('config.toml already has an [mcp_servers.warrant] table that differs; left as it is (warrant doctor checks whether it works).');
   }
   const text = lines.join('\n') + '\n';

@@ -127,12 +127,12 @@ describe('Codex merges', () => {
     const once = mergeCodexToml(existing, paths);
     expect(once.changed).toBe(true);
     expect(once.text).toBe(
-      `model = "o4"\n${NOTIFY}\n\n[mcp_servers.other]\ncommand = "x"\n\n[mcp_servers.warrant]\ncommand = "/opt/node/bin/node"\nargs = ["/srv/warrant/dist/cli/main.js", "mcp", "--self"]\nenv_vars = ["WARRANT_URL", "WARRANT_SESSION_TOKEN"]\ndefault_tools_approval_mode = "approve"\n`,
+      `model = "o4"\n${NOTIFY}\n\n[mcp_servers.other]\ncommand = "x"\n\n[mcp_servers.warrant]\ncommand = "/opt/node/bin/node"\nargs = ["/srv/warrant/dist/cli/main.js", "mcp", "--self"]\nenv_vars = ["WARRANT_URL", "WARRANT_SESSION_TOKEN"]\ndefault_tools_approval_mode = "approve"\nrequired = true\n`,
     );
     expect(mergeCodexToml(once.text, paths)).toEqual({ text: once.text, changed: false, notes: [] });
     const tables = readTomlTables(once.text);
     expect(tables.get('')).toEqual({ model: 'o4', notify: ['/opt/node/bin/node', '/srv/warrant/dist/hook/hook-main.js', 'codex'] });
-    expect(tables.get('mcp_servers.warrant')).toEqual({ command: '/opt/node/bin/node', args: ['/srv/warrant/dist/cli/main.js', 'mcp', '--self'], env_vars: ['WARRANT_URL', 'WARRANT_SESSION_TOKEN'], default_tools_approval_mode: 'approve' });
+    expect(tables.get('mcp_servers.warrant')).toEqual({ command: '/opt/node/bin/node', args: ['/srv/warrant/dist/cli/main.js', 'mcp', '--self'], env_vars: ['WARRANT_URL', 'WARRANT_SESSION_TOKEN'], default_tools_approval_mode: 'approve', required: true });
   });
 
   it('an earlier integrate\'s bare `warrant` lines are upgraded in place; another notify and another warrant table are kept with a note', () => {
@@ -140,7 +140,9 @@ describe('Codex merges', () => {
     const up = mergeCodexToml(legacy, paths);
     expect(up.text).toContain(NOTIFY);
     expect(up.text).toContain('[mcp_servers.warrant]\ncommand = "/opt/node/bin/node"\nargs = ["/srv/warrant/dist/cli/main.js", "mcp", "--self"]');
-    expect(up.text).toContain('startup_timeout_sec = 20');
+    expect(up.text).toContain('startup_timeout_sec = 20\ndefault_tools_approval_mode = "approve"\nrequired = true\n');
+    expect(up.text.match(/env_vars/g)).toHaveLength(1);
+    expect(mergeCodexToml(up.text, paths).changed).toBe(false);
     expect(up.text.match(/\[mcp_servers\.warrant\]/g)).toHaveLength(1);
     const foreign = 'notify = ["say", "done"]\n\n[mcp_servers.warrant]\ncommand = "mine"\n';
     const kept = mergeCodexToml(foreign, paths);

@@ -36,6 +36,7 @@ export async function codexChecks(ctx: DoctorContext): Promise<Check[]> {
     if (server.default_tools_approval_mode !== 'approve') {
       checks.push(fail('permissions', `[mcp_servers.warrant] has default_tools_approval_mode = ${JSON.stringify(server.default_tools_approval_mode ?? 'unset')}: headless \`codex exec\` refuses every Warrant tool call that needs approval`, 'Set default_tools_approval_mode = "approve" in [mcp_servers.warrant] (`warrant integrate codex --write` writes it for a new table).'));
     } else checks.push(pass('permissions', 'the Warrant tools are approved (default_tools_approval_mode = "approve")'));
+    if (server.required !== true) checks.push(fail('mcp-entry', '[mcp_servers.warrant] is not `required = true`: Codex may start the first turn before the server is up, without Warrant\'s tools', 'Add `required = true` to [mcp_servers.warrant].'));
     if (server.enabled === false) checks.push(fail('mcp-entry', '[mcp_servers.warrant] has enabled = false', 'Remove `enabled = false` from [mcp_servers.warrant].'));
   }
 
