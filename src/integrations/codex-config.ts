@@ -120,7 +120,8 @@ export function mergeCodexHooksJson(existing: string | null, file = 'hooks.json'
       });
     }
     if (!present) {
-      groups.push({ hooks: [{ type: 'command', command, timeout: 10 }] });
+      // Codex clamps a SessionEnd hook's timeout to 3 s (and warns on every run otherwise)
+      groups.push({ hooks: [{ type: 'command', command, timeout: event === 'SessionEnd' ? 3 : 10 }] });
       changed = true;
     }
     hooks[event] = groups;
