@@ -49,8 +49,6 @@ export const CLAUDE_HOOK_EVENTS = ['SessionStart', 'UserPromptSubmit', 'Stop', '
 export const CLAUDE_ALLOW_RULE = 'mcp__warrant';
 /** Rules that also allow every Warrant tool (read by doctor). */
 export const CLAUDE_ALLOW_EQUIVALENTS = [CLAUDE_ALLOW_RULE, 'mcp__warrant__*'];
-/** What integrate wrote before hooks were absolute. */
-export const LEGACY_CLAUDE_HOOK = 'warrant hook claude-code';
 const LEGACY_MCP = { command: 'warrant', args: ['mcp', '--self'] };
 
 /**
@@ -67,10 +65,13 @@ export function claudeMcpEntry(paths: WarrantPaths = warrantPaths()): Record<str
   };
 }
 
-/** Whether a hook command is one of Warrant's (current, legacy, or an older install's path). */
+/**
+ * Whether a hook command is one of Warrant's: the entry point (this or another install's
+ * path), or the CLI's `hook` alias (`warrant hook <provider>`, or `<node> …/dist/cli/main.js hook <provider>`).
+ */
 export function isWarrantHook(command: string, provider: AgentProvider): boolean {
   const c = command.trim();
-  return c === `warrant hook ${provider}` || new RegExp(`hook-main\\.js["']?\\s+${provider}$`).test(c);
+  return c === `warrant hook ${provider}` || new RegExp(`(hook-main\\.js["']?|[\\\\/]dist[\\\\/]cli[\\\\/]main\\.js["']?\\s+hook)\\s+${provider}$`).test(c);
 }
 
 export interface MergeResult {
@@ -135,11 +136,6 @@ export function mergeClaudeMcpServers(existing: string | null, file: string, pat
   }
   const notes = current === undefined ? [] : [`${file}: the "warrant" server entry of an earlier integrate was upgraded to absolute paths.`];
   return finish(existing, { ...config, mcpServers: { ...servers, warrant: entry } }, true, notes);
-}
-
-/** `.mcp.json` (kept for callers of the earlier name). */
-export function mergeClaudeMcpJson(existing: string | null, paths: WarrantPaths = warrantPaths()): MergeResult {
-  return mergeClaudeMcpServers(existing, '.mcp.json', paths);
 }
 
 export interface ClaudeSettingsOptions {

@@ -4,6 +4,7 @@ import {
   claudeDenyRules,
   hookCommand,
   isInside,
+  isWarrantHook,
   mergeClaudeLocalSettings,
   mergeClaudeMcpServers,
   mergeClaudeSettings,
@@ -61,6 +62,11 @@ describe('Claude Code merges', () => {
     expect(hooks.Stop).toEqual([{ hooks: [{ type: 'command', command: HOOK, timeout: 10 }, { type: 'command', command: 'keep-me' }] }]);
     expect(hooks.UserPromptSubmit).toEqual([{ hooks: [{ type: 'command', command: HOOK }] }]);
     expect(r.notes.join(' ')).toContain('upgraded');
+  });
+
+  it('recognises Warrant\'s hooks in every form it was written, and nobody else\'s', () => {
+    for (const c of ['warrant hook claude-code', HOOK, '"/old/node" "/old/dist/hook/hook-main.js" claude-code', '"/usr/bin/node" "/x/warrant/dist/cli/main.js" hook claude-code', "'/a b/node' '/a b/dist/hook/hook-main.js' claude-code"]) expect(isWarrantHook(c, 'claude-code'), c).toBe(true);
+    for (const c of ['notify-me', 'warrant hook codex', '"/n" "/x/dist/hook/hook-main.js" codex', 'my-hook-main.js claude-code --extra', 'echo warrant hook claude-code > /tmp/x']) expect(isWarrantHook(c, 'claude-code'), c).toBe(false);
   });
 
   it('an allow rule written another way counts; a deny naming Warrant tools is kept and noted', () => {
@@ -144,6 +150,8 @@ describe('Codex merges', () => {
     expect(up.text.match(/env_vars/g)).toHaveLength(1);
     expect(mergeCodexToml(up.text, paths).changed).toBe(false);
     expect(up.text.match(/\[mcp_servers\.warrant\]/g)).toHaveLength(1);
+    const absoluteAlias = mergeCodexToml('notify = ["/usr/bin/node", "/x/warrant/dist/cli/main.js", "hook", "codex"]\n', paths);
+    expect(absoluteAlias.text.split('\n')[0]).toBe(NOTIFY);
     const foreign = 'notify = ["say", "done"]\n\n[mcp_servers.warrant]\ncommand = "mine"\n';
     const kept = mergeCodexToml(foreign, paths);
     expect(kept.changed).toBe(false);
