@@ -2,7 +2,7 @@ import { mkdtempSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli, startServer, type CliResult, type ServerProcess } from '../helpers/server-process.js';
+import { CLI, runCli, startServer, type CliResult, type ServerProcess } from '../helpers/server-process.js';
 
 /**
  * `warrant doctor` from the agent's side, in scratch projects wired by `warrant integrate`
@@ -165,6 +165,14 @@ describe('warrant doctor', () => {
     const r = await s.doctor({ WARRANT_DATA_DIR: join(s.project, '.warrant') });
     expect(r.code).toBe(1);
     expect(r.stdout).toMatch(/FAIL +data-dir: the Warrant data dir .* lies inside the project/);
+  });
+
+  it('under `warrant run` it lists the tools with the session\'s own token and opens no probe session', async () => {
+    const s = await scratch();
+    const r = await runCli(['run', '--title', 'doctor inside a session', '--', process.execPath, CLI, 'doctor', '--dir', s.project], { env: s.env });
+    expect(r.code, r.stdout + r.stderr).toBe(0);
+    expect(r.stdout).toContain('mcp-tools: the MCP entry started and listed');
+    expect(r.stdout).toContain('with this session (WARRANT_SESSION_TOKEN)');
   });
 
   it('without a credential it cannot list the tools and says how to give it one', async () => {
