@@ -3,6 +3,7 @@ import { lineageBench } from './lineage-bench.js';
 import { runAuditBench } from './audit-bench.js';
 import { runMessagesBench } from './messages-bench.js';
 import { restBench } from './rest-bench.js';
+import { runHookBench } from './hook-bench.js';
 import type { FigureRow } from './standalone.js';
 
 /** The standalone benches' rows, in the run's table format. */
@@ -36,8 +37,19 @@ const restModule: BenchModule = {
   run: async (env) => adapt('rest', env.dialect, await restBench(env.dialect, 10, env.location)),
 };
 
+/** Hook latency does not depend on the backend: measured once, on the first backend run. */
+let hookRows: Promise<BenchRow[]> | null = null;
+const hookModule: BenchModule = {
+  name: 'hooks',
+  run: async (env) => {
+    if (hookRows) return [];
+    hookRows = runHookBench().then((rows) => adapt('hooks', env.dialect, rows));
+    return hookRows;
+  },
+};
+
 /**
  * Every bench module, run in this order on each backend. A capability adds its figures by
  * writing a module (`bench/<name>-bench.ts` exporting a BenchModule) and listing it here.
  */
-export const BENCH_MODULES: BenchModule[] = [lineageBench, auditBench, messagesBench, restModule];
+export const BENCH_MODULES: BenchModule[] = [lineageBench, auditBench, messagesBench, restModule, hookModule];

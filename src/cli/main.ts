@@ -11,6 +11,7 @@ import { registerMcpCommand } from './commands/mcp.js';
 import { registerRunCommand } from './commands/run.js';
 import { registerIntegrateCommand } from './commands/integrate.js';
 import { registerHookCommand } from './commands/hook.js';
+import { registerDoctorCommand } from './commands/doctor.js';
 import { registerExportCommand } from './commands/export.js';
 import { registerDeliveryCommands } from './commands/deliveries.js';
 import { registerAuditCommands } from './commands/audit.js';
@@ -35,6 +36,7 @@ export function buildProgram(): Command {
   registerRunCommand(program);
   registerIntegrateCommand(program);
   registerHookCommand(program);
+  registerDoctorCommand(program);
   registerExportCommand(program);
   registerDeliveryCommands(program);
   registerAuditCommands(program);

@@ -1,16 +1,78 @@
 /**
- * `warrant integrate`: the MCP entry and hooks an agent CLI needs, merged into existing
- * configuration without ever overwriting what is there (spec 08). Pure: text in, text out.
+ * `warrant integrate`: the MCP entry, hooks and permissions an agent CLI needs, merged into
+ * existing configuration without ever overwriting what is there (docs/integrations.md).
+ * Pure apart from locating this package: text in, text out.
+ *
+ * Commands are absolute (this Node binary + this package's built entry points), so they run
+ * without `warrant` on PATH and without npx's resolution cost on every hook call; a moved or
+ * upgraded install is caught by `warrant doctor` and fixed by running integrate again.
  */
+import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
+import { fileURLToPath } from 'node:url';
 
-export const WARRANT_MCP_ENTRY = {
-  command: 'warrant',
-  args: ['mcp', '--self'],
-  env: { WARRANT_URL: '${WARRANT_URL}', WARRANT_SESSION_TOKEN: '${WARRANT_SESSION_TOKEN}' },
-};
+export type AgentProvider = 'claude-code' | 'codex';
 
-export const CLAUDE_HOOK_COMMAND = 'warrant hook claude-code';
-export const CLAUDE_HOOK_EVENTS = ['SessionStart', 'UserPromptSubmit', 'Stop'] as const;
+export interface WarrantPaths {
+  /** the Node binary (process.execPath) */
+  node: string;
+  /** dist/cli/main.js of this package */
+  cliMain: string;
+  /** dist/hook/hook-main.js of this package */
+  hookMain: string;
+}
+
+/** This package's root: the same from src/integrations (tsx) and dist/integrations (built). */
+const PACKAGE_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
+
+export function warrantPaths(): WarrantPaths {
+  return { node: process.execPath, cliMain: join(PACKAGE_ROOT, 'dist', 'cli', 'main.js'), hookMain: join(PACKAGE_ROOT, 'dist', 'hook', 'hook-main.js') };
+}
+
+/** One shell word: double quotes when that is exact, else single quotes. */
+export function shellQuote(word: string): string {
+  if (!/["$`\\!]/.test(word)) return `"${word}"`;
+  return `'${word.replace(/'/g, `'\\''`)}'`;
+}
+
+/** The hook command an agent runs: `"<node>" "<package>/dist/hook/hook-main.js" <provider>`. */
+export function hookCommand(provider: AgentProvider, paths: WarrantPaths = warrantPaths()): string {
+  return `${shellQuote(paths.node)} ${shellQuote(paths.hookMain)} ${provider}`;
+}
+
+/** The hook as an argv (Codex `notify` takes an array, run without a shell). */
+export function hookArgv(provider: AgentProvider, paths: WarrantPaths = warrantPaths()): string[] {
+  return [paths.node, paths.hookMain, provider];
+}
+
+export const CLAUDE_HOOK_EVENTS = ['SessionStart', 'UserPromptSubmit', 'Stop', 'SubagentStart', 'SubagentStop', 'SessionEnd'] as const;
+/** The Claude permission rule that allows every tool of the `warrant` MCP server. */
+export const CLAUDE_ALLOW_RULE = 'mcp__warrant';
+/** Rules that also allow every Warrant tool (read by doctor). */
+export const CLAUDE_ALLOW_EQUIVALENTS = [CLAUDE_ALLOW_RULE, 'mcp__warrant__*'];
+const LEGACY_MCP = { command: 'warrant', args: ['mcp', '--self'] };
+
+/**
+ * The stdio MCP entry. The session's own URL and token reach the server from the agent's
+ * environment; the defaults keep Claude Code from refusing the file outside `warrant run`,
+ * where the server lists no tools.
+ */
+export function claudeMcpEntry(paths: WarrantPaths = warrantPaths()): Record<string, unknown> {
+  return {
+    type: 'stdio',
+    command: paths.node,
+    args: [paths.cliMain, 'mcp', '--self'],
+    env: { WARRANT_URL: '${WARRANT_URL:-http://127.0.0.1:7420}', WARRANT_SESSION_TOKEN: '${WARRANT_SESSION_TOKEN:-}' },
+  };
+}
+
+/**
+ * Whether a hook command is one of Warrant's: the entry point (this or another install's
+ * path), or the CLI's `hook` alias (`warrant hook <provider>`, or `<node> …/dist/cli/main.js hook <provider>`).
+ */
+export function isWarrantHook(command: string, provider: AgentProvider): boolean {
+  const c = command.trim();
+  return c === `warrant hook ${provider}` || new RegExp(`(hook-main\\.js["']?|[\\\\/]dist[\\\\/]cli[\\\\/]main\\.js["']?\\s+hook)\\s+${provider}$`).test(c);
+}
 
 export interface MergeResult {
   text: string;
@@ -18,9 +80,9 @@ export interface MergeResult {
   notes: string[];
 }
 
-type Json = Record<string, unknown>;
+export type Json = Record<string, unknown>;
 
-function parseObject(text: string | null, file: string): Json {
+export function parseJsonObject(text: string | null, file: string): Json {
   if (text === null || text.trim() === '') return {};
   let parsed: unknown;
   try {
@@ -32,71 +94,142 @@ function parseObject(text: string | null, file: string): Json {
   return parsed as Json;
 }
 
+function objectAt(config: Json, key: string, file: string): Json {
+  const value = config[key] ?? {};
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new Error(`${file}: ${key} is not an object; nothing was written.`);
+  return value as Json;
+}
+
 function render(value: Json): string {
   return JSON.stringify(value, null, 2) + '\n';
 }
 
-/** `.mcp.json`: adds `mcpServers.warrant` unless an entry of that name exists. */
-export function mergeClaudeMcpJson(existing: string | null): MergeResult {
-  const config = parseObject(existing, '.mcp.json');
-  const servers = (config.mcpServers ?? {}) as Json;
-  if (typeof servers !== 'object' || Array.isArray(servers)) throw new Error('.mcp.json: mcpServers is not an object; nothing was written.');
-  if (servers.warrant !== undefined) {
-    const same = JSON.stringify(servers.warrant) === JSON.stringify(WARRANT_MCP_ENTRY);
-    return { text: existing ?? render(config), changed: false, notes: same ? [] : ['.mcp.json already has a "warrant" server entry that differs; left as it is.'] };
-  }
-  return { text: render({ ...config, mcpServers: { ...servers, warrant: WARRANT_MCP_ENTRY } }), changed: true, notes: [] };
+function finish(existing: string | null, config: Json, changed: boolean, notes: string[]): MergeResult {
+  return { text: changed ? render(config) : (existing ?? render(config)), changed, notes };
 }
 
-/** `.claude/settings.json`: adds the three hooks, each once, keeping every other key and hook. */
-export function mergeClaudeSettings(existing: string | null): MergeResult {
-  const config = parseObject(existing, '.claude/settings.json');
-  const hooks = { ...((config.hooks ?? {}) as Json) };
-  let changed = false;
-  for (const event of CLAUDE_HOOK_EVENTS) {
-    const groups = Array.isArray(hooks[event]) ? [...(hooks[event] as Json[])] : [];
-    const present = groups.some((g) => Array.isArray(g.hooks) && (g.hooks as Json[]).some((h) => h.command === CLAUDE_HOOK_COMMAND));
-    if (present) continue;
-    groups.push({ hooks: [{ type: 'command', command: CLAUDE_HOOK_COMMAND, timeout: 10 }] });
-    hooks[event] = groups;
-    changed = true;
-  }
-  if (!changed) return { text: existing ?? render(config), changed: false, notes: [] };
-  return { text: render({ ...config, hooks }), changed: true, notes: [] };
+function isLegacyMcp(entry: unknown): boolean {
+  const e = entry as Json | null;
+  return !!e && e.command === LEGACY_MCP.command && JSON.stringify(e.args) === JSON.stringify(LEGACY_MCP.args);
 }
 
-const CODEX_TABLE = '[mcp_servers.warrant]';
-const CODEX_BLOCK = [
-  CODEX_TABLE,
-  'command = "warrant"',
-  'args = ["mcp", "--self"]',
-  'env_vars = ["WARRANT_URL", "WARRANT_SESSION_TOKEN"]',
-].join('\n');
-const CODEX_NOTIFY = 'notify = ["warrant", "hook", "codex"]';
+/** Whether an MCP entry runs an older install of this package (same shape, other paths). */
+function isStaleWarrantMcp(entry: unknown): boolean {
+  const e = entry as Json | null;
+  const args = Array.isArray(e?.args) ? (e!.args as unknown[]) : [];
+  return args.length === 3 && typeof args[0] === 'string' && /[\\/]dist[\\/]cli[\\/]main\.js$/.test(args[0]) && args[1] === 'mcp' && args[2] === '--self';
+}
 
 /**
- * Codex `config.toml`: appends the MCP server table and puts the `notify` hook before the
- * first table (top-level keys must precede tables), each only when absent.
+ * An `mcpServers` map (`.mcp.json`, or the user's `.claude.json`): adds `warrant` when absent;
+ * upgrades Warrant's own earlier entries (bare `warrant`, or another install's paths); leaves
+ * any other entry of that name alone, with a note.
  */
-export function mergeCodexToml(existing: string | null): MergeResult {
-  let text = existing ?? '';
-  let changed = false;
+export function mergeClaudeMcpServers(existing: string | null, file: string, paths: WarrantPaths = warrantPaths()): MergeResult {
+  const config = parseJsonObject(existing, file);
+  const servers = objectAt(config, 'mcpServers', file);
+  const entry = claudeMcpEntry(paths);
+  const current = servers.warrant;
+  if (current !== undefined && JSON.stringify(current) === JSON.stringify(entry)) return finish(existing, config, false, []);
+  if (current !== undefined && !isLegacyMcp(current) && !isStaleWarrantMcp(current)) {
+    return finish(existing, config, false, [`${file} already has a "warrant" server entry that differs; left as it is (warrant doctor checks whether it works).`]);
+  }
+  const notes = current === undefined ? [] : [`${file}: the "warrant" server entry of an earlier integrate was upgraded to absolute paths.`];
+  return finish(existing, { ...config, mcpServers: { ...servers, warrant: entry } }, true, notes);
+}
+
+export interface ClaudeSettingsOptions {
+  paths?: WarrantPaths;
+  /** an absolute data dir that lies inside the project: denied to the agent's file tools */
+  deniedDataDir?: string | null;
+  /** write the hooks (false: only permissions) */
+  hooks?: boolean;
+}
+
+/** Claude's absolute-path permission patterns start with `//`. */
+export function claudeDenyRules(dataDir: string): string[] {
+  const posix = dataDir.split(sep).join('/').replace(/\/+$/, '');
+  return [`Read(/${posix}/**)`, `Edit(/${posix}/**)`];
+}
+
+/**
+ * `.claude/settings.json` (project or user): `permissions.allow` gains `mcp__warrant`,
+ * `permissions.deny` the data dir's rules when it lies in the project, and each of the six
+ * hooks gains Warrant's command once — an earlier Warrant hook in place is upgraded, every
+ * other key, rule and hook is kept.
+ */
+export function mergeClaudeSettings(existing: string | null, options: ClaudeSettingsOptions = {}, file = '.claude/settings.json'): MergeResult {
+  const config = parseJsonObject(existing, file);
+  const command = hookCommand('claude-code', options.paths);
   const notes: string[] = [];
-  const lines = text.split('\n');
-  const firstTable = lines.findIndex((l) => /^\s*\[/.test(l));
-  const topLevel = firstTable < 0 ? lines : lines.slice(0, firstTable);
-  if (!topLevel.some((l) => /^\s*notify\s*=/.test(l))) {
-    const insertAt = firstTable < 0 ? lines.length : firstTable;
-    lines.splice(insertAt, 0, CODEX_NOTIFY, ...(firstTable < 0 ? [] : ['']));
-    text = lines.join('\n');
-    changed = true;
-  } else if (!topLevel.some((l) => l.includes('"warrant", "hook", "codex"'))) {
-    notes.push('config.toml already sets notify to another command; left as it is (Warrant will not see idle turns).');
-  }
-  if (!text.includes(CODEX_TABLE)) {
-    text = `${text.replace(/\n*$/, '')}${text.trim() === '' ? '' : '\n\n'}${CODEX_BLOCK}\n`;
+  let changed = false;
+
+  const permissions = { ...objectAt(config, 'permissions', file) };
+  const allow = Array.isArray(permissions.allow) ? [...(permissions.allow as unknown[])] : [];
+  if (!allow.some((r) => typeof r === 'string' && CLAUDE_ALLOW_EQUIVALENTS.includes(r))) {
+    allow.push(CLAUDE_ALLOW_RULE);
+    permissions.allow = allow;
     changed = true;
   }
-  if (!text.endsWith('\n')) text += '\n';
-  return { text: changed ? text : (existing ?? text), changed, notes };
+  if (options.deniedDataDir) {
+    const deny = Array.isArray(permissions.deny) ? [...(permissions.deny as unknown[])] : [];
+    for (const rule of claudeDenyRules(options.deniedDataDir)) {
+      if (deny.includes(rule)) continue;
+      deny.push(rule);
+      changed = true;
+    }
+    permissions.deny = deny;
+  }
+  if (Array.isArray(permissions.deny) && (permissions.deny as unknown[]).some((r) => typeof r === 'string' && CLAUDE_ALLOW_EQUIVALENTS.some((a) => r === a || r.startsWith('mcp__warrant__')))) {
+    notes.push(`${file}: permissions.deny names Warrant tools; left as it is (deny wins over allow, so those tools stay refused).`);
+  }
+
+  const hooks = { ...objectAt(config, 'hooks', file) };
+  if (options.hooks !== false) {
+    let upgraded = false;
+    for (const event of CLAUDE_HOOK_EVENTS) {
+      const groups = Array.isArray(hooks[event]) ? (hooks[event] as Json[]).map((g) => ({ ...g })) : [];
+      let present = false;
+      for (const group of groups) {
+        if (!Array.isArray(group.hooks)) continue;
+        group.hooks = (group.hooks as Json[]).map((h) => {
+          if (typeof h.command !== 'string' || !isWarrantHook(h.command, 'claude-code')) return h;
+          present = true;
+          if (h.command === command) return h;
+          upgraded = changed = true;
+          return { ...h, command };
+        });
+      }
+      if (!present) {
+        groups.push({ hooks: [{ type: 'command', command, timeout: 10 }] });
+        changed = true;
+      }
+      hooks[event] = groups;
+    }
+    if (upgraded) notes.push(`${file}: Warrant hooks of an earlier integrate were upgraded to the absolute command.`);
+  }
+  return finish(existing, { ...config, permissions, ...(options.hooks !== false ? { hooks } : {}) }, changed, notes);
+}
+
+/**
+ * `.claude/settings.local.json`: approves the project's `warrant` MCP server
+ * (`enabledMcpjsonServers`), as Claude Code records it when the person approves it there —
+ * running integrate is that approval. Left alone when all project servers are enabled.
+ */
+export function mergeClaudeLocalSettings(existing: string | null, file = '.claude/settings.local.json'): MergeResult {
+  const config = parseJsonObject(existing, file);
+  if (config.enableAllProjectMcpServers === true) return finish(existing, config, false, []);
+  const enabled = Array.isArray(config.enabledMcpjsonServers) ? [...(config.enabledMcpjsonServers as unknown[])] : [];
+  const notes: string[] = [];
+  if (Array.isArray(config.disabledMcpjsonServers) && (config.disabledMcpjsonServers as unknown[]).includes('warrant')) {
+    notes.push(`${file}: disabledMcpjsonServers lists "warrant"; left as it is (remove it there to use Warrant's tools).`);
+  }
+  if (enabled.includes('warrant')) return finish(existing, config, false, notes);
+  return finish(existing, { ...config, enabledMcpjsonServers: [...enabled, 'warrant'] }, true, notes);
+}
+
+/** Whether `inner` is `outer` or lies below it (both absolute). */
+export function isInside(inner: string, outer: string): boolean {
+  const rel = relative(resolve(outer), resolve(inner));
+  return rel === '' || (!rel.startsWith('..') && !isAbsolute(rel));
 }

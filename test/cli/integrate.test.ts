@@ -1,13 +1,19 @@
 import { mkdtempSync, mkdirSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
-import { runCli } from '../helpers/server-process.js';
-import { mergeCodexToml } from '../../src/integrations/agent-config.js';
+import { Client } from '@modelcontextprotocol/client';
+import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
+import { CLI, runCli } from '../helpers/server-process.js';
+import { hookCommand } from '../../src/integrations/agent-config.js';
+import { mergeCodexToml } from '../../src/integrations/codex-config.js';
 
-describe('warrant integrate (spec 08)', () => {
+const ROOT = resolve(import.meta.dirname, '../..');
+const HOOK = `"${process.execPath}" "${join(ROOT, 'dist/hook/hook-main.js')}" claude-code`;
+
+describe('warrant integrate', () => {
   it('claude-code --write merges into existing .mcp.json and .claude/settings.json without losing their keys; a second run changes nothing', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'warrant-integrate-'));
     mkdirSync(join(dir, '.claude'));
@@ -30,22 +36,58 @@ describe('warrant integrate (spec 08)', () => {
     const mergedMcp = JSON.parse(readFileSync(join(dir, '.mcp.json'), 'utf8'));
     expect(mergedMcp.mcpServers.github).toEqual(mcp.mcpServers.github);
     expect(mergedMcp.other).toEqual({ keep: true });
-    expect(mergedMcp.mcpServers.warrant).toMatchObject({ command: 'warrant', args: ['mcp', '--self'] });
+    // absolute: the Node running the CLI and this package's built entry point, no `warrant` on PATH
+    expect(mergedMcp.mcpServers.warrant).toMatchObject({ command: process.execPath, args: [join(ROOT, 'dist/cli/main.js'), 'mcp', '--self'] });
     const mergedSettings = JSON.parse(readFileSync(join(dir, '.claude', 'settings.json'), 'utf8'));
-    expect(mergedSettings.permissions).toEqual(settings.permissions);
+    expect(mergedSettings.permissions.allow).toEqual(['Bash(npm test)', 'mcp__warrant']);
+    // the server's default data dir would be <project>/.warrant: denied to the agent's file tools
+    expect(mergedSettings.permissions.deny).toEqual([`Read(/${dir}/.warrant/**)`, `Edit(/${dir}/.warrant/**)`]);
+    expect(first.stdout).toContain('lies inside the project');
+    expect(JSON.parse(readFileSync(join(dir, '.claude', 'settings.local.json'), 'utf8'))).toEqual({ enabledMcpjsonServers: ['warrant'] });
     expect(mergedSettings.model).toBe('opus');
     expect(mergedSettings.hooks.PreToolUse).toEqual(settings.hooks.PreToolUse);
     expect(mergedSettings.hooks.Stop).toHaveLength(2);
     expect(mergedSettings.hooks.Stop[0]).toEqual(settings.hooks.Stop[0]);
-    for (const event of ['SessionStart', 'UserPromptSubmit', 'Stop']) {
-      expect(JSON.stringify(mergedSettings.hooks[event])).toContain('warrant hook claude-code');
+    expect(HOOK).toBe(hookCommand('claude-code'));
+    for (const event of ['SessionStart', 'UserPromptSubmit', 'Stop', 'SubagentStart', 'SubagentStop', 'SessionEnd']) {
+      expect(mergedSettings.hooks[event].at(-1)).toEqual({ hooks: [{ type: 'command', command: HOOK, timeout: 10 }] });
     }
 
-    const before = [readFileSync(join(dir, '.mcp.json'), 'utf8'), readFileSync(join(dir, '.claude', 'settings.json'), 'utf8')];
+    const files = ['.mcp.json', '.claude/settings.json', '.claude/settings.local.json'];
+    const before = files.map((f) => readFileSync(join(dir, f), 'utf8'));
     const second = await runCli(['integrate', 'claude-code', '--dir', dir, '--write']);
     expect(second.code).toBe(0);
     expect(second.stdout).toContain('already integrated');
-    expect([readFileSync(join(dir, '.mcp.json'), 'utf8'), readFileSync(join(dir, '.claude', 'settings.json'), 'utf8')]).toEqual(before);
+    expect(files.map((f) => readFileSync(join(dir, f), 'utf8'))).toEqual(before);
+  });
+
+  it('no deny rule when the data dir lies elsewhere; an earlier bare `warrant hook claude-code` is upgraded, not duplicated', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'warrant-integrate-'));
+    mkdirSync(join(dir, '.claude'));
+    writeFileSync(join(dir, '.claude', 'settings.json'), JSON.stringify({ hooks: { Stop: [{ hooks: [{ type: 'command', command: 'warrant hook claude-code', timeout: 10 }] }] } }));
+    const r = await runCli(['integrate', 'claude-code', '--dir', dir, '--write', '--data-dir', join(tmpdir(), 'elsewhere-data')]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toContain('upgraded');
+    const merged = JSON.parse(readFileSync(join(dir, '.claude', 'settings.json'), 'utf8'));
+    expect(merged.permissions).toEqual({ allow: ['mcp__warrant'] });
+    expect(merged.hooks.Stop).toEqual([{ hooks: [{ type: 'command', command: HOOK, timeout: 10 }] }]);
+  });
+
+  it('--user writes the MCP entry into the config dir\'s .claude.json and the allow rule and hooks into its settings.json, leaving the project alone', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'warrant-integrate-'));
+    const config = mkdtempSync(join(tmpdir(), 'warrant-claude-config-'));
+    writeFileSync(join(config, '.claude.json'), JSON.stringify({ numStartups: 2, projects: { [dir]: { hasTrustDialogAccepted: false } } }));
+    const r = await runCli(['integrate', 'claude-code', '--dir', dir, '--user', '--write'], { env: { CLAUDE_CONFIG_DIR: config } });
+    expect(r.code, r.stderr).toBe(0);
+    const state = JSON.parse(readFileSync(join(config, '.claude.json'), 'utf8'));
+    expect(state.numStartups).toBe(2);
+    expect(state.projects).toEqual({ [dir]: { hasTrustDialogAccepted: false } });
+    expect(state.mcpServers.warrant).toMatchObject({ command: process.execPath, args: [join(ROOT, 'dist/cli/main.js'), 'mcp', '--self'] });
+    const user = JSON.parse(readFileSync(join(config, 'settings.json'), 'utf8'));
+    expect(user.permissions.allow).toEqual(['mcp__warrant']);
+    expect(Object.keys(user.hooks)).toHaveLength(6);
+    expect(existsSync(join(dir, '.mcp.json'))).toBe(false);
+    expect(existsSync(join(dir, '.claude'))).toBe(false);
   });
 
   it('creates the files when absent, and refuses to touch invalid JSON', async () => {
@@ -74,23 +116,30 @@ describe('warrant integrate (spec 08)', () => {
     expect(merged).toBe(mergeCodexToml(existing).text);
     for (const kept of ['model = "o4"', 'approval_policy = "on-request"', '[mcp_servers.other]\ncommand = "x"\nargs = ["--stdio"]']) expect(merged).toContain(kept);
     expect(merged).toContain('[mcp_servers.warrant]');
-    expect(merged).toMatch(/notify = .*warrant.*hook.*codex/);
+    expect(merged).toContain(`notify = ${JSON.stringify([process.execPath, join(ROOT, 'dist/hook/hook-main.js'), 'codex']).replace(/","/g, '", "')}`);
+    const hooks = JSON.parse(readFileSync(join(dir, 'hooks.json'), 'utf8')).hooks;
+    expect(Object.keys(hooks).sort()).toEqual(['SessionEnd', 'SessionStart', 'Stop', 'SubagentStart', 'SubagentStop', 'UserPromptSubmit']);
+    expect(hooks.UserPromptSubmit).toEqual([{ hooks: [{ type: 'command', command: hookCommand('codex'), timeout: 10 }] }]);
+    const hooksText = readFileSync(join(dir, 'hooks.json'), 'utf8');
     const second = await runCli(['integrate', 'codex', '--config', config, '--write']);
     expect(second.code).toBe(0);
     expect(readFileSync(config, 'utf8')).toBe(merged);
+    expect(readFileSync(join(dir, 'hooks.json'), 'utf8')).toBe(hooksText);
   });
+});
 
-  it('codex merges its MCP table and notify hook once, keeping the rest', () => {
-    const existing = 'model = "o4"\n\n[mcp_servers.other]\ncommand = "x"\n';
-    const once = mergeCodexToml(existing);
-    expect(once.changed).toBe(true);
-    expect(once.text).toContain('model = "o4"');
-    expect(once.text).toContain('[mcp_servers.other]\ncommand = "x"');
-    expect(once.text).toContain('[mcp_servers.warrant]');
-    expect(once.text.indexOf('notify = ')).toBeLessThan(once.text.indexOf('[mcp_servers.other]'));
-    const twice = mergeCodexToml(once.text);
-    expect(twice.changed).toBe(false);
-    expect(twice.text).toBe(once.text);
+describe('the integrated MCP entry outside `warrant run`', () => {
+  it('starts and lists no tools when there is no session token (a silent no-op, not a failing server)', async () => {
+    const env = { ...process.env, WARRANT_URL: 'http://127.0.0.1:1' } as Record<string, string>;
+    delete env.WARRANT_SESSION_TOKEN;
+    delete env.WARRANT_TOKEN;
+    const client = new Client({ name: 'integrate-test', version: '1' });
+    await client.connect(new StdioClientTransport({ command: process.execPath, args: [CLI, 'mcp', '--self'], env }));
+    try {
+      expect((await client.listTools()).tools).toEqual([]);
+    } finally {
+      await client.close();
+    }
   });
 });
 

@@ -13,6 +13,17 @@ export function registerMcpCommand(program: Command): void {
     .action(async (opts: { self?: boolean }) => {
       const { baseUrl, token: anyToken } = clientOptionsFromEnv(process.env);
       const token = opts.self ? process.env.WARRANT_SESSION_TOKEN || null : anyToken;
+      if (!token && opts.self) {
+        // outside `warrant run` the agent's MCP entry is a silent no-op: a server with no tools
+        const { Server } = await import('@modelcontextprotocol/server');
+        const { serveStdio } = await import('@modelcontextprotocol/server/stdio');
+        serveStdio(() => {
+          const server = new Server({ name: 'warrant', version: '0.1.0' }, { capabilities: { tools: {} } });
+          server.setRequestHandler('tools/list', async () => ({ tools: [] }));
+          return server;
+        });
+        await new Promise(() => {});
+      }
       if (!token) {
         process.stderr.write(`warrant mcp: no credential — set ${opts.self ? 'WARRANT_SESSION_TOKEN' : 'WARRANT_TOKEN or WARRANT_SESSION_TOKEN'}.\n`);
         process.exit(2);
