@@ -1,8 +1,8 @@
-import { mkdtempSync, mkdirSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
+import { mkdtempSync, mkdirSync, readFileSync, rmSync, writeFileSync, existsSync } from 'node:fs';
+import { spawn } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { createServer as createNetServer } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { Client } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
@@ -143,38 +143,56 @@ describe('the integrated MCP entry outside `warrant run`', () => {
   });
 });
 
-describe('warrant hook claude-code never blocks the agent', () => {
-  it('with the server down it exits 0 and prints one line', async () => {
-    const r = await runCli(['hook', 'claude-code'], {
-      env: { WARRANT_URL: 'http://127.0.0.1:1', WARRANT_SESSION_ID: '1', WARRANT_SESSION_TOKEN: 'wrt_s_' + 'a'.repeat(43) },
-      input: JSON.stringify({ hook_event_name: 'SessionStart', session_id: 'abc', transcript_path: '/tmp/t.jsonl' }),
+describe('the hook never blocks the agent (dist/hook/hook-main.js and its `warrant hook` alias)', () => {
+  const TOKEN = 'wrt_s_' + 'a'.repeat(43);
+  const HOOK_MAIN = resolve(import.meta.dirname, '../../dist/hook/hook-main.js');
+  const runHookMain = (args: string[], env: Record<string, string>, input?: string) =>
+    new Promise<{ code: number; stdout: string; stderr: string }>((done) => {
+      const child = spawn(process.execPath, [HOOK_MAIN, ...args], { env: { PATH: process.env.PATH ?? '', ...env }, stdio: ['pipe', 'pipe', 'pipe'] });
+      let stdout = '';
+      let stderr = '';
+      child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+      child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+      child.stdin.end(input ?? '');
+      child.on('close', (code) => done({ code: code ?? -1, stdout, stderr }));
     });
-    expect(r.code).toBe(0);
-    expect(r.stderr.trim().split('\n')).toHaveLength(1);
-    expect(r.stderr).toContain('warrant hook:');
-  });
-  it('with a server that accepts and never answers it gives up, exits 0 and prints one line', async () => {
-    const hung = createServer(() => {
-      /* never answers */
-    });
-    await new Promise<void>((resolve) => hung.listen(0, '127.0.0.1', () => resolve()));
-    const { port } = hung.address() as AddressInfo;
-    try {
-      const env = { WARRANT_URL: `http://127.0.0.1:${port}`, WARRANT_SESSION_ID: '1', WARRANT_SESSION_TOKEN: 'wrt_s_' + 'a'.repeat(43) };
-      const claude = await runCli(['hook', 'claude-code'], { env, input: JSON.stringify({ hook_event_name: 'Stop' }) });
-      expect(claude.code).toBe(0);
-      expect(claude.stderr.trim().split('\n')).toEqual([expect.stringContaining('warrant hook: could not report Stop: server-timeout:')]);
-      const codex = await runCli(['hook', 'codex', JSON.stringify({ type: 'agent-turn-complete' })], { env });
-      expect(codex.code).toBe(0);
-      expect(codex.stderr.trim().split('\n')).toEqual([expect.stringContaining('server-timeout')]);
-    } finally {
-      hung.closeAllConnections();
-      await new Promise<void>((resolve) => hung.close(() => resolve()));
+  const systemMessageOf = (stdout: string) => (JSON.parse(stdout) as { systemMessage: string }).systemMessage;
+
+  it('with the runner gone (its socket missing) it exits 0 and says so as one JSON systemMessage, never plain output', async () => {
+    const env = { WARRANT_SESSION_TOKEN: TOKEN, WARRANT_RUNNER_SOCKET: join(tmpdir(), `no-runner-${process.pid}.sock`) };
+    const input = JSON.stringify({ hook_event_name: 'SessionStart', session_id: 'abc', transcript_path: '/tmp/t.jsonl' });
+    for (const r of [await runHookMain(['claude-code'], env, input), await runCli(['hook', 'claude-code'], { env, input })]) {
+      expect([r.code, r.stderr]).toEqual([0, '']);
+      expect(systemMessageOf(r.stdout)).toContain('could not hand SessionStart to `warrant run`');
     }
   });
-  it('with garbage on stdin it still exits 0 with one line', async () => {
-    const r = await runCli(['hook', 'claude-code'], { input: '{{{' });
-    expect(r.code).toBe(0);
-    expect(r.stderr.trim().split('\n')).toHaveLength(1);
+
+  it('with a runner socket that accepts and never answers it gives up, exits 0 and says so (Claude stdin and Codex notify argv)', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'warrant-hung-runner-'));
+    const path = join(dir, 'hooks.sock');
+    const held: import('node:net').Socket[] = [];
+    const hung = createNetServer((socket) => void held.push(socket)); // never answers
+    await new Promise<void>((r) => hung.listen(path, () => r()));
+    try {
+      const env = { WARRANT_SESSION_TOKEN: TOKEN, WARRANT_RUNNER_SOCKET: path };
+      const claude = await runHookMain(['claude-code'], env, JSON.stringify({ hook_event_name: 'Stop' }));
+      expect([claude.code, claude.stderr]).toEqual([0, '']);
+      expect(systemMessageOf(claude.stdout)).toContain('did not answer');
+      const codex = await runHookMain(['codex', JSON.stringify({ type: 'agent-turn-complete', 'thread-id': 't' })], env);
+      expect(codex.code).toBe(0);
+      expect(systemMessageOf(codex.stdout)).toContain('did not answer');
+    } finally {
+      for (const socket of held) socket.destroy();
+      await new Promise<void>((r) => hung.close(() => r()));
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('garbage on stdin: exit 0 and one systemMessage inside a session; outside one (no token) silent, silent', async () => {
+    const inside = await runHookMain(['claude-code'], { WARRANT_SESSION_TOKEN: TOKEN }, '{{{');
+    expect(inside.code).toBe(0);
+    expect(systemMessageOf(inside.stdout)).toContain('not JSON');
+    const outside = await runHookMain(['claude-code'], {}, JSON.stringify({ hook_event_name: 'SessionStart' }));
+    expect([outside.code, outside.stdout, outside.stderr]).toEqual([0, '', '']);
   });
 });
