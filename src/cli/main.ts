@@ -51,6 +51,9 @@ export function buildProgram(): Command {
   return program;
 }
 
+/** Refusals that are the caller's configuration, not a failure: exit code 2 (docs/operations.md). */
+const USAGE_TOKENS = new Set(['invalid-request', 'server-secret-mismatch']);
+
 /** Maps every failure to one line on stderr and an exit code (spec 06: 0 / 1 / 2). */
 export async function main(argv: string[]): Promise<number> {
   try {
@@ -71,7 +74,7 @@ export async function main(argv: string[]): Promise<number> {
     }
     if (isWarrantError(error)) {
       process.stderr.write(`error: ${error.token}: ${error.message}\n`);
-      return error.token === 'invalid-request' ? EXIT_USAGE : EXIT_FAILURE;
+      return USAGE_TOKENS.has(error.token) ? EXIT_USAGE : EXIT_FAILURE;
     }
     if (error instanceof ConfigError) {
       process.stderr.write(`${error.message}\n`);
@@ -85,4 +88,7 @@ export async function main(argv: string[]): Promise<number> {
 main(process.argv).then((code) => {
   // serve and mcp never return; everything else exits with its code
   process.exitCode = code;
+  // A failed command has closed what it opened; should anything still hold the event loop
+  // (a driver's socket), a node that could not start must still exit rather than linger.
+  if (code !== 0) setTimeout(() => process.exit(code), 250).unref();
 });

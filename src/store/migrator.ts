@@ -7,8 +7,18 @@ import * as attribution from './migrations/004-attribution.js';
 import * as agentMessages from './migrations/005-agent-messages.js';
 import * as web from './migrations/006-web.js';
 import * as deletionLinks from './migrations/007-deletion-links.js';
+import * as serverSecret from './migrations/011-server-secret.js';
 
-type MigrationModule = { up: (db: Kysely<any>, dialect: StoreDialect) => Promise<void> };
+/** What a migration may ask of the node running it (data that must leave the store). */
+export interface MigrationHooks {
+  /**
+   * Migration 011: takes the server secret (hex) the store held, puts it outside the store
+   * (or checks it against the node's own) and returns the check value to keep instead.
+   */
+  relocateServerSecret?(legacyHex: string): Promise<string>;
+}
+
+type MigrationModule = { up: (db: Kysely<any>, dialect: StoreDialect, hooks: MigrationHooks) => Promise<void> };
 
 /** Ordered by name; later capabilities append their own file here. */
 const MIGRATIONS: Record<string, MigrationModule> = {
@@ -19,24 +29,28 @@ const MIGRATIONS: Record<string, MigrationModule> = {
   '005-agent-messages': agentMessages,
   '006-web': web,
   '007-deletion-links': deletionLinks,
+  '011-server-secret': serverSecret,
 };
 
 class InCodeProvider implements MigrationProvider {
-  constructor(private readonly dialect: StoreDialect) {}
+  constructor(
+    private readonly dialect: StoreDialect,
+    private readonly hooks: MigrationHooks,
+  ) {}
   async getMigrations(): Promise<Record<string, Migration>> {
     const out: Record<string, Migration> = {};
     for (const [name, mod] of Object.entries(MIGRATIONS)) {
-      out[name] = { up: (db) => mod.up(db, this.dialect) };
+      out[name] = { up: (db) => mod.up(db, this.dialect, this.hooks) };
     }
     return out;
   }
 }
 
 /** Runs pending migrations; the same logical schema on both dialects. */
-export async function migrateToLatest(dialect: StoreDialect): Promise<string[]> {
+export async function migrateToLatest(dialect: StoreDialect, hooks: MigrationHooks = {}): Promise<string[]> {
   const migrator = new Migrator({
     db: dialect.kysely,
-    provider: new InCodeProvider(dialect),
+    provider: new InCodeProvider(dialect, hooks),
     migrationTableName: 'schema_migrations',
     migrationLockTableName: 'schema_migrations_lock',
   });
