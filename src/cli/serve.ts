@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { createServer as createHttpsServer } from 'node:https';
 import { serve } from '@hono/node-server';
 import pino from 'pino';
-import type { Config } from '../config.js';
+import { ConfigError, type Config } from '../config.js';
 import { openService } from '../composition.js';
 import { dataDirExposure } from '../server-secret.js';
 
@@ -25,7 +25,7 @@ function listenError(error: unknown, config: Config): Error {
 export async function runServe(config: Config): Promise<void> {
   const tls = config.tlsCert && config.tlsKey;
   if (!LOOPBACK.has(config.host) && !tls && !config.insecureBind) {
-    throw new Error(`Refusing to bind to ${config.host} without TLS: set WARRANT_TLS_CERT and WARRANT_TLS_KEY, or pass --insecure-bind.`);
+    throw new ConfigError(`Refusing to bind to ${config.host} without TLS: set WARRANT_TLS_CERT and WARRANT_TLS_KEY, or pass --insecure-bind.`);
   }
   const serverOptions = tls ? { cert: readFileSync(config.tlsCert!), key: readFileSync(config.tlsKey!) } : null;
   const logger = pino({ level: config.logLevel }, pino.destination(2));
