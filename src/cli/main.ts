@@ -3,7 +3,7 @@ import { Command, CommanderError } from 'commander';
 import { ConfigError } from '../config.js';
 import { isWarrantError } from '../core/errors.js';
 import { ApiError } from './api-client.js';
-import { CliExit, EXIT_FAILURE, EXIT_USAGE } from './output.js';
+import { CliExit, EXIT_FAILURE, EXIT_USAGE, exitPolicy } from './output.js';
 import { registerSessionCommands } from './commands/sessions.js';
 import { registerUserCommands } from './commands/users.js';
 import { registerServerCommands } from './commands/server.js';
@@ -88,7 +88,5 @@ export async function main(argv: string[]): Promise<number> {
 main(process.argv).then((code) => {
   // serve and mcp never return; everything else exits with its code
   process.exitCode = code;
-  // A failed command has closed what it opened; should anything still hold the event loop
-  // (a driver's socket), a node that could not start must still exit rather than linger.
-  if (code !== 0) setTimeout(() => process.exit(code), 250).unref();
+  if (code !== 0 && exitPolicy.hardExitOnFailure) setTimeout(() => process.exit(code), 250).unref();
 });

@@ -1,7 +1,7 @@
 import { userInfo } from 'node:os';
 import type { Command } from 'commander';
 import { loadConfig } from '../../config.js';
-import { printText } from '../output.js';
+import { exitPolicy, printText } from '../output.js';
 
 export function registerServerCommands(program: Command): void {
   program
@@ -26,6 +26,7 @@ export function registerServerCommands(program: Command): void {
         ...(opts.insecureBind ? { insecureBind: true } : {}),
         ...(opts.otelEndpoint ? { otelEndpoint: opts.otelEndpoint } : {}),
       });
+      exitPolicy.hardExitOnFailure = true;
       const { runServe } = await import('../serve.js');
       await runServe(config);
       await new Promise(() => {}); // serve until a signal
