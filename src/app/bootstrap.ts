@@ -10,9 +10,10 @@ import { randomIds, systemClock, type AppContext, type Clock, type DeploymentMod
 import { hashToken, registerToken } from './credentials.js';
 import { WarrantError } from '../core/errors.js';
 
-/** Where the server secret itself was kept before it left the store (read only by migration 011). */
-export const LEGACY_SETTING_SERVER_SECRET = 'server_secret';
-/** The check value of the server secret: an HMAC of a fixed label, from which no token follows. */
+/**
+ * The check value of the server secret (the secret itself left the store in migration 011):
+ * an HMAC of a fixed label, from which no token follows.
+ */
 export const SETTING_SERVER_SECRET_CHECK = 'server_secret_check';
 export const SETTING_ADMIN_USER = 'admin_user';
 export const SETTING_SLACK_SIGNING_SECRET = 'slack_signing_secret';
