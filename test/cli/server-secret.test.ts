@@ -133,6 +133,15 @@ describe.each<DialectName>(['sqlite', 'postgres'])('the server secret stays out 
       await run(`delete from schema_migrations where name = '011-server-secret'`);
     });
 
+    // a node given another secret refuses the upgrade and leaves the store as it was
+    const refused = await runCli(['serve', ...dbArgs(db)], { env: { WARRANT_DATA_DIR: dataDir, WARRANT_SERVER_SECRET: randomBytes(32).toString('hex') } });
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain('server-secret-mismatch');
+    expect(refused.stderr).toContain('start this node once without WARRANT_SERVER_SECRET');
+    expect(existsSync(secretFile)).toBe(false);
+    const untouched = await withRawStore(db, join(dataDir, 'warrant.db'), (run) => run(`select value from settings where key = 'server_secret'`));
+    expect(untouched.map((r) => r.value)).toEqual([hex]);
+
     const upgraded = await startServer({ cwd, dataDir, args: dbArgs(db) });
     try {
       expect(upgraded.output()).toContain(`Server secret: moved out of the store on upgrade into ${secretFile} (mode 0600)`);
