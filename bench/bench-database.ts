@@ -9,6 +9,12 @@ import type { BenchDialect } from './bench-kit.js';
 
 export const PG_ADMIN_URL = process.env.WARRANT_BENCH_DATABASE_URL ?? process.env.WARRANT_TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 
+/**
+ * The server secret of every bench store, so a `warrant serve` child (the REST bench) shares it
+ * with the in-process contexts (it never lives in the store).
+ */
+export const BENCH_SERVER_SECRET = randomBytes(32);
+
 /** Where a bench store lives, so a server process can open the same one. */
 export interface StoreLocation {
   databaseUrl: string | null;

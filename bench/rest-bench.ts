@@ -10,7 +10,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { freshStore, type StoreLocation } from './bench-database.js';
+import { BENCH_SERVER_SECRET, freshStore, type StoreLocation } from './bench-database.js';
 import { dialectsFromArgs, flag, printRows, runIfEntryPoint, type FigureRow } from './standalone.js';
 
 const ROOT = resolve(import.meta.dirname, '..');
@@ -78,7 +78,7 @@ export async function restBench(
   location: StoreLocation,
 ): Promise<BenchRow[]> {
   const dataDir = mkdtempSync(join(tmpdir(), 'warrant-rest-bench-'));
-  const env: Record<string, string> = { WARRANT_DATA_DIR: dataDir };
+  const env: Record<string, string> = { WARRANT_DATA_DIR: dataDir, WARRANT_SERVER_SECRET: BENCH_SERVER_SECRET.toString('hex') };
   if (location.databaseUrl) env.DATABASE_URL = location.databaseUrl;
   else {
     // the server keeps its SQLite file in its data dir: point it at the store's file

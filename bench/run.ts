@@ -5,7 +5,7 @@ import { cpus, totalmem } from 'node:os';
 import pino from 'pino';
 import { createAppContext } from '../src/app/bootstrap.js';
 import { formatTable, Progress, type BenchDialect, type BenchEnv, type BenchOptions, type BenchRow } from './bench-kit.js';
-import { freshStore, postgresReachable } from './bench-database.js';
+import { BENCH_SERVER_SECRET, freshStore, postgresReachable } from './bench-database.js';
 import { SyntheticFleet } from './fleet.js';
 import { scaleSummary } from './lineage-bench.js';
 import { BENCH_MODULES } from './modules.js';
@@ -83,7 +83,7 @@ async function runDialect(dialect: BenchDialect, options: BenchOptions, progress
   const { store, location, drop } = await freshStore(dialect);
   const rows: BenchRow[] = [];
   try {
-    const ctx = await createAppContext(store, { logger: pino({ level: 'silent' }) });
+    const ctx = await createAppContext(store, { logger: pino({ level: 'silent' }), serverSecret: BENCH_SERVER_SECRET });
     await ctx.live.start();
     ctx.hierarchies.start();
     const fleet = new SyntheticFleet(store, dialect, options.seed);

@@ -3,7 +3,7 @@ import { pathToFileURL } from 'node:url';
 import pino from 'pino';
 import { createAppContext } from '../src/app/bootstrap.js';
 import type { AppContext } from '../src/app/context.js';
-import { freshStore } from './bench-database.js';
+import { BENCH_SERVER_SECRET, freshStore } from './bench-database.js';
 import type { BenchDialect } from './bench-kit.js';
 
 /**
@@ -55,7 +55,7 @@ export function dialectsFromArgs(): BenchDialect[] {
 export async function onFreshStore<T>(dialect: BenchDialect, bench: (ctx: AppContext) => Promise<T>): Promise<T> {
   const fresh = await freshStore(dialect);
   try {
-    return await bench(await createAppContext(fresh.store, { logger: pino({ level: 'silent' }) }));
+    return await bench(await createAppContext(fresh.store, { logger: pino({ level: 'silent' }), serverSecret: BENCH_SERVER_SECRET }));
   } finally {
     await fresh.drop();
   }

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import type { Logger } from 'pino';
 import type { OpenAPIHono } from '@hono/zod-openapi';
 import type { Config } from './config.js';
-import { openStore } from './store/connect.js';
+import { openStoreWithSecret } from './server-secret.js';
 import type { StoreDialect } from './store/dialect/dialect.js';
 import { createAppContext, registerFleetKey, SETTING_ALLOWED_HOSTS } from './app/bootstrap.js';
 import type { AppContext } from './app/context.js';
@@ -65,16 +65,32 @@ export async function assembleService(store: StoreDialect, ctx: AppContext, opti
 }
 
 /** Opens the configured store and builds the service around it. */
-export async function openService(config: Config, logger: Logger): Promise<{ service: Service; fleetKey: { created: boolean; path: string; token: string | null } }> {
-  const store = await openStore({ databaseUrl: config.databaseUrl ?? null, sqliteFile: config.sqliteFile });
-  const ctx = await createAppContext(store, {
-    mode: config.mode,
-    logger,
-    seed: { adminUser: config.adminUser, slackSigningSecret: config.slackSigningSecret },
-  });
-  const fleetKey = await ensureFleetKey(ctx, config);
-  const service = await assembleService(store, ctx, { extraHosts: config.host !== '127.0.0.1' && config.host !== '0.0.0.0' ? [config.host] : [] });
-  return { service, fleetKey };
+/**
+ * Opens the configured store and builds the service around it. A failure on the way closes
+ * what was opened (a node that cannot start must exit, not linger with open connections).
+ */
+export async function openService(
+  config: Config,
+  logger: Logger,
+  notice: (line: string) => void = (line) => process.stderr.write(line + '\n'),
+): Promise<{ service: Service; fleetKey: { created: boolean; path: string; token: string | null } }> {
+  const { store, serverSecret } = await openStoreWithSecret(config, notice);
+  let service: Service | undefined;
+  try {
+    const ctx = await createAppContext(store, {
+      mode: config.mode,
+      logger,
+      serverSecret,
+      seed: { adminUser: config.adminUser, slackSigningSecret: config.slackSigningSecret },
+    });
+    const fleetKey = await ensureFleetKey(ctx, config);
+    service = await assembleService(store, ctx, { extraHosts: config.host !== '127.0.0.1' && config.host !== '0.0.0.0' ? [config.host] : [] });
+    return { service, fleetKey };
+  } catch (error) {
+    await service?.stop().catch(() => {});
+    await store.destroy().catch(() => {});
+    throw error;
+  }
 }
 
 /**
@@ -91,7 +107,7 @@ export async function ensureFleetKey(ctx: AppContext, config: Config): Promise<{
   }
   const token = generateToken(ctx, 'fleet');
   await registerFleetKey(ctx, token, 'created on first start');
-  mkdirSync(config.dataDir, { recursive: true });
+  mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
   writeFileSync(path, token + '\n', { mode: 0o600 });
   chmodSync(path, 0o600);
   return { created: true, path, token };

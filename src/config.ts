@@ -11,6 +11,13 @@ const ConfigSchema = z.object({
   dataDir: z.string().min(1).default('./.warrant'),
   databaseUrl: z.string().regex(/^postgres(ql)?:\/\//, 'must be a postgres:// URL').optional(),
   fleetKey: z.string().regex(/^wrt_f_[A-Za-z0-9_-]{16,}$/, 'must be a fleet key (wrt_f_…)').optional(),
+  // the secret session tokens are derived from; never in the store (docs/operations.md)
+  serverSecret: z
+    .string()
+    .trim()
+    .regex(/^(?:[0-9a-fA-F]{2}){32,}$/, 'must be at least 64 hexadecimal characters (32 bytes), e.g. the output of `openssl rand -hex 32`')
+    .optional(),
+  serverSecretFile: z.string().min(1).optional(),
   adminUser: z.string().min(1).optional(),
   mode: z.enum(['single-admin', 'multi-user']).default('single-admin'),
   slackSigningSecret: z.string().min(1).optional(),
@@ -29,6 +36,8 @@ const ENV_KEYS: Record<string, keyof z.input<typeof ConfigSchema>> = {
   WARRANT_DATA_DIR: 'dataDir',
   DATABASE_URL: 'databaseUrl',
   WARRANT_FLEET_KEY: 'fleetKey',
+  WARRANT_SERVER_SECRET: 'serverSecret',
+  WARRANT_SERVER_SECRET_FILE: 'serverSecretFile',
   WARRANT_ADMIN_USER: 'adminUser',
   WARRANT_MODE: 'mode',
   WARRANT_SLACK_SIGNING_SECRET: 'slackSigningSecret',
@@ -56,6 +65,10 @@ export function loadConfig(env: NodeJS.ProcessEnv, flags: Partial<z.input<typeof
     });
     throw new ConfigError(`Invalid configuration:\n  ${lines.join('\n  ')}`);
   }
+  if (parsed.data.serverSecret && parsed.data.serverSecretFile) {
+    throw new ConfigError('Invalid configuration:\n  WARRANT_SERVER_SECRET and --server-secret-file both name a server secret; keep one.');
+  }
   const dataDir = resolve(parsed.data.dataDir);
-  return { ...parsed.data, dataDir, sqliteFile: join(dataDir, 'warrant.db') };
+  const serverSecretFile = parsed.data.serverSecretFile ? resolve(parsed.data.serverSecretFile) : undefined;
+  return { ...parsed.data, dataDir, ...(serverSecretFile ? { serverSecretFile } : {}), sqliteFile: join(dataDir, 'warrant.db') };
 }

@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import pino, { type Logger } from 'pino';
 import type { StoreDialect } from '../store/dialect/dialect.js';
 import { getSetting, seedSetting } from '../store/settings-repo.js';
@@ -8,8 +8,13 @@ import { LiveHub } from './live-hub.js';
 import { HierarchyRefresher } from './lineage/hierarchy-refresh.js';
 import { randomIds, systemClock, type AppContext, type Clock, type DeploymentMode, type IdSource } from './context.js';
 import { hashToken, registerToken } from './credentials.js';
+import { WarrantError } from '../core/errors.js';
 
-export const SETTING_SERVER_SECRET = 'server_secret';
+/**
+ * The check value of the server secret (the secret itself left the store in migration 011):
+ * an HMAC of a fixed label, from which no token follows.
+ */
+export const SETTING_SERVER_SECRET_CHECK = 'server_secret_check';
 export const SETTING_ADMIN_USER = 'admin_user';
 export const SETTING_SLACK_SIGNING_SECRET = 'slack_signing_secret';
 export const SETTING_ALLOWED_HOSTS = 'allowed_hosts';
@@ -20,6 +25,12 @@ export interface ContextOptions {
   ids?: IdSource;
   logger?: Logger;
   leaseMs?: number;
+  /**
+   * The server secret (docs/operations.md "The server secret"): production entry points pass
+   * the configured one. Absent, one random secret per process is used (tests and benches that
+   * open several contexts on one store in one process).
+   */
+  serverSecret?: Buffer;
   /** first-start seeds for the shared settings (spec 01) */
   seed?: { adminUser?: string | undefined; slackSigningSecret?: string | undefined };
 }
@@ -29,7 +40,8 @@ export async function createAppContext(store: StoreDialect, options: ContextOpti
   const clock = options.clock ?? systemClock;
   const now = clock.now().toISOString();
   const db = store.kysely;
-  const secretHex = await seedSetting(db, SETTING_SERVER_SECRET, randomBytes(32).toString('hex'), now);
+  const serverSecret = options.serverSecret ?? PROCESS_SECRET;
+  await verifyServerSecret(db, serverSecret, now);
   if (options.seed?.adminUser) await seedSetting(db, SETTING_ADMIN_USER, options.seed.adminUser, now);
   if (options.seed?.slackSigningSecret) await seedSetting(db, SETTING_SLACK_SIGNING_SECRET, options.seed.slackSigningSecret, now);
   const logger = options.logger ?? pino({ level: 'silent' });
@@ -43,7 +55,7 @@ export async function createAppContext(store: StoreDialect, options: ContextOpti
     logger,
     actors,
     live: new LiveHub(store, logger),
-    serverSecret: Buffer.from(secretHex, 'hex'),
+    serverSecret,
     mode: options.mode ?? 'single-admin',
     leaseMs: options.leaseMs ?? 60_000,
     // set just below: the refresher reads through the context it belongs to
@@ -51,6 +63,38 @@ export async function createAppContext(store: StoreDialect, options: ContextOpti
   };
   ctx.hierarchies = new HierarchyRefresher(ctx);
   return ctx;
+}
+
+const PROCESS_SECRET = randomBytes(32);
+
+/** The check value stored for a secret: it shows whether two nodes share one, and derives nothing. */
+export function serverSecretCheck(secret: Buffer): string {
+  return 'v1:' + createHmac('sha256', secret).update('warrant-server-secret-check').digest('hex');
+}
+
+/** True when the store already names a server secret (so a node must bring that one). */
+export async function storeHasServerSecret(store: StoreDialect): Promise<boolean> {
+  return (await getSetting(store.kysely, SETTING_SERVER_SECRET_CHECK)) !== null;
+}
+
+/**
+ * The first node to start stores the check value of its secret; every later one must match it
+ * (two nodes racing on a fresh store: the insert that loses reads the winner's value).
+ */
+async function verifyServerSecret(db: StoreDialect['kysely'], secret: Buffer, now: string): Promise<void> {
+  const mine = serverSecretCheck(secret);
+  const stored = await seedSetting(db, SETTING_SERVER_SECRET_CHECK, mine, now);
+  const a = Buffer.from(stored);
+  const b = Buffer.from(mine);
+  if (a.length !== b.length || !timingSafeEqual(a, b)) throw serverSecretMismatch();
+}
+
+export function serverSecretMismatch(sentence?: string): WarrantError {
+  return new WarrantError(
+    'server-secret-mismatch',
+    sentence ??
+      'This node\'s server secret is not the one this store was set up with, so the session tokens it derived would not match; give every node the same secret (WARRANT_SERVER_SECRET or --server-secret-file, or the original <data dir>/server-secret).',
+  );
 }
 
 /** Registers a fleet key the operator supplied (env or file) if the store does not know it yet. */

@@ -30,7 +30,7 @@ export interface AppContext {
   live: LiveHub;
   /** live refresh of open hierarchy views (spec 02 "Live refresh") */
   hierarchies: HierarchyRefresher;
-  /** the server secret session tokens are derived from (a store setting, spec 01) */
+  /** the server secret session tokens are derived from; kept outside the store (docs/operations.md) */
   serverSecret: Buffer;
   /** deployment mode, read from the store's settings at start */
   mode: DeploymentMode;

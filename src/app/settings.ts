@@ -7,7 +7,7 @@ import { deleteSetting, getAllSettings, getSetting, setSetting } from '../store/
 import { findUserByKey } from '../store/users-repo.js';
 import type { Executor } from '../store/dialect/dialect.js';
 import { authorize } from './access.js';
-import { SETTING_ADMIN_USER, SETTING_ALLOWED_HOSTS, SETTING_SERVER_SECRET, SETTING_SLACK_SIGNING_SECRET } from './bootstrap.js';
+import { SETTING_ADMIN_USER, SETTING_ALLOWED_HOSTS, SETTING_SERVER_SECRET_CHECK, SETTING_SLACK_SIGNING_SECRET } from './bootstrap.js';
 import { callerActor, type Caller } from './caller.js';
 import { DEFAULT_CHECKPOINT_INTERVAL, DEFAULT_KEY_NAME, SETTING_CHECKPOINT_INTERVAL, SETTING_CHECKPOINT_KEY, generateSignerKey, signerFromText } from './checkpoints.js';
 import type { AppContext } from './context.js';
@@ -224,16 +224,16 @@ export const SETTING_DEFINITIONS: readonly SettingDefinition[] = [
     logValue: (stored) => stored,
   },
   {
-    key: SETTING_SERVER_SECRET,
-    description: 'the secret session tokens are derived from; generated on first start',
-    secret: true,
-    defaultText: 'generated on first start',
+    key: SETTING_SERVER_SECRET_CHECK,
+    description: 'a check value of the server secret, so a node with another secret refuses to start; the secret itself lives outside the store (<data dir>/server-secret or WARRANT_SERVER_SECRET)',
+    secret: false,
+    defaultText: 'set on first start',
     settable: false,
     takesEffect: 'never changed',
     async parse() {
-      throw invalid(SETTING_SERVER_SECRET, 'generated on first start and never changed here: a new secret would invalidate every session token.');
+      throw invalid(SETTING_SERVER_SECRET_CHECK, 'set on first start and never changed here: a new server secret would invalidate every session token.');
     },
-    show: masked,
+    show: (stored) => stored,
     logValue: () => ({ set: true }),
   },
 ];
@@ -283,7 +283,6 @@ export async function listSettingViews(ctx: AppContext, caller: Caller): Promise
 export async function getSettingView(ctx: AppContext, caller: Caller, key: string, options: { reveal?: boolean } = {}): Promise<SettingView> {
   await authorize(ctx.store.kysely, ctx, caller, 'admin', null);
   const def = definitionOf(key);
-  if (options.reveal && def.key === SETTING_SERVER_SECRET) throw invalid(key, 'is never printed.');
   return view(def, await getSetting(ctx.store.kysely, key), options.reveal ?? false);
 }
 

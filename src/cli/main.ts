@@ -3,7 +3,7 @@ import { Command, CommanderError } from 'commander';
 import { ConfigError } from '../config.js';
 import { isWarrantError } from '../core/errors.js';
 import { ApiError } from './api-client.js';
-import { CliExit, EXIT_FAILURE, EXIT_USAGE } from './output.js';
+import { CliExit, EXIT_FAILURE, EXIT_USAGE, exitPolicy } from './output.js';
 import { registerSessionCommands } from './commands/sessions.js';
 import { registerUserCommands } from './commands/users.js';
 import { registerServerCommands } from './commands/server.js';
@@ -53,6 +53,9 @@ export function buildProgram(): Command {
   return program;
 }
 
+/** Refusals that are the caller's configuration, not a failure: exit code 2 (docs/operations.md). */
+const USAGE_TOKENS = new Set(['invalid-request', 'server-secret-mismatch']);
+
 /** Maps every failure to one line on stderr and an exit code (spec 06: 0 / 1 / 2). */
 export async function main(argv: string[]): Promise<number> {
   try {
@@ -73,7 +76,7 @@ export async function main(argv: string[]): Promise<number> {
     }
     if (isWarrantError(error)) {
       process.stderr.write(`error: ${error.token}: ${error.message}\n`);
-      return error.token === 'invalid-request' ? EXIT_USAGE : EXIT_FAILURE;
+      return USAGE_TOKENS.has(error.token) ? EXIT_USAGE : EXIT_FAILURE;
     }
     if (error instanceof ConfigError) {
       process.stderr.write(`${error.message}\n`);
@@ -87,4 +90,5 @@ export async function main(argv: string[]): Promise<number> {
 main(process.argv).then((code) => {
   // serve and mcp never return; everything else exits with its code
   process.exitCode = code;
+  if (code !== 0 && exitPolicy.hardExitOnFailure) setTimeout(() => process.exit(code), 250).unref();
 });

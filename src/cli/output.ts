@@ -3,6 +3,13 @@ export const EXIT_OK = 0;
 export const EXIT_FAILURE = 1;
 export const EXIT_USAGE = 2;
 
+/**
+ * A long-running command (`serve`) that fails to start has closed what it opened; should a
+ * driver still hold the event loop, it must exit anyway rather than linger serving nothing.
+ * Other commands never exit hard: that could cut their output short.
+ */
+export const exitPolicy = { hardExitOnFailure: false };
+
 export class CliExit extends Error {
   constructor(
     readonly code: number,

@@ -2,32 +2,53 @@ import { readFileSync } from 'node:fs';
 import { createServer as createHttpsServer } from 'node:https';
 import { serve } from '@hono/node-server';
 import pino from 'pino';
-import type { Config } from '../config.js';
+import { ConfigError, type Config } from '../config.js';
 import { openService } from '../composition.js';
+import { dataDirExposure } from '../server-secret.js';
 
 /** How long in-flight requests get to finish at shutdown before connections are cut. */
 const SHUTDOWN_GRACE_MS = 2000;
 
 const LOOPBACK = new Set(['127.0.0.1', 'localhost', '::1']);
 
+/** One sentence naming the fix for the usual reasons a port cannot be bound. */
+function listenError(error: unknown, config: Config): Error {
+  const code = String((error as NodeJS.ErrnoException)?.code ?? '');
+  const where = `${config.host}:${config.port}`;
+  if (code === 'EADDRINUSE') return new Error(`cannot listen on ${where}: the port is in use (EADDRINUSE); stop the process holding it or pass another --port.`);
+  if (code === 'EACCES') return new Error(`cannot listen on ${where}: permission denied (EACCES); use a port above 1023 or grant the capability to bind it.`);
+  if (code === 'EADDRNOTAVAIL') return new Error(`cannot listen on ${where}: this host has no such address (EADDRNOTAVAIL); check --host.`);
+  return new Error(`cannot listen on ${where}: ${(error as Error)?.message ?? String(error)}`);
+}
+
 /** `warrant serve`: REST, SSE, MCP and the web UI on one port. */
 export async function runServe(config: Config): Promise<void> {
   const tls = config.tlsCert && config.tlsKey;
   if (!LOOPBACK.has(config.host) && !tls && !config.insecureBind) {
-    throw new Error(`Refusing to bind to ${config.host} without TLS: set WARRANT_TLS_CERT and WARRANT_TLS_KEY, or pass --insecure-bind.`);
+    throw new ConfigError(`Refusing to bind to ${config.host} without TLS: set WARRANT_TLS_CERT and WARRANT_TLS_KEY, or pass --insecure-bind.`);
   }
+  const serverOptions = tls ? { cert: readFileSync(config.tlsCert!), key: readFileSync(config.tlsKey!) } : null;
   const logger = pino({ level: config.logLevel }, pino.destination(2));
   const { service, fleetKey } = await openService(config, logger);
-  const server = serve({
-    fetch: service.app.fetch,
-    hostname: config.host,
-    port: config.port,
-    ...(tls ? { createServer: createHttpsServer, serverOptions: { cert: readFileSync(config.tlsCert!), key: readFileSync(config.tlsKey!) } } : {}),
-  });
-  await new Promise<void>((resolve, reject) => {
-    server.once('listening', () => resolve());
-    server.once('error', reject);
-  });
+  let server: ReturnType<typeof serve>;
+  try {
+    server = serve({
+      fetch: service.app.fetch,
+      hostname: config.host,
+      port: config.port,
+      ...(serverOptions ? { createServer: createHttpsServer, serverOptions } : {}),
+    });
+    await new Promise<void>((resolve, reject) => {
+      server.once('listening', () => resolve());
+      server.once('error', reject);
+    });
+  } catch (error) {
+    // A node that cannot listen serves nothing: close the store (its connections and
+    // listeners) so the process exits instead of looking alive to a supervisor.
+    await service.stop().catch(() => {});
+    await service.store.destroy().catch(() => {});
+    throw listenError(error, config);
+  }
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
   const scheme = tls ? 'https' : 'http';
@@ -43,6 +64,7 @@ export async function runServe(config: Config): Promise<void> {
     out.push(`Fleet key: ${fleetKey.path}`);
   }
   for (const line of await service.bannerLines({ url })) out.push(line);
+  for (const line of dataDirExposure(config.dataDir)) process.stderr.write(line + '\n');
   let stopOtel = () => {};
   if (config.otelEndpoint) {
     const { startContinuousOtelExport } = await import('../integrations/otel-export.js');

@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import pino from 'pino';
 import { CliExit, EXIT_FAILURE, EXIT_USAGE } from './output.js';
 import { loadConfig, type Config } from '../config.js';
-import { openStore } from '../store/connect.js';
+import { openStoreWithSecret } from '../server-secret.js';
 import { createAppContext } from '../app/bootstrap.js';
 import type { AppContext } from '../app/context.js';
 import { systemCaller, type Caller } from '../app/caller.js';
@@ -10,6 +10,7 @@ import { systemCaller, type Caller } from '../app/caller.js';
 export interface StoreFlags {
   dataDir?: string;
   databaseUrl?: string;
+  serverSecretFile?: string;
 }
 
 /**
@@ -22,15 +23,21 @@ export async function withStore<T>(
   options: { mustExist?: boolean } = {},
 ): Promise<T> {
   refuseInsideAgentSession(process.env);
-  const config = loadConfig(process.env, { ...(flags.dataDir ? { dataDir: flags.dataDir } : {}), ...(flags.databaseUrl ? { databaseUrl: flags.databaseUrl } : {}) });
+  const config = loadConfig(process.env, {
+    ...(flags.dataDir ? { dataDir: flags.dataDir } : {}),
+    ...(flags.databaseUrl ? { databaseUrl: flags.databaseUrl } : {}),
+    ...(flags.serverSecretFile ? { serverSecretFile: flags.serverSecretFile } : {}),
+  });
   // a read of a store that is not there must not quietly create an empty one
   if (options.mustExist && !config.databaseUrl && !existsSync(config.sqliteFile)) {
     throw new CliExit(EXIT_FAILURE, `error: no Warrant store at ${config.sqliteFile}; pass --data-dir (or --database-url) for the store to read.`);
   }
-  const store = await openStore({ databaseUrl: config.databaseUrl ?? null, sqliteFile: config.sqliteFile });
+  // an admin command is a node too: the same secret, or it refuses (and may do the upgrade move)
+  const { store, serverSecret } = await openStoreWithSecret(config, (line) => process.stderr.write(line + '\n'));
   try {
     const ctx = await createAppContext(store, {
       mode: config.mode,
+      serverSecret,
       logger: pino({ level: 'silent' }),
       seed: { adminUser: config.adminUser, slackSigningSecret: config.slackSigningSecret },
     });
@@ -55,5 +62,8 @@ export function refuseInsideAgentSession(env: NodeJS.ProcessEnv): void {
 
 /** The flags of every command that opens the store directly. */
 export function storeFlags<C extends { option(flags: string, description: string): C }>(cmd: C): C {
-  return cmd.option('--data-dir <dir>', 'the data dir (default ./.warrant or $WARRANT_DATA_DIR)').option('--database-url <url>', 'PostgreSQL instead of SQLite (or $DATABASE_URL)');
+  return cmd
+    .option('--data-dir <dir>', 'the data dir (default ./.warrant or $WARRANT_DATA_DIR)')
+    .option('--database-url <url>', 'PostgreSQL instead of SQLite (or $DATABASE_URL)')
+    .option('--server-secret-file <file>', 'the server secret every node shares (or $WARRANT_SERVER_SECRET; default <data dir>/server-secret)');
 }

@@ -64,6 +64,8 @@ export const ERROR_STATUS = {
   // web sign-in: too many failed passwords for one key (core/attempt-throttle.ts)
   'sign-in-throttled': 429,
   'internal-error': 500,
+  // a node refusing to start (exit code 2), never an HTTP answer: its secret is not the store's
+  'server-secret-mismatch': 500,
   'store-unavailable': 503,
 } as const satisfies Record<string, number>;
 

@@ -4,6 +4,7 @@ import type { Context } from 'hono';
 import { WarrantError } from '../core/errors.js';
 import type { AppContext } from '../app/context.js';
 import { errorResponse } from './errors.js';
+import { inputGuard } from './input-guard.js';
 import { restCaller, type HttpEnv } from './env.js';
 import { registerSessionRoutes } from './routes/sessions.js';
 import { registerLifecycleRoutes } from './routes/lifecycle.js';
@@ -78,6 +79,7 @@ export function buildHttpApp(ctx: AppContext, options: HttpOptions = {}): OpenAP
     c.set('caller', await restCaller(ctx, c));
     return next();
   });
+  app.use('/api/v1/*', inputGuard());
 
   registerSystemRoutes(app, ctx);
   registerSessionRoutes(app, ctx);

@@ -24,20 +24,36 @@ export class HostGuard {
     return this.hosts.has(host);
   }
 
+  /**
+   * Host on the allowlist; Origin, when sent, the server's own: the same scheme, host and port
+   * as the request itself (a page on another port of the same host is another origin).
+   */
   async check(request: Request): Promise<void> {
-    const host = request.headers.get('host') ?? new URL(request.url).host;
+    const requestUrl = new URL(request.url);
+    const host = request.headers.get('host') ?? requestUrl.host;
     if (!this.allows(host)) throw new WarrantError('host-not-allowed', `Host ${JSON.stringify(host)} is not on this server's allowlist (DNS-rebinding protection); add it with \`warrant settings set allowed_hosts\`.`, { status: 403 });
     const origin = request.headers.get('origin');
-    if (origin && origin !== 'null') {
-      let originHost: string;
-      try {
-        originHost = new URL(origin).host;
-      } catch {
-        throw new WarrantError('origin-not-allowed', `Origin ${JSON.stringify(origin)} is not a valid origin.`, { status: 403 });
-      }
-      if (!this.allows(originHost)) throw new WarrantError('origin-not-allowed', `Origin ${JSON.stringify(origin)} is not on this server's allowlist.`, { status: 403 });
-    } else if (origin === 'null') {
-      throw new WarrantError('origin-not-allowed', 'Requests from an opaque origin are refused.', { status: 403 });
+    if (origin === null) return;
+    if (origin === 'null') throw new WarrantError('origin-not-allowed', 'Requests from an opaque origin are refused.', { status: 403 });
+    const own = ownOrigin(requestUrl.protocol, host);
+    let sent: string | null;
+    try {
+      const url = new URL(origin);
+      sent = url.protocol === 'http:' || url.protocol === 'https:' ? url.origin : null;
+    } catch {
+      throw new WarrantError('origin-not-allowed', `Origin ${JSON.stringify(origin)} is not a valid origin.`, { status: 403 });
     }
+    if (sent === null || own === null || sent !== own) {
+      throw new WarrantError('origin-not-allowed', `Origin ${JSON.stringify(origin)} is not this server's own origin${own ? ` (${own})` : ''}: scheme, host and port must all match.`, { status: 403 });
+    }
+  }
+}
+
+/** `scheme://host[:port]` as a browser would send it for this request (default ports dropped). */
+function ownOrigin(protocol: string, host: string): string | null {
+  try {
+    return new URL(`${protocol}//${host}`).origin;
+  } catch {
+    return null;
   }
 }

@@ -2,6 +2,8 @@ import { McpServer } from '@modelcontextprotocol/server';
 import type { Caller } from '../app/caller.js';
 import type { AppContext } from '../app/context.js';
 import { toWarrantError } from '../http/errors.js';
+import { inputRefusal } from '../http/input-guard.js';
+import { findInputProblem } from '../core/wire-input.js';
 import { ALL_TOOLS } from './registry.js';
 import type { ToolGroup } from './tool.js';
 
@@ -25,6 +27,9 @@ export function buildMcpServer(ctx: AppContext, caller: Caller, group: ToolGroup
       },
       async (args: unknown) => {
         try {
+          // the same input check as REST (http/input-guard.ts), before any tool sees the arguments
+          const problem = findInputProblem(args);
+          if (problem) throw inputRefusal(problem, `tool ${tool.name}`);
           const out = await tool.handler(ctx, caller, args as never, group);
           // `notes` first: the one place a result's must-read sentences join its data
           const structuredContent = out.notes === undefined ? out.data : { notes: out.notes, ...out.data };

@@ -9,9 +9,19 @@ import * as web from './migrations/006-web.js';
 import * as deletionLinks from './migrations/007-deletion-links.js';
 import * as runtimeChildrenTranscripts from './migrations/008-runtime-children-transcripts.js';
 import * as acknowledgedDelivery from './migrations/009-acknowledged-delivery.js';
+import * as serverSecret from './migrations/011-server-secret.js';
 import * as terminalChannel from './migrations/012-terminal-channel.js';
 
-type MigrationModule = { up: (db: Kysely<any>, dialect: StoreDialect) => Promise<void> };
+/** What a migration may ask of the node running it (data that must leave the store). */
+export interface MigrationHooks {
+  /**
+   * Migration 011: takes the server secret (hex) the store held, puts it outside the store
+   * (or checks it against the node's own) and returns the check value to keep instead.
+   */
+  relocateServerSecret?(legacyHex: string): Promise<string>;
+}
+
+type MigrationModule = { up: (db: Kysely<any>, dialect: StoreDialect, hooks: MigrationHooks) => Promise<void> };
 
 /** Ordered by name; later capabilities append their own file here. */
 const MIGRATIONS: Record<string, MigrationModule> = {
@@ -24,25 +34,29 @@ const MIGRATIONS: Record<string, MigrationModule> = {
   '007-deletion-links': deletionLinks,
   '008-runtime-children-transcripts': runtimeChildrenTranscripts,
   '009-acknowledged-delivery': acknowledgedDelivery,
+  '011-server-secret': serverSecret,
   '012-terminal-channel': terminalChannel,
 };
 
 class InCodeProvider implements MigrationProvider {
-  constructor(private readonly dialect: StoreDialect) {}
+  constructor(
+    private readonly dialect: StoreDialect,
+    private readonly hooks: MigrationHooks,
+  ) {}
   async getMigrations(): Promise<Record<string, Migration>> {
     const out: Record<string, Migration> = {};
     for (const [name, mod] of Object.entries(MIGRATIONS)) {
-      out[name] = { up: (db) => mod.up(db, this.dialect) };
+      out[name] = { up: (db) => mod.up(db, this.dialect, this.hooks) };
     }
     return out;
   }
 }
 
 /** Runs pending migrations; the same logical schema on both dialects. */
-export async function migrateToLatest(dialect: StoreDialect): Promise<string[]> {
+export async function migrateToLatest(dialect: StoreDialect, hooks: MigrationHooks = {}): Promise<string[]> {
   const migrator = new Migrator({
     db: dialect.kysely,
-    provider: new InCodeProvider(dialect),
+    provider: new InCodeProvider(dialect, hooks),
     migrationTableName: 'schema_migrations',
     migrationLockTableName: 'schema_migrations_lock',
   });

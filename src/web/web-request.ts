@@ -3,6 +3,7 @@ import type { Context, Hono } from 'hono';
 import { getCookie, setCookie, deleteCookie } from 'hono/cookie';
 import type { AppContext } from '../app/context.js';
 import { authenticateWebSession, rosterIsEmpty, type WebIdentity, type WebSignIn } from '../app/web-auth.js';
+import { findInputProblem } from '../core/wire-input.js';
 import { WarrantError } from '../core/errors.js';
 import { toWarrantError } from '../http/errors.js';
 import type { HostGuard } from '../http/host-guard.js';
@@ -96,10 +97,9 @@ async function parseForm(c: Context): Promise<FormData> {
   for (const [k, v] of Object.entries(body)) {
     if (Array.isArray(v)) out[k] = v.filter((x): x is string => typeof x === 'string');
     else if (typeof v === 'string') out[k] = v;
-    // one answer on both stores (PostgreSQL text cannot hold U+0000; SQLite would keep it)
-    if ([out[k]].flat().some((x) => x?.includes('\u0000'))) {
-      throw new WarrantError('invalid-request', `${k}: contains a NUL character (U+0000); remove it and send again.`, { details: { field: k } });
-    }
+    // one answer on both stores, and the same check as REST and MCP (http/input-guard.ts)
+    const problem = findInputProblem({ [k]: out[k] });
+    if (problem) throw new WarrantError('invalid-request', `${k}: ${problem.message}`, { details: { field: k } });
   }
   return out;
 }

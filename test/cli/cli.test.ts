@@ -119,9 +119,9 @@ describe('`npm start` defaults', () => {
     }
   });
 
-  it('refuses to bind beyond loopback without TLS or --insecure-bind', async () => {
+  it('refuses to bind beyond loopback without TLS or --insecure-bind (bad configuration: exit 2)', async () => {
     const r = await runCli(['serve', '--host', '0.0.0.0', '--port', '0'], { env: { WARRANT_DATA_DIR: mkdtempSync(join(tmpdir(), 'warrant-bind-')) } });
-    expect(r.code).toBe(1);
+    expect(r.code).toBe(2);
     expect(r.stderr).toContain('Refusing to bind to 0.0.0.0 without TLS');
   });
 

@@ -6,6 +6,8 @@
 //   {"cmd":"go","request":{…},"token":…} make the change, answer {"event":"done",status,body}
 //   {"cmd":"exit"}
 // The test sends "go" to every racer only after all have answered "ready": the barrier.
+import { readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { createInterface } from 'node:readline';
 import pino from 'pino';
 
@@ -15,7 +17,9 @@ const { createAppContext } = await import(new URL('app/bootstrap.js', dist).href
 const { assembleService } = await import(new URL('composition.js', dist).href);
 
 const store = await openStore({ sqliteFile: process.argv[2] }, { migrate: false });
-const ctx = await createAppContext(store, { logger: pino({ level: 'silent' }) });
+// the harness's server secret, from the data dir beside the database
+const serverSecret = Buffer.from(readFileSync(join(dirname(process.argv[2]), 'server-secret'), 'utf8').trim(), 'hex');
+const ctx = await createAppContext(store, { logger: pino({ level: 'silent' }), serverSecret });
 const service = await assembleService(store, ctx, { housekeeping: false });
 
 const say = (msg) => process.stdout.write(JSON.stringify(msg) + '\n');

@@ -52,5 +52,6 @@ export function runCli(args: string[], options: { env?: Record<string, string>; 
 
 /** The flags that point an admin command at the harness's store. */
 export function storeArgs(h: Harness): string[] {
-  return h.database.databaseUrl ? ['--database-url', h.database.databaseUrl] : ['--data-dir', dirname(h.database.sqliteFile)];
+  // the data dir holds the harness's server secret on both backends
+  return h.database.databaseUrl ? ['--database-url', h.database.databaseUrl, '--data-dir', dirname(h.database.sqliteFile)] : ['--data-dir', dirname(h.database.sqliteFile)];
 }

@@ -1,3 +1,5 @@
+import { writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import pino from 'pino';
 import { afterAll, beforeAll, describe } from 'vitest';
 import { openStore } from '../../src/store/connect.js';
@@ -72,6 +74,9 @@ export async function openHarness(dialect: DialectName, options: HarnessOptions 
     ...(options.leaseMs ? { leaseMs: options.leaseMs } : {}),
     ...(options.ids ? { ids: options.ids } : {}),
   });
+  // The process's secret (other contexts this test opens on the store share it) goes to the
+  // data dir, where the CLI binary run against this store finds it.
+  writeFileSync(join(dirname(database.sqliteFile), 'server-secret'), ctx.serverSecret.toString('hex') + '\n', { mode: 0o600 });
   const service = await assembleService(store, ctx, { housekeeping: false });
   const admin = systemCaller('cli');
   const fleetKey = (await issueFleetKey(ctx, admin, 'tests')).token;

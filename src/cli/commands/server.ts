@@ -1,7 +1,7 @@
 import { userInfo } from 'node:os';
 import type { Command } from 'commander';
 import { loadConfig } from '../../config.js';
-import { printText } from '../output.js';
+import { exitPolicy, printText } from '../output.js';
 
 export function registerServerCommands(program: Command): void {
   program
@@ -12,18 +12,21 @@ export function registerServerCommands(program: Command): void {
     .option('--data-dir <dir>', 'data dir (default ./.warrant)')
     .option('--database-url <url>', 'PostgreSQL (postgres://…) instead of embedded SQLite')
     .option('--mode <mode>', 'single-admin or multi-user')
+    .option('--server-secret-file <file>', 'the server secret every node shares (or $WARRANT_SERVER_SECRET; default <data dir>/server-secret)')
     .option('--insecure-bind', 'allow a non-loopback bind without TLS')
     .option('--otel-endpoint <url>', 'export ended sessions as OpenTelemetry spans to this OTLP/HTTP endpoint')
-    .action(async (opts: { host?: string; port?: string; dataDir?: string; databaseUrl?: string; mode?: 'single-admin' | 'multi-user'; insecureBind?: boolean; otelEndpoint?: string }) => {
+    .action(async (opts: { host?: string; port?: string; dataDir?: string; databaseUrl?: string; mode?: 'single-admin' | 'multi-user'; serverSecretFile?: string; insecureBind?: boolean; otelEndpoint?: string }) => {
       const config = loadConfig(process.env, {
         ...(opts.host ? { host: opts.host } : {}),
         ...(opts.port ? { port: opts.port } : {}),
         ...(opts.dataDir ? { dataDir: opts.dataDir } : {}),
         ...(opts.databaseUrl ? { databaseUrl: opts.databaseUrl } : {}),
         ...(opts.mode ? { mode: opts.mode } : {}),
+        ...(opts.serverSecretFile ? { serverSecretFile: opts.serverSecretFile } : {}),
         ...(opts.insecureBind ? { insecureBind: true } : {}),
         ...(opts.otelEndpoint ? { otelEndpoint: opts.otelEndpoint } : {}),
       });
+      exitPolicy.hardExitOnFailure = true;
       const { runServe } = await import('../serve.js');
       await runServe(config);
       await new Promise(() => {}); // serve until a signal
@@ -36,7 +39,8 @@ export function registerServerCommands(program: Command): void {
     .option('--name <display name>', "the admin's display name")
     .option('--data-dir <dir>', 'data dir (default ./.warrant)')
     .option('--database-url <url>', 'PostgreSQL instead of SQLite')
-    .action(async (opts: { admin?: string; name?: string; dataDir?: string; databaseUrl?: string }) => {
+    .option('--server-secret-file <file>', 'the server secret every node shares (or $WARRANT_SERVER_SECRET; default <data dir>/server-secret)')
+    .action(async (opts: { admin?: string; name?: string; dataDir?: string; databaseUrl?: string; serverSecretFile?: string }) => {
       const { withStore } = await import('../store-access.js');
       const { addUser } = await import('../../app/roster.js');
       const { ensureFleetKey } = await import('../../composition.js');
