@@ -59,6 +59,9 @@ export async function migrateToLatest(dialect: StoreDialect, hooks: MigrationHoo
     provider: new InCodeProvider(dialect, hooks),
     migrationTableName: 'schema_migrations',
     migrationLockTableName: 'schema_migrations_lock',
+    // capabilities land their migrations independently: a store that ran a later one first
+    // (a development build) still takes an earlier one it lacks, instead of refusing to start
+    allowUnorderedMigrations: true,
   });
   const { error, results } = await migrator.migrateToLatest();
   if (error) throw error instanceof Error ? error : new Error(String(error));

@@ -146,6 +146,28 @@ describe('warrant run and the inbox', () => {
     expect(readFileSync(signalFile, 'utf8')).toBe('SIGTERM');
     const s = (await fetch(`${server.url}/api/v1/sessions/${id}`, { headers: { authorization: `Bearer ${server.fleetKey}` } }).then((r) => r.json() as Promise<any>)).session;
     expect(s.status).toBe('stopped');
+
+    // resumed: the stop was the previous runtime's, so the new one is never sent it
+    const { writeFileSync } = await import('node:fs');
+    const lingers = join(dir, 'lingers.mjs');
+    writeFileSync(lingers, `process.on('SIGTERM', () => process.exit(143)); setTimeout(() => process.exit(0), 3500);`);
+    const resumed = spawn(process.execPath, [CLI, 'run', '--session', String(id), '--', process.execPath, lingers], {
+      env: { ...process.env, WARRANT_URL: server.url, WARRANT_TOKEN: server.fleetKey, WARRANT_SESSION_TOKEN: '' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let resumedErr = '';
+    resumed.stderr!.on('data', (d: Buffer) => (resumedErr += d.toString()));
+    const resumedExit = new Promise<number | null>((r) => resumed.once('exit', (code) => r(code)));
+    // what the runner polls for holds nothing for the new activation
+    for (;;) {
+      const now = (await fetch(`${server.url}/api/v1/sessions/${id}`, { headers: { authorization: `Bearer ${server.fleetKey}` } }).then((r) => r.json() as Promise<any>)).session;
+      if (now.activation === 2) break;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    const control = await fetch(`${server.url}/api/v1/sessions/${id}/inbox?kind=control&state=pending,leased`, { headers: { authorization: `Bearer ${server.fleetKey}` } }).then((r) => r.json() as Promise<any>);
+    expect(control.items).toEqual([]);
+    expect(await resumedExit, resumedErr).toBe(0);
+    expect(resumedErr).not.toContain('stop requested');
   });
 
   it('--inbox writes items in Claude Code stream-json; only the one the agent\'s prompt hook reported is delivered', async () => {
