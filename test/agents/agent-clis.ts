@@ -17,7 +17,7 @@ export const WARRANT_CLI = join(ROOT, 'dist/cli/main.js');
 
 /** Throws (never skips) when the pinned CLIs are not installed: the suite must fail in CI. */
 export function requireAgentClis(): void {
-  const missing = [CLAUDE_BIN, CODEX_JS, WARRANT_CLI].filter((p) => !existsSync(p));
+  const missing = [CLAUDE_BIN, CODEX_JS, WARRANT_CLI, WARRANT_HOOK].filter((p) => !existsSync(p));
   if (missing.length > 0) throw new Error(`missing ${missing.join(', ')}: run \`npm run test:agents\` (it builds and runs scripts/install-agent-clis.mjs)`);
 }
 
@@ -40,8 +40,11 @@ export function warrantMcpCommand(): { command: string; args: string[] } {
   return { command: process.execPath, args: [WARRANT_CLI, 'mcp', '--self'] };
 }
 
+/** The hook entry point `warrant integrate` writes (it hands each event to `warrant run`'s socket). */
+export const WARRANT_HOOK = join(ROOT, 'dist/hook/hook-main.js');
+
 export function warrantHookCommand(provider: 'claude-code' | 'codex'): string {
-  return `"${process.execPath}" "${WARRANT_CLI}" hook ${provider}`;
+  return `"${process.execPath}" "${WARRANT_HOOK}" ${provider}`;
 }
 
 // ---------------------------------------------------------------- Claude Code

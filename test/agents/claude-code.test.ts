@@ -15,7 +15,7 @@ const WARRANT_MCP = {
   env: { WARRANT_URL: '${WARRANT_URL}', WARRANT_SESSION_TOKEN: '${WARRANT_SESSION_TOKEN}' },
 };
 
-/** The three hooks `warrant hook claude-code` handles today, each beside a capturing hook. */
+/** Warrant's hook entry point (as `warrant integrate` writes it) on four events, each beside a capturing hook. */
 function hooksWithCapture(): Record<string, string[]> {
   const events = ['SessionStart', 'UserPromptSubmit', 'Stop', 'SessionEnd'];
   return Object.fromEntries(events.map((e) => [e, [warrantHookCommand('claude-code'), `"${process.execPath}" "${CAPTURE_HOOK}" ${e}`]]));

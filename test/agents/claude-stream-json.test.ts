@@ -1,8 +1,8 @@
 /**
  * Claude Code's headless input protocol, which a runner must speak to deliver into it
  * (docs/design/agent-clis.md): a stream-json user line is a turn and fires UserPromptSubmit
- * with its exact text; a line in any other shape (such as the inbox JSON `warrant run
- * --inbox` wrote) is dropped without a word — no turn, no hook, exit 0.
+ * with its exact text; a line in any other shape (such as the inbox JSON an early `warrant run
+ * --inbox` wrote, before it had an input adapter) is dropped without a word — no turn, no hook, exit 0.
  */
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';

@@ -36,6 +36,8 @@ export interface Step {
   reply: Reply | ((r: ModelRequest) => Reply);
   /** a label for failure messages */
   name?: string;
+  /** hold the answer this long (a model still thinking: the agent stays inside its turn) */
+  delayMs?: number;
 }
 
 export interface RecordedRequest {
@@ -220,13 +222,13 @@ export async function startModelEndpoint(steps: Step[], options: { defaultText?:
   const used = new Set<number>();
   const requests: RecordedRequest[] = [];
   const modelRequests: ModelRequest[] = [];
-  const pick = (r: ModelRequest): { reply: Reply; name?: string } => {
+  const pick = (r: ModelRequest): { reply: Reply; name?: string; delayMs?: number } => {
     for (let i = 0; i < steps.length; i += 1) {
       if (used.has(i)) continue;
       const step = steps[i]!;
       if ((step.when ?? turnStart)(r)) {
         used.add(i);
-        return { reply: typeof step.reply === 'function' ? step.reply(r) : step.reply, name: step.name ?? `step ${i}` };
+        return { reply: typeof step.reply === 'function' ? step.reply(r) : step.reply, name: step.name ?? `step ${i}`, delayMs: step.delayMs };
       }
     }
     return { reply: { text: options.defaultText ?? 'Done.' } };
@@ -243,8 +245,9 @@ export async function startModelEndpoint(steps: Step[], options: { defaultText?:
       if (req.method === 'POST' && path.endsWith('/v1/messages')) {
         const r = normalizeAnthropic(body);
         modelRequests.push(r);
-        const { reply, name } = pick(r);
+        const { reply, name, delayMs } = pick(r);
         record.step = name;
+        if (delayMs) await new Promise((resolve) => setTimeout(resolve, delayMs));
         const model = r.model || 'claude-scripted';
         if ((body as any)?.stream) sse(res, anthropicEvents(reply, model));
         else json(res, 200, anthropicMessage(reply, model));
@@ -254,8 +257,9 @@ export async function startModelEndpoint(steps: Step[], options: { defaultText?:
       if (req.method === 'POST' && path.endsWith('/responses')) {
         const r = normalizeOpenAi(body);
         modelRequests.push(r);
-        const { reply, name } = pick(r);
+        const { reply, name, delayMs } = pick(r);
         record.step = name;
+        if (delayMs) await new Promise((resolve) => setTimeout(resolve, delayMs));
         sse(res, openAiEvents(reply, r.model || 'gpt-scripted', (body as any)?.tools ?? []));
         return;
       }
