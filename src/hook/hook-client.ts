@@ -23,7 +23,11 @@ function sendToRunner(socketPath: string, line: string): Promise<{ ok?: boolean;
     }, RUNNER_TIMEOUT_MS);
     socket.setEncoding('utf8');
     socket.on('connect', () => socket.write(line + '\n'));
-    socket.on('data', (chunk: string) => (reply += chunk));
+    socket.on('data', (chunk: string) => {
+      reply += chunk;
+      // one line is the whole answer: don't wait for the runner to close the connection
+      if (reply.includes('\n')) socket.end();
+    });
     socket.on('error', (error) => {
       clearTimeout(timer);
       reject(error);
@@ -31,7 +35,7 @@ function sendToRunner(socketPath: string, line: string): Promise<{ ok?: boolean;
     socket.on('close', () => {
       clearTimeout(timer);
       try {
-        resolve(JSON.parse(reply || '{}') as { ok?: boolean; system_message?: string });
+        resolve(JSON.parse(reply.split('\n')[0] || '{}') as { ok?: boolean; system_message?: string });
       } catch {
         reject(new Error('warrant run sent an unreadable answer'));
       }
