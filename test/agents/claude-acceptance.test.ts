@@ -5,21 +5,14 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CLAUDE_BIN, requireAgentClis, scratchDir } from './agent-clis.js';
+import { describe, expect, it } from 'vitest';
+import { CLAUDE_BIN, scratchDir } from './agent-clis.js';
 import { integratedClaude, ledger } from './integrated.js';
 import { startModelEndpoint, when } from './model-endpoint.js';
-import { projectIn, startWarrant, type WarrantFixture } from './warrant-run.js';
+import { projectIn, warrantForSuite } from './warrant-run.js';
 
 describe('Claude Code under warrant run, wired only by warrant integrate', () => {
-  let warrant: WarrantFixture;
-  beforeAll(async () => {
-    requireAgentClis();
-    warrant = await startWarrant();
-  });
-  afterAll(async () => {
-    await warrant?.stop();
-  });
+  const warrant = warrantForSuite();
 
   it('with no permission flag a Warrant MCP tool reaches the server; the Agent subagent is a child session (authenticated spawn, agent_root = its type, conversation = agent_id, stopped); both have transcript records', async () => {
     const dir = scratchDir('acc-claude');

@@ -4,10 +4,10 @@
  * is in force, and refused when it is not (docs/design/agent-clis.md).
  */
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CAPTURE_HOOK, CLAUDE_BIN, readCaptured, requireAgentClis, scratchDir, setupClaude, warrantHookCommand, warrantMcpCommand } from './agent-clis.js';
+import { describe, expect, it } from 'vitest';
+import { CAPTURE_HOOK, CLAUDE_BIN, readCaptured, scratchDir, setupClaude, warrantHookCommand, warrantMcpCommand } from './agent-clis.js';
 import { startModelEndpoint, when, type ModelEndpoint } from './model-endpoint.js';
-import { projectIn, startWarrant, type WarrantFixture } from './warrant-run.js';
+import { projectIn, warrantForSuite } from './warrant-run.js';
 
 const WARRANT_MCP = {
   ...warrantMcpCommand(),
@@ -30,14 +30,7 @@ function getSessionScript(prompt: string, callId: string) {
 }
 
 describe('Claude Code 2.1.332 under warrant run (headless -p)', () => {
-  let warrant: WarrantFixture;
-  beforeAll(async () => {
-    requireAgentClis();
-    warrant = await startWarrant();
-  });
-  afterAll(async () => {
-    await warrant?.stop();
-  });
+  const warrant = warrantForSuite();
 
   async function runClaude(title: string, setup: { allow?: string[]; userAllow?: string[]; trusted?: boolean }) {
     const dir = scratchDir('claude');

@@ -4,23 +4,16 @@
  * and a nested `claude -p` the model starts through its Bash tool (no `warrant run`) becomes a
  * child session that never idles or rebinds its parent (docs/design/agent-runtimes.md).
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CLAUDE_BIN, requireAgentClis, scratchDir } from './agent-clis.js';
+import { describe, expect, it } from 'vitest';
+import { CLAUDE_BIN, scratchDir } from './agent-clis.js';
 import { integratedClaude, ledger, runInBackground, waitFor } from './integrated.js';
 import { startModelEndpoint, when } from './model-endpoint.js';
-import { projectIn, startWarrant, type WarrantFixture } from './warrant-run.js';
+import { projectIn, warrantForSuite } from './warrant-run.js';
 
 const statesOf = (events: any[]) => events.filter((e) => ['attached', 'running', 'idle', 'exited', 'failed'].includes(e.type)).map((e) => `${e.type}:${e.details.new ?? 'running'}`);
 
 describe('Claude Code conversations and Warrant sessions', () => {
-  let warrant: WarrantFixture;
-  beforeAll(async () => {
-    requireAgentClis();
-    warrant = await startWarrant();
-  });
-  afterAll(async () => {
-    await warrant?.stop();
-  });
+  const warrant = warrantForSuite();
 
   it('claude --resume and --continue under warrant run --session N keep one session: no new session, the conversation unchanged, one transcript without duplicates', async () => {
     const dir = scratchDir('acc-resume');

@@ -6,23 +6,16 @@
  * only a resend makes it `pending` again. `--inbox` for a provider the runner cannot speak to
  * is refused before anything starts.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CLAUDE_BIN, CODEX_JS, requireAgentClis, scratchDir } from './agent-clis.js';
+import { describe, expect, it } from 'vitest';
+import { CLAUDE_BIN, CODEX_JS, scratchDir } from './agent-clis.js';
 import { integratedClaude, ledger, runInBackground, waitFor } from './integrated.js';
 import { startModelEndpoint, when } from './model-endpoint.js';
-import { projectIn, startWarrant, type WarrantFixture } from './warrant-run.js';
+import { projectIn, warrantForSuite } from './warrant-run.js';
 
 const STREAM_JSON = ['-p', '--input-format', 'stream-json', '--output-format', 'stream-json', '--verbose'];
 
 describe('delivery into Claude Code under warrant run --inbox', () => {
-  let warrant: WarrantFixture;
-  beforeAll(async () => {
-    requireAgentClis();
-    warrant = await startWarrant();
-  });
-  afterAll(async () => {
-    await warrant?.stop();
-  });
+  const warrant = warrantForSuite();
 
   /** POST with the fleet key (as a control plane would). */
   async function fleetPost(path: string, body: unknown): Promise<any> {

@@ -6,20 +6,13 @@
  */
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CAPTURE_HOOK, CLAUDE_BIN, readCaptured, requireAgentClis, runInPty, scratchDir, setupClaude, WARRANT_CLI } from './agent-clis.js';
+import { describe, expect, it } from 'vitest';
+import { CAPTURE_HOOK, CLAUDE_BIN, readCaptured, runInPty, scratchDir, setupClaude, WARRANT_CLI } from './agent-clis.js';
 import { startModelEndpoint, when } from './model-endpoint.js';
-import { projectIn, startWarrant, type WarrantFixture } from './warrant-run.js';
+import { projectIn, warrantForSuite } from './warrant-run.js';
 
 describe('interactive Claude Code in a PTY under warrant run', () => {
-  let warrant: WarrantFixture;
-  beforeAll(async () => {
-    requireAgentClis();
-    warrant = await startWarrant();
-  });
-  afterAll(async () => {
-    await warrant?.stop();
-  });
+  const warrant = warrantForSuite();
 
   it('typed prompts reach UserPromptSubmit verbatim; /clear gives a new session_id in the same process and is not itself a prompt', async () => {
     const dir = scratchDir('pty');

@@ -6,22 +6,15 @@
  */
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CAPTURE_HOOK, CLAUDE_BIN, readCaptured, requireAgentClis, scratchDir, setupClaude } from './agent-clis.js';
+import { describe, expect, it } from 'vitest';
+import { CAPTURE_HOOK, CLAUDE_BIN, readCaptured, scratchDir, setupClaude } from './agent-clis.js';
 import { startModelEndpoint, when } from './model-endpoint.js';
-import { projectIn, startWarrant, type WarrantFixture } from './warrant-run.js';
+import { projectIn, warrantForSuite } from './warrant-run.js';
 
 const STREAM_ARGS = ['-p', '--input-format', 'stream-json', '--output-format', 'stream-json', '--verbose'];
 
 describe('Claude Code stream-json input under warrant run', () => {
-  let warrant: WarrantFixture;
-  beforeAll(async () => {
-    requireAgentClis();
-    warrant = await startWarrant();
-  });
-  afterAll(async () => {
-    await warrant?.stop();
-  });
+  const warrant = warrantForSuite();
 
   async function feed(title: string, lines: unknown[]) {
     const dir = scratchDir('stream');

@@ -5,11 +5,11 @@
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CODEX_JS, requireAgentClis, scratchDir } from './agent-clis.js';
+import { describe, expect, it } from 'vitest';
+import { CODEX_JS, scratchDir } from './agent-clis.js';
 import { integratedCodex, ledger } from './integrated.js';
 import { startModelEndpoint, when } from './model-endpoint.js';
-import { projectIn, startWarrant, type WarrantFixture } from './warrant-run.js';
+import { projectIn, warrantForSuite } from './warrant-run.js';
 
 /** Every rollout file under CODEX_HOME/sessions: thread id → its first line (session_meta). */
 function rollouts(codexHome: string): Map<string, any> {
@@ -28,14 +28,7 @@ function rollouts(codexHome: string): Map<string, any> {
 }
 
 describe('Codex under warrant run, wired only by warrant integrate', () => {
-  let warrant: WarrantFixture;
-  beforeAll(async () => {
-    requireAgentClis();
-    warrant = await startWarrant();
-  });
-  afterAll(async () => {
-    await warrant?.stop();
-  });
+  const warrant = warrantForSuite();
 
   it('records the thread id as the conversation, started and idle before exited (no idle after it), and the spawn_agent subagent as a child session with an authenticated spawn edge', async () => {
     const dir = scratchDir('acc-codex');

@@ -6,20 +6,13 @@
  */
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CAPTURE_HOOK, CLAUDE_BIN, readCaptured, requireAgentClis, scratchDir, setupClaude } from './agent-clis.js';
+import { describe, expect, it } from 'vitest';
+import { CAPTURE_HOOK, CLAUDE_BIN, readCaptured, scratchDir, setupClaude } from './agent-clis.js';
 import { startModelEndpoint, when } from './model-endpoint.js';
-import { projectIn, startWarrant, type WarrantFixture } from './warrant-run.js';
+import { projectIn, warrantForSuite } from './warrant-run.js';
 
 describe('a nested claude started by the model', () => {
-  let warrant: WarrantFixture;
-  beforeAll(async () => {
-    requireAgentClis();
-    warrant = await startWarrant();
-  });
-  afterAll(async () => {
-    await warrant?.stop();
-  });
+  const warrant = warrantForSuite();
 
   it("reports through the same hooks with the outer session's token but its own session_id; its Stop precedes the outer Stop", async () => {
     const dir = scratchDir('nested');

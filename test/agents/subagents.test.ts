@@ -6,10 +6,10 @@
  */
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CAPTURE_HOOK, CLAUDE_BIN, CODEX_JS, readCaptured, requireAgentClis, scratchDir, setupClaude, setupCodex, warrantMcpCommand, type CapturedHook } from './agent-clis.js';
+import { describe, expect, it } from 'vitest';
+import { CAPTURE_HOOK, CLAUDE_BIN, CODEX_JS, readCaptured, scratchDir, setupClaude, setupCodex, warrantMcpCommand, type CapturedHook } from './agent-clis.js';
 import { startModelEndpoint, when, type Step } from './model-endpoint.js';
-import { projectIn, startWarrant, type WarrantFixture } from './warrant-run.js';
+import { projectIn, warrantForSuite } from './warrant-run.js';
 
 const capture = (label: string) => `"${process.execPath}" "${CAPTURE_HOOK}" ${label}`;
 const EVENTS = ['SessionStart', 'UserPromptSubmit', 'PreToolUse', 'SubagentStart', 'SubagentStop', 'Stop', 'SessionEnd'];
@@ -21,14 +21,7 @@ function jsonLines(file: string): any[] {
 const byLabel = (hooks: CapturedHook[], label: string) => hooks.filter((h) => h.label === label);
 
 describe('built-in subagents under warrant run', () => {
-  let warrant: WarrantFixture;
-  beforeAll(async () => {
-    requireAgentClis();
-    warrant = await startWarrant();
-  });
-  afterAll(async () => {
-    await warrant?.stop();
-  });
+  const warrant = warrantForSuite();
 
   it("Claude Code's Agent tool: SubagentStart/Stop carry agent_id under the parent's session_id; the subagent's MCP call is answered for the parent's session; both transcripts are written", async () => {
     const dir = scratchDir('claude-sub');

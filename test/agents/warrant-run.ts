@@ -5,7 +5,8 @@
 import { join } from 'node:path';
 import { mkdirSync } from 'node:fs';
 import { runCli, startServer, type ServerProcess } from '../helpers/server-process.js';
-import { runToEnd, WARRANT_CLI, type Run } from './agent-clis.js';
+import { afterAll, beforeAll } from 'vitest';
+import { requireAgentClis, runToEnd, WARRANT_CLI, type Run } from './agent-clis.js';
 
 export interface WarrantFixture {
   server: ServerProcess;
@@ -65,3 +66,19 @@ export async function startWarrant(): Promise<WarrantFixture> {
 }
 
 export const projectIn = (dir: string) => join(dir, 'project');
+
+/**
+ * One Warrant server for a describe block: started before its tests (once the pinned CLIs are
+ * known to be there) and stopped after them. The returned object is filled in by beforeAll.
+ */
+export function warrantForSuite(): WarrantFixture {
+  const fixture = {} as WarrantFixture;
+  beforeAll(async () => {
+    requireAgentClis();
+    Object.assign(fixture, await startWarrant());
+  });
+  afterAll(async () => {
+    await fixture.stop?.();
+  });
+  return fixture;
+}
