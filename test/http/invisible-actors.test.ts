@@ -3,6 +3,7 @@ import { expect, it } from 'vitest';
 import { describeEachDialect, uniqueKey, type Harness } from '../helpers/harness.js';
 import { followUp, liveSession, type Live } from '../helpers/lineage.js';
 import { callTool, mcpClient } from '../helpers/mcp-client.js';
+import { SseReader } from '../helpers/sse.js';
 import { WebClient } from '../helpers/web-client.js';
 
 /**
@@ -177,6 +178,30 @@ describeEachDialect(
       }
       const list = await web.request('GET', '/sessions');
       expectNoTrace(w, 'web /sessions', list.text);
+    });
+
+    it('bob’s live stream names carol’s session nowhere (a fleet create for bob acting as her session)', async () => {
+      const h = t();
+      const bobKey = uniqueKey('bob');
+      const bob = await h.human(bobKey);
+      const res = await h.service.app.request('/api/v1/events/stream', { headers: { authorization: `Bearer ${bob.token}`, host: 'localhost' } });
+      expect(res.status).toBe(200);
+      const live = new SseReader(res);
+      try {
+        await live.next((e) => e.event === 'ready');
+        const carol = await h.human(uniqueKey('carol'));
+        const title = `carol-live-${randomBytes(4).toString('hex')}`;
+        const carols = (await h.create(carol.token, { title })).session;
+        const child = (await h.create(h.fleetKey, { title: 'made for bob', owner: bobKey, acting_session_id: carols.id })).session;
+        const got = await live.next((e) => e.event === 'session_created');
+        const payload = JSON.parse(got.data).session;
+        expect(payload.id).toBe(child.id);
+        expect(payload.creator).toMatchObject(HIDDEN);
+        expect(payload.cause).toMatchObject(HIDDEN);
+        expectNoTrace({ carols, titles: [title], carol: { key: carol.user.key } } as unknown as World, 'live session_created', got.data);
+      } finally {
+        await live.close();
+      }
     });
 
     it('a parent hint naming another owner’s session answers not-found, exactly like a missing one (no probing ids or uid prefixes)', async () => {
