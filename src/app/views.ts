@@ -157,8 +157,11 @@ async function actorViewsAndUsers(
       }
       case 'session':
         // a deleted session's owner is unknown: only an all-seeing reader keeps its id
-        if (visibility === 'all' || visible.has(Number(a.ref))) out.set(id, { kind: 'session', ref: a.ref, displayName: titles.get(Number(a.ref)) ?? null });
-        else out.set(id, { ...HIDDEN_SESSION });
+        if (visibility === 'all' || visible.has(Number(a.ref))) {
+          out.set(id, { kind: 'session', ref: a.ref, displayName: titles.get(Number(a.ref)) ?? null });
+        } else {
+          out.set(id, { ...HIDDEN_SESSION });
+        }
         break;
       case 'client':
         out.set(id, { kind: 'client', ref: a.ref, displayName: a.ref });

@@ -25,15 +25,19 @@ export async function provSource(ctx: AppContext, caller: Caller, ref: string | 
   const records = await findSessionsByIds(db, ctx.store, ids);
   const causes = await actorViews(db, ctx, records.flatMap((r) => [r.creatorActorId, r.causeActorId]), await visibilityOf(db, ctx, caller));
   const sessions = new Map(
-    records.map((r) => [
-      r.id,
-      {
-        createdAt: r.createdAt,
-        endedAt: ENDED.has(r.status) ? r.updatedAt : null,
-        agentRoot: r.agentRoot,
-        cause: ((c) => (c === null ? null : { ...c, basis: r.causeBasis }))(actorAndCause(causes, r.creatorActorId, r.causeActorId).cause),
-      },
-    ]),
+    records.map((r) => {
+      // a cause reached through a creator the reader may not see is unnamed with it
+      const { cause } = actorAndCause(causes, r.creatorActorId, r.causeActorId);
+      return [
+        r.id,
+        {
+          createdAt: r.createdAt,
+          endedAt: ENDED.has(r.status) ? r.updatedAt : null,
+          agentRoot: r.agentRoot,
+          cause: cause === null ? null : { ...cause, basis: r.causeBasis },
+        },
+      ] as const;
+    }),
   );
   // every message of the record, as digests: an export never carries anyone's words
   const messages: ProvSource['messages'] = [];

@@ -103,15 +103,15 @@ export async function listSessionEvents(
   const events = page.map((e) => {
     const { actor, cause } = actorAndCause(actors, e.actorId, e.causeActorId);
     return {
-    id: e.id,
-    sessionId: e.sessionId,
-    seq: e.seq,
-    type: e.type,
-    details: e.actorId !== null && isHiddenSession(actors.get(e.actorId)) ? withoutSender(e.details) : e.details,
-    actor: actor === null ? null : { ...actor, basis: e.actorBasis },
-    cause: cause === null ? null : { ...cause, basis: e.causeBasis },
-    credentialId: e.credentialId,
-    createdAt: e.createdAt,
+      id: e.id,
+      sessionId: e.sessionId,
+      seq: e.seq,
+      type: e.type,
+      details: isHiddenSession(actor) ? withoutSender(e.details) : e.details,
+      actor: actor === null ? null : { ...actor, basis: e.actorBasis },
+      cause: cause === null ? null : { ...cause, basis: e.causeBasis },
+      credentialId: e.credentialId,
+      createdAt: e.createdAt,
     };
   });
   return { sessionId: session.id, events, nextCursor: rows.length > limit ? encodeCursor('events', page[page.length - 1]!.seq) : null };
