@@ -6,11 +6,11 @@ import type { Executor } from '../store/dialect/dialect.js';
 import { findSessionById, findSessionsByRef, type SessionRecord } from '../store/sessions-repo.js';
 import type { AppContext } from './context.js';
 import { permissionKind, type Caller } from './caller.js';
-import { lineageParents } from './views.js';
+import { isVisible, lineageParents, type Visibility } from './views.js';
 
-/** Owners whose sessions the caller may see, or 'all' (spec 01 "Multi-user scoping"). */
-export type Visibility = 'all' | { owners: (number | null)[] };
+export { isVisible, type Visibility };
 
+/** Owners whose sessions the caller may see, or 'all' (multi-user scoping). */
 export async function visibilityOf(db: Executor, ctx: AppContext, caller: Caller): Promise<Visibility> {
   // Scoping separates owners; a single-admin deployment has one owner's world.
   if (ctx.mode !== 'multi-user') return 'all';
@@ -27,18 +27,14 @@ export async function visibilityOf(db: Executor, ctx: AppContext, caller: Caller
   }
 }
 
-export function isVisible(visibility: Visibility, ownerUserId: number | null): boolean {
-  return visibility === 'all' || visibility.owners.includes(ownerUserId);
-}
-
 export type RefResolution =
   | { session: SessionRecord }
-  | { session: null; reason: 'not-found' | 'ambiguous-prefix' | 'prefix-too-short' | 'hint-too-long' | 'not-visible' };
+  | { session: null; reason: 'not-found' | 'ambiguous-prefix' | 'prefix-too-short' | 'hint-too-long' };
 
 /**
- * The one session-ref resolver (spec 01): parses, looks up, and applies visibility. An
- * invisible session resolves exactly like a missing one for callers (the reason is only
- * reported where spec 02 asks for it, to the creator of a hint).
+ * The one session-ref resolver: parses, looks up, and applies visibility. An invisible
+ * session resolves exactly like a missing one — `not-found`, everywhere, so no answer tells
+ * another owner's ids or uid prefixes apart from nothing.
  */
 export async function resolveRef(
   db: Executor,
@@ -55,7 +51,7 @@ export async function resolveRef(
   const visible = found.filter((s) => isVisible(visibility, s.ownerUserId));
   if (visible.length > 1) return { session: null, reason: 'ambiguous-prefix' };
   if (visible.length === 1) return { session: visible[0]! };
-  return { session: null, reason: found.length > 0 ? 'not-visible' : 'not-found' };
+  return { session: null, reason: 'not-found' };
 }
 
 export function sessionNotFound(ref: string | number, reason?: string): WarrantError {
@@ -66,7 +62,7 @@ export function sessionNotFound(ref: string | number, reason?: string): WarrantE
         ? ' (a uid prefix needs at least 8 hex characters)'
         : '';
   return new WarrantError('session-not-found', `No session matches ${JSON.stringify(String(ref))}${why}.`, {
-    details: reason && reason !== 'not-visible' ? { reason } : { reason: 'not-found' },
+    details: { reason: reason ?? 'not-found' },
   });
 }
 

@@ -10,7 +10,6 @@ export type ParentDropReason =
   | 'ambiguous-prefix'
   | 'prefix-too-short'
   | 'hint-too-long'
-  | 'not-visible'
   | 'owner-mismatch'
   | 'caller-disagrees';
 

@@ -8,12 +8,43 @@ import { loadCustomMetadata, resolveLegacyKeys, type SessionRecord } from '../st
 import { usersByIds, type UsersByIds } from './user-reads.js';
 import type { AppContext } from './context.js';
 
+/**
+ * Owners whose sessions a reader may see, or 'all' (the multi-user scoping rule; access.ts
+ * computes it for a caller). Declared here so every view builder takes one.
+ */
+export type Visibility = 'all' | { owners: (number | null)[] };
+
+export function isVisible(visibility: Visibility, ownerUserId: number | null): boolean {
+  return visibility === 'all' || visibility.owners.includes(ownerUserId);
+}
+
 /** An actor as every surface shows it; names are resolved when read (renames rewrite nothing). */
 export interface ActorView {
   kind: ActorKind;
   /** roster key, session id, client name; null for system and fleet */
   ref: string | null;
   displayName: string | null;
+}
+
+/**
+ * A session actor the reader may not see: an unnamed session — no title, id, uid or owner
+ * (docs/design/multi-user.md). `ref: null` on a `session` actor means exactly this.
+ */
+export const HIDDEN_SESSION: ActorView = Object.freeze({ kind: 'session', ref: null, displayName: null }) as ActorView;
+
+export function isHiddenSession(actor: Pick<ActorView, 'kind' | 'ref'> | null | undefined): boolean {
+  return actor?.kind === 'session' && actor.ref === null;
+}
+
+/**
+ * An act's actor and cause from `actorViews`' map. A session actor's cause is the one reached
+ * through that session; when the reader may not see the session, naming its cause (usually
+ * the session's owner) would tell whose it is — so the cause is unnamed with it.
+ */
+export function actorAndCause(actors: ReadonlyMap<number, ActorView>, actorId: number | null, causeId: number | null): { actor: ActorView | null; cause: ActorView | null } {
+  const actor = actorId === null ? null : (actors.get(actorId) ?? null);
+  const cause = causeId === null ? null : (actors.get(causeId) ?? null);
+  return { actor, cause: cause && isHiddenSession(actor) ? { ...HIDDEN_SESSION } : cause };
 }
 
 export interface SessionView {
@@ -71,9 +102,19 @@ export async function lineageParents(
   return out;
 }
 
-/** Expands actor ids into views: humans by their current roster row, sessions by title. */
-export async function actorViews(db: Executor, ctx: AppContext, ids: readonly (number | null)[], users: UsersByIds = usersByIds(db)): Promise<Map<number, ActorView>> {
-  return (await actorViewsAndUsers(db, ctx, ids, [], users)).actors;
+/**
+ * Expands actor ids into views as `visibility`'s reader may see them: humans by their current
+ * roster row, sessions by title — or, for a session the reader may not see, HIDDEN_SESSION.
+ * This is the one place the rule is applied; every surface renders what comes out of here.
+ */
+export async function actorViews(
+  db: Executor,
+  ctx: AppContext,
+  ids: readonly (number | null)[],
+  visibility: Visibility,
+  users: UsersByIds = usersByIds(db),
+): Promise<Map<number, ActorView>> {
+  return (await actorViewsAndUsers(db, ctx, ids, [], users, visibility)).actors;
 }
 
 /**
@@ -86,6 +127,7 @@ async function actorViewsAndUsers(
   ids: readonly (number | null)[],
   alsoUsers: readonly number[],
   usersOf: UsersByIds,
+  visibility: Visibility,
 ): Promise<{ actors: Map<number, ActorView>; users: Awaited<ReturnType<UsersByIds>> }> {
   const wanted = ids.filter((i): i is number => i !== null);
   const actors = await loadActors(db, ctx.actors, wanted);
@@ -97,9 +139,13 @@ async function actorViewsAndUsers(
   }
   const users = userIds.length > 0 ? await usersOf(userIds) : new Map();
   const titles = new Map<number, string | null>();
+  const visible = new Set<number>();
   if (sessionIds.length > 0) {
-    const rows = await db.selectFrom('sessions').select(['id', 'title']).where('id', 'in', sessionIds).execute();
-    for (const r of rows) titles.set(Number(r.id), r.title);
+    const rows = await db.selectFrom('sessions').select(['id', 'title', 'owner_user_id']).where('id', 'in', sessionIds).execute();
+    for (const r of rows) {
+      titles.set(Number(r.id), r.title);
+      if (isVisible(visibility, r.owner_user_id === null ? null : Number(r.owner_user_id))) visible.add(Number(r.id));
+    }
   }
   const out = new Map<number, ActorView>();
   for (const [id, a] of actors) {
@@ -110,7 +156,12 @@ async function actorViewsAndUsers(
         break;
       }
       case 'session':
-        out.set(id, { kind: 'session', ref: a.ref, displayName: titles.get(Number(a.ref)) ?? null });
+        // a deleted session's owner is unknown: only an all-seeing reader keeps its id
+        if (visibility === 'all' || visible.has(Number(a.ref))) {
+          out.set(id, { kind: 'session', ref: a.ref, displayName: titles.get(Number(a.ref)) ?? null });
+        } else {
+          out.set(id, { ...HIDDEN_SESSION });
+        }
         break;
       case 'client':
         out.set(id, { kind: 'client', ref: a.ref, displayName: a.ref });
@@ -127,6 +178,8 @@ export async function sessionViews(
   db: Executor,
   ctx: AppContext,
   records: readonly SessionRecord[],
+  /** whose eyes: creators and causes the reader may not see are unnamed sessions */
+  visibility: Visibility,
   /** `metadata`: the blobs the caller already holds (a create that just wrote them), by session id */
   options: { withMetadata?: boolean; users?: UsersByIds; metadata?: ReadonlyMap<number, Record<string, unknown>> } = {},
 ): Promise<SessionView[]> {
@@ -139,9 +192,11 @@ export async function sessionViews(
     records.flatMap((r) => [r.creatorActorId, r.causeActorId]),
     records.map((r) => r.ownerUserId).filter((o): o is number => o !== null),
     options.users ?? usersByIds(db),
+    visibility,
   );
   const metadata = !options.withMetadata ? null : (options.metadata ?? (await loadCustomMetadata(db, records.map((r) => r.id))));
   return records.map((r) => {
+    const { actor: creator, cause } = actorAndCause(actors, r.creatorActorId, r.causeActorId);
     const view: SessionView = {
       id: r.id,
       uid: r.uid,
@@ -155,9 +210,9 @@ export async function sessionViews(
       parentSessionId: r.parentSessionId,
       parentBasis: r.parentBasis,
       lineageParentId: parents.get(r.id) ?? null,
-      creator: r.creatorActorId === null ? null : (actors.get(r.creatorActorId) ?? null),
+      creator,
       creatorBasis: r.creatorBasis,
-      cause: r.causeActorId === null ? null : (actors.get(r.causeActorId) ?? null),
+      cause,
       causeBasis: r.causeBasis,
       model: r.model,
       starred: r.starred,
@@ -179,10 +234,11 @@ export async function sessionView(
   db: Executor,
   ctx: AppContext,
   record: SessionRecord,
+  visibility: Visibility,
   withMetadata = true,
   known: { users?: UsersByIds; metadata?: Record<string, unknown> } = {},
 ): Promise<SessionView> {
-  const [view] = await sessionViews(db, ctx, [record], {
+  const [view] = await sessionViews(db, ctx, [record], visibility, {
     withMetadata,
     ...(known.users ? { users: known.users } : {}),
     ...(known.metadata ? { metadata: new Map([[record.id, known.metadata]]) } : {}),

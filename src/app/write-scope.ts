@@ -3,7 +3,7 @@ import type { ActorIdentity } from '../core/actors.js';
 import type { Database } from '../store/database.js';
 import { ensureActor } from '../store/actors-repo.js';
 import { insertEvent, type EventAttribution, type EventRecord } from '../store/events-repo.js';
-import { findSessionsByIds } from '../store/sessions-repo.js';
+import { findSessionsByIds, type SessionRecord } from '../store/sessions-repo.js';
 import { insertLiveEvents, nextLiveEventIds } from '../store/live-repo.js';
 import { appendAuditEntries, keyedPayloadDigest, newRecordKey, type AuditEntryDraft } from './audit.js';
 import type { AppContext } from './context.js';
@@ -115,16 +115,30 @@ export class WriteScope {
     this.finalViews.set(view.id, { view, ownerUserId, version: this.changeCount });
   }
 
+  /** Views for live payloads, in `records`' order: each seen by its owner when `scoped`. */
+  private async liveViews(records: readonly SessionRecord[], scoped: boolean): Promise<SessionView[]> {
+    if (records.length === 0) return [];
+    if (!scoped) return sessionViews(this.tx, this.ctx, records, 'all');
+    const byOwner = new Map<number | null, SessionRecord[]>();
+    for (const r of records) byOwner.set(r.ownerUserId, [...(byOwner.get(r.ownerUserId) ?? []), r]);
+    const views = new Map<number, SessionView>();
+    for (const [owner, group] of byOwner) for (const v of await sessionViews(this.tx, this.ctx, group, { owners: [owner] })) views.set(v.id, v);
+    return records.map((r) => views.get(r.id)!);
+  }
+
   /** Live events first, then the audit chain: the last statements of the transaction. */
   async flush(): Promise<void> {
     const ids = [...new Set([...this.createdIds, ...this.touchedIds])];
+    // Multi-user: a live payload reaches the readers of the session's owner, so it names only
+    // what that owner may see — the response view a use case built for its caller is not reused.
+    const scoped = this.ctx.mode === 'multi-user';
     const fresh = (id: number) => {
-      const f = this.finalViews.get(id);
+      const f = scoped ? undefined : this.finalViews.get(id);
       return f && f.version === this.changeCount ? f : undefined;
     };
     const missing = ids.filter((id) => !fresh(id));
     const records = missing.length > 0 ? await findSessionsByIds(this.tx, this.ctx.store, missing) : [];
-    const built = records.length > 0 ? await sessionViews(this.tx, this.ctx, records) : [];
+    const built = await this.liveViews(records, scoped);
     const all = [
       ...ids.map((id) => fresh(id)).filter((f): f is NonNullable<typeof f> => f !== undefined),
       ...built.map((view) => ({ view, ownerUserId: records.find((r) => r.id === view.id)!.ownerUserId })),

@@ -35,3 +35,6 @@ export function actorRefString(actor: ActorIdentity): string {
 export function sameActor(a: ActorIdentity, b: ActorIdentity): boolean {
   return a.kind === b.kind && actorRefString(a) === actorRefString(b);
 }
+
+/** How every surface names a session actor its reader may not see (docs/design/multi-user.md). */
+export const HIDDEN_SESSION_LABEL = 'a session you cannot see';

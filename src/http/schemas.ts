@@ -23,7 +23,9 @@ export const ActorSchema = z
     ref: z.string().nullable(),
     display_name: z.string().nullable(),
   })
-  .openapi('Actor');
+  .openapi('Actor', {
+    description: 'who acted; in multi-user mode a session the reader may not see is `{kind: "session", ref: null, display_name: null}` — "a session you cannot see"',
+  });
 
 const Basis = z.enum(['authenticated', 'delegated', 'declared', 'legacy', 'corrected']);
 
@@ -114,7 +116,9 @@ export const ResolutionSchema = z.object({
   requested: z.string().nullable(),
   resolved_id: z.number().int().nullable(),
   basis: Basis.nullable(),
-  dropped: z.string().nullable(),
+  dropped: z.string().nullable().openapi({
+    description: 'why the hint was not used: `not-found` (also for a session the caller may not see), `ambiguous-prefix`, `prefix-too-short`, `hint-too-long`, `owner-mismatch`, `caller-disagrees`',
+  }),
 });
 
 export const CreateSessionResponse = z

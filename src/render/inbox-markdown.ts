@@ -3,6 +3,7 @@ import type { AckReport, LeasedItem } from '../app/inbox/runtime-inbox.js';
 import type { DeliveryResult, QueueChangeResult } from '../app/inbox/deliveries.js';
 import type { UncleEdgeResult } from '../app/lineage/uncle-edges.js';
 import type { ActorView } from '../app/views.js';
+import { HIDDEN_SESSION_LABEL } from '../core/actors.js';
 import { sanitizeInline } from './sanitize.js';
 import { morePages } from './session-markdown.js';
 
@@ -21,7 +22,9 @@ function senderText(sender: (ActorView & { basis: string | null }) | null): stri
     sender.kind === 'human'
       ? `${sanitizeInline(sender.displayName ?? sender.ref ?? 'a human')}${sender.ref ? ` (${sanitizeInline(sender.ref)})` : ''}`
       : sender.kind === 'session'
-        ? `session #${sender.ref}`
+        ? sender.ref === null
+          ? HIDDEN_SESSION_LABEL
+          : `session #${sender.ref}`
         : sender.kind === 'client'
           ? `client ${sanitizeInline(sender.ref ?? '')}`
           : sender.kind;

@@ -1,4 +1,5 @@
 import type { ProvSource } from '../app/exports/prov-document.js';
+import { HIDDEN_SESSION_LABEL } from '../core/actors.js';
 
 /**
  * W3C PROV-JSON (spec 08): a session is a `prov:Activity` associated with its agent; a spawn
@@ -25,6 +26,8 @@ function responsibleId(cause: NonNullable<ReturnType<ProvSource['sessions']['get
     case 'human':
       return { id: `human:${cause.ref ?? 'unknown'}`, attrs: { 'prov:type': 'prov:Person', ...(cause.displayName ? { 'prov:label': cause.displayName } : {}) } };
     case 'session':
+      // a session the reader may not see: one anonymous agent, no id
+      if (cause.ref === null) return { id: 'agent:session-hidden', attrs: { 'prov:type': 'prov:SoftwareAgent', 'prov:label': HIDDEN_SESSION_LABEL } };
       return { id: `agent:session-${cause.ref}`, attrs: { 'prov:type': 'prov:SoftwareAgent', 'warrant:session_id': Number(cause.ref) } };
     case 'client':
       return { id: `client:${cause.ref}`, attrs: { 'prov:type': 'prov:SoftwareAgent', 'prov:label': `client ${cause.ref}` } };

@@ -1,4 +1,5 @@
 import type { SessionView, ActorView } from '../app/views.js';
+import { HIDDEN_SESSION_LABEL } from '../core/actors.js';
 import { sanitizeInline } from './sanitize.js';
 
 export function actorText(actor: ActorView | null, basis: string | null): string {
@@ -7,7 +8,9 @@ export function actorText(actor: ActorView | null, basis: string | null): string
     actor.kind === 'human'
       ? `${sanitizeInline(actor.displayName ?? actor.ref ?? 'unknown human')}${actor.ref ? ` (${sanitizeInline(actor.ref)})` : ''}`
       : actor.kind === 'session'
-        ? `session #${actor.ref}`
+        ? actor.ref === null
+          ? HIDDEN_SESSION_LABEL
+          : `session #${actor.ref}`
         : actor.kind === 'client'
           ? `client ${sanitizeInline(actor.ref ?? '')}`
           : actor.kind;

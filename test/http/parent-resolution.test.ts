@@ -100,7 +100,7 @@ describeEachDialect('parent resolution at create (spec 02 "resolved, not trusted
 describeEachDialect(
   'parent resolution in multi-user mode',
   (t) => {
-    it('an invisible or foreign-owner parent is dropped (not-visible, owner-mismatch); the create succeeds', async () => {
+    it('an invisible parent is dropped as not-found (like a missing one), a foreign-owner one as owner-mismatch; the create succeeds', async () => {
       const h = t();
       const alice = await h.human(uniqueKey('alice'));
       const bob = await h.human(uniqueKey('bob'));
@@ -109,7 +109,7 @@ describeEachDialect(
       const alices = (await h.create(alice.token, {})).session;
 
       const invisible = await h.create(alice.token, { parent_session_id: bobs.id });
-      expect(invisible.parent_resolution).toMatchObject({ resolved_id: null, dropped: 'not-visible' });
+      expect(invisible.parent_resolution).toMatchObject({ resolved_id: null, dropped: 'not-found' });
       expect(invisible.session).toMatchObject({ parent_session_id: null, owner: alice.user.key });
       const foreign = await h.create(alice.token, { parent_session_id: unowned.id });
       expect(foreign.parent_resolution).toMatchObject({ resolved_id: null, dropped: 'owner-mismatch' });

@@ -2,7 +2,8 @@ import type { Caller } from '../caller.js';
 import type { AppContext } from '../context.js';
 import { getProvenance, type Provenance } from '../lineage/provenance.js';
 import { findSessionsByIds } from '../../store/sessions-repo.js';
-import { actorViews, type ActorView } from '../views.js';
+import { actorAndCause, actorViews, type ActorView } from '../views.js';
+import { visibilityOf } from '../access.js';
 import { humanRecordOf, type HumanMessageEntry } from '../human-messages/record.js';
 import { keyedDigest } from '../audit.js';
 
@@ -22,17 +23,21 @@ export async function provSource(ctx: AppContext, caller: Caller, ref: string | 
   const db = ctx.store.kysely;
   const ids = provenance.hierarchy.nodes.map((n) => n.id);
   const records = await findSessionsByIds(db, ctx.store, ids);
-  const causes = await actorViews(db, ctx, records.map((r) => r.causeActorId));
+  const causes = await actorViews(db, ctx, records.flatMap((r) => [r.creatorActorId, r.causeActorId]), await visibilityOf(db, ctx, caller));
   const sessions = new Map(
-    records.map((r) => [
-      r.id,
-      {
-        createdAt: r.createdAt,
-        endedAt: ENDED.has(r.status) ? r.updatedAt : null,
-        agentRoot: r.agentRoot,
-        cause: r.causeActorId === null ? null : { ...causes.get(r.causeActorId)!, basis: r.causeBasis },
-      },
-    ]),
+    records.map((r) => {
+      // a cause reached through a creator the reader may not see is unnamed with it
+      const { cause } = actorAndCause(causes, r.creatorActorId, r.causeActorId);
+      return [
+        r.id,
+        {
+          createdAt: r.createdAt,
+          endedAt: ENDED.has(r.status) ? r.updatedAt : null,
+          agentRoot: r.agentRoot,
+          cause: cause === null ? null : { ...cause, basis: r.causeBasis },
+        },
+      ] as const;
+    }),
   );
   // every message of the record, as digests: an export never carries anyone's words
   const messages: ProvSource['messages'] = [];

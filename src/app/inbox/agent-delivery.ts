@@ -12,7 +12,7 @@ import {
 } from '../../store/inbox-delivery-repo.js';
 import { findInboxItem, findInboxItems, type InboxItemRecord } from '../../store/inbox-repo.js';
 import { findSessionsByIds, type SessionRecord } from '../../store/sessions-repo.js';
-import { authorize, requireSession } from '../access.js';
+import { authorize, requireSession, visibilityOf } from '../access.js';
 import { attributionOf, checkActingSessionClaim, housekeepingActing, resolveActing, systemForSession } from '../acting.js';
 import type { Caller } from '../caller.js';
 import type { AppContext } from '../context.js';
@@ -180,7 +180,7 @@ export async function resendInboxItem(ctx: AppContext, caller: Caller, itemId: n
     await w.event(session.id, 'inbox_item_resent', { inbox_item_id: item.id, kind: item.kind, mode: item.mode, written_at: item.writtenAt }, attributionOf(acting));
     const fresh = (await findInboxItem(w.tx, item.id))!;
     inboxChanged(w, session, 'resent', [fresh]);
-    const [view] = await inboxItemViews(w.tx, ctx, [fresh]);
+    const [view] = await inboxItemViews(w.tx, ctx, [fresh], await visibilityOf(w.tx, ctx, caller));
     return { item: view! };
   });
 }

@@ -3,7 +3,7 @@ import { decideQueueChange, isQueueItem, type InboxKind, type InboxMode, type Qu
 import type { UncleSource } from '../../core/uncle-edge-rules.js';
 import { findInboxItem, lapseExpiredLeases, updateInboxItemIfState, type InboxItemRecord } from '../../store/inbox-repo.js';
 import type { SessionRecord } from '../../store/sessions-repo.js';
-import { authorize, requireSession } from '../access.js';
+import { authorize, requireSession, visibilityOf } from '../access.js';
 import { attributionOf, checkActingSessionClaim, resolveActing, type Acting } from '../acting.js';
 import type { Caller } from '../caller.js';
 import type { AppContext } from '../context.js';
@@ -100,7 +100,7 @@ export async function deliverNew(ctx: AppContext, caller: Caller, ref: string, a
     const prior = earlier === null ? null : await findInboxItem(w.tx, earlier);
     if (prior) {
       const acting = await resolveActing(w, caller, input.actingSessionId);
-      const [view] = await inboxItemViews(w.tx, ctx, [prior]);
+      const [view] = await inboxItemViews(w.tx, ctx, [prior], await visibilityOf(w.tx, ctx, caller));
       return { target, acting, view: view!, replayed: true };
     }
     requireDeliverable(target);
@@ -110,7 +110,7 @@ export async function deliverNew(ctx: AppContext, caller: Caller, ref: string, a
     // capture is part of the act: same transaction, or the delivery fails (spec 03)
     const entryPoint = captureEntryPoint(caller, action);
     if (entryPoint) await captureHumanWords(w, caller, target, { entryPoint, content: input.humanWords ?? content, inboxItemId: item.id });
-    const [view] = await inboxItemViews(w.tx, ctx, [item]);
+    const [view] = await inboxItemViews(w.tx, ctx, [item], await visibilityOf(w.tx, ctx, caller));
     return { target, acting, view: view!, replayed: false };
   });
   const uncleEdge = await uncleEdgeForDelivery(ctx, delivered.acting, delivered.target.id, uncleSource(caller, action));
@@ -160,7 +160,7 @@ export async function changeQueuedItem(
         );
       }
       if (decision.kind === 'noop') {
-        const [view] = await inboxItemViews(w.tx, ctx, [item]);
+        const [view] = await inboxItemViews(w.tx, ctx, [item], await visibilityOf(w.tx, ctx, caller));
         return { target, acting, view: view!, changed: false };
       }
       const to = decision.to;
@@ -175,7 +175,7 @@ export async function changeQueuedItem(
         inboxChanged(w, target, 'state' in to ? 'withdrawn' : 'promoted', [fresh]);
         // a withdrawn human message keeps its record; the withdrawal is its own row (spec 03)
         if ('state' in to) await recordWithdrawal(w, acting, fresh);
-        const [view] = await inboxItemViews(w.tx, ctx, [fresh]);
+        const [view] = await inboxItemViews(w.tx, ctx, [fresh], await visibilityOf(w.tx, ctx, caller));
         return { target, acting, view: view!, changed: true };
       }
       const fresh = await findInboxItem(w.tx, item.id);

@@ -6,7 +6,7 @@ import { findInboxItem, insertInboxItem, type InboxItemRecord } from '../../stor
 import type { SessionRecord } from '../../store/sessions-repo.js';
 import { attributionOf, type Acting } from '../acting.js';
 import type { AppContext } from '../context.js';
-import { actorViews, type ActorView } from '../views.js';
+import { actorAndCause, actorViews, isHiddenSession, type ActorView, type Visibility } from '../views.js';
 import type { WriteScope } from '../write-scope.js';
 
 /** An inbox item as every surface shows it: sender and cause expanded, the effective state. */
@@ -38,11 +38,13 @@ export interface InboxItemView {
   updatedAt: string;
 }
 
-export async function inboxItemViews(db: Executor, ctx: AppContext, items: readonly InboxItemRecord[]): Promise<InboxItemView[]> {
+/** `visibility`: whose eyes — a sender or cause the reader may not see is an unnamed session. */
+export async function inboxItemViews(db: Executor, ctx: AppContext, items: readonly InboxItemRecord[], visibility: Visibility): Promise<InboxItemView[]> {
   const now = ctx.clock.now().toISOString();
-  const actors = await actorViews(db, ctx, items.flatMap((i) => [i.senderActorId, i.causeActorId]));
+  const actors = await actorViews(db, ctx, items.flatMap((i) => [i.senderActorId, i.causeActorId]), visibility);
   return items.map((i) => {
     const state = effectiveState(i, now);
+    const { actor: sender, cause } = actorAndCause(actors, i.senderActorId, i.causeActorId);
     return {
       id: i.id,
       sessionId: i.sessionId,
@@ -51,9 +53,10 @@ export async function inboxItemViews(db: Executor, ctx: AppContext, items: reado
       state,
       content: i.content,
       details: i.details,
-      sender: i.senderActorId === null ? null : { ...actors.get(i.senderActorId)!, basis: i.senderBasis },
-      senderSessionId: i.senderSessionId,
-      cause: i.causeActorId === null ? null : { ...actors.get(i.causeActorId)!, basis: i.causeBasis },
+      sender: sender === null ? null : { ...sender, basis: i.senderBasis },
+      // the sending session is the sender actor: hidden together
+      senderSessionId: isHiddenSession(sender) ? null : i.senderSessionId,
+      cause: cause === null ? null : { ...cause, basis: i.causeBasis },
       leaseExpiresAt: state === 'leased' ? i.leaseExpiresAt : null,
       leasedAt: i.leasedAt,
       leaseCount: i.leaseCount,

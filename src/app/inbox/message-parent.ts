@@ -1,6 +1,6 @@
 import { WarrantError } from '../../core/errors.js';
 import { findSessionById } from '../../store/sessions-repo.js';
-import { authorize, requireLiveSessionToken, requireSession } from '../access.js';
+import { authorize, requireLiveSessionToken, requireSession, visibilityOf } from '../access.js';
 import { resolveActing } from '../acting.js';
 import type { Caller } from '../caller.js';
 import type { AppContext } from '../context.js';
@@ -36,7 +36,7 @@ export async function messageParent(ctx: AppContext, caller: Caller, ref: string
     requireDeliverable(parent);
     const acting = await resolveActing(w, caller, null);
     const item = await addInboxItem(w, { target: parent, kind: 'parent_message', mode: 'next_turn', content: text, acting });
-    const [view] = await inboxItemViews(w.tx, ctx, [item]);
+    const [view] = await inboxItemViews(w.tx, ctx, [item], await visibilityOf(w.tx, ctx, caller));
     return { item: view!, parentSessionId: parent.id };
   });
 }

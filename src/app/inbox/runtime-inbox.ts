@@ -16,7 +16,7 @@ import {
 import { findInboxItems, lapseExpiredLeases, leasePendingItems, listInboxItems, updateInboxItemIfState, type InboxItemRecord } from '../../store/inbox-repo.js';
 import { findSessionsByIds, type SessionRecord } from '../../store/sessions-repo.js';
 import { runnerDeliveryActivation } from '../../store/inbox-delivery-repo.js';
-import { authorize, requireSession } from '../access.js';
+import { authorize, requireSession, visibilityOf, type Visibility } from '../access.js';
 import type { Caller } from '../caller.js';
 import type { AppContext } from '../context.js';
 import { decodeCursor, encodeCursor } from '../cursor.js';
@@ -68,7 +68,7 @@ export async function listInbox(ctx: AppContext, caller: Caller, ref: string, in
     limit: limit + 1,
   });
   const page = rows.slice(0, limit);
-  return { session, items: await inboxItemViews(db, ctx, page), nextCursor: rows.length > limit ? encodeCursor('inbox', page[page.length - 1]!.id) : null };
+  return { session, items: await inboxItemViews(db, ctx, page, await visibilityOf(db, ctx, caller)), nextCursor: rows.length > limit ? encodeCursor('inbox', page[page.length - 1]!.id) : null };
 }
 
 export interface LeaseInput {
@@ -83,7 +83,7 @@ export interface AckReport {
   rejected: { id: number; reason: AckRejection }[];
 }
 
-async function leaseIn(w: WriteScope, session: SessionRecord, input: LeaseInput): Promise<{ items: LeasedItem[]; leaseExpiresAt: string | null }> {
+async function leaseIn(w: WriteScope, session: SessionRecord, input: LeaseInput, visibility: Visibility): Promise<{ items: LeasedItem[]; leaseExpiresAt: string | null }> {
   const ctx = w.ctx;
   const maxItems = input.maxItems ?? DEFAULT_LEASE_BATCH;
   if (!Number.isInteger(maxItems) || maxItems < 1 || maxItems > MAX_LEASE_BATCH) {
@@ -97,7 +97,7 @@ async function leaseIn(w: WriteScope, session: SessionRecord, input: LeaseInput)
   const leased = (await leasePendingItems(w.tx, { sessionId: session.id, modes, now: w.now, expiresAt, limit: maxItems })).sort(compareLeaseOrder);
   if (leased.length > 0) inboxChanged(w, session, 'leased', leased);
   else if (lapsed.length > 0) inboxChanged(w, session, 'lease-lapsed', (await findInboxItems(w.tx, session.id, lapsed.map((l) => l.id))));
-  const views = await inboxItemViews(w.tx, ctx, leased);
+  const views = await inboxItemViews(w.tx, ctx, leased, visibility);
   return {
     items: views.map((v, i) => ({ ...v, frame: frameForItem(leased[i]!), redelivery: leased[i]!.leaseCount > 1 })),
     leaseExpiresAt: leased.length > 0 ? expiresAt : null,
@@ -148,7 +148,7 @@ export async function leaseInbox(ctx: AppContext, caller: Caller, ref: string, i
   return inWriteTx(ctx, async (w) => {
     const session = await requireSession(w.tx, ctx, caller, ref);
     await authorize(w.tx, ctx, caller, 'runtime', session);
-    return { session, ...(await leaseIn(w, session, input)) };
+    return { session, ...(await leaseIn(w, session, input, await visibilityOf(w.tx, ctx, caller))) };
   });
 }
 
@@ -186,7 +186,7 @@ export async function readInbox(ctx: AppContext, caller: Caller, ref: string, in
     if ((await runnerDeliveryActivation(w.tx, session.id)) === session.activation) {
       const maxItems = input.maxItems ?? DEFAULT_LEASE_BATCH;
       const rows = await listInboxItems(w.tx, { sessionId: session.id, now: w.now, states: OPEN_STATES, limit: Math.min(Math.max(maxItems, 1), MAX_LEASE_BATCH) });
-      const views = await inboxItemViews(w.tx, ctx, rows);
+      const views = await inboxItemViews(w.tx, ctx, rows, await visibilityOf(w.tx, ctx, caller));
       return {
         ack: { delivered: [], alreadyDelivered: [], rejected: [...new Set(ids)].map((id) => ({ id, reason: 'runner-delivery' as const })) },
         items: views.map((v, i) => ({ ...v, frame: frameForItem(rows[i]!), redelivery: rows[i]!.leaseCount > 0 })),
@@ -195,7 +195,7 @@ export async function readInbox(ctx: AppContext, caller: Caller, ref: string, in
       };
     }
     const ack = await ackIn(w, session, ids);
-    return { ack, ...(await leaseIn(w, session, input)), delivery: 'mcp' as const };
+    return { ack, ...(await leaseIn(w, session, input, await visibilityOf(w.tx, ctx, caller))), delivery: 'mcp' as const };
   });
 }
 

@@ -34,7 +34,7 @@ export async function correctParent(
     if (!r.session) {
       const why = r.reason === 'ambiguous-prefix' ? ' (the uid prefix matches more than one session)' : r.reason === 'prefix-too-short' ? ' (a uid prefix needs at least 8 hex characters)' : '';
       throw new WarrantError('parent-not-found', `parent_session_id: no session matches ${JSON.stringify(String(requested))}${why}.`, {
-        details: { field: 'parent_session_id', reason: r.reason === 'not-visible' ? 'not-found' : r.reason },
+        details: { field: 'parent_session_id', reason: r.reason },
       });
     }
     parent = r.session;

@@ -79,7 +79,7 @@ async function resolveSender(w: WriteScope, caller: Caller, actingSessionId: str
 
 /** Who sent an inbox item that no session sent (spec 05 "operator origin"). */
 async function operatorOrigin(w: WriteScope, item: { id: number; senderActorId: number | null }): Promise<Extract<OriginalFacts, { kind: 'operator' }>['origin']> {
-  const actor = item.senderActorId === null ? null : ((await actorViews(w.tx, w.ctx, [item.senderActorId])).get(item.senderActorId) ?? null);
+  const actor = item.senderActorId === null ? null : ((await actorViews(w.tx, w.ctx, [item.senderActorId], 'all')).get(item.senderActorId) ?? null);
   const captured = actor?.kind === 'human' ? await findHumanMessageByInboxItem(w.tx, item.id) : null;
   return { kind: 'operator', client: captured ? captured.channel : null, actor: { kind: actor?.kind ?? 'system', ref: actor?.ref ?? null } };
 }

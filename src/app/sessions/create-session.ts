@@ -325,7 +325,7 @@ export async function createSessionIn(w: WriteScope, caller: Caller, input: Crea
   if (runtimeParentId !== null) session = await attachRuntimeChild(w, session, attribution, runtimeParentId);
 
   // the metadata was just written from this text: read back as it will be stored, not re-read
-  const view = await sessionView(db, ctx, session, true, { metadata: JSON.parse(metadataText) as Record<string, unknown> });
+  const view = await sessionView(db, ctx, session, await visibilityOf(db, ctx, caller), true, { metadata: JSON.parse(metadataText) as Record<string, unknown> });
   w.finalView(view, session.ownerUserId);
   if (key) {
     const stored: StoredCreate = { session_id: id, session: view, activation: input.attach ? 1 : null, parent_resolution: resolution, creator_resolution: creatorResolution };

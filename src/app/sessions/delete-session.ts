@@ -6,12 +6,12 @@ import { countEvents } from '../../store/events-repo.js';
 import { humanMessageCounts } from '../../store/human-messages-repo.js';
 import { deleteSessionRow, spawnChildrenOf, type SessionRecord } from '../../store/sessions-repo.js';
 import { findUserByKey, findUsersByIds } from '../../store/users-repo.js';
-import { authorize, requireSession, visibilityOf } from '../access.js';
+import { authorize, requireSession, visibilityOf, type Visibility } from '../access.js';
 import { attributionOf, resolveActing } from '../acting.js';
 import type { Caller } from '../caller.js';
 import type { AppContext } from '../context.js';
 import { decodeCursor, encodeCursor } from '../cursor.js';
-import { actorViews, lineageParents, type ActorView } from '../views.js';
+import { actorAndCause, actorViews, lineageParents, type ActorView } from '../views.js';
 import { inWriteTx, type WriteScope } from '../write-scope.js';
 import { failMessagesToDeletedSession } from '../messages/message-settlement.js';
 import { uncleEdgeDeletionCollector } from '../lineage/uncle-edges.js';
@@ -126,7 +126,7 @@ export async function deleteSession(ctx: AppContext, caller: Caller, ref: string
         human_message_count: humanMessages,
       });
       w.live({ type: 'session_deleted', sessionId: session.id, ownerUserId: session.ownerUserId, payload: { id: session.id, uid: session.uid } });
-      const [view] = await deletionViews(w.tx, ctx, [{ ...record, id }]);
+      const [view] = await deletionViews(w.tx, ctx, [{ ...record, id }], await visibilityOf(w.tx, ctx, caller));
       return { deletion: view! };
     },
     { graph: true },
@@ -139,15 +139,18 @@ export interface DeletionView extends Omit<DeletionRecord, 'actorId' | 'causeAct
   owner: string | null;
 }
 
-async function deletionViews(db: Executor, ctx: AppContext, records: DeletionRecord[]): Promise<DeletionView[]> {
-  const actors = await actorViews(db, ctx, records.flatMap((r) => [r.actorId, r.causeActorId]));
+async function deletionViews(db: Executor, ctx: AppContext, records: DeletionRecord[], visibility: Visibility): Promise<DeletionView[]> {
+  const actors = await actorViews(db, ctx, records.flatMap((r) => [r.actorId, r.causeActorId]), visibility);
   const owners = await findUsersByIds(db, records.map((r) => r.ownerUserId).filter((o): o is number => o !== null));
-  return records.map(({ actorId, causeActorId, ownerUserId, digestKey: _key, ...rest }) => ({
-    ...rest,
-    actor: actorId === null ? null : { ...actors.get(actorId)!, basis: rest.actorBasis },
-    cause: causeActorId === null ? null : { ...actors.get(causeActorId)!, basis: rest.causeBasis },
-    owner: ownerUserId === null ? null : (owners.get(ownerUserId)?.key ?? null),
-  }));
+  return records.map(({ actorId, causeActorId, ownerUserId, digestKey: _key, ...rest }) => {
+    const { actor, cause } = actorAndCause(actors, actorId, causeActorId);
+    return {
+      ...rest,
+      actor: actor === null ? null : { ...actor, basis: rest.actorBasis },
+      cause: cause === null ? null : { ...cause, basis: rest.causeBasis },
+      owner: ownerUserId === null ? null : (owners.get(ownerUserId)?.key ?? null),
+    };
+  });
 }
 
 /**
@@ -215,5 +218,5 @@ export async function listDeletions(ctx: AppContext, caller: Caller, input: Dele
     limit: limit + 1,
   });
   const page = rows.slice(0, limit);
-  return { deletions: await deletionViews(db, ctx, page), nextCursor: rows.length > limit ? encodeCursor('deletions', page[page.length - 1]!.id) : null };
+  return { deletions: await deletionViews(db, ctx, page, await visibilityOf(db, ctx, caller)), nextCursor: rows.length > limit ? encodeCursor('deletions', page[page.length - 1]!.id) : null };
 }

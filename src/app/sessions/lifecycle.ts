@@ -5,7 +5,7 @@ import { titleFromFailure, slugify } from '../../core/titles.js';
 import { addInboxItem } from '../inbox/inbox-items.js';
 import { retireStopItems } from '../inbox/agent-delivery.js';
 import { findSessionById, spawnChildrenOf, updateSessionIfVersion, type SessionRecord } from '../../store/sessions-repo.js';
-import { authorize, reportingRuntimeParent, requireSession } from '../access.js';
+import { authorize, reportingRuntimeParent, requireSession, visibilityOf } from '../access.js';
 import { attributionOf, checkActingSessionClaim, resolveActing, systemForSession, type Acting } from '../acting.js';
 import type { Caller } from '../caller.js';
 import type { AppContext } from '../context.js';
@@ -94,7 +94,7 @@ export async function changeLifecycle(
       await w.event(current.id, decision.event, { ...details, ...extra, old: current.status, new: decision.to }, attribution);
       return true;
     });
-    const view = await sessionView(w.tx, ctx, result.session);
+    const view = await sessionView(w.tx, ctx, result.session, await visibilityOf(w.tx, ctx, caller));
     w.finalView(view, result.session.ownerUserId);
     return { session: view, changed: result.changed };
   });
@@ -201,7 +201,7 @@ export async function attachSession(ctx: AppContext, caller: Caller, ref: string
       if (fresh && decideTransition(fresh.status, 'attach').kind !== 'change') throw invalidTransition(fresh, 'attach');
       throw error;
     });
-    return { session: await sessionView(w.tx, ctx, minted.session), sessionToken: minted.token };
+    return { session: await sessionView(w.tx, ctx, minted.session, await visibilityOf(w.tx, ctx, caller)), sessionToken: minted.token };
   });
 }
 
@@ -259,7 +259,7 @@ export async function reportRuntime(ctx: AppContext, caller: Caller, ref: string
       if (title) await w.event(current.id, 'title_generated', { new: title, from: 'failure_reason' }, await systemForSession(w, current));
       return true;
     });
-    const view = await sessionView(w.tx, ctx, result.session);
+    const view = await sessionView(w.tx, ctx, result.session, await visibilityOf(w.tx, ctx, caller));
     w.finalView(view, result.session.ownerUserId);
     return { session: view, changed: result.changed };
   });

@@ -2,7 +2,7 @@ import { WarrantError } from '../../core/errors.js';
 import { codePointLength } from '../../core/text.js';
 import { slugify } from '../../core/titles.js';
 import { findSessionById, updateSessionIfVersion, type SessionChanges, type SessionRecord } from '../../store/sessions-repo.js';
-import { authorize, requireSession } from '../access.js';
+import { authorize, requireSession, visibilityOf } from '../access.js';
 import { attributionOf, checkActingSessionClaim, resolveActing } from '../acting.js';
 import type { Caller } from '../caller.js';
 import type { AppContext } from '../context.js';
@@ -79,7 +79,7 @@ export async function patchSession(ctx: AppContext, caller: Caller, ref: string,
         if (corrected.changed) types.push('parent_changed');
       }
       const { session, types: fieldTypes } = await applyFieldChanges(w, current, input, attribution);
-      return { session: await sessionView(w.tx, ctx, session), changed: [...types, ...fieldTypes] };
+      return { session: await sessionView(w.tx, ctx, session, await visibilityOf(w.tx, ctx, caller)), changed: [...types, ...fieldTypes] };
     },
     { graph: correctingParent },
   );

@@ -6,14 +6,14 @@ import { listEvents as listEventRows } from '../../store/events-repo.js';
 import { authorize, requireSession, visibilityOf } from '../access.js';
 import type { Caller } from '../caller.js';
 import type { AppContext } from '../context.js';
-import { actorViews, sessionView, sessionViews, type ActorView, type SessionView } from '../views.js';
+import { actorAndCause, actorViews, isHiddenSession, sessionView, sessionViews, type ActorView, type SessionView } from '../views.js';
 import { decodeCursor, encodeCursor } from '../cursor.js';
 
 export async function getSession(ctx: AppContext, caller: Caller, ref: string): Promise<SessionView> {
   const db = ctx.store.kysely;
   const session = await requireSession(db, ctx, caller, ref);
   await authorize(db, ctx, caller, 'read', session);
-  return sessionView(db, ctx, session, true);
+  return sessionView(db, ctx, session, await visibilityOf(db, ctx, caller), true);
 }
 
 export interface ListSessionsInput {
@@ -68,7 +68,7 @@ export async function listSessions(ctx: AppContext, caller: Caller, input: ListS
     limit: limit + 1,
   });
   const page = rows.slice(0, limit);
-  const sessions = await sessionViews(db, ctx, page, { withMetadata: false });
+  const sessions = await sessionViews(db, ctx, page, visibility, { withMetadata: false });
   const nextCursor = rows.length > limit ? encodeCursor('sessions', page[page.length - 1]!.id) : null;
   return { sessions, nextCursor };
 }
@@ -99,17 +99,34 @@ export async function listSessionEvents(
   const afterSeq = input.cursor ? decodeCursor(input.cursor, 'events') : undefined;
   const rows = await listEventRows(db, { sessionId: session.id, ...(afterSeq !== undefined ? { afterSeq } : {}), ...(input.types ? { types: input.types } : {}), limit: limit + 1 });
   const page = rows.slice(0, limit);
-  const actors = await actorViews(db, ctx, page.flatMap((e) => [e.actorId, e.causeActorId]));
-  const events = page.map((e) => ({
-    id: e.id,
-    sessionId: e.sessionId,
-    seq: e.seq,
-    type: e.type,
-    details: e.details,
-    actor: e.actorId === null ? null : { ...actors.get(e.actorId)!, basis: e.actorBasis },
-    cause: e.causeActorId === null ? null : { ...actors.get(e.causeActorId)!, basis: e.causeBasis },
-    credentialId: e.credentialId,
-    createdAt: e.createdAt,
-  }));
+  const actors = await actorViews(db, ctx, page.flatMap((e) => [e.actorId, e.causeActorId]), await visibilityOf(db, ctx, caller));
+  const events = page.map((e) => {
+    const { actor, cause } = actorAndCause(actors, e.actorId, e.causeActorId);
+    return {
+      id: e.id,
+      sessionId: e.sessionId,
+      seq: e.seq,
+      type: e.type,
+      details: isHiddenSession(actor) ? withoutSender(e.details) : e.details,
+      actor: actor === null ? null : { ...actor, basis: e.actorBasis },
+      cause: cause === null ? null : { ...cause, basis: e.causeBasis },
+      credentialId: e.credentialId,
+      createdAt: e.createdAt,
+    };
+  });
   return { sessionId: session.id, events, nextCursor: rows.length > limit ? encodeCursor('events', page[page.length - 1]!.seq) : null };
+}
+
+/**
+ * An event whose actor the reader may not see keeps no trace of it in its details either:
+ * `inbox_item_added` records the sender (kind, ref) and its session id at write time, a
+ * declared act its `acting_session_id`.
+ */
+function withoutSender(details: Record<string, unknown>): Record<string, unknown> {
+  const out = { ...details };
+  const sender = out.sender;
+  if (sender && typeof sender === 'object' && (sender as { kind?: unknown }).kind === 'session') out.sender = { ...(sender as object), ref: null };
+  // the acting session, under the names events give it
+  for (const key of ['sender_session_id', 'acting_session_id']) if (key in out) out[key] = null;
+  return out;
 }

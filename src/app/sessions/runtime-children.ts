@@ -2,7 +2,7 @@ import { checkReportedText } from '../../core/conversations.js';
 import { WarrantError } from '../../core/errors.js';
 import { lockSessionRow } from '../../store/conversations-repo.js';
 import { findRuntimeChild, type RuntimeOrigin } from '../../store/sessions-repo.js';
-import { authorize, requireSession } from '../access.js';
+import { authorize, requireSession, visibilityOf } from '../access.js';
 import { attributionOf, resolveActing } from '../acting.js';
 import type { Caller } from '../caller.js';
 import type { AppContext } from '../context.js';
@@ -58,7 +58,7 @@ export async function createRuntimeChild(ctx: AppContext, caller: Caller, ref: s
     const existing = await findRuntimeChild(w.tx, ctx.store, parent.id, report.provider, report.conversationId);
     if (existing) {
       // running or idle: already attached, nothing to record
-      if (isActive(existing.status)) return { session: await sessionView(w.tx, ctx, existing), created: false };
+      if (isActive(existing.status)) return { session: await sessionView(w.tx, ctx, existing, await visibilityOf(w.tx, ctx, caller)), created: false };
       if (decideTransition(existing.status, 'attach').kind !== 'change') {
         throw new WarrantError('invalid-transition', `Cannot attach session #${existing.id} (the ${origin} of conversation ${report.conversationId}) again: it is ${existing.status}.`, {
           details: { session_id: existing.id, status: existing.status },
@@ -66,7 +66,7 @@ export async function createRuntimeChild(ctx: AppContext, caller: Caller, ref: s
       }
       const acting = await resolveActing(w, caller, null);
       const attached = await attachRuntimeChild(w, existing, attributionOf(acting), parent.id);
-      const view = await sessionView(w.tx, ctx, attached);
+      const view = await sessionView(w.tx, ctx, attached, await visibilityOf(w.tx, ctx, caller));
       w.finalView(view, attached.ownerUserId);
       return { session: view, created: false };
     }

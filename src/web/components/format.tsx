@@ -1,4 +1,5 @@
 import type { ActorView } from '../../app/views.js';
+import { HIDDEN_SESSION_LABEL } from '../../core/actors.js';
 import type { SessionStatus } from '../../core/lifecycle.js';
 
 /** Small shared renderings: times, statuses, actors with their basis, genesis pills. */
@@ -49,6 +50,7 @@ export function actorLabel(actor: ActorView | null): string {
     case 'human':
       return actor.displayName && actor.ref && actor.displayName !== actor.ref ? `${actor.displayName} (${actor.ref})` : (actor.ref ?? actor.displayName ?? 'a removed roster human');
     case 'session':
+      if (actor.ref === null) return HIDDEN_SESSION_LABEL;
       return `session #${actor.ref}${actor.displayName ? ` “${actor.displayName}”` : ''}`;
     case 'client':
       return `client ${actor.ref}`;

@@ -88,7 +88,6 @@ const DROP_EXPLAINED: Record<string, string> = {
   'ambiguous-prefix': 'that uid prefix matches more than one session',
   'prefix-too-short': 'a uid prefix needs at least 8 hex characters',
   'hint-too-long': 'it is longer than 100 characters',
-  'not-visible': 'you cannot see that session',
   'owner-mismatch': 'that session belongs to someone else',
   'caller-disagrees': 'the credential named another parent',
 };
