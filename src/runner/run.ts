@@ -134,8 +134,14 @@ export async function runUnderSession(options: RunOptions): Promise<number> {
   const interactive = !adapter && !options.noPty && (options.stdinIsTty ?? process.stdin.isTTY === true) && (provider === 'claude-code' || provider === 'codex');
   let terminalDelivery: TerminalDelivery | null = null;
   let agent: AgentProcess;
-  if (interactive) {
-    const relay = await spawnUnderPty(cmd!, args, env, { onKeys: (bytes) => terminalDelivery?.line.feed(bytes) });
+  const relay = interactive
+    ? await spawnUnderPty(cmd!, args, env, { onKeys: (bytes) => terminalDelivery?.line.feed(bytes) }).catch((error: unknown) => {
+        // no PTY (node-pty did not build here): the agent still runs, on the terminal itself
+        options.log(`warrant run: no PTY (${(error as Error).message}); the agent runs on your terminal directly and inbox items are not typed into it.`);
+        return null;
+      })
+    : null;
+  if (relay) {
     terminalDelivery = new TerminalDelivery(self, identity.sessionId, relay, options.log);
     agent = relay;
   } else {
