@@ -7,7 +7,13 @@ import { z } from 'zod';
  */
 const ConfigSchema = z.object({
   host: z.string().min(1).default('127.0.0.1'),
-  port: z.coerce.number().int().min(0).max(65535).default(7420),
+  port: z
+    .string()
+    .or(z.number())
+    .transform((v) => String(v).trim())
+    .refine((v) => /^\d{1,5}$/.test(v) && Number(v) <= 65535, { message: 'must be a port number from 0 to 65535 (0 picks a free one)' })
+    .transform(Number)
+    .default(7420),
   dataDir: z.string().min(1).default('./.warrant'),
   databaseUrl: z.string().regex(/^postgres(ql)?:\/\//, 'must be a postgres:// URL').optional(),
   fleetKey: z.string().regex(/^wrt_f_[A-Za-z0-9_-]{16,}$/, 'must be a fleet key (wrt_f_…)').optional(),
@@ -49,19 +55,30 @@ const ENV_KEYS: Record<string, keyof z.input<typeof ConfigSchema>> = {
 
 export class ConfigError extends Error {}
 
+const SECRET_FIELDS = new Set(['databaseUrl', 'fleetKey', 'serverSecret', 'slackSigningSecret']);
+
 export function loadConfig(env: NodeJS.ProcessEnv, flags: Partial<z.input<typeof ConfigSchema>> = {}): Config {
   const raw: Record<string, unknown> = {};
   for (const [envKey, field] of Object.entries(ENV_KEYS)) {
     const v = env[envKey];
     if (v !== undefined && v !== '') raw[field] = v;
   }
-  for (const [k, v] of Object.entries(flags)) if (v !== undefined) raw[k] = v;
+  const fromFlags = new Set<string>();
+  for (const [k, v] of Object.entries(flags)) {
+    if (v === undefined) continue;
+    raw[k] = v;
+    fromFlags.add(k);
+  }
   const parsed = ConfigSchema.safeParse(raw);
   if (!parsed.success) {
     const lines = parsed.error.issues.map((i) => {
       const field = String(i.path[0] ?? '');
       const envName = Object.entries(ENV_KEYS).find(([, f]) => f === field)?.[0];
-      return `${envName ?? field}: ${i.message}`;
+      // name what the person typed: the flag when it came from one, else the variable
+      const source = fromFlags.has(field) ? `--${field.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}` : (envName ?? field);
+      // never echo a credential or a URL that may carry a password back onto a terminal or a log
+      const shown = SECRET_FIELDS.has(field) ? 'the value given' : JSON.stringify(raw[field]);
+      return `${source}: ${shown} ${i.message}`;
     });
     throw new ConfigError(`Invalid configuration:\n  ${lines.join('\n  ')}`);
   }

@@ -128,6 +128,14 @@ describe('`npm start` defaults', () => {
   it('reports bad configuration clearly, with exit code 2', async () => {
     const r = await runCli(['serve'], { env: { WARRANT_PORT: 'lots', WARRANT_DATA_DIR: mkdtempSync(join(tmpdir(), 'warrant-cfg-')) } });
     expect(r.code).toBe(2);
-    expect(r.stderr).toContain('WARRANT_PORT');
+    expect(r.stderr).toContain('WARRANT_PORT: "lots" must be a port number from 0 to 65535');
+    // a flag is named as the flag the person typed
+    const flag = await runCli(['serve', '--port', 'notaport'], { env: { WARRANT_DATA_DIR: mkdtempSync(join(tmpdir(), 'warrant-cfg-')) } });
+    expect([flag.code, flag.stderr]).toEqual([2, 'Invalid configuration:\n  --port: "notaport" must be a port number from 0 to 65535 (0 picks a free one)\n']);
+    // a bad secret is refused without being echoed back
+    const secret = await runCli(['serve'], { env: { WARRANT_SERVER_SECRET: 'not-hex-at-all', WARRANT_DATA_DIR: mkdtempSync(join(tmpdir(), 'warrant-cfg-')) } });
+    expect(secret.code).toBe(2);
+    expect(secret.stderr).toContain('WARRANT_SERVER_SECRET: the value given must be');
+    expect(secret.stderr).not.toContain('not-hex-at-all');
   });
 });
