@@ -94,7 +94,7 @@ export async function openService(
 }
 
 /**
- * spec 01: on first start with no fleet key, create one, print it once and write it to
+ * docs/concepts.md: on first start with no fleet key, create one, print it once and write it to
  * `<data dir>/fleet-key` (0600) for local tools. WARRANT_FLEET_KEY is accepted in addition.
  */
 export async function ensureFleetKey(ctx: AppContext, config: Config): Promise<{ created: boolean; path: string; token: string | null }> {

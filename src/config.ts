@@ -3,7 +3,7 @@ import { z } from 'zod';
 
 /**
  * Configuration, parsed once at startup from the environment and command-line flags
- * (flags win). Settings every node must share are only *seeded* from here (spec 01).
+ * (flags win). Settings every node must share are only *seeded* from here (docs/concepts.md).
  */
 const ConfigSchema = z.object({
   host: z.string().min(1).default('127.0.0.1'),

@@ -90,7 +90,7 @@ export async function isSpawnAncestor(db: Executor, ctx: AppContext, ancestorId:
 }
 
 /**
- * The one place spec 01's "Who may do what" table is enforced. `target` must already be
+ * The one place docs/concepts.md's "Who may do what" table is enforced. `target` must already be
  * resolved through the caller's visibility (an invisible session is a 404 before this).
  * Every act but `read` also needs a session token of the current, live activation.
  */
@@ -124,7 +124,7 @@ export function reportingRuntimeParent(caller: Caller, target: SessionRecord): n
   return p.kind === 'session' && p.sessionId !== target.id && target.runtimeParentId === p.sessionId ? p.sessionId : null;
 }
 
-/** A superseded or inert session token can still read, but never write (spec 01). */
+/** A superseded or inert session token can still read, but never write (docs/concepts.md). */
 export async function requireLiveSessionToken(db: Executor, ctx: AppContext, sessionId: number, activation: number): Promise<SessionRecord> {
   const self = await findSessionById(db, ctx.store, sessionId);
   if (!self) throw new WarrantError('session-not-live', 'The session this token belongs to no longer exists.');

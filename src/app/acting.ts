@@ -7,7 +7,7 @@ import { resolveRef, visibilityOf } from './access.js';
 import { callerActor, type Caller } from './caller.js';
 import type { WriteScope } from './write-scope.js';
 
-/** How the acting session of an act was established (spec 02 "Who writes one"). */
+/** How the acting session of an act was established (docs/concepts.md). */
 export type ActingOutcome = 'authenticated' | 'declared' | 'unresolved-acting-session' | 'no-acting-session';
 
 /** The actor and cause of one act, with their bases, ready to be written beside it. */
@@ -37,7 +37,7 @@ export function attributionOf(acting: Acting): EventAttribution {
 
 /**
  * Refuses an `acting_session_id` that contradicts the credential — before anything happens
- * (spec 02: that is validation, not a hint failing). Safe to call outside a transaction.
+ * (docs/concepts.md: that is validation, not a hint failing). Safe to call outside a transaction.
  */
 export function checkActingSessionClaim(caller: Caller, requested: string | number | null | undefined): void {
   if (requested === null || requested === undefined || requested === '') return;
@@ -58,7 +58,7 @@ export function checkActingSessionClaim(caller: Caller, requested: string | numb
 }
 
 /**
- * Resolves who acts and on whose behalf (spec 01, 04): a session token is its session; a
+ * Resolves who acts and on whose behalf (docs/concepts.md, docs/attribution.md): a session token is its session; a
  * fleet caller naming `acting_session_id` is that session, `declared`; a human is their own
  * cause (`delegated` over MCP); a client acts for itself.
  */
@@ -95,7 +95,7 @@ export async function resolveActing(w: WriteScope, caller: Caller, requested?: s
         actor: declared,
         actorId: await w.actorId(declared),
         actorBasis: 'declared',
-        // a cause reached through a declared actor stays declared (spec 04)
+        // a cause reached through a declared actor stays declared (docs/attribution.md)
         causeActorId: r.session.causeActorId,
         causeBasis: r.session.causeActorId === null ? null : 'declared',
         actingSession: r.session,
@@ -117,7 +117,7 @@ export async function resolveActing(w: WriteScope, caller: Caller, requested?: s
   };
 }
 
-/** Housekeeping is `system` as both actor and cause (spec 04). */
+/** Housekeeping is `system` as both actor and cause (docs/attribution.md). */
 export async function housekeepingActing(w: WriteScope): Promise<Acting> {
   const id = await w.actorId({ kind: 'system' });
   return {
@@ -133,7 +133,7 @@ export async function housekeepingActing(w: WriteScope): Promise<Acting> {
   };
 }
 
-/** A change Warrant makes inside a session is `system`'s, for the session's cause (spec 04). */
+/** A change Warrant makes inside a session is `system`'s, for the session's cause (docs/attribution.md). */
 export async function systemForSession(w: WriteScope, session: SessionRecord): Promise<EventAttribution> {
   return {
     actorId: await w.actorId({ kind: 'system' }),

@@ -5,7 +5,7 @@ import type { Executor } from '../store/dialect/dialect.js';
 import { nodeChainHasher } from './audit.js';
 
 /**
- * `warrant audit verify` and `warrant audit export` (spec 04): recompute the chain and name
+ * `warrant audit verify` and `warrant audit export` (docs/attribution.md): recompute the chain and name
  * the first broken seq; stream the log as JSON Lines that the same verifier reads back, so an
  * export can be checked by someone who does not trust the database host.
  */
@@ -113,7 +113,7 @@ export function exportLine(link: ChainLink): string {
   return JSON.stringify({ schema_version: AUDIT_SCHEMA_VERSION, seq: link.seq, entry: link.entry, prev_hash: link.prevHash, hash: link.hash });
 }
 
-/** Streams the log as JSON Lines (spec 04: `schema_version: 1`, additive keys). */
+/** Streams the log as JSON Lines (docs/attribution.md: `schema_version: 1`, additive keys). */
 export async function* exportAuditLines(
   db: Executor,
   options: { afterSeq?: number; pageSize?: number; onProgress?: (done: number, total: number) => void } = {},
@@ -132,7 +132,7 @@ export async function* exportAuditLines(
 }
 
 /**
- * Parses one exported line. Readers ignore unknown keys (spec 04); a line whose schema
+ * Parses one exported line. Readers ignore unknown keys (docs/attribution.md); a line whose schema
  * version is newer than this reader understands is refused rather than misread.
  */
 export function parseExportLine(text: string, lineNumber: number): ChainLink {

@@ -29,7 +29,7 @@ export type AuditEntryDraft = { kind: string; at: string } & Record<string, unkn
 
 /**
  * RFC 8785 canonical JSON: the exact text stored in `audit_log.entry` and hashed, so every
- * dialect hashes the very same bytes (spec 04).
+ * dialect hashes the very same bytes (docs/attribution.md).
  */
 export function canonicalJson(value: unknown): string {
   const text = canonicalize(value);
@@ -38,7 +38,7 @@ export function canonicalJson(value: unknown): string {
 }
 
 /*
- * Keyed digests (spec 04 "Entries carry keyed digests of human words and payloads, never the
+ * Keyed digests (docs/attribution.md "Entries carry keyed digests of human words and payloads, never the
  * words"). How a record that holds words uses them:
  *
  *   const key = newRecordKey(ctx.ids);              // random, per record
@@ -77,7 +77,7 @@ export function verifyKeyedDigest(key: string | Buffer, words: string, digest: s
 
 /**
  * Appends entries as the last statements of the transaction, under the chain lock (taken
- * after the graph lock, held to commit), so appends stay linear across nodes (spec 04).
+ * after the graph lock, held to commit), so appends stay linear across nodes (docs/attribution.md).
  */
 export async function appendAuditEntries(tx: Transaction<Database>, store: StoreDialect, drafts: readonly AuditEntryDraft[]): Promise<void> {
   if (drafts.length === 0) return;

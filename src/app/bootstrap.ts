@@ -31,7 +31,7 @@ export interface ContextOptions {
    * open several contexts on one store in one process).
    */
   serverSecret?: Buffer;
-  /** first-start seeds for the shared settings (spec 01) */
+  /** first-start seeds for the shared settings (docs/concepts.md) */
   seed?: { adminUser?: string | undefined; slackSigningSecret?: string | undefined };
 }
 

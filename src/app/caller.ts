@@ -11,7 +11,7 @@ export type Principal =
   /** the host CLI against the store, and Warrant's own housekeeping */
   | { kind: 'system' };
 
-/** The surface the act came through; MCP turns a human's acts into `delegated` ones (spec 01). */
+/** The surface the act came through; MCP turns a human's acts into `delegated` ones (docs/concepts.md). */
 export type Surface = 'rest' | 'mcp' | 'web' | 'slack' | 'host-cli' | 'housekeeping';
 
 /** `via` of deletion records and capture channels: informational, like a user agent. */
@@ -24,7 +24,7 @@ export interface Caller {
   via: Via;
 }
 
-/** The column of spec 01's table this caller is judged by. */
+/** The column of docs/concepts.md's table this caller is judged by. */
 export function permissionKind(caller: Caller): PrincipalKind {
   const p = caller.principal;
   switch (p.kind) {
@@ -46,7 +46,7 @@ export function callerActor(caller: Caller): { actor: ActorIdentity; basis: ActB
     case 'session':
       return { actor: { kind: 'session', sessionId: p.sessionId }, basis: 'authenticated' };
     case 'human':
-      // spec 01: a model holding a human's token acts with the human's responsibility,
+      // docs/concepts.md: a model holding a human's token acts with the human's responsibility,
       // not as the human's own act.
       return { actor: { kind: 'human', userId: p.userId }, basis: caller.surface === 'mcp' ? 'delegated' : 'authenticated' };
     case 'client':

@@ -25,7 +25,7 @@ import { sha256Hex } from './audit.js';
 import type { AppContext, IdSource } from './context.js';
 
 /**
- * spec 04: "An optional Ed25519 key (a setting) signs periodic checkpoints — seq, hash, time —
+ * docs/attribution.md: "An optional Ed25519 key (a setting) signs periodic checkpoints — seq, hash, time —
  * as signed notes, so an exported log can be verified by someone who does not trust the
  * database host." The key is the `checkpoint_key` setting; housekeeping signs a checkpoint
  * when the log has grown and `checkpoint_interval` has passed since the last one.

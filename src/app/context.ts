@@ -28,7 +28,7 @@ export interface AppContext {
   logger: Logger;
   actors: ActorCache;
   live: LiveHub;
-  /** live refresh of open hierarchy views (spec 02 "Live refresh") */
+  /** live refresh of open hierarchy views (docs/concepts.md) */
   hierarchies: HierarchyRefresher;
   /** the server secret session tokens are derived from; kept outside the store (docs/operations.md) */
   serverSecret: Buffer;
@@ -46,7 +46,7 @@ export interface AppContext {
 export type SeamPoint = 'archive' | 'lifecycle' | 'patch' | 'create-idempotency' | 'message-send' | 'transcript-append' | 'runtime-child';
 
 /**
- * TEST-ONLY: concurrency tests (spec 04, 07) hold callers at a barrier after they have read
+ * TEST-ONLY: concurrency tests (docs/attribution.md, docs/operations.md) hold callers at a barrier after they have read
  * the session and before they write, so two transactions really overlap. `tx` is the
  * transaction the use case runs in (a test may make the store fail inside it for real).
  */
@@ -54,7 +54,7 @@ export interface TestSeams {
   afterRead?(point: SeamPoint, sessionId: number | null, tx?: Transaction<Database>): Promise<void>;
   /**
    * TEST-ONLY: runs after everything of the transaction was written, right before COMMIT —
-   * where a test makes the commit itself fail (spec 05 `outcome-unknown`).
+   * where a test makes the commit itself fail (docs/messages.md `outcome-unknown`).
    */
   beforeCommit?(point: SeamPoint, tx: Transaction<Database>): Promise<void>;
 }

@@ -18,7 +18,7 @@ export function generateToken(ctx: Pick<AppContext, 'ids'>, kind: TokenKind): st
 }
 
 /**
- * Session tokens are derived with HMAC from the server secret (spec 01), so an idempotent
+ * Session tokens are derived with HMAC from the server secret (docs/concepts.md), so an idempotent
  * replay can return the same token without it ever being stored.
  */
 export function deriveSessionToken(serverSecret: Buffer, sessionId: number, activation: number): string {

@@ -13,23 +13,23 @@ export type HousekeepingTask = (ctx: AppContext) => Promise<void>;
 export const housekeepingTasks: HousekeepingTask[] = [
   async (ctx) => ctx.live.prune(),
   async (ctx) => {
-    // Idempotency keys are kept 24 hours (spec 01).
+    // Idempotency keys are kept 24 hours (docs/concepts.md).
     const cutoff = new Date(ctx.clock.now().getTime() - 24 * 3600_000).toISOString();
     await pruneIdempotencyKeys(ctx.store.kysely, cutoff);
   },
-  // spec 05: a lease that lapses returns its items to pending
+  // docs/messages.md: a lease that lapses returns its items to pending
   async (ctx) => {
     await lapseLeases(ctx);
   },
   // a write into an agent that no prompt report matched within the lease is recorded undelivered
   async (ctx) => void (await settleUndeliveredWrites(ctx)),
-  // spec 04 housekeeping acts (system as actor and cause), each off unless its setting is set
+  // docs/attribution.md housekeeping acts (system as actor and cause), each off unless its setting is set
   async (ctx) => void (await autoArchiveIdleSessions(ctx)),
   async (ctx) => void (await deleteLongArchivedSessions(ctx)),
-  // spec 05: agent messages past their deadline expire; payloads past retention or capacity are reclaimed
+  // docs/messages.md: agent messages past their deadline expire; payloads past retention or capacity are reclaimed
   async (ctx) => void (await expireMessages(ctx)),
   async (ctx) => void (await reclaimMessagePayloads(ctx)),
-  // spec 04: signed checkpoints, when a checkpoint key is set
+  // docs/attribution.md: signed checkpoints, when a checkpoint key is set
   async (ctx) => void (await periodicCheckpoint(ctx)),
 ];
 

@@ -4,7 +4,7 @@ import type { SessionRecord } from '../store/sessions-repo.js';
 import { resolveRef, type Visibility } from './access.js';
 import type { AppContext } from './context.js';
 
-/** spec 02 "It never fails a spawn": what happened to the parent hint, for the create response. */
+/** docs/concepts.md: what happened to the parent hint, for the create response. */
 export type ParentDropReason =
   | 'not-found'
   | 'ambiguous-prefix'
@@ -31,7 +31,7 @@ export interface ParentHints {
 export const MAX_PARENT_HINT_LENGTH = 100;
 
 /**
- * spec 02 "Where the parent comes from", first match wins: the authenticated session token,
+ * docs/concepts.md, first match wins: the authenticated session token,
  * then the body hint, then the header, then the legacy key. Hints resolve only to an
  * existing, visible session of the same owner (multi-user); nothing here ever fails the create.
  * `ownerUserId` is the new session's owner when already fixed (explicit or the human's own),

@@ -1,7 +1,7 @@
 import { randomBytes, scrypt, timingSafeEqual, type ScryptOptions } from 'node:crypto';
 import { WarrantError } from '../core/errors.js';
 
-/** spec 01: web passwords are stored with scrypt. Parameters travel with each hash. */
+/** docs/concepts.md: web passwords are stored with scrypt. Parameters travel with each hash. */
 const PARAMS = { N: 32768, r: 8, p: 1 } as const;
 const KEY_LENGTH = 64;
 const MAX_MEM = 128 * 1024 * 1024;

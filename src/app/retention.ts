@@ -8,7 +8,7 @@ import { deleteSession } from './sessions/delete-session.js';
 import { archiveSession } from './sessions/lifecycle.js';
 
 /**
- * Housekeeping acts (spec 04: "automatic archive of idle sessions, retention jobs" are
+ * Housekeeping acts (docs/attribution.md: "automatic archive of idle sessions, retention jobs" are
  * `system` as both actor and cause). Both are off by default and turned on by a setting.
  */
 export const SETTING_AUTO_ARCHIVE_AFTER = 'auto_archive_after';
@@ -27,7 +27,7 @@ async function cutoff(ctx: AppContext, key: string): Promise<string | null> {
 /**
  * Archives stopped and failed sessions untouched for `auto_archive_after`, each with its spawn
  * subtree — but only when the whole subtree is that quiet (a fresh child keeps its parent
- * open) and never over an active descendant (spec 01's cascade rule). Returns archived ids.
+ * open) and never over an active descendant (docs/concepts.md's cascade rule). Returns archived ids.
  */
 export async function autoArchiveIdleSessions(ctx: AppContext): Promise<number[]> {
   const before = await cutoff(ctx, SETTING_AUTO_ARCHIVE_AFTER);

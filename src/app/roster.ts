@@ -11,7 +11,7 @@ import { inWriteTx, type WriteScope } from './write-scope.js';
 import { syncCoverage } from './human-messages/coverage-state.js';
 
 /**
- * The roster (spec 03): writable only by an admin — the host CLI or the supervisor pages.
+ * The roster (docs/human-messages.md): writable only by an admin — the host CLI or the supervisor pages.
  * No REST route for fleet, session or integration tokens and no MCP tool reaches it.
  */
 export interface UserInput {
@@ -29,7 +29,7 @@ export const rosterChangeHooks: RosterChangeHook[] = [];
 
 async function notify(w: WriteScope, change: Parameters<RosterChangeHook>[1]): Promise<void> {
   for (const hook of rosterChangeHooks) await hook(w, change);
-  // every roster or token change may change a capture channel's state (spec 03)
+  // every roster or token change may change a capture channel's state (docs/human-messages.md)
   await syncCoverage(w);
 }
 
@@ -44,7 +44,7 @@ function normalizeSlackIds(ids: readonly string[] | undefined): string[] | undef
   return out;
 }
 
-/** A Slack id belongs to at most one user (spec 03): a collision is rejected, naming the holder. */
+/** A Slack id belongs to at most one user (docs/human-messages.md): a collision is rejected, naming the holder. */
 async function checkSlackIds(db: Executor, ids: readonly string[], exceptUserId: number | null): Promise<void> {
   if (ids.length === 0) return;
   for (const user of await listUserRows(db)) {
@@ -122,7 +122,7 @@ export async function editUser(
   });
 }
 
-/** Renaming a key rewrites no record: records point at the permanent actor row (spec 03). */
+/** Renaming a key rewrites no record: records point at the permanent actor row (docs/human-messages.md). */
 export async function renameUser(ctx: AppContext, caller: Caller, key: string, newKey: string): Promise<UserRecord> {
   requireKey(newKey);
   return inWriteTx(ctx, async (w) => {

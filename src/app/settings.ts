@@ -17,7 +17,7 @@ import { SETTING_TRANSCRIPTS } from './sessions/transcript.js';
 import { DEFAULT_MESSAGE_CAPACITY, DEFAULT_MESSAGE_RETENTION, MAX_MESSAGE_CAPACITY, SETTING_MESSAGE_CAPACITY, SETTING_MESSAGE_RETENTION } from './messages/message-retention.js';
 
 /**
- * Settings every node must agree on live in the store (spec 01); the admin CLI changes them
+ * Settings every node must agree on live in the store (docs/concepts.md); the admin CLI changes them
  * (`warrant settings get|set|unset`). Each has a validator, a way to be shown (secrets
  * masked; the checkpoint key as its public verifier key), and each change is appended to the
  * tamper-evident log with its actor — never with a secret value.
@@ -184,7 +184,7 @@ export const SETTING_DEFINITIONS: readonly SettingDefinition[] = [
     async parse(input) {
       const ms = parseDuration(input);
       if (ms === undefined) throw invalid(SETTING_MESSAGE_RETENTION, `${JSON.stringify(input)} is not a duration; write a number and a unit (s, m, h, d, w), like 7d.`);
-      // spec 05: payloads are always reclaimed; "keep forever" is not a retention period
+      // docs/messages.md: payloads are always reclaimed; "keep forever" is not a retention period
       if (ms === null) throw invalid(SETTING_MESSAGE_RETENTION, 'payloads are always reclaimed: give a period, like 30d.');
       if (ms < 60_000) throw invalid(SETTING_MESSAGE_RETENTION, 'at least 1m.');
       return formatDuration(ms);
@@ -286,7 +286,7 @@ export async function getSettingView(ctx: AppContext, caller: Caller, key: strin
   return view(def, await getSetting(ctx.store.kysely, key), options.reveal ?? false);
 }
 
-/** Validates and stores a setting; the change is logged (spec 04) without secret values. */
+/** Validates and stores a setting; the change is logged (docs/attribution.md) without secret values. */
 export async function changeSetting(ctx: AppContext, caller: Caller, key: string, input: string | null): Promise<SettingView> {
   const def = definitionOf(key);
   if (!def.settable) await def.parse(input ?? '', { ctx, db: ctx.store.kysely });
@@ -308,7 +308,7 @@ export async function changeSetting(ctx: AppContext, caller: Caller, key: string
       actor_basis: basis,
       credential_id: caller.credentialId,
     });
-    // the admin key and Slack ingress decide capture coverage: log any change (spec 03)
+    // the admin key and Slack ingress decide capture coverage: log any change (docs/human-messages.md)
     await syncCoverage(w);
     return view(def, stored, false);
   });

@@ -77,7 +77,7 @@ export interface SessionView {
   updatedAt: string;
 }
 
-/** The lineage parent every reader uses: the column, or the legacy key's session (spec 02). */
+/** The lineage parent every reader uses: the column, or the legacy key's session (docs/concepts.md). */
 export async function lineageParents(
   db: Executor,
   ctx: AppContext,

@@ -27,7 +27,7 @@ import { inWriteTx, type WriteScope } from './write-scope.js';
 import type { Executor } from '../store/dialect/dialect.js';
 
 /**
- * Web UI sign-in (spec 01 "Web UI sign-in, always"): even a single-admin install needs a
+ * Web UI sign-in (docs/concepts.md): even a single-admin install needs a
  * sign-in cookie, or any agent on the host could post the forms and be recorded as the human.
  * Secrets (cookies, one-time links, setup codes) are random, stored only as SHA-256, expire,
  * and links are single-use. A browser's sign-in is a credential (a `tokens` row of kind
@@ -304,7 +304,7 @@ export async function setUserPassword(ctx: AppContext, caller: Caller, key: stri
     if (!user || user.removedAt) throw new WarrantError('user-not-found', `No roster user has the key ${key}.`, { status: 404 });
     await updateUser(w.tx, user.id, { passwordHash }, w.now);
     const updated = (await findUserByKey(w.tx, key))!;
-    // coverage (spec 03): "multi-user mode with at least one user who can sign in"
+    // coverage (docs/human-messages.md): "multi-user mode with at least one user who can sign in"
     await notifyRosterChange(w, { kind: password === null ? 'password_cleared' : 'password_set', user: updated });
     w.audit({ kind: password === null ? 'web_password_cleared' : 'web_password_set', at: w.now, user_id: user.id, by_actor_id: await w.actorId(callerActor(caller).actor) });
     return updated;

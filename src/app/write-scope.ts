@@ -10,7 +10,7 @@ import type { AppContext } from './context.js';
 import { sessionViews, type SessionView } from './views.js';
 import { serializeSession } from '../render/session-json.js';
 
-/** Event types that record runtime state: unattributed and not evidence (spec 04). */
+/** Event types that record runtime state: unattributed and not evidence (docs/attribution.md). */
 export const RUNTIME_EVENT_TYPES = new Set(['started', 'idle', 'exited', 'error']);
 
 export interface LiveDraft {
@@ -23,7 +23,7 @@ export interface LiveDraft {
 
 /**
  * One write transaction of a use case. Events, live events and audit entries are written
- * inside it; the audit append is the last statement (spec 04), the live counter just
+ * inside it; the audit append is the last statement (docs/attribution.md), the live counter just
  * before it, so both locks are held from their write to the commit and no longer.
  */
 export class WriteScope {
@@ -51,7 +51,7 @@ export class WriteScope {
    * Writes a session event and mirrors it into the audit log unless it is runtime state. The
    * log entry carries a keyed digest of the details, never the details themselves (they may
    * hold a human's words: a title, a prompt's first line); the key lives on the event row and
-   * goes when the event does (spec 04).
+   * goes when the event does (docs/attribution.md).
    */
   async event(sessionId: number, type: string, details: Record<string, unknown>, attribution: EventAttribution | null): Promise<EventRecord> {
     const attr = attribution ?? { actorId: null, actorBasis: null, causeActorId: null, causeBasis: null, credentialId: null };
@@ -148,7 +148,7 @@ export class WriteScope {
         type: this.createdIds.has(view.id) ? 'session_created' : 'session_updated',
         sessionId: view.id,
         ownerUserId,
-        // session payloads in events never carry prompts, transcripts or metadata blobs (spec 06)
+        // session payloads in events never carry prompts, transcripts or metadata blobs (docs/api.md)
         payload: { session: serializeSession({ ...view, customMetadata: undefined }) },
       });
     }
@@ -186,7 +186,7 @@ export class WriteScope {
 
 /**
  * Runs `fn` in one write transaction (SQLite: BEGIN IMMEDIATE; PostgreSQL: the pool's
- * READ COMMITTED plus compare-and-set). `graph` takes the graph lock first (spec 07).
+ * READ COMMITTED plus compare-and-set). `graph` takes the graph lock first (docs/operations.md).
  */
 export async function inWriteTx<T>(
   ctx: AppContext,
@@ -199,7 +199,7 @@ export async function inWriteTx<T>(
     scope = new WriteScope(ctx, tx);
     const value = await fn(scope);
     await scope.flush();
-    // everything is written: what fails from here on fails at COMMIT (spec 05 `outcome-unknown`)
+    // everything is written: what fails from here on fails at COMMIT (docs/messages.md `outcome-unknown`)
     await options.beforeCommit?.(tx);
     return value;
   });

@@ -5,7 +5,7 @@ import { basename, join } from 'node:path';
 import { TranscriptScan } from '../core/transcript-frames.js';
 
 /**
- * The host side of `warrant conversations backfill` (spec 05): where Claude Code keeps its
+ * The host side of `warrant conversations backfill` (docs/messages.md): where Claude Code keeps its
  * transcripts, which files count, and reading them — read-only, never following a symlink.
  * What a transcript's lines mean is core/transcript-frames.ts.
  */

@@ -56,7 +56,7 @@ export function buildProgram(): Command {
 /** Refusals that are the caller's configuration, not a failure: exit code 2 (docs/operations.md). */
 const USAGE_TOKENS = new Set(['invalid-request', 'server-secret-mismatch']);
 
-/** Maps every failure to one line on stderr and an exit code (spec 06: 0 / 1 / 2). */
+/** Maps every failure to one line on stderr and an exit code (docs/api.md: 0 / 1 / 2). */
 export async function main(argv: string[]): Promise<number> {
   try {
     await buildProgram().parseAsync(argv);

@@ -1,5 +1,5 @@
 /**
- * spec 06: long operations (export, verify, backfill, bench) show a progress bar on a TTY and
+ * docs/api.md: long operations (export, verify, backfill, bench) show a progress bar on a TTY and
  * stay quiet in pipes. The bar goes to stderr, redrawn at most ten times a second.
  */
 export class ProgressBar {

@@ -14,8 +14,8 @@ export interface StoreFlags {
 }
 
 /**
- * Admin commands open the store directly (spec 06): whoever can run the host CLI against
- * the store's files is an admin (spec 01, "The trust boundary").
+ * Admin commands open the store directly (docs/api.md): whoever can run the host CLI against
+ * the store's files is an admin (docs/concepts.md, "The trust boundary").
  */
 export async function withStore<T>(
   flags: StoreFlags,

@@ -1,6 +1,6 @@
 import type { ActBasis } from './basis.js';
 
-/** spec 01 "Actors": who did something. Rows are permanent; names resolve at read time. */
+/** docs/concepts.md: who did something. Rows are permanent; names resolve at read time. */
 export const ACTOR_KINDS = ['human', 'session', 'system', 'client', 'fleet'] as const;
 export type ActorKind = (typeof ACTOR_KINDS)[number];
 

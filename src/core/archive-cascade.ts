@@ -15,7 +15,7 @@ export interface CascadePlan {
 }
 
 /**
- * spec 01 "Archive cascades": down the spawn subtree, bottom-up; an active session is skipped,
+ * docs/concepts.md: down the spawn subtree, bottom-up; an active session is skipped,
  * and a session is never archived while a descendant under it stays active. Sessions already
  * archived appear in neither list.
  * @example planArchiveCascade(1, [{id:1,parentId:null,status:'stopped'},{id:2,parentId:1,status:'running'}])

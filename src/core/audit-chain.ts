@@ -1,5 +1,5 @@
 /**
- * spec 04 "The tamper-evident log": the chain rule, pure. Hashing itself needs a SHA-256
+ * docs/attribution.md: the chain rule, pure. Hashing itself needs a SHA-256
  * implementation, passed in so this file stays free of node imports.
  * hash = SHA-256(bytes(prev_hash) ‖ UTF-8(entry)); the first prev_hash is 32 zero bytes.
  */

@@ -1,5 +1,5 @@
 /**
- * spec 01 "Actors and basis": the kind of evidence behind a recorded act or claim.
+ * docs/concepts.md: the kind of evidence behind a recorded act or claim.
  * A claim is stored with its basis and never upgraded.
  */
 export const BASES = ['authenticated', 'delegated', 'declared', 'legacy', 'corrected'] as const;

@@ -1,7 +1,7 @@
 import { hasLoneSurrogate } from './text.js';
 
 /**
- * spec 05 "Provider conversation history": the pure rules. A session's `provider_conversation`
+ * docs/messages.md: the pure rules. A session's `provider_conversation`
  * is where it runs now; `session_conversations` keeps every binding and every backfilled
  * estimate, append-only. Readers merge the rows per conversation.
  *
@@ -104,7 +104,7 @@ export function mergeConversations(rows: readonly ConversationRow[], current: { 
   return out.sort((a, b) => rank(a) - rank(b) || (a.observedAt === b.observedAt ? recency(b) - recency(a) : (a.observedAt ?? '') > (b.observedAt ?? '') ? -1 : 1));
 }
 
-/** What an estimated report finds under the lock (spec 05 backfill outcomes the server decides). */
+/** What an estimated report finds under the lock (docs/messages.md backfill outcomes the server decides). */
 export type EstimateOutcome = 'attributed' | 'already_estimated' | 'skipped_observed';
 
 /**

@@ -1,7 +1,7 @@
 import type { Genesis } from './genesis.js';
 
 /**
- * spec 03 "Capture coverage": absence is an answer only when capture could have fired.
+ * docs/human-messages.md: absence is an answer only when capture could have fired.
  * Pure: the candidate channels of a hierarchy, judged against the coverage log over the
  * hierarchy's lifetime.
  */
@@ -47,7 +47,7 @@ export interface CoverageGap {
 type CoverageSession = { id: number; genesis: Genesis; terminalRuns?: readonly TerminalRun[] };
 
 /**
- * Which channels a human could have used to speak into a hierarchy (spec 03's table). A
+ * Which channels a human could have used to speak into a hierarchy (docs/human-messages.md's table). A
  * session is a `terminal` candidate when any of its runs, current or past, had a TTY.
  * @example candidateChannels([{id: 1, genesis: 'api', terminalRuns: [run]}]) // web_ui: [1], terminal: [1]
  */

@@ -20,7 +20,7 @@ export const ERROR_STATUS = {
   'idempotency-key-mismatch': 409,
   'idempotency-key-in-flight': 409,
   'body-too-large': 413,
-  // lineage (spec 02)
+  // lineage (docs/concepts.md)
   'parent-not-found': 404,
   'parent-not-older': 409,
   'parent-cycle': 409,
@@ -30,14 +30,14 @@ export const ERROR_STATUS = {
   'uncle-link-not-found': 404,
   'uncle-link-reversed': 404,
   'no-parent': 409,
-  // the inbox (spec 05)
+  // the inbox (docs/messages.md)
   'target-unavailable': 409,
   'enqueued-message-not-found': 404,
   'enqueued-message-not-pending': 409,
   'inbox-item-not-found': 404,
   'inbox-item-not-undelivered': 409,
   'content-too-large': 413,
-  // agent messages (spec 05 "Refusal tokens"; actions in core/message-refusals.ts)
+  // agent messages (docs/messages.md; actions in core/message-refusals.ts)
   'envelope-invalid': 422,
   'ref-content-mismatch': 409,
   'source-activation-stale': 409,
@@ -54,7 +54,7 @@ export const ERROR_STATUS = {
   'store-capacity': 503,
   'outcome-unknown': 503,
   'message-not-found': 404,
-  // provider conversation history (spec 05)
+  // provider conversation history (docs/messages.md)
   'provider-mismatch': 409,
   // transcripts appended by offset (docs/design/agent-runtimes.md)
   'transcript-offset-mismatch': 409,

@@ -1,4 +1,4 @@
-/** spec 01 "Genesis": where a line of work came from, and its scheduling class. */
+/** docs/concepts.md: where a line of work came from, and its scheduling class. */
 export const GENESES = ['web_ui', 'slack', 'cli', 'api', 'schedule', 'github', 'system', 'unknown'] as const;
 export type Genesis = (typeof GENESES)[number];
 export const CLIENT_DECLARABLE_GENESES = ['schedule', 'github', 'api'] as const;
@@ -19,7 +19,7 @@ function defaultClass(genesis: Genesis): SchedulingClass {
 }
 
 /**
- * Resolves genesis and scheduling class from who created the session (spec 01's table).
+ * Resolves genesis and scheduling class from who created the session (docs/concepts.md's table).
  * An explicit scheduling class wins when given.
  * @example resolveGenesis({kind:'client', declared:'schedule'}) // {genesis:'schedule', schedulingClass:'spot'}
  */

@@ -64,7 +64,7 @@ export class LineageGraph<R extends LineageRowRef> {
     for (const e of edges) {
       const senior = this.rows.get(e.seniorId);
       const junior = this.rows.get(e.juniorId);
-      if (!senior || !junior) continue; // an edge with a missing end asserts nothing (spec 02)
+      if (!senior || !junior) continue; // an edge with a missing end asserts nothing (docs/concepts.md)
       this.down.set(e.seniorId, [...(this.down.get(e.seniorId) ?? []), { edge: e, junior }]);
       this.up.set(e.juniorId, [...(this.up.get(e.juniorId) ?? []), { edge: e, senior }]);
     }

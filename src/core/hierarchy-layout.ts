@@ -11,7 +11,7 @@ export interface Discovery<R extends LineageRowRef> {
   depth: ReadonlyMap<number, number>;
   /** in admission order */
   admitted: readonly number[];
-  /** the node cap left the current session out: it is appended (spec 02 step 4) */
+  /** the node cap left the current session out: it is appended (docs/concepts.md step 4) */
   ceilingCurrent: boolean;
   /** every visible senior of each upward node */
   seniorEdges: ReadonlyMap<number, readonly WalkEdge[]>;
@@ -23,7 +23,7 @@ export interface Discovery<R extends LineageRowRef> {
 
 /**
  * Places each node under the session it is drawn under and orders the result depth-first
- * (spec 02 "Order: discovery is breadth-first, the order is depth-first"): roots in roots
+ * (docs/concepts.md): roots in roots
  * order (origin first when it is one, then by id), each node right after the node it hangs
  * from, its whole subtree before the next sibling, siblings by id; ceiling-placed nodes
  * last, the current session very last. Reordering never changes the node set.
@@ -47,7 +47,7 @@ export function layoutHierarchy<R extends LineageRowRef>(
     else if (rootSet.has(id)) placement = 'root';
     else {
       const candidates = (x.seniorEdges.get(id) ?? x.downEdges.get(id) ?? []).filter((e) => admittedSet.has(e.seniorId) && x.depth.get(e.seniorId) === d - 1);
-      // spec 02: at equal depth a session hangs under its spawn parent, otherwise the lowest id
+      // docs/concepts.md: at equal depth a session hangs under its spawn parent, otherwise the lowest id
       const spawn = candidates.find((e) => e.kind === 'spawn');
       const chosen = spawn ?? [...candidates].sort((a, b) => a.seniorId - b.seniorId)[0];
       if (chosen) {
@@ -123,7 +123,7 @@ function spawnParentWhere<R extends LineageRowRef>(row: R, rows: ReadonlyMap<num
 
   } else if (row.parentSessionId !== null) parentId = row.parentSessionId;
   else return { kind: 'none' };
-  // a spawn parent is always older than its child (spec 02)
+  // a spawn parent is always older than its child (docs/concepts.md)
   if (parentId >= row.id) return { kind: 'none' };
   return rendered.has(parentId) ? { kind: 'in-tree', id: parentId } : { kind: 'outside' };
 }

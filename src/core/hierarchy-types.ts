@@ -1,12 +1,12 @@
 /**
- * The types of the hierarchy walk (spec 02 "The hierarchy walk"): what the walk asks the
+ * The types of the hierarchy walk (docs/concepts.md): what the walk asks the
  * store for, what it gets back, and the structure it produces. Pure data, shared by the
  * walk, its drivers (store, in-memory), the renderers and the web UI.
  */
 
-/** spec 02: at most 8 levels up, 8 levels down from the roots. */
+/** docs/concepts.md: at most 8 levels up, 8 levels down from the roots. */
 export const MAX_DEPTH = 8;
-/** spec 02: at most 150 sessions (151 with a ceiling-placed requested session). */
+/** docs/concepts.md: at most 150 sessions (151 with a ceiling-placed requested session). */
 export const MAX_NODES = 150;
 
 export interface WalkBounds {
@@ -40,7 +40,7 @@ export interface WalkEdge {
   basis: UncleBasis | null;
 }
 
-/** Owners whose sessions the walk may show, or 'all' (spec 01 "Multi-user scoping"). */
+/** Owners whose sessions the walk may show, or 'all' (docs/concepts.md). */
 export type OwnerFilter = 'all' | readonly (number | null)[];
 
 export function ownerVisible(filter: OwnerFilter, owner: number | null): boolean {
@@ -82,7 +82,7 @@ export type WalkAnswer<R> = SeniorsAnswer<R> | JuniorsAnswer<R> | UnclesAnswer;
 
 export type Placement = 'root' | 'spawn' | 'uncle' | 'ceiling';
 
-/** Why a node is not drawn under its spawn parent (spec 02: the line must say so). */
+/** Why a node is not drawn under its spawn parent (docs/concepts.md: the line must say so). */
 export type DrawnUnder =
   | {
       reason: 'uncle';
@@ -116,7 +116,7 @@ export interface WalkOutcome<R> {
   /** the roots shown, origin first when it is one, then by id */
   roots: number[];
   truncated: boolean;
-  /** output order: depth-first over the discovered set (spec 02 "Order") */
+  /** output order: depth-first over the discovered set (docs/concepts.md) */
   nodes: PlacedNode<R>[];
   /** every session id the walk read (rows and edge ends): a change elsewhere cannot alter this result */
   footprint: Set<number>;
@@ -131,7 +131,7 @@ export interface HierarchyRowFields extends LineageRowRef {
   schedulingClass: string;
 }
 
-/** One node of a hierarchy, as every surface renders it (spec 02 "What each node carries"). */
+/** One node of a hierarchy, as every surface renders it (docs/concepts.md). */
 export interface HierarchyNode {
   id: number;
   uid: string;

@@ -16,7 +16,7 @@ import {
 const byId = (a: { id: number }, b: { id: number }): number => a.id - b.id;
 
 /**
- * `hierarchyOf(S)` (spec 02 "The hierarchy walk") as a generator: it yields the batched
+ * `hierarchyOf(S)` (docs/concepts.md) as a generator: it yields the batched
  * reads it needs (one per level per direction, plus one for uncle chips) and a driver
  * answers them — from the store for a request, or from a graph loaded once for a live
  * refresh fan-out. The same algorithm either way, so both give the same result.
@@ -85,11 +85,11 @@ export function* walkHierarchy<R extends LineageRowRef>(
   };
   const upwardOrder = [...upward].sort((a, b) => upDepth.get(a)! - upDepth.get(b)! || a - b);
   for (const id of upwardOrder) if (admitted.length < bounds.maxNodes) admit(id, upDepth.get(id)!);
-  // S is always included (spec 02 step 4): when the cap left it out it is appended last.
+  // S is always included (docs/concepts.md step 4): when the cap left it out it is appended last.
   const ceilingCurrent = !admittedSet.has(current.id);
   if (ceilingCurrent) depth.set(current.id, upDepth.get(current.id) ?? 0);
   const shown = (): number[] => (ceilingCurrent ? [...admitted, current.id] : admitted);
-  // `truncated` is true exactly when a session of the hierarchy was left out (spec 02 step 5)
+  // `truncated` is true exactly when a session of the hierarchy was left out (docs/concepts.md step 5)
   let truncated = upwardOrder.some((id) => id !== current.id && !admittedSet.has(id));
 
   /** edges from the level above to each downward-admitted node */
@@ -218,7 +218,7 @@ function depthsWithin(upward: Set<number>, roots: readonly number[], seniorEdges
   return out;
 }
 
-/** The origin: the highest spawn ancestor reached, uncle edges ignored (spec 02). */
+/** The origin: the highest spawn ancestor reached, uncle edges ignored (docs/concepts.md). */
 function spawnOrigin(currentId: number, upward: Set<number>, seniorEdges: Map<number, WalkEdge[]>): number {
   let id = currentId;
   const seen = new Set<number>([id]);

@@ -2,7 +2,7 @@ import { codePointLength, cutCodePoints } from './text.js';
 import type { CoverageGap } from './coverage.js';
 
 /**
- * spec 03: the exact sentence agent policies key on. It appears only when the record is empty
+ * docs/human-messages.md: the exact sentence agent policies key on. It appears only when the record is empty
  * and every channel of the hierarchy was instrumented for its whole lifetime — never beside a
  * gap, never beside a record (a withdrawn one is still a record).
  */
@@ -10,7 +10,7 @@ export const AFFIRMATIVE_ABSENCE = 'No named human authored any message in this 
 
 export type Scope = 'here' | 'elsewhere';
 
-/** The gate's answer (spec 03 "The policy gate"). */
+/** The gate's answer (docs/human-messages.md). */
 export type WarrantAnswer = 'here' | 'elsewhere' | 'none' | 'cannot-say';
 
 /**
@@ -31,7 +31,7 @@ export function isAffirmativeAbsence(total: { here: number; elsewhere: number },
   return total.here === 0 && total.elsewhere === 0 && gaps.length === 0 && !truncated;
 }
 
-/** spec 03 "get_session: the summary": per scope, and content cut at 300 code points. */
+/** docs/human-messages.md: per scope, and content cut at 300 code points. */
 export const SUMMARY_PER_SCOPE = 5;
 export const SUMMARY_CUT = 300;
 

@@ -1,7 +1,7 @@
 import type { InboxKind, InboxMode } from './inbox-rules.js';
 
 /**
- * spec 05: the one place that decides what a runtime receives for an inbox item. Follow-ups
+ * docs/messages.md: the one place that decides what a runtime receives for an inbox item. Follow-ups
  * and queued messages are the next user turn, verbatim. Messages from other agents
  * (`parent_message`, `agent_message`) arrive as a JSON `warrant-message` frame marked peer,
  * untrusted and coordination-only, so an agent never mistakes one for a human instruction

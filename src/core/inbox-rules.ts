@@ -1,5 +1,5 @@
 /**
- * spec 05 "The inbox": how anything reaches a session. Items are leased by the runtime and
+ * docs/messages.md: how anything reaches a session. Items are leased by the runtime and
  * acknowledged explicitly; these are the pure rules for what may be leased, in which order,
  * and which changes a queued item may still take.
  */
@@ -21,7 +21,7 @@ export type InboxState = (typeof INBOX_STATES)[number];
 /** The queue a person or agent sees by default: items not yet delivered, withdrawn, expired or retired. */
 export const OPEN_STATES: readonly InboxState[] = ['pending', 'leased', 'written', 'undelivered'];
 
-/** States an agent message's deadline still applies to: not yet settled (spec 05). */
+/** States an agent message's deadline still applies to: not yet settled (docs/messages.md). */
 export const UNSETTLED_STATES: readonly InboxState[] = ['pending', 'leased', 'written', 'undelivered'];
 
 /** States a prompt report can still deliver: written into the agent, however late. */
@@ -59,7 +59,7 @@ export function effectiveState(
   item: { state: InboxState; leaseExpiresAt: string | null; expiresAt?: string | null; writtenDeadline?: string | null },
   nowIso: string,
 ): InboxState {
-  // spec 05: an agent message whose deadline passed before it was acknowledged is expired
+  // docs/messages.md: an agent message whose deadline passed before it was acknowledged is expired
   if (UNSETTLED_STATES.includes(item.state) && item.expiresAt != null && item.expiresAt <= nowIso) return 'expired';
   if (item.state === 'leased' && item.leaseExpiresAt !== null && item.leaseExpiresAt <= nowIso) return 'pending';
   // a write the agent never reported taking within the lease reads undelivered
@@ -75,7 +75,7 @@ export function isQueueItem(kind: InboxKind): boolean {
 export type QueueChange = 'send_now' | 'interrupt' | 'withdraw';
 
 /**
- * What a change to a queued item does (spec 05): `send_now` makes a when-idle item the next
+ * What a change to a queued item does (docs/messages.md): `send_now` makes a when-idle item the next
  * turn, `interrupt` makes it interrupt now, `withdraw` takes it back before delivery. Only a
  * pending item can change — a leased one is in the runtime's hands and may already be shown
  * to the model. A change with no effect (send_now of a next-turn or interrupt item, interrupt

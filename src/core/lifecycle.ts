@@ -1,5 +1,5 @@
 /**
- * spec 01 "Lifecycle": the transition table as a pure function. `noop` means the act is
+ * docs/concepts.md: the transition table as a pure function. `noop` means the act is
  * valid but has no effect (and records nothing); `invalid` becomes `409 invalid-transition`.
  */
 export const SESSION_STATUSES = ['pending', 'running', 'idle', 'stopped', 'failed', 'archived'] as const;

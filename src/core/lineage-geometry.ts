@@ -1,5 +1,5 @@
 /**
- * The session strip's lineage lines (spec 06 "The session strip with lineage lines"): pure
+ * The session strip's lineage lines (docs/api.md): pure
  * geometry shared by the server's tests and the browser (src/web/client imports it).
  */
 
@@ -130,7 +130,7 @@ export function orderChildrenAfterParents(tabs: readonly StripTab[]): number[] {
     for (const c of children.get(id) ?? []) visit(c);
   };
   for (const r of roots) visit(r);
-  // a corrupt cycle (never written, spec 02) would leave tabs unvisited: keep them, in order
+  // a corrupt cycle (never written, docs/concepts.md) would leave tabs unvisited: keep them, in order
   for (const t of tabs) visit(t.id);
   return out;
 }

@@ -2,7 +2,7 @@ import { parseSessionRef } from './session-ref.js';
 import { hasLoneSurrogate } from './text.js';
 
 /**
- * spec 05 "Agent messages": the limits of a message and the validation of what a sender
+ * docs/messages.md: the limits of a message and the validation of what a sender
  * sends. Pure: the app layer hashes, resolves and stores. Anything wrong with the message
  * itself is `envelope-invalid` (422), whatever its field, so a sender always gets the same
  * one action for it: correct it and send with a fresh ref.
@@ -141,7 +141,7 @@ export function checkEnvelope(input: EnvelopeInput): EnvelopeCheck {
 }
 
 /**
- * The content a retry is compared on (spec 05 "Retries": `(to, reply_to, payload)`), with
+ * The content a retry is compared on (docs/messages.md: `(to, reply_to, payload)`), with
  * the ref syntaxes that name the same thing spelled alike (`#42` and `42`, a uid in any case).
  * The app layer hashes its canonical JSON.
  */

@@ -1,7 +1,7 @@
 import type { MessageState } from './message-envelope.js';
 
 /**
- * spec 05 "Message history": the JSON Lines format of `warrant messages export`. One line per
+ * docs/messages.md: the JSON Lines format of `warrant messages export`. One line per
  * terminal message: the envelope's keys, `payload_bytes` and `payload_sha256` — never the
  * payload. `schema_version` starts at 1 and every added key is additive: a reader ignores keys
  * it does not know and reads an absent key as its zero value (`readHistoryLine` does exactly

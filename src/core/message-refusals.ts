@@ -2,7 +2,7 @@ import { WarrantError } from './errors.js';
 import { deadlineAfter, DEFAULT_TTL_SECONDS, type ValidEnvelope } from './message-envelope.js';
 
 /**
- * spec 05 "Refusal tokens": each refusal names its cause with one token, and each token asks
+ * docs/messages.md: each refusal names its cause with one token, and each token asks
  * for one action. When several apply, the first in this table wins — `decideSend` evaluates
  * them in exactly this order over facts the app layer gathered (reads only), so every refusal
  * but `outcome-unknown` happens before anything is written.
@@ -43,7 +43,7 @@ export function messageRefusal(token: MessageRefusalToken | 'session-not-live', 
 }
 
 /**
- * Who sent an inbox item that no session sent: there is no session to answer (spec 05). A
+ * Who sent an inbox item that no session sent: there is no session to answer (docs/messages.md). A
  * human's item names the client it came through (`web_ui`, `cli`, `slack`; null when it was
  * not captured there, e.g. over MCP); the fleet, an integration client or Warrant itself have
  * no client. `actor` names the sender either way.
@@ -89,7 +89,7 @@ export interface SendFacts {
     /** the activation of the token used (session tokens), null for a declared sender */
     tokenActivation: number | null;
     currentActivation: number;
-    /** running or idle: a token of a session that is not is inert (spec 01) */
+    /** running or idle: a token of a session that is not is inert (docs/concepts.md) */
     live: boolean;
   };
   /** an earlier message of this sender with the same ref */
@@ -115,7 +115,7 @@ export type SendDecision =
       reclaim: number;
     };
 
-/** A conversation first bound after the original (null, then set) is not a change (spec 05). */
+/** A conversation first bound after the original (null, then set) is not a change (docs/messages.md). */
 export function conversationChanged(atSend: string | null, now: string | null): boolean {
   return atSend !== null && now !== null && atSend !== now;
 }
@@ -132,10 +132,10 @@ export function decideSend(f: SendFacts): SendDecision {
   const e = f.envelope;
   const replyToText = f.original ? (f.original.kind === 'session-sent' ? f.original.id : null) : null;
 
-  // spec 05 "Retries": checked right after the envelope is validated, before any other refusal
+  // docs/messages.md: checked right after the envelope is validated, before any other refusal
   if (f.sameRef?.sameContent) return { kind: 'receipt', messageId: f.sameRef.messageId };
 
-  // a reply-only session's send only permits replies (spec 05): a new message is not a valid envelope for it
+  // a reply-only session's send only permits replies (docs/messages.md): a new message is not a valid envelope for it
   if (f.sender.messaging === 'reply-only' && e.replyTo === null) {
     return refused('envelope-invalid', `Session #${f.sender.sessionId} is reply-only: it may only answer a message it received (give reply_to).`, { field: 'reply_to', reason: 'reply-only-session' });
   }
@@ -148,7 +148,7 @@ export function decideSend(f: SendFacts): SendDecision {
       current_activation: f.sender.currentActivation,
     });
   }
-  // an inert token (its session is not running or idle) writes nothing (spec 01)
+  // an inert token (its session is not running or idle) writes nothing (docs/concepts.md)
   if (f.sender.tokenActivation !== null && !f.sender.live) {
     return refused('session-not-live', `Session #${f.sender.sessionId} is not running; its token can read but not send until a runtime attaches again.`);
   }

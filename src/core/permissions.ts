@@ -1,5 +1,5 @@
 /**
- * spec 01 "Who may do what" — the one table, enforced in one place (app/authorize.ts calls
+ * docs/concepts.md — the one table, enforced in one place (app/authorize.ts calls
  * `permissionFor`). "visible" means: a session the caller may see under multi-user scoping;
  * an invisible session is a 404 before this table is consulted.
  */

@@ -1,5 +1,5 @@
 /**
- * spec 01 "Session refs": the syntax half of the one resolver. The store half looks the
+ * docs/concepts.md: the syntax half of the one resolver. The store half looks the
  * parsed ref up. Digits are always ids; uid prefixes need a letter a–f or `uid:`.
  */
 export type ParsedSessionRef =
@@ -27,7 +27,7 @@ export function hyphenateUidPrefix(hex: string): string {
  * Parses a session ref.
  * @example parseSessionRef('#42') // {kind:'id', id:42}
  * @example parseSessionRef('3f2a9c1e') // {kind:'uid-prefix', prefix:'3f2a9c1e'}
- * @param allowPrefix false where a stored reference is read (no prefixes there, spec 01)
+ * @param allowPrefix false where a stored reference is read (no prefixes there, docs/concepts.md)
  */
 export function parseSessionRef(raw: string, allowPrefix = true): ParsedSessionRef {
   const ref = raw.trim();

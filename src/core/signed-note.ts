@@ -1,7 +1,7 @@
 import { WarrantError } from './errors.js';
 
 /**
- * spec 04: audit checkpoints are "signed notes" — the text format of Go's
+ * docs/attribution.md: audit checkpoints are "signed notes" — the text format of Go's
  * golang.org/x/mod/sumdb/note, so standard tooling can check them: a UTF-8 body ending in a
  * newline, a blank line, then one line per signature: `— <name> <base64(key hash ‖ signature)>`.
  * The key hash is the first 4 bytes of SHA-256(name ‖ "\n" ‖ 0x01 ‖ Ed25519 public key).
@@ -24,7 +24,7 @@ export interface NoteKey {
   key: Uint8Array;
 }
 
-/** A checkpoint's claim: the log had `seq` entries ending in `hash` at `time` (spec 04). */
+/** A checkpoint's claim: the log had `seq` entries ending in `hash` at `time` (docs/attribution.md). */
 export interface CheckpointClaim {
   seq: number;
   hash: string;

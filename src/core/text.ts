@@ -1,4 +1,4 @@
-/** Unicode-code-point text helpers: lengths and cuts never split a code point (spec 01, 03). */
+/** Unicode-code-point text helpers: lengths and cuts never split a code point (docs/concepts.md, docs/human-messages.md). */
 
 export function codePointLength(text: string): number {
   let n = 0;

@@ -4,7 +4,7 @@ export const MAX_TITLE_LENGTH = 80;
 const MAX_SLUG_LENGTH = 60;
 
 /**
- * spec 01 "Titles": derived from the human's own words — the first non-empty line,
+ * docs/concepts.md: derived from the human's own words — the first non-empty line,
  * at most 80 code points. Returns null when the text has no words.
  * @example deriveTitle('Fix the flaky deploy\nmore context') // 'Fix the flaky deploy'
  */
@@ -18,7 +18,7 @@ export function deriveTitle(text: string | null | undefined): string | null {
   return cutCodePoints(line, MAX_TITLE_LENGTH).trim();
 }
 
-/** A failed session with no title is named from its failure reason (spec 01). */
+/** A failed session with no title is named from its failure reason (docs/concepts.md). */
 export function titleFromFailure(reason: string | null | undefined): string {
   return deriveTitle(`Failed: ${reason && reason.trim() !== '' ? reason : 'unknown error'}`) ?? 'Failed';
 }

@@ -1,4 +1,4 @@
-/** spec 01 "Tokens": kind prefixes make a leaked token recognizable and strippable. */
+/** docs/concepts.md: kind prefixes make a leaked token recognizable and strippable. */
 export const TOKEN_PREFIXES = {
   fleet: 'wrt_f_',
   session: 'wrt_s_',
@@ -8,7 +8,7 @@ export const TOKEN_PREFIXES = {
 export type TokenKind = keyof typeof TOKEN_PREFIXES;
 
 /**
- * Every credential an act can record (spec 01: "every act records the credential it used").
+ * Every credential an act can record (docs/concepts.md: "every act records the credential it used").
  * A `web` credential is a browser's sign-in (its secret travels only in an HttpOnly cookie,
  * never as a bearer token), so it has a prefix for leak recognition but is not a TokenKind.
  */
@@ -28,7 +28,7 @@ export function looksLikeWarrantToken(value: string): boolean {
   return /^wrt_[fshc]_[A-Za-z0-9_-]{16,}$/.test(value.trim());
 }
 
-/** Client names: 1–32 bytes of a-z, 0-9, '-', starting with a letter (spec 01). */
+/** Client names: 1–32 bytes of a-z, 0-9, '-', starting with a letter (docs/concepts.md). */
 export function isValidClientName(name: string): boolean {
   return /^[a-z][a-z0-9-]{0,31}$/.test(name);
 }

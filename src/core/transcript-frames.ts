@@ -1,7 +1,7 @@
 import { parseWarrantMessageFrame, type WarrantMessageFrame } from './inbox-frames.js';
 
 /**
- * spec 05 "warrant conversations backfill": recognizing which session a Claude Code transcript
+ * docs/messages.md: recognizing which session a Claude Code transcript
  * belongs to, from evidence inside it only — the `warrant-message` frames Warrant delivered to
  * that session as user turns. Never from folder names, working directories or time proximity.
  * Pure; the CLI reads the files.
@@ -106,6 +106,6 @@ export class TranscriptScan {
   }
 }
 
-/** The backfill's per-transcript outcomes and its counters (spec 05), in report order. */
+/** The backfill's per-transcript outcomes and its counters (docs/messages.md), in report order. */
 export const BACKFILL_OUTCOMES = ['attributed', 'already_estimated', 'skipped_observed', 'ambiguous', 'no_frame', 'unreadable'] as const;
 export type BackfillOutcome = (typeof BACKFILL_OUTCOMES)[number];

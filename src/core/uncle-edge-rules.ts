@@ -1,14 +1,14 @@
 import type { SearchResult } from './upward-search.js';
 
 /**
- * spec 02 "Uncle edges": when session A queues or interrupts session B, the rules below
+ * docs/concepts.md: when session A queues or interrupts session B, the rules below
  * decide, in order, whether A → B is recorded. The decision is pure: it asks for the facts
  * it needs one at a time (each one a store search the caller runs), so cheap rules settle
  * the common cases before any expensive search, and the same function can be driven by an
  * in-memory graph in property tests.
  */
 
-/** The entry points that may write an uncle edge (spec 02 "Who writes one"). */
+/** The entry points that may write an uncle edge (docs/concepts.md). */
 export const UNCLE_SOURCES = [
   'mcp.follow_up',
   'mcp.enqueue',
@@ -88,7 +88,7 @@ const decided = (outcome: UncleRuleOutcome, rule: number, effect: 'none' | 'writ
 });
 
 /**
- * The seven rules of spec 02, first match wins. The invariant: A → B is written (or kept
+ * The seven rules of docs/concepts.md, first match wins. The invariant: A → B is written (or kept
  * after an inversion) only when B provably cannot reach A; any search that must prove that
  * and exhausts its budget refuses (`refused-budget`). Rule 2's search exhausting is not a
  * refusal: a redundant edge cannot make a cycle, so evaluation continues.

@@ -1,5 +1,5 @@
 /**
- * spec 02: every reachability search walks **upward** (from the prospective junior over its
+ * docs/concepts.md: every reachability search walks **upward** (from the prospective junior over its
  * seniors), breadth-first, one batch per level, and visits at most 5,000 sessions — the
  * budget bounds visited sessions, not depth.
  */

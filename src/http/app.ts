@@ -31,7 +31,7 @@ export const MAX_BODY_BYTES = 1024 * 1024;
 export const MAX_TRANSCRIPT_BODY_BYTES = 8 * 1024 * 1024;
 const TRANSCRIPT_APPEND_PATH = /^\/api\/v1\/sessions\/[^/]+\/transcript$/;
 
-/** Public routes (spec 01): everything else needs a bearer token. */
+/** Public routes (docs/concepts.md): everything else needs a bearer token. */
 const PUBLIC_API_PATHS = new Set(['/api/v1/health', '/api/v1/openapi.json']);
 
 export interface HttpOptions {
@@ -41,7 +41,7 @@ export interface HttpOptions {
 
 export function buildHttpApp(ctx: AppContext, options: HttpOptions = {}): OpenAPIHono<HttpEnv> {
   const app = new OpenAPIHono<HttpEnv>({
-    // A validation failure names the field (spec 06).
+    // A validation failure names the field (docs/api.md).
     defaultHook: (result) => {
       if (!result.success) {
         const issue = result.error.issues[0];

@@ -12,7 +12,7 @@ export function bearerOf(c: Context): string | null {
   return m ? m[1]!.trim() : null;
 }
 
-/** Authenticates the REST caller; the CLI names itself in a header (informational, spec 04). */
+/** Authenticates the REST caller; the CLI names itself in a header (informational, docs/attribution.md). */
 export async function restCaller(ctx: AppContext, c: Context): Promise<Caller> {
   const client = c.req.header('x-warrant-client');
   return authenticate(ctx, bearerOf(c), 'rest', client === 'cli' ? 'cli' : 'rest');

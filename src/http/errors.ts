@@ -5,7 +5,7 @@ import { WarrantError } from '../core/errors.js';
 import { isStoreUnavailableError as isStoreUnavailable } from '../store/store-errors.js';
 
 
-/** Maps anything thrown into the one error format, in exactly one place (spec 06). */
+/** Maps anything thrown into the one error format, in exactly one place (docs/api.md). */
 export function toWarrantError(error: unknown): WarrantError | null {
   if (error instanceof WarrantError) return error;
   if (error instanceof HTTPException) {

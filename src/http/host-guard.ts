@@ -1,7 +1,7 @@
 import { WarrantError } from '../core/errors.js';
 
 /**
- * DNS-rebinding protection (spec 01): the UI and /mcp accept only allowlisted Host and
+ * DNS-rebinding protection (docs/concepts.md): the UI and /mcp accept only allowlisted Host and
  * Origin headers. The allowlist is a store setting, loaded at start.
  */
 export class HostGuard {

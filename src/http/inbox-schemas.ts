@@ -3,7 +3,7 @@ import { ACK_REJECTIONS, INBOX_KINDS, INBOX_MODES, INBOX_STATES, MAX_LEASE_BATCH
 import { UNCLE_RULE_OUTCOMES, UNCLE_SOURCES } from '../core/uncle-edge-rules.js';
 import { ActorSchema } from './schemas.js';
 
-/** Wire schemas of the inbox, the paths into it and uncle edges (spec 02, 05, 06). */
+/** Wire schemas of the inbox, the paths into it and uncle edges (docs/concepts.md, docs/messages.md, docs/api.md). */
 const Ref = z.union([z.string().max(200), z.number().int().positive()]);
 const RefPathParam = (name: string, description: string) =>
   z.string().min(1).max(200).openapi({ param: { name, in: 'path' }, example: '42', description });

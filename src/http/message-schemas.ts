@@ -3,7 +3,7 @@ import { z } from '@hono/zod-openapi';
 import { MAX_PAYLOAD_BYTES, MAX_TTL_SECONDS, MESSAGE_STATES } from '../core/message-envelope.js';
 import { MESSAGE_REFUSAL_ORDER } from '../core/message-refusals.js';
 
-/** Wire schemas of agent messages and provider conversation history (spec 05, 06). */
+/** Wire schemas of agent messages and provider conversation history (docs/messages.md, docs/api.md). */
 const Ref = z.union([z.string().max(200), z.number().int().positive()]);
 
 export const SendMessageBody = z

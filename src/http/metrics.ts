@@ -2,7 +2,7 @@ import type { MiddlewareHandler } from 'hono';
 import { routePath } from 'hono/route';
 
 /**
- * Prometheus metrics (spec 06 `/metrics`): request counts and latency per route, store
+ * Prometheus metrics (docs/api.md `/metrics`): request counts and latency per route, store
  * timings, SSE clients, inbox depth. Kept in memory per node; cheap to record.
  */
 const BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5];

@@ -4,11 +4,11 @@ import { GENESES } from '../core/genesis.js';
 
 /**
  * The wire schemas: one zod schema validates a request, types the handler and generates the
- * OpenAPI document. Unknown keys are ignored on create and rejected on PATCH (spec 06).
+ * OpenAPI document. Unknown keys are ignored on create and rejected on PATCH (docs/api.md).
  */
 const Ref = z.union([z.string().max(200), z.number().int().positive()]);
 /**
- * spec 02 "It never fails a spawn": a parent hint of any length or shape is accepted here and
+ * docs/concepts.md: a parent hint of any length or shape is accepted here and
  * resolved (or dropped with its reason token) by the parent resolution, never refused with 400.
  */
 const ParentHint = z.union([z.string().max(10_000), z.number()]);

@@ -11,7 +11,7 @@ import type { SessionRecord } from '../store/sessions-repo.js';
 import { findSessionsByIds } from '../store/sessions-repo.js';
 
 /**
- * OpenTelemetry export (spec 08) with the official SDK and OTLP/HTTP exporter: one trace per
+ * OpenTelemetry export (docs/integrations.md) with the official SDK and OTLP/HTTP exporter: one trace per
  * origin root, a span per session, the spawn edge as the parent span, an uncle edge as a span
  * link (`warrant.edge = "uncle"` + basis), human messages as span events carrying a keyed
  * digest only. Ids are derived from session uids, so sessions exported at different times
@@ -63,7 +63,7 @@ export async function exportToOtlp(ctx: AppContext, options: { endpoint: string;
   const db = ctx.store.kysely;
   const sessions = (await loadSessions(ctx, options.sessionIds ?? null)).sort((a, b) => a.id - b.id);
   const byId = new Map(sessions.map((s) => [s.id, s]));
-  // the origin of each session: the highest spawn ancestor (uncle edges ignored, spec 02)
+  // the origin of each session: the highest spawn ancestor (uncle edges ignored, docs/concepts.md)
   const parentOf = new Map<number, number | null>();
   let frontier = sessions;
   while (frontier.length > 0) {

@@ -11,7 +11,7 @@ export const MCP_SERVER_NAMES: Record<ToolGroup, string> = { sessions: 'warrant-
 
 /**
  * One stateless MCP server per request: identity comes from the bearer token (the caller),
- * never from an MCP session id or a tool argument (spec 06).
+ * never from an MCP session id or a tool argument (docs/api.md).
  */
 export function buildMcpServer(ctx: AppContext, caller: Caller, group: ToolGroup): McpServer {
   const server = new McpServer({ name: MCP_SERVER_NAMES[group], version: '0.1.0' }, { capabilities: { tools: {} } });
@@ -41,7 +41,7 @@ export function buildMcpServer(ctx: AppContext, caller: Caller, group: ToolGroup
             const body = { error: 'internal-error', message: 'Something went wrong inside Warrant; the error was logged.' };
             return { isError: true, content: [{ type: 'text' as const, text: `${body.error}: ${body.message}` }], structuredContent: body };
           }
-          // the same tokens as REST (spec 06)
+          // the same tokens as REST (docs/api.md)
           const body = known.toBody();
           return { isError: true, content: [{ type: 'text' as const, text: `${known.token}: ${known.message}` }], structuredContent: body };
         }

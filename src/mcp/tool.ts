@@ -20,7 +20,7 @@ export interface ToolDefinition<S extends z.ZodObject = z.ZodObject> {
   name: string;
   groups: readonly ToolGroup[];
   title: string;
-  /** pinned by tests where it carries caveats (spec 03) */
+  /** pinned by tests where it carries caveats (docs/human-messages.md) */
   description: (group: ToolGroup) => string;
   inputSchema: (group: ToolGroup) => S;
   annotations?: { readOnlyHint?: boolean; destructiveHint?: boolean; idempotentHint?: boolean };

@@ -5,9 +5,9 @@ import { sanitizeInline } from './sanitize.js';
 import { actorText } from './session-markdown.js';
 
 /**
- * Markdown for the attributed timeline and deletion records (spec 04), shared by the CLI
+ * Markdown for the attributed timeline and deletion records (docs/attribution.md), shared by the CLI
  * (`format=markdown`) and any text surface. Every basis is printed beside its actor: only
- * `authenticated` is evidence of the actor's own act (spec 01).
+ * `authenticated` is evidence of the actor's own act (docs/concepts.md).
  */
 type Attributed = (ActorView & { basis: string | null }) | null;
 

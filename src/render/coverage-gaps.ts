@@ -1,7 +1,7 @@
 import type { CoverageGap } from '../core/coverage.js';
 
 /**
- * One sentence per capture gap (spec 03 "Capture coverage"), shared by every rendering: the
+ * One sentence per capture gap (docs/human-messages.md), shared by every rendering: the
  * markdown bullets, REST's `human_message_capture_gaps` and the web panel's amber block.
  * None of them may ever contain the affirmative-absence sentence.
  */

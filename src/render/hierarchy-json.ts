@@ -35,7 +35,7 @@ export function serializeHierarchyNode(n: HierarchyNode): Record<string, unknown
   };
 }
 
-/** spec 02: `{origin_id, roots, truncated, note, nodes}`, nodes in output order — one shape everywhere. */
+/** docs/concepts.md: `{origin_id, roots, truncated, note, nodes}`, nodes in output order — one shape everywhere. */
 export function serializeHierarchy(h: Hierarchy): Record<string, unknown> {
   return {
     origin_id: h.originId,

@@ -1,7 +1,7 @@
 import type { DrawnUnder, Hierarchy, HierarchyNode, WalkBounds } from '../core/hierarchy-types.js';
 
 /**
- * The sentences a hierarchy carries, worded once for every surface (spec 02, principle 5:
+ * The sentences a hierarchy carries, worded once for every surface (docs/concepts.md, principle 5:
  * every bound is stated, with its numbers, and says where the rest can be read).
  */
 export function truncationNote(bounds: WalkBounds): string {

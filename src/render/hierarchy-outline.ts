@@ -3,7 +3,7 @@ import { drawnUnderText, hiddenSeniorsText, hierarchyNote } from './hierarchy-no
 import { sanitizeInline } from './sanitize.js';
 
 /**
- * User text inside an outline line: sanitized (spec 03 "Sanitizing"), and with the marks
+ * User text inside an outline line: sanitized (docs/human-messages.md), and with the marks
  * the line's own annotations use escaped, so a title cannot forge "(also senior: #N)" or
  * "← this session".
  */
@@ -12,7 +12,7 @@ function lineText(text: string): string {
 }
 
 /**
- * One outline line (spec 02 "Outline rendering"):
+ * One outline line (docs/concepts.md):
  * `- #104 [worker] {web_ui · priority} Patch the retry loop (also senior: #103) (shown under uncle #103, not its spawn parent #102)`
  */
 export function outlineLine(n: HierarchyNode): string {

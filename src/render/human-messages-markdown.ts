@@ -4,7 +4,7 @@ import { gapSentence } from './coverage-gaps.js';
 import { sanitizeBlock, sanitizeInline } from './sanitize.js';
 
 /**
- * The human-message section (spec 03 "Provenance rendering"), one renderer for MCP, the CLI
+ * The human-message section (docs/human-messages.md), one renderer for MCP, the CLI
  * and REST markdown. Every user-controlled string goes through the sanitizer: no content,
  * title or note can close the block, open a bullet, or forge a `here` entry.
  */

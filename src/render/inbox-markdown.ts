@@ -53,7 +53,7 @@ export function renderUncleEdge(u: UncleEdgeResult | null): string {
   return `Uncle edge: ${u.outcome} —${pair} ${OUTCOME_TEXT[u.outcome] ?? u.outcome}.`;
 }
 
-/** A line shows the start of the content: cut in code points, never inside one (spec 01 "Titles"). */
+/** A line shows the start of the content: cut in code points, never inside one (docs/concepts.md). */
 const PREVIEW_CODE_POINTS = 200;
 
 /** What a state means for the line, where the bare word would not say it. */

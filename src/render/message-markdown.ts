@@ -2,7 +2,7 @@ import type { ConversationView } from '../app/conversations/conversation-history
 import type { MessageReceipt, MessageView } from '../app/messages/message-views.js';
 import { sanitizeBlock, sanitizeInline } from './sanitize.js';
 
-/** Text renderings of agent messages, shared by MCP tools, the CLI and `format=markdown` (spec 05, 06). */
+/** Text renderings of agent messages, shared by MCP tools, the CLI and `format=markdown` (docs/messages.md, docs/api.md). */
 export function renderReceipt(r: MessageReceipt, replayed: boolean): string {
   const head = replayed
     ? `Already accepted: message ${r.id} (ref ${sanitizeInline(r.ref)}) — this is its original receipt; nothing was delivered again.`

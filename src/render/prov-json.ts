@@ -2,7 +2,7 @@ import type { ProvSource } from '../app/exports/prov-document.js';
 import { HIDDEN_SESSION_LABEL } from '../core/actors.js';
 
 /**
- * W3C PROV-JSON (spec 08): a session is a `prov:Activity` associated with its agent; a spawn
+ * W3C PROV-JSON (docs/integrations.md): a session is a `prov:Activity` associated with its agent; a spawn
  * is `wasStartedBy`; an uncle edge is `wasInformedBy` with `prov:type warrant:uncle`; the
  * cause is `actedOnBehalfOf`; a human message is an entity `wasAttributedTo` the person
  * (and `used` by its session; a keyed digest, never the words); a deletion is

@@ -7,7 +7,7 @@ import { serializeHumanRecord } from './human-messages-json.js';
 import { sanitizeInline } from './sanitize.js';
 
 /**
- * The one provenance renderer (spec 03): MCP, the CLI and REST markdown print this, so they
+ * The one provenance renderer (docs/human-messages.md): MCP, the CLI and REST markdown print this, so they
  * cannot drift. Two sections: the session hierarchy, then the human messages.
  */
 export function renderProvenance(p: Provenance, pagingHint: (cursor: string) => string = (c) => `pass cursor=${c}`): string {
@@ -19,7 +19,7 @@ export function renderProvenance(p: Provenance, pagingHint: (cursor: string) => 
   ].join('\n\n');
 }
 
-/** The JSON form: `session_hierarchy` in the shape of spec 02, and the record beside it. */
+/** The JSON form: `session_hierarchy` in the shape of docs/concepts.md, and the record beside it. */
 export function serializeProvenance(p: Provenance): Record<string, unknown> {
   return {
     session_id: p.session.id,

@@ -1,5 +1,5 @@
 /**
- * spec 03 "Sanitizing": user-controlled text (titles, message content, roster notes) must not
+ * docs/human-messages.md: user-controlled text (titles, message content, roster notes) must not
  * forge structure in a markdown rendering — no closing a block, opening a bullet, heading or
  * quote, and no forged `here` entry.
  */
@@ -8,7 +8,7 @@
 const STRUCTURE_START = /^(\s*)([-+]|\d+[.)]|~{3,}|={3,})/;
 
 /**
- * The affirmative-absence sentence (spec 03) must never appear where a human or an agent
+ * The affirmative-absence sentence (docs/human-messages.md) must never appear where a human or an agent
  * wrote it: a zero-width space after its first word keeps the words and breaks the match.
  */
 const ABSENCE_WORDS = /(no)(\s+named\s+human\s+authored\s+any\s+message\s+in\s+this\s+hierarchy)/gi;

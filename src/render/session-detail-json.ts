@@ -4,7 +4,7 @@ import { serializeHierarchy } from './hierarchy-json.js';
 import { serializeHumanMessage } from './human-messages-json.js';
 import { serializeSession } from './session-json.js';
 
-/** spec 06: top-level keys beside `session`; `human_messages` a bare array of the newest 25, each with its scope. */
+/** docs/api.md: top-level keys beside `session`; `human_messages` a bare array of the newest 25, each with its scope. */
 export function serializeSessionDetail(detail: SessionDetail): Record<string, unknown> {
   return {
     session: serializeSession(detail.session),

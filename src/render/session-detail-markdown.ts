@@ -5,7 +5,7 @@ import { renderSessionStatus } from './session-markdown.js';
 
 /**
  * `get_session` and `warrant sessions show`: status, `### Session Hierarchy` and `### Human
- * Messages` always — not behind a flag: the most important reading is the empty one (spec 03).
+ * Messages` always — not behind a flag: the most important reading is the empty one (docs/human-messages.md).
  * `verbose` gives the first page of the full rendering (newest 25, uncut) instead of the summary.
  */
 export function renderSessionDetail(detail: SessionDetail, options: { verbose?: boolean; pagingHint?: (cursor: string) => string } = {}): string {

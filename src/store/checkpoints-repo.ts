@@ -1,6 +1,6 @@
 import type { Executor } from './dialect/dialect.js';
 
-/** A signed audit checkpoint as stored (spec 04): the note is the whole signed text. */
+/** A signed audit checkpoint as stored (docs/attribution.md): the note is the whole signed text. */
 export interface CheckpointRecord {
   id: number;
   seq: number;

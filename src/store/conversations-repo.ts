@@ -1,7 +1,7 @@
 import type { ConversationRow, ConversationSource } from '../core/conversations.js';
 import type { Executor } from './dialect/dialect.js';
 
-/** spec 05: `session_conversations`, append-only (immutable rows; they outlive their session). */
+/** docs/messages.md: `session_conversations`, append-only (immutable rows; they outlive their session). */
 export interface NewConversationRow {
   sessionId: number;
   provider: string | null;
@@ -62,7 +62,7 @@ export async function conversationRowsOf(db: Executor, sessionId: number, conver
 /**
  * Takes the session row's lock until commit (PostgreSQL: a row lock from a no-op update;
  * SQLite: every write transaction already holds the database lock), so a check and the append
- * that depends on it cannot interleave with another (spec 05: backfill is idempotent).
+ * that depends on it cannot interleave with another (docs/messages.md: backfill is idempotent).
  */
 export async function lockSessionRow(db: Executor, sessionId: number): Promise<boolean> {
   const r = await db.updateTable('sessions').set((eb) => ({ version: eb.ref('version') })).where('id', '=', sessionId).executeTakeFirst();

@@ -129,7 +129,7 @@ export interface SessionEventsTable {
   cause_basis: string | null;
   credential_id: number | null;
   created_at: string;
-  /** hex key of the HMAC over the details in the audit entry (spec 04); null for runtime state */
+  /** hex key of the HMAC over the details in the audit entry (docs/attribution.md); null for runtime state */
   digest_key: ColumnType<string | null, string | null | undefined, never>;
 }
 
@@ -154,7 +154,7 @@ export interface InboxItemsTable {
   withdrawn_at: string | null;
   created_at: string;
   updated_at: string;
-  /** agent messages (spec 05): the deadline after which the item expires undelivered */
+  /** agent messages (docs/messages.md): the deadline after which the item expires undelivered */
   expires_at: ColumnType<string | null, string | null | undefined, string | null>;
   /** the provider conversations of sender and target when the item was added (the reply rule) */
   sender_conversation: ColumnType<string | null, string | null | undefined, string | null>;
@@ -199,7 +199,7 @@ export interface SessionDeletionsTable {
   affected: string;
   event_count: number;
   human_message_count: number;
-  /** hex key of the HMAC over the last title in the audit entry (spec 04) */
+  /** hex key of the HMAC over the last title in the audit entry (docs/attribution.md) */
   digest_key: ColumnType<string | null, string | null | undefined, never>;
 }
 
@@ -319,7 +319,7 @@ export interface AgentMessagesTable {
   payload: string | null;
   payload_bytes: number;
   payload_sha256: string;
-  /** hex key of the HMAC over the payload in the audit log (spec 04); reclaimed with the payload */
+  /** hex key of the HMAC over the payload in the audit log (docs/attribution.md); reclaimed with the payload */
   digest_key: string | null;
   state: string;
   accepted_at: string;

@@ -26,7 +26,7 @@ export interface DeletionRecord {
   affected: AffectedItem[];
   eventCount: number;
   humanMessageCount: number;
-  /** the key of the last-title digest in the audit entry (spec 04) */
+  /** the key of the last-title digest in the audit entry (docs/attribution.md) */
   digestKey: string | null;
 }
 

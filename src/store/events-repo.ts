@@ -17,7 +17,7 @@ export interface EventRecord extends EventAttribution {
   type: string;
   details: Record<string, unknown>;
   createdAt: string;
-  /** the per-record key of the details digest in the audit log (spec 04); null for runtime state */
+  /** the per-record key of the details digest in the audit log (docs/attribution.md); null for runtime state */
   digestKey: string | null;
 }
 

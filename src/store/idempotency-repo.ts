@@ -11,7 +11,7 @@ export interface IdempotencyRecord {
  * Claims (credential, key) inside the create's transaction, or returns the record of the
  * request that claimed it first. `on conflict do nothing` (not catching a unique violation,
  * which would abort a PostgreSQL transaction) waits for a concurrent claimer to commit and
- * then sees its row (spec 01: a replay records nothing).
+ * then sees its row (docs/concepts.md: a replay records nothing).
  */
 export async function claimIdempotencyKey(
   db: Executor,
@@ -42,7 +42,7 @@ export async function completeIdempotencyKey(db: Executor, credentialId: number,
   await db.updateTable('idempotency_keys').set({ session_id: sessionId, response }).where('credential_id', '=', credentialId).where('key', '=', key).execute();
 }
 
-/** Keys are kept 24 hours (spec 01). */
+/** Keys are kept 24 hours (docs/concepts.md). */
 export async function pruneIdempotencyKeys(db: Executor, olderThan: string): Promise<number> {
   const r = await db.deleteFrom('idempotency_keys').where('created_at', '<', olderThan).executeTakeFirst();
   return Number(r.numDeletedRows);

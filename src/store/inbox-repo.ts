@@ -18,9 +18,9 @@ export interface NewInboxItem {
   causeBasis: ActBasis | null;
   credentialId: number | null;
   now: string;
-  /** agent messages: the deadline (spec 05) */
+  /** agent messages: the deadline (docs/messages.md) */
   expiresAt?: string | null;
-  /** the provider conversations of sender and target at send time (the reply rule, spec 05) */
+  /** the provider conversations of sender and target at send time (the reply rule, docs/messages.md) */
   senderConversation?: string | null;
   targetConversation?: string | null;
 }
@@ -171,7 +171,7 @@ export async function listInboxItems(db: Executor, f: InboxFilter): Promise<Inbo
     const states = f.states;
     const settled = states.filter((s) => SETTLED.includes(s));
     q = q.where((eb) => {
-      // an unsettled item past its deadline reads as expired (spec 05), whatever its row says
+      // an unsettled item past its deadline reads as expired (docs/messages.md), whatever its row says
       const live = eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', f.now)]);
       const overdueWrite = eb.and([eb('state', '=', 'written'), eb('written_deadline', '<=', f.now)]);
       return eb.or([
@@ -191,7 +191,7 @@ export async function listInboxItems(db: Executor, f: InboxFilter): Promise<Inbo
 }
 
 /**
- * Returns lapsed leases to `pending` (spec 05: default 60 s), for one session or all; the
+ * Returns lapsed leases to `pending` (docs/messages.md: default 60 s), for one session or all; the
  * items that changed, with their sessions.
  */
 export async function lapseExpiredLeases(db: Executor, now: string, sessionId?: number): Promise<{ id: number; sessionId: number }[]> {
@@ -224,7 +224,7 @@ export async function leasePendingItems(
       .where('session_id', '=', f.sessionId)
       .where('state', '=', 'pending')
       .where('mode', 'in', [...f.modes])
-      // a late lease never hands out an expired agent message (spec 05)
+      // a late lease never hands out an expired agent message (docs/messages.md)
       .where((eb) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', f.now)]))
       .orderBy(sql`case mode when 'interrupt' then 0 when 'next_turn' then 1 else 2 end`)
       .orderBy('id')
@@ -280,7 +280,7 @@ export async function countInboxItems(db: Executor, sessionId: number, kind?: In
   return Number(row.n);
 }
 
-/** Removes an item whose words were reclaimed by retention (an agent message's copy of its payload, spec 05). */
+/** Removes an item whose words were reclaimed by retention (an agent message's copy of its payload, docs/messages.md). */
 export async function deleteInboxItem(db: Executor, id: number): Promise<boolean> {
   const r = await db.deleteFrom('inbox_items').where('id', '=', id).executeTakeFirst();
   return Number(r.numDeletedRows) === 1;

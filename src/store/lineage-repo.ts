@@ -7,7 +7,7 @@ import type { Executor, StoreDialect } from './dialect/dialect.js';
 import { LEGACY_PARENT_KEY } from './sessions-repo.js';
 
 /**
- * spec 02 "The walk reads a projection, never whole rows": the only columns lineage reads.
+ * docs/concepts.md: the only columns lineage reads.
  * Adding a field to a hierarchy node means adding it here.
  */
 export const HIERARCHY_COLUMNS = [
@@ -134,7 +134,7 @@ function uidLike(key: string): boolean {
   return /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/.test(key);
 }
 
-/** Restricts sessions `c` to the owners a scoped caller may see (spec 01); absent = all. */
+/** Restricts sessions `c` to the owners a scoped caller may see (docs/concepts.md); absent = all. */
 function ownedBy(d: StoreDialect, visibleOwners: readonly (number | null)[] | undefined): RawBuilder<unknown> {
   if (!visibleOwners) return sql`1 = 1`;
   const owners = visibleOwners.filter((o): o is number => o !== null);
@@ -266,7 +266,7 @@ export interface JuniorsPage {
 /**
  * juniorsOf, one page: the `limit` lowest-id juniors of `seniors` (above `afterId`, not
  * excluded, visible) with all their edges from `seniors` — still one query, so a router
- * with thousands of children costs the walk a page, not the whole fan-out (spec 07: the read
+ * with thousands of children costs the walk a page, not the whole fan-out (docs/operations.md: the read
  * depends on the hierarchy shown, not on the fleet).
  */
 export async function juniorsPageOf(

@@ -11,7 +11,7 @@ export interface LiveEventRecord {
 
 /**
  * Takes the next live-event id from the counter row. The row lock (PostgreSQL) or the single
- * writer (SQLite) makes ids commit in order, so every node numbers them alike (spec 06).
+ * writer (SQLite) makes ids commit in order, so every node numbers them alike (docs/api.md).
  */
 export async function nextLiveEventIds(db: Executor, count: number): Promise<number[]> {
   const row = await db

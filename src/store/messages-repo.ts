@@ -3,7 +3,7 @@ import type { ActBasis } from '../core/basis.js';
 import type { MessageState } from '../core/message-envelope.js';
 import type { Executor } from './dialect/dialect.js';
 
-/** spec 05: the envelope of an agent message, as stored (the payload is null once reclaimed). */
+/** docs/messages.md: the envelope of an agent message, as stored (the payload is null once reclaimed). */
 export interface MessageRecord {
   seq: number;
   id: string;
@@ -194,7 +194,7 @@ export async function countReclaimable(db: Executor, max: number): Promise<numbe
   return Number(row.n);
 }
 
-/** Drops a terminal message's payload and its digest key; the envelope stays (spec 05). */
+/** Drops a terminal message's payload and its digest key; the envelope stays (docs/messages.md). */
 export async function reclaimPayload(db: Executor, id: string, now: string): Promise<boolean> {
   const r = await db
     .updateTable('agent_messages')

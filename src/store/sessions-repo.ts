@@ -238,7 +238,7 @@ export interface SessionChanges {
 
 /**
  * Compare-and-set on the row version: the update lands only if nobody changed the row since
- * it was read, so two concurrent identical changes record exactly one event (spec 01, 04).
+ * it was read, so two concurrent identical changes record exactly one event (docs/concepts.md, docs/attribution.md).
  * Returns false when the row moved (the caller re-reads and decides again).
  */
 export async function updateSessionIfVersion(

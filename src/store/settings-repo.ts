@@ -1,6 +1,6 @@
 import type { Executor } from './dialect/dialect.js';
 
-/** Settings every node must agree on (spec 01) live in the store, not in each node's env. */
+/** Settings every node must agree on (docs/concepts.md) live in the store, not in each node's env. */
 export async function getSetting(db: Executor, key: string): Promise<string | null> {
   const row = await db.selectFrom('settings').select('value').where('key', '=', key).executeTakeFirst();
   return row?.value ?? null;

@@ -1,6 +1,6 @@
 import type { Executor } from './dialect/dialect.js';
 
-/** Web sign-in records (spec 01): one-time links / setup codes and browser sessions. */
+/** Web sign-in records (docs/concepts.md): one-time links / setup codes and browser sessions. */
 
 export type LoginLinkPurpose = 'sign-in' | 'setup';
 

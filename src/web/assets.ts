@@ -6,7 +6,7 @@ import type { Hono } from 'hono';
 import type { HostGuard } from '../http/host-guard.js';
 
 /**
- * `/assets/*` (spec 01: static assets need no credential): the files `npm run build` writes
+ * `/assets/*` (docs/concepts.md: static assets need no credential): the files `npm run build` writes
  * to dist/web/assets — the bundled client module, htmx and its SSE extension, styles. The
  * directory is found from this module's place (src/web or dist/web) at the package root.
  */

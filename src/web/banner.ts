@@ -9,7 +9,7 @@ export function signInLinkUrl(base: string, secret: string): string {
 }
 
 /**
- * What `warrant serve` prints about the web UI at start (spec 01): the one-time setup code
+ * What `warrant serve` prints about the web UI at start (docs/concepts.md): the one-time setup code
  * when the roster is empty, else (single-admin mode) a one-time sign-in link for the admin.
  */
 export async function webBannerLines(ctx: AppContext, info: BannerInfo): Promise<string[]> {

@@ -2,7 +2,7 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { AppContext } from '../app/context.js';
 
 /**
- * CSRF tokens (spec 06: "every form carries a CSRF token"). A signed-in browser's token is
+ * CSRF tokens (docs/api.md: "every form carries a CSRF token"). A signed-in browser's token is
  * derived from the server secret and its web credential, so nothing is stored and every
  * node derives the same one; before sign-in, from a random pre-sign-in cookie
  * (double-submit, signed). Checked on every unsafe method; htmx sends it as a header.

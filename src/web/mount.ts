@@ -10,7 +10,7 @@ import { registerRosterRoutes } from './routes/roster-routes.js';
 import { registerSessionRoutes } from './routes/session-routes.js';
 
 /**
- * The web UI (spec 06 "Web UI"), mounted on the service's Hono app beside REST and MCP.
+ * The web UI (docs/api.md), mounted on the service's Hono app beside REST and MCP.
  * Every route is registered through `webRoute` (web-request.ts), which applies the Host/Origin
  * allowlist, the sign-in cookie, CSRF and the admin gate per route — no middleware is
  * registered on paths the UI does not own.

@@ -34,7 +34,7 @@ const UNSAFE = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
 /**
  * Security headers on every UI response. The CSP allows scripts and styles from this origin
- * only: no inline script can run even if escaping ever failed (spec 07 "Web UI").
+ * only: no inline script can run even if escaping ever failed (docs/operations.md).
  */
 function secure(res: Response): Response {
   const h = res.headers;
@@ -53,7 +53,7 @@ export function isHttps(c: Context): boolean {
   return new URL(c.req.url).protocol === 'https:';
 }
 
-/** spec 01/07: HttpOnly, SameSite=Lax, Secure under TLS. */
+/** docs/concepts.md, docs/operations.md: HttpOnly, SameSite=Lax, Secure under TLS. */
 export function setSignInCookie(c: Context, signIn: WebSignIn): void {
   setCookie(c, SESSION_COOKIE, signIn.cookieSecret, {
     httpOnly: true,
@@ -116,7 +116,7 @@ export function safeNext(next: string | null | undefined): string {
 }
 
 /**
- * Registers a UI route: Host/Origin allowlist (spec 01), first-run gate, the sign-in cookie,
+ * Registers a UI route: Host/Origin allowlist (docs/concepts.md), first-run gate, the sign-in cookie,
  * CSRF on unsafe methods, admin gate, and one error mapping into HTML. A route never sees a
  * request that failed any of these.
  */
@@ -152,7 +152,7 @@ export function webRoute(
         }
       }
       if (access === 'admin' && !identity?.user.isAdmin) {
-        throw new WarrantError('forbidden', 'The roster is for admins only (spec 01): ask an admin, or use the host CLI (`warrant users …`).', { status: 403 });
+        throw new WarrantError('forbidden', 'The roster is for admins only: ask an admin, or use the host CLI (`warrant users …`).', { status: 403 });
       }
       return secure(await handler(c, { identity, csrf, htmx, form }));
     } catch (error) {

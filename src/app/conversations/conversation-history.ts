@@ -13,7 +13,7 @@ import { lineageParents } from '../views.js';
 import { inWriteTx, type WriteScope } from '../write-scope.js';
 
 /**
- * spec 05 "Provider conversation history": `provider_conversation` is where a session runs now;
+ * docs/messages.md: `provider_conversation` is where a session runs now;
  * every committed write that binds or replaces it appends a row to `session_conversations`
  * (re-observing appends nothing) whose source says who reported it (`reportedSourceOf`:
  * `runtime-reported` or `declared`), and `warrant conversations backfill` adds `estimated`
@@ -106,7 +106,7 @@ export interface ReportResult {
 
 /**
  * `POST /api/v1/sessions/:ref/conversation`: the session itself (its token — the hooks and the
- * runner), fleet supervisors or admins — spec 01's `runtime` act. No MCP tool reports a
+ * runner), fleet supervisors or admins — docs/concepts.md's `runtime` act. No MCP tool reports a
  * conversation; one that did would be recorded `declared`.
  */
 export async function reportConversation(ctx: AppContext, caller: Caller, ref: string, input: ConversationReport): Promise<ReportResult> {
@@ -143,7 +143,7 @@ export interface ConversationView extends Omit<MergedConversation, 'ownerUserId'
   owner: string | null;
 }
 
-/** `GET /api/v1/sessions/:ref/conversations`: the rows merged per conversation (spec 05). */
+/** `GET /api/v1/sessions/:ref/conversations`: the rows merged per conversation (docs/messages.md). */
 export async function listConversations(ctx: AppContext, caller: Caller, ref: string): Promise<{ session: SessionRecord; conversations: ConversationView[] }> {
   const db = ctx.store.kysely;
   const session = await requireSession(db, ctx, caller, ref);

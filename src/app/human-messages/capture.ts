@@ -10,7 +10,7 @@ import type { Caller } from '../caller.js';
 import { currentChannelStates } from './coverage-state.js';
 import type { WriteScope } from '../write-scope.js';
 
-/** spec 03 "What is captured": the entry points, each bound to the surface it can come from. */
+/** docs/human-messages.md: the entry points, each bound to the surface it can come from. */
 export const ENTRY_POINTS = {
   'web_ui.new_session': 'web_ui',
   'web_ui.quick_prompt': 'web_ui',
@@ -39,7 +39,7 @@ export interface HumanWords {
 
 /**
  * Records a human message — keyed off the authenticated actor at the input boundary, never
- * off the text (spec 03). Returns null when the act establishes no named human (a fleet key,
+ * off the text (docs/human-messages.md). Returns null when the act establishes no named human (a fleet key,
  * a session token, anything over MCP): those record nothing. Runs inside the act's own
  * transaction: if the record cannot be written, the act fails.
  */

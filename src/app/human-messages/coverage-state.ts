@@ -15,7 +15,7 @@ export interface ChannelState {
 }
 
 /**
- * spec 03's "instrumented when" column, read from the store now. Deployment-wide: the
+ * docs/human-messages.md's "instrumented when" column, read from the store now. Deployment-wide: the
  * question must be answerable without the message that was not recorded.
  */
 export async function currentChannelStates(db: Executor, ctx: AppContext): Promise<Record<CaptureChannel, ChannelState>> {
@@ -91,7 +91,7 @@ export async function syncCoverageAtStart(ctx: AppContext): Promise<void> {
 
 const CHANNEL_LABEL: Record<CaptureChannel, string> = { web_ui: 'web UI', slack: 'Slack', cli: 'CLI' };
 
-/** The start banner's coverage lines (spec 06: `warrant serve` prints which channels are instrumented). */
+/** The start banner's coverage lines (docs/api.md: `warrant serve` prints which channels are instrumented). */
 export async function coverageBannerLines(ctx: AppContext): Promise<string[]> {
   const states = await currentChannelStates(ctx.store.kysely, ctx);
   return [

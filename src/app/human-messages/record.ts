@@ -11,7 +11,7 @@ import { decodeCursor, encodeCursor } from '../cursor.js';
 import { loadActors } from '../../store/actors-repo.js';
 import { terminalRunsOf } from './coverage-state.js';
 
-/** One human message as every surface renders it (spec 03 "Provenance rendering"). */
+/** One human message as every surface renders it (docs/human-messages.md). */
 export interface HumanMessageEntry {
   id: number;
   sessionId: number;
@@ -34,7 +34,7 @@ export interface PersonNote {
 
 /**
  * The human-message record of a session's hierarchy: gathered over the walk's node set
- * (spec 02, 03), with both counts of the whole record, the capture gaps judged over the
+ * (docs/concepts.md, docs/human-messages.md), with both counts of the whole record, the capture gaps judged over the
  * hierarchy's lifetime, and a page of entries newest first.
  */
 export interface HumanRecord {
@@ -82,7 +82,7 @@ function entriesOf(sessionId: number, rows: readonly HumanMessageRecord[], { act
   });
 }
 
-/** People: each author present in the shown entries, once, only when a note exists (spec 03). */
+/** People: each author present in the shown entries, once, only when a note exists (docs/human-messages.md). */
 function peopleOf({ users }: Authors): PersonNote[] {
   return [...users.values()]
     .filter((u) => u.notes && u.notes.trim() !== '')
@@ -91,7 +91,7 @@ function peopleOf({ users }: Authors): PersonNote[] {
 }
 
 /**
- * spec 03 "Deleted sessions are a gap too": a deleted session that held human messages and
+ * docs/human-messages.md: a deleted session that held human messages and
  * whose deletion record lists one of this hierarchy's sessions (a child whose parent it was,
  * an uncle edge) or names one as its parent.
  */
@@ -173,7 +173,7 @@ export async function humanRecordOf(ctx: AppContext, hierarchy: Hierarchy, page:
   };
 }
 
-/** `get_session`'s summary: the newest 5 per scope, with whole-record counts (spec 03). */
+/** `get_session`'s summary: the newest 5 per scope, with whole-record counts (docs/human-messages.md). */
 export interface HumanSummary {
   record: Omit<HumanRecord, 'entries' | 'nextCursor'>;
   here: HumanMessageEntry[];

@@ -8,7 +8,7 @@ import { humanRecordOf } from './record.js';
 
 export const MAX_EVIDENCE = 100;
 
-/** spec 03 "The policy gate": did a human ask for this — with evidence, and the gaps beside it. */
+/** docs/human-messages.md: did a human ask for this — with evidence, and the gaps beside it. */
 export interface WarrantVerdict {
   sessionId: number;
   answer: WarrantAnswer;

@@ -50,7 +50,7 @@ export async function reportWritten(ctx: AppContext, caller: Caller, ref: string
     const session = await requireSession(w.tx, ctx, caller, ref);
     await authorize(w.tx, ctx, caller, 'runtime', session);
     const acting = await resolveActing(w, caller, null);
-    // an agent message past its deadline has expired; it is not written (spec 05)
+    // an agent message past its deadline has expired; it is not written (docs/messages.md)
     if (unique.length > 0) await expireDueMessages(w, { targetSessionId: session.id });
     const report: WrittenReport = { written: [], alreadyWritten: [], rejected: [] };
     const found = new Map((await findInboxItems(w.tx, session.id, unique)).map((i) => [i.id, i]));
@@ -102,7 +102,7 @@ export async function reportPrompt(ctx: AppContext, caller: Caller, ref: string,
   return inWriteTx(ctx, async (w) => {
     const session = await requireSession(w.tx, ctx, caller, ref);
     await authorize(w.tx, ctx, caller, 'runtime', session);
-    // an agent message whose deadline passed has expired, not been delivered (spec 05)
+    // an agent message whose deadline passed has expired, not been delivered (docs/messages.md)
     await expireDueMessages(w, { targetSessionId: session.id });
     for (const item of await writtenItemsMatching(w.tx, session.id, digest, length)) {
       // compare-and-set: of two equal reports racing for one write, exactly one delivers it
@@ -123,7 +123,7 @@ export async function reportPrompt(ctx: AppContext, caller: Caller, ref: string,
   });
 }
 
-/** Writes past their deadline become `undelivered` rows with their event (system, spec 04). */
+/** Writes past their deadline become `undelivered` rows with their event (system, docs/attribution.md). */
 async function settleOverdueIn(w: WriteScope, options: { sessionId?: number; limit?: number }): Promise<number> {
   const settled = await settleOverdueWrites(w.tx, w.now, options);
   if (settled.length === 0) return 0;
@@ -190,7 +190,7 @@ export type RetireReason = 'runtime-exited' | 'runtime-error' | 'attached';
 /**
  * A stop's `control` item is for the runtime that was running when it was asked: when that
  * runtime ends (or a new one attaches), an unacknowledged one is `retired`, so a later
- * activation never sees it. Inside the caller's transaction; system's act (spec 04).
+ * activation never sees it. Inside the caller's transaction; system's act (docs/attribution.md).
  */
 export async function retireStopItems(w: WriteScope, session: SessionRecord, reason: RetireReason): Promise<number> {
   const retired = await retireControlItems(w.tx, session.id, w.now);

@@ -15,7 +15,7 @@ import { addInboxItem, checkInboxContent, inboxChanged, inboxItemViews, requireD
 import { listInbox, type InboxListInput } from './runtime-inbox.js';
 
 /**
- * The session-initiated paths into an inbox (spec 02 "Who writes one", 05): follow-up,
+ * The session-initiated paths into an inbox (docs/concepts.md, 05): follow-up,
  * enqueue, interrupt, and send_now / interrupt of a queued item. Each commits its delivery
  * first, then calls `recordUncleEdge` in its own transaction — the graph lock is never held
  * while delivering, and an edge that cannot be written never undoes a delivery.
@@ -31,7 +31,7 @@ const NEW_ITEM: Record<NewDeliveryAction, { kind: InboxKind; mode: InboxMode }> 
 const CAPTURE_SUFFIX: Record<NewDeliveryAction, string> = { follow_up: 'follow_up', enqueue: 'enqueued_message', interrupt: 'interrupt' };
 
 /**
- * The capture entry point of a human's words (spec 03's table), or null when nothing may be
+ * The capture entry point of a human's words (docs/human-messages.md's table), or null when nothing may be
  * captured: over MCP a model composed the arguments; fleet, session and client tokens
  * establish a caller, not a person.
  */
@@ -46,7 +46,7 @@ function uncleSource(caller: Caller, action: 'follow_up' | 'enqueue' | 'send_now
 }
 
 /**
- * The acting-session rules of spec 02: a session token is the actor (authenticated); a fleet
+ * The acting-session rules of docs/concepts.md: a session token is the actor (authenticated); a fleet
  * caller's declared session (declared) or `unresolved-acting-session`; a human or client has
  * none (`no-acting-session`). Only then are the seven rules evaluated.
  */
@@ -107,7 +107,7 @@ export async function deliverNew(ctx: AppContext, caller: Caller, ref: string, a
     const acting = await resolveActing(w, caller, input.actingSessionId);
     const item = await addInboxItem(w, { target, ...NEW_ITEM[action], content, acting });
     if (key) await completeDeliveryKey(w, key, target.id, item.id);
-    // capture is part of the act: same transaction, or the delivery fails (spec 03)
+    // capture is part of the act: same transaction, or the delivery fails (docs/human-messages.md)
     const entryPoint = captureEntryPoint(caller, action);
     if (entryPoint) await captureHumanWords(w, caller, target, { entryPoint, content: input.humanWords ?? content, inboxItemId: item.id });
     const [view] = await inboxItemViews(w.tx, ctx, [item], await visibilityOf(w.tx, ctx, caller));
@@ -128,7 +128,7 @@ export interface QueueChangeResult {
 const CHANGE_EVENT: Record<QueueChange, string> = { send_now: 'inbox_item_promoted', interrupt: 'inbox_item_promoted', withdraw: 'inbox_item_withdrawn' };
 
 /**
- * send_now, interrupt (of a queued item by id) and withdraw (spec 05): only an `enqueued`
+ * send_now, interrupt (of a queued item by id) and withdraw (docs/messages.md): only an `enqueued`
  * item of this session that is still pending; a change with no effect records nothing.
  */
 export async function changeQueuedItem(
@@ -173,7 +173,7 @@ export async function changeQueuedItem(
         await w.event(target.id, CHANGE_EVENT[change], details, attributionOf(acting));
         const fresh = (await findInboxItem(w.tx, item.id))!;
         inboxChanged(w, target, 'state' in to ? 'withdrawn' : 'promoted', [fresh]);
-        // a withdrawn human message keeps its record; the withdrawal is its own row (spec 03)
+        // a withdrawn human message keeps its record; the withdrawal is its own row (docs/human-messages.md)
         if ('state' in to) await recordWithdrawal(w, acting, fresh);
         const [view] = await inboxItemViews(w.tx, ctx, [fresh], await visibilityOf(w.tx, ctx, caller));
         return { target, acting, view: view!, changed: true };

@@ -8,7 +8,7 @@ import type { WriteScope } from '../write-scope.js';
 /**
  * An idempotency key for a delivery (the web forms send one per rendered form): a double
  * submit delivers once and records the human's words once. Keys share the create's table
- * and 24-hour retention (spec 01), in their own namespace so a create's key never answers
+ * and 24-hour retention (docs/concepts.md), in their own namespace so a create's key never answers
  * a delivery.
  */
 export interface DeliveryKey {

@@ -27,7 +27,7 @@ export interface InboxItemView {
   leaseCount: number;
   deliveredAt: string | null;
   withdrawnAt: string | null;
-  /** agent messages: the deadline after which the item expires undelivered (spec 05) */
+  /** agent messages: the deadline after which the item expires undelivered (docs/messages.md) */
   expiresAt: string | null;
   /** written into the agent by its runner, and until when its prompt report was awaited */
   writtenAt: string | null;
@@ -86,7 +86,7 @@ export function checkInboxContent(content: unknown, field = 'content'): string {
   return content;
 }
 
-/** spec 05 (agent messages' `target-unavailable`): nothing is delivered to an archived session. */
+/** docs/messages.md (agent messages' `target-unavailable`): nothing is delivered to an archived session. */
 export function requireDeliverable(target: SessionRecord): void {
   if (target.status === 'archived') {
     throw new WarrantError('target-unavailable', `Session #${target.id} is archived; nothing was delivered. Unarchive it first if it should run again.`, {
@@ -95,7 +95,7 @@ export function requireDeliverable(target: SessionRecord): void {
   }
 }
 
-/** `inbox_changed` (spec 06) for a listening runtime or UI; ids and states only, never content. */
+/** `inbox_changed` (docs/api.md) for a listening runtime or UI; ids and states only, never content. */
 export function inboxChanged(w: WriteScope, target: Pick<SessionRecord, 'id' | 'ownerUserId'>, change: string, items: readonly { id: number; kind: InboxKind; mode: InboxMode; state: InboxState }[]): void {
   w.live({
     type: 'inbox_changed',
@@ -113,14 +113,14 @@ export interface NewItem {
   details?: Record<string, unknown>;
   /** who sent it, on whose behalf, with which credential */
   acting: Acting;
-  /** agent messages: the deadline after which it expires undelivered (spec 05) */
+  /** agent messages: the deadline after which it expires undelivered (docs/messages.md) */
   expiresAt?: string;
   /** added to the details of `inbox_item_added` and `inbox_item_sent` (an agent message's id) */
   eventDetails?: Record<string, unknown>;
 }
 
 /**
- * The one way an item enters an inbox (spec 05), inside the caller's transaction: the row,
+ * The one way an item enters an inbox (docs/messages.md), inside the caller's transaction: the row,
  * `inbox_item_added` on the target's timeline, `inbox_item_sent` on the sending session's own
  * timeline when a session sent words (not for a stop's control item: the `stop_requested`
  * event already records that act), and `inbox_changed` at commit.
@@ -142,7 +142,7 @@ export async function addInboxItem(w: WriteScope, input: NewItem): Promise<Inbox
     credentialId: acting.credentialId,
     now: w.now,
     expiresAt: input.expiresAt ?? null,
-    // the reply rule of spec 05 compares these with the sessions' conversations at reply time
+    // the reply rule of docs/messages.md compares these with the sessions' conversations at reply time
     senderConversation: acting.actingSession?.providerConversation ?? null,
     targetConversation: target.providerConversation,
   });

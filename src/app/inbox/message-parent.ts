@@ -9,7 +9,7 @@ import { inWriteTx } from '../write-scope.js';
 import { addInboxItem, checkInboxContent, inboxItemViews, requireDeliverable, type InboxItemView } from './inbox-items.js';
 
 /**
- * spec 02 "The child-to-parent channel": `message_parent` names no target — the target is
+ * docs/concepts.md: `message_parent` names no target — the target is
  * the caller's lineage parent — so it is safe on every session's self surface. Only the
  * session itself (its own, live token) may send it; it writes no uncle edge (the graph
  * already relates them) and logs `inbox_item_added` on the parent and `inbox_item_sent` on

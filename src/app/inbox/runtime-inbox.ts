@@ -48,7 +48,7 @@ function checkListed<T extends string>(values: string[] | undefined, allowed: re
 }
 
 /**
- * `GET …/inbox` (spec 05): lists, changes nothing. Default: what is not yet delivered
+ * `GET …/inbox` (docs/messages.md): lists, changes nothing. Default: what is not yet delivered
  * (`pending`, `leased`, `written`, `undelivered`); `state=all` lists every state. Oldest first, cursor-paginated.
  */
 export async function listInbox(ctx: AppContext, caller: Caller, ref: string, input: InboxListInput): Promise<{ session: SessionRecord; items: InboxItemView[]; nextCursor: string | null }> {
@@ -90,7 +90,7 @@ async function leaseIn(w: WriteScope, session: SessionRecord, input: LeaseInput,
     throw new WarrantError('invalid-request', `max_items: between 1 and ${MAX_LEASE_BATCH}.`, { details: { field: 'max_items' } });
   }
   const lapsed = await lapseExpiredLeases(w.tx, w.now, session.id);
-  // spec 05: a late lease never hands out an expired agent message
+  // docs/messages.md: a late lease never hands out an expired agent message
   await expireDueMessages(w, { targetSessionId: session.id });
   const expiresAt = new Date(Date.parse(w.now) + ctx.leaseMs).toISOString();
   const modes = leasableModes({ sessionIdle: session.status === 'idle', runtimeIdle: input.runtimeIdle ?? false });
@@ -107,7 +107,7 @@ async function leaseIn(w: WriteScope, session: SessionRecord, input: LeaseInput,
 async function ackIn(w: WriteScope, session: SessionRecord, ids: readonly number[]): Promise<AckReport> {
   const report: AckReport = { delivered: [], alreadyDelivered: [], rejected: [] };
   const unique = [...new Set(ids)];
-  // spec 05: an agent message acknowledged after its deadline has expired, not been delivered
+  // docs/messages.md: an agent message acknowledged after its deadline has expired, not been delivered
   if (unique.length > 0) await expireDueMessages(w, { targetSessionId: session.id });
   const found = new Map((await findInboxItems(w.tx, session.id, unique)).map((i) => [i.id, i]));
   const changed: InboxItemRecord[] = [];
@@ -140,7 +140,7 @@ function checkAckIds(ids: unknown): number[] {
 }
 
 /**
- * `POST …/inbox/lease` (spec 05): interrupt items first; `when_idle` only when the session is
+ * `POST …/inbox/lease` (docs/messages.md): interrupt items first; `when_idle` only when the session is
  * idle or the runtime says so; a lapsed lease returns its items first. Leased items are
  * handed out again only after their lease lapses. The session itself, fleet and admins only.
  */
@@ -152,7 +152,7 @@ export async function leaseInbox(ctx: AppContext, caller: Caller, ref: string, i
   });
 }
 
-/** `POST …/inbox/ack`: explicit acknowledgement marks items delivered (spec 05). */
+/** `POST …/inbox/ack`: explicit acknowledgement marks items delivered (docs/messages.md). */
 export async function ackInbox(ctx: AppContext, caller: Caller, ref: string, ids: unknown): Promise<AckReport> {
   const checked = checkAckIds(ids);
   return inWriteTx(ctx, async (w) => {

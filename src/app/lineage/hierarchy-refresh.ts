@@ -15,12 +15,12 @@ import { LineageLoader, runWalks } from './walk-driver.js';
  * It is a wake-up for the refresh, not an SSE event: the stream does not forward it.
  */
 export const LINEAGE_CHANGED = 'lineage_changed';
-/** The SSE event of spec 06: the sessions whose hierarchy view changed. */
+/** The SSE event of docs/api.md: the sessions whose hierarchy view changed. */
 export const HIERARCHY_CHANGED = 'hierarchy_changed';
 /** Live event types that only wake other parts of Warrant. */
 export const INTERNAL_LIVE_TYPES: ReadonlySet<string> = new Set([LINEAGE_CHANGED]);
 
-/** What a committed live event changed in the lineage graph (spec 02 "Live refresh"). */
+/** What a committed live event changed in the lineage graph (docs/concepts.md). */
 export function lineageChangeOf(event: LiveEventRecord): { changed: number[]; deleted: number[] } {
   const p = event.payload;
   const ids = (values: unknown[]): number[] => values.filter((v): v is number => typeof v === 'number' && Number.isSafeInteger(v));
@@ -73,7 +73,7 @@ interface Viewer {
 
 
 /**
- * Live refresh of hierarchy views (spec 02 "Live refresh", spec 06 SSE): reacts to
+ * Live refresh of hierarchy views (docs/concepts.md, docs/api.md SSE): reacts to
  * committed live events off the request path, coalesces them, loads the affected part of
  * the graph once per batch and recomputes every open view from it in memory with the same
  * walk — never one store walk per viewer. Subscribers are the SSE stream and (later) the

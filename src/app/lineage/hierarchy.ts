@@ -10,7 +10,7 @@ import type { AppContext } from '../context.js';
 import { runWalkOnStore } from './walk-driver.js';
 
 /**
- * Visibility (spec 01 "Multi-user scoping") applies inside the walk: a session the caller
+ * Visibility (docs/concepts.md) applies inside the walk: a session the caller
  * may not see is treated as absent — never traversed, rendered, counted as a hidden senior
  * or as a reason for truncation — exactly as a 404 treats it. So a scoped caller's tree is
  * the hierarchy of the sessions it can see, and reveals nothing about the others.
@@ -77,7 +77,7 @@ export async function walkSession(
 }
 
 /**
- * `hierarchyOf(S)` (spec 02): the hierarchy of the session `ref` names, as `caller` may see
+ * `hierarchyOf(S)` (docs/concepts.md): the hierarchy of the session `ref` names, as `caller` may see
  * it. The one function every surface calls; a session the caller cannot see is a 404.
  */
 export async function hierarchyOf(ctx: AppContext, caller: Caller, ref: string | number, bounds: WalkBounds = DEFAULT_BOUNDS): Promise<Hierarchy> {

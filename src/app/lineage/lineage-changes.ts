@@ -4,7 +4,7 @@ import { LINEAGE_CHANGED } from './hierarchy-refresh.js';
 /**
  * A change to the lineage graph, announced inside the transaction that made it. It becomes an
  * internal live event (never forwarded on the SSE stream) from which the live hierarchy
- * refresh (spec 02 "Live refresh") learns, after commit and off the request path, which
+ * refresh (docs/concepts.md) learns, after commit and off the request path, which
  * components to recompute; the graph writers never walk hierarchies themselves.
  */
 export interface LineageChange {

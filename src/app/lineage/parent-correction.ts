@@ -12,7 +12,7 @@ import { reachesFromAbove } from './upward-reach.js';
 const MAX_ATTEMPTS = 8;
 
 /**
- * spec 02 "Correcting a parent": an operator's correction of a wrong record. Runs inside the
+ * docs/concepts.md: an operator's correction of a wrong record. Runs inside the
  * caller's write transaction, which must hold the graph lock. The new parent must be
  * visible, of the same owner (multi-user), older than the session, and not reachable from it
  * going down over any edges (an upward search from the new parent, bounded by the budget).
@@ -58,7 +58,7 @@ export async function correctParent(
           details: { field: 'parent_session_id', parent_session_id: parent.id },
         });
       }
-      // Null equals only null (spec 01): nobody staples a session under another user's tree.
+      // Null equals only null (docs/concepts.md): nobody staples a session under another user's tree.
       if (ctx.mode === 'multi-user' && parent.ownerUserId !== current.ownerUserId) {
         throw new WarrantError('parent-owner-mismatch', `parent_session_id: #${parent.id} belongs to another owner than #${current.id}.`, {
           details: { field: 'parent_session_id', parent_session_id: parent.id },

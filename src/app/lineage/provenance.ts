@@ -6,9 +6,9 @@ import { ownerFilterOf, resolveReadable, walkedRowsOf, walkSession } from './hie
 import { memoizedUsersByIds } from '../user-reads.js';
 
 /**
- * What `get_session_provenance` and `GET /api/v1/sessions/:ref/provenance` return (spec 03
+ * What `get_session_provenance` and `GET /api/v1/sessions/:ref/provenance` return (docs/human-messages.md
  * "Provenance rendering"): the session hierarchy, and the human-message record gathered over
- * its node set (the node set is the scope human messages are gathered over, spec 02), one
+ * its node set (the node set is the scope human messages are gathered over, docs/concepts.md), one
  * page at a time from `cursor`.
  */
 export interface Provenance {

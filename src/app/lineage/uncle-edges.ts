@@ -31,7 +31,7 @@ export interface UncleEdgeResult {
   source: UncleSource;
 }
 
-/** Unwinds the graph transaction when an inversion's re-check fails (spec 02 rule 3). */
+/** Unwinds the graph transaction when an inversion's re-check fails (docs/concepts.md rule 3). */
 class InversionRolledBack extends Error {
   constructor(readonly outcome: UncleRuleOutcome) {
     super(`inversion rolled back: ${outcome}`);
@@ -50,7 +50,7 @@ function edgeDetails(edge: UncleEdgeRecord): Record<string, unknown> {
 }
 
 /**
- * spec 02: edge changes are logged into both sessions' timelines, each saying which end it is.
+ * docs/concepts.md: edge changes are logged into both sessions' timelines, each saying which end it is.
  * Written in id order — each event locks its session's row — so no two transactions that touch
  * the same pair can deadlock.
  */
@@ -63,7 +63,7 @@ async function onBothTimelines(w: WriteScope, juniorId: number, uncleId: number,
 }
 
 /**
- * spec 02 "Who writes one": the one function that writes uncle edges. Called after the
+ * docs/concepts.md: the one function that writes uncle edges. Called after the
  * delivery committed, in its own transaction under the graph lock; evaluates the seven rules
  * (core/uncle-edge-rules.ts) with upward searches over `seniorsOf`. Never throws: a refusal
  * is an outcome, and a recording that threw is `record-failed` — logged, because the
@@ -144,7 +144,7 @@ export async function recordUncleEdge(ctx: AppContext, request: UncleEdgeRequest
 }
 
 /**
- * spec 02 "Removing an edge recorded in error": exactly one edge, named by direction. A miss
+ * docs/concepts.md: exactly one edge, named by direction. A miss
  * is an error; a pair named backwards is refused with the direction that exists spelled out,
  * never deleting the opposite claim. Logged into both timelines.
  */
@@ -194,7 +194,7 @@ export async function removeUncleEdge(
   );
 }
 
-/** A session's delete takes its uncle edges with it (FK cascade); its deletion record lists them (spec 04). */
+/** A session's delete takes its uncle edges with it (FK cascade); its deletion record lists them (docs/attribution.md). */
 export const uncleEdgeDeletionCollector: DeletionCollector = async (db, _ctx, session) => {
   const edges = await uncleEdgesTouching(db, session.id);
   return {

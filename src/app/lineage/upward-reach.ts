@@ -15,7 +15,7 @@ async function seniorsOfLevel(db: Executor, d: StoreDialect, level: readonly Hie
 }
 
 /**
- * spec 02: does `target` lie above `from` — is `from` reachable from `target` going down?
+ * docs/concepts.md: does `target` lie above `from` — is `from` reachable from `target` going down?
  * Walks upward over seniors (lineage parent and uncles, resolved by `seniorsOf` only), each
  * search bounded by the 5,000-session budget.
  */

@@ -82,7 +82,7 @@ export async function runWalkOnStore(walk: Walk, db: Executor, d: StoreDialect):
 const LOADER_JUNIOR_PAGE = 4 * (MAX_NODES + 1);
 
 /**
- * The part of the lineage graph a live refresh loads once (spec 02 "Live refresh"): seniors,
+ * The part of the lineage graph a live refresh loads once (docs/concepts.md): seniors,
  * juniors and uncle chips are read in batches for every walk of the refresh together, kept,
  * and each walk's reads are answered from what is loaded — so N viewers of one tree cost
  * about one walk's queries, not N.

@@ -2,7 +2,7 @@ import { MESSAGE_HISTORY_SCHEMA_VERSION, type MessageHistoryLine } from '../../c
 import type { Executor } from '../../store/dialect/dialect.js';
 import { countHistory, historyPage, type HistoryRecord } from '../../store/messages-repo.js';
 
-/** One history row as its JSON Lines record (spec 05: `schema_version` 1, no payload). */
+/** One history row as its JSON Lines record (docs/messages.md: `schema_version` 1, no payload). */
 export function historyLine(h: HistoryRecord): MessageHistoryLine {
   return {
     schema_version: MESSAGE_HISTORY_SCHEMA_VERSION,

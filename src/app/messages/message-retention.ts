@@ -7,7 +7,7 @@ import type { AppContext } from '../context.js';
 import { inWriteTx, type WriteScope } from '../write-scope.js';
 
 /**
- * spec 05 "Message history": payloads are reclaimed by retention — a period after a message
+ * docs/messages.md: payloads are reclaimed by retention — a period after a message
  * is terminal (default 7 days) and a configurable capacity of messages holding a payload. The
  * envelope stays (ids, refs and replies remain unique for good) and its history row stays;
  * the payload, its digest key and the inbox item that carried a copy of it go.

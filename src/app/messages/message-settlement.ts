@@ -10,9 +10,9 @@ import { inboxChanged } from '../inbox/inbox-items.js';
 import { inWriteTx, type WriteScope } from '../write-scope.js';
 
 /**
- * spec 05: how a message leaves `accepted` — `delivered` when its target acknowledges it,
+ * docs/messages.md: how a message leaves `accepted` — `delivered` when its target acknowledges it,
  * `expired` when its deadline passes first, `failed` when its target is deleted first — and
- * what that writes: one `message_history` row (no payload) and its audit entry (spec 04: a
+ * what that writes: one `message_history` row (no payload) and its audit entry (docs/attribution.md: a
  * keyed digest of the payload, never the payload), in the same transaction.
  */
 export type TerminalReason = 'acknowledged' | 'deadline' | 'target-deleted';
@@ -57,7 +57,7 @@ async function recordTerminal(w: WriteScope, m: MessageRecord, state: Exclude<Me
     terminal_at: terminalAt,
     terminal_reason: reason,
     payload_bytes: m.payloadBytes,
-    // the key lives beside the payload and is reclaimed with it (spec 04)
+    // the key lives beside the payload and is reclaimed with it (docs/attribution.md)
     payload_digest: m.digestKey !== null && m.payload !== null ? keyedDigest(m.digestKey, m.payload) : null,
     sender_actor_id: m.senderActorId,
     caused_by_actor_id: m.causeActorId,
@@ -95,7 +95,7 @@ export async function expireDueMessages(w: WriteScope, options: { targetSessionI
 }
 
 /**
- * The target acknowledged these inbox items (spec 05: delivery is acknowledged, not assumed):
+ * The target acknowledged these inbox items (docs/messages.md: delivery is acknowledged, not assumed):
  * their agent messages are `delivered`, and the sender hears of it (`message_delivered`).
  */
 export async function markMessagesDelivered(w: WriteScope, itemIds: readonly number[]): Promise<void> {

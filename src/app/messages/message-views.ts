@@ -2,7 +2,7 @@ import { effectiveMessageState, type MessageState } from '../../core/message-env
 import type { MessageRecord } from '../../store/messages-repo.js';
 
 /**
- * spec 05 "The stored envelope": what a sender gets back when a message is accepted — and, for
+ * docs/messages.md: what a sender gets back when a message is accepted — and, for
  * a retry with the same ref and content, gets back again unchanged. Every field is fixed at
  * acceptance; state lives in the status (`MessageView`).
  */

@@ -6,7 +6,7 @@ import type { AppContext } from '../context.js';
 import { messageView, type MessageView } from './message-views.js';
 
 /**
- * spec 01 "Multi-user scoping": an agent message is readable by its sender, its target and
+ * docs/concepts.md: an agent message is readable by its sender, its target and
  * admins. A session token reads the messages its session sent or received (any activation:
  * a superseded token can still read); the fleet key reads what it sent as a declared acting
  * session; a human admin reads all. Anyone else gets the 404 of a message that does not exist.

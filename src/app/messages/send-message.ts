@@ -29,7 +29,7 @@ import { messageCapacity, reclaimForCapacity } from './message-retention.js';
 import { receiptOf, type MessageReceipt } from './message-views.js';
 
 /**
- * `POST /api/v1/messages`, MCP `send_message`, `warrant message send` (spec 05). One
+ * `POST /api/v1/messages`, MCP `send_message`, `warrant message send` (docs/messages.md). One
  * transaction: resolve the sender, gather the facts (reads only), let `decideSend` pick the
  * receipt of a retry, the first refusal of the table, or acceptance — and only then write
  * the inbox item and the envelope. A commit whose result is unknown is `outcome-unknown`.
@@ -46,7 +46,7 @@ export interface SendMessageResult {
 
 const hex = (ctx: AppContext, bytes: number) => ctx.ids.bytes(bytes).toString('hex');
 
-/** spec 01: session tokens send; the fleet key only as a declared acting session; nobody else. */
+/** docs/concepts.md: session tokens send; the fleet key only as a declared acting session; nobody else. */
 function authorizeSender(caller: Caller, actingSessionId: unknown): void {
   const declared = caller.principal.kind === 'fleet' && actingSessionId !== undefined && actingSessionId !== null && actingSessionId !== '';
   const verdict = permissionFor(permissionKind(caller), 'send-message', null, declared);
@@ -77,7 +77,7 @@ async function resolveSender(w: WriteScope, caller: Caller, actingSessionId: str
   return { session: r.session, basis: 'declared', tokenActivation: null };
 }
 
-/** Who sent an inbox item that no session sent (spec 05 "operator origin"). */
+/** Who sent an inbox item that no session sent (docs/messages.md). */
 async function operatorOrigin(w: WriteScope, item: { id: number; senderActorId: number | null }): Promise<Extract<OriginalFacts, { kind: 'operator' }>['origin']> {
   const actor = item.senderActorId === null ? null : ((await actorViews(w.tx, w.ctx, [item.senderActorId], 'all')).get(item.senderActorId) ?? null);
   const captured = actor?.kind === 'human' ? await findHumanMessageByInboxItem(w.tx, item.id) : null;
@@ -160,7 +160,7 @@ async function attempt(ctx: AppContext, caller: Caller, envelope: ValidEnvelope,
       async (w) => {
         const sender = await resolveSender(w, caller, actingSessionId);
         const earlier = envelope.ref !== null ? await findMessageBySenderRef(w.tx, sender.session.id, envelope.ref) : null;
-        // spec 05 "Retries": a retry always gets its receipt, before any other refusal
+        // docs/messages.md: a retry always gets its receipt, before any other refusal
         if (earlier && earlier.contentSha256 === contentSha256) return { receipt: receiptOf(earlier), replayed: true };
 
         const visibility = await visibilityOf(w.tx, ctx, caller);

@@ -52,7 +52,7 @@ export interface CreateSessionInput {
   /** with `attach`: the runner writes inbox items into its agent (docs/api.md "Delivery into the agent") */
   delivery?: 'runner' | null;
   idempotencyKey?: string | null;
-  /** the human's own words and where they typed them (the web forms; spec 03) */
+  /** the human's own words and where they typed them (the web forms; docs/human-messages.md) */
   humanInput?: HumanWords | null;
   /**
    * A child the caller's runtime runs (a built-in subagent, a nested agent): created with the
@@ -115,13 +115,13 @@ function genesisSourceFor(caller: Caller, parent: SessionRecord | null, declared
 }
 
 /**
- * Creates a session (spec 01, 02, 04): owner, spawn parent, genesis, creator and cause are
+ * Creates a session (docs/concepts.md, docs/attribution.md): owner, spawn parent, genesis, creator and cause are
  * decided from the credential first and the hints second; an `Idempotency-Key` replay
  * returns the original response and records nothing.
  */
 /**
  * The human's words a create carries: a human token outside MCP captures its prompt as
- * `cli.new_session`; the web UI and Slack ingress pass their own entry point (spec 03).
+ * `cli.new_session`; the web UI and Slack ingress pass their own entry point (docs/human-messages.md).
  */
 function wordsOf(caller: Caller, input: CreateSessionInput, given: HumanWords | undefined): HumanWords | null {
   if (given) return given;
@@ -217,7 +217,7 @@ export async function createSessionIn(w: WriteScope, caller: Caller, input: Crea
 
   const { genesis, schedulingClass } = resolveGenesis(genesisSourceFor(caller, parent, input.genesis), input.schedulingClass);
 
-  // Creator (spec 04's table): only what the evidence proves.
+  // Creator (docs/attribution.md's table): only what the evidence proves.
   let creatorActorId: number | null = null;
   let creatorBasis: ActBasis | null = null;
   const creatorResolution: CreatorResolution = { requested: acting.requestedActingSession, resolvedId: null, basis: null, dropped: null };
@@ -237,7 +237,7 @@ export async function createSessionIn(w: WriteScope, caller: Caller, input: Crea
     if (p.kind === 'session') creatorResolution.resolvedId = p.sessionId;
   }
 
-  // The session's cause, fixed now and never changed (spec 04).
+  // The session's cause, fixed now and never changed (docs/attribution.md).
   let causeActorId: number | null;
   let causeBasis: ActBasis | null;
   if (p.kind === 'session') {
@@ -303,14 +303,14 @@ export async function createSessionIn(w: WriteScope, caller: Caller, input: Crea
       via: caller.via,
       ...(runtimeParentId !== null ? { runtime_origin: input.runtime!.origin, runtime_parent_id: runtimeParentId } : {}),
       ...(acting.actingOutcome === 'declared' ? { acting_session_id: acting.actingSession!.id } : {}),
-      // a declared creator that did not resolve was dropped (spec 04): the record says so
+      // a declared creator that did not resolve was dropped (docs/attribution.md): the record says so
       ...(acting.actingOutcome === 'unresolved-acting-session' ? { acting_session_id: null, acting_session_unresolved: acting.requestedActingSession } : {}),
     },
     attribution,
   );
-  // spec 05: a session created in a provider conversation has bound it: its first history row
+  // docs/messages.md: a session created in a provider conversation has bound it: its first history row
   await recordInitialConversation(w, caller, session, attribution, input.runtime?.transcriptPath ?? null);
-  // capture is part of the act: same transaction, or the create fails (spec 03)
+  // capture is part of the act: same transaction, or the create fails (docs/human-messages.md)
   const words = wordsOf(caller, input, options.humanWords);
   if (words) await captureHumanWords(w, caller, session, words);
   if (options.within) await options.within(w, session);
@@ -341,7 +341,7 @@ export async function createSessionIn(w: WriteScope, caller: Caller, input: Crea
 }
 
 /**
- * Activation + 1, `attached` and `token_minted`, and the new token (spec 01 "attach"). The
+ * Activation + 1, `attached` and `token_minted`, and the new token (docs/concepts.md). The
  * runner's facts, when it sent any, are kept for this activation (a TTY makes the hierarchy's
  * agent terminal a capture candidate: docs/design/terminal-channel.md).
  */

@@ -45,7 +45,7 @@ const humanMessageCollector: DeletionCollector = async (db, _ctx, session) => {
 export const deletionCollectors: DeletionCollector[] = [childrenCollector, eventCountCollector, humanMessageCollector, uncleEdgeDeletionCollector];
 
 /**
- * Records a delete makes elsewhere, in its own transaction, before the row goes (spec 05: the
+ * Records a delete makes elsewhere, in its own transaction, before the row goes (docs/messages.md: the
  * agent messages a deleted target can never acknowledge are `failed`, with their history).
  */
 export type DeletionWriter = (w: WriteScope, session: SessionRecord) => Promise<void>;
@@ -53,7 +53,7 @@ export type DeletionWriter = (w: WriteScope, session: SessionRecord) => Promise<
 export const deletionWriters: DeletionWriter[] = [async (w, session) => void (await failMessagesToDeletedSession(w, session))];
 
 /**
- * Deletes a session and writes its deletion record in the same transaction (spec 04): if the
+ * Deletes a session and writes its deletion record in the same transaction (docs/attribution.md): if the
  * record cannot be written, the delete fails. A refused delete writes nothing.
  */
 export async function deleteSession(ctx: AppContext, caller: Caller, ref: string): Promise<{ deletion: DeletionView }> {
@@ -105,7 +105,7 @@ export async function deleteSession(ctx: AppContext, caller: Caller, ref: string
       if (!(await deleteSessionRow(w.tx, session.id))) throw new WarrantError('session-not-found', `Session #${session.id} was deleted meanwhile.`);
       w.forget(session.id);
       for (const item of affected) if (item.kind === 'child' && item.action === 'parent_cleared') w.touch(item.id);
-      // the record's words (its last title) enter the log only as a keyed digest (spec 04)
+      // the record's words (its last title) enter the log only as a keyed digest (docs/attribution.md)
       w.audit({
         kind: 'session_deletion',
         at: w.now,

@@ -56,7 +56,7 @@ async function transition(
 type SimpleAct = 'resume' | 'unarchive' | 'stop';
 
 /**
- * What an event's details say about a declared acting session (spec 04: `archived` carries
+ * What an event's details say about a declared acting session (docs/attribution.md: `archived` carries
  * the declared `acting_session_id`): the resolved id, or — when the fleet caller named one
  * that did not resolve — the text it gave, so the record shows the claim was not accepted.
  */
@@ -66,7 +66,7 @@ function actingDetails(acting: Acting): Record<string, unknown> {
   return {};
 }
 
-/** resume, unarchive and stop (spec 01's lifecycle table); no-effect acts record nothing. */
+/** resume, unarchive and stop (docs/concepts.md's lifecycle table); no-effect acts record nothing. */
 export async function changeLifecycle(
   ctx: AppContext,
   caller: Caller,
@@ -100,7 +100,7 @@ export async function changeLifecycle(
   });
 }
 
-/** A stop reaching running work becomes a `control` item for the runtime (spec 01, 05). */
+/** A stop reaching running work becomes a `control` item for the runtime (docs/concepts.md, docs/messages.md). */
 async function addControlItem(w: WriteScope, session: SessionRecord, acting: Acting): Promise<void> {
   await addInboxItem(w, { target: session, kind: 'control', mode: 'interrupt', content: 'stop', details: { action: 'stop' }, acting });
 }
@@ -110,7 +110,7 @@ export interface ArchiveResult {
   skipped: { id: number; reason: SkipReason }[];
 }
 
-/** Archive with its bottom-up cascade down the spawn subtree (spec 01). */
+/** Archive with its bottom-up cascade down the spawn subtree (docs/concepts.md). */
 export async function archiveSession(
   ctx: AppContext,
   caller: Caller,
@@ -218,7 +218,7 @@ export type RuntimeReport =
   | { state: 'exited'; code: number }
   | { state: 'error'; reason?: string | null };
 
-/** Runner-reported state: unattributed events (spec 04), the failure naming an untitled session. */
+/** Runner-reported state: unattributed events (docs/attribution.md), the failure naming an untitled session. */
 export async function reportRuntime(ctx: AppContext, caller: Caller, ref: string, report: RuntimeReport): Promise<LifecycleResult> {
   return inWriteTx(ctx, async (w) => {
     const target = await requireSession(w.tx, ctx, caller, ref);

@@ -17,12 +17,12 @@ export interface PatchSessionInput {
   starred?: boolean;
   model?: string | null;
   messaging?: 'full' | 'reply-only';
-  /** an operator's parent correction (spec 02): a session ref, or null to clear */
+  /** an operator's parent correction (docs/concepts.md): a session ref, or null to clear */
   parentSessionId?: string | number | null;
   actingSessionId?: string | number | null;
 }
 
-/** A field's event when it really changed (spec 04: one event per field, old and new). */
+/** A field's event when it really changed (docs/attribution.md: one event per field, old and new). */
 function fieldEvents(current: SessionRecord, input: PatchSessionInput): { changes: SessionChanges; events: { type: string; details: Record<string, unknown> }[] } {
   const changes: SessionChanges = {};
   const events: { type: string; details: Record<string, unknown> }[] = [];

@@ -85,7 +85,7 @@ export interface EventView {
   createdAt: string;
 }
 
-/** The attributed timeline, with actor and cause expanded, paginated by seq (spec 04). */
+/** The attributed timeline, with actor and cause expanded, paginated by seq (docs/attribution.md). */
 export async function listSessionEvents(
   ctx: AppContext,
   caller: Caller,

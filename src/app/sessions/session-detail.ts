@@ -8,8 +8,8 @@ import { memoizedUsersByIds } from '../user-reads.js';
 
 /**
  * `GET /api/v1/sessions/:ref` and `get_session`: the session, with its hierarchy and the
- * human-message record beside it as top-level keys, never inside it (spec 06). The text
- * surfaces render the record summarised (spec 03 "get_session: the summary"), REST carries
+ * human-message record beside it as top-level keys, never inside it (docs/api.md). The text
+ * surfaces render the record summarised (docs/human-messages.md), REST carries
  * the newest page of it.
  */
 export interface SessionDetail {

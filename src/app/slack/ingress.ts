@@ -54,7 +54,7 @@ async function seenBefore(ctx: AppContext, keys: string[]): Promise<boolean> {
 }
 
 /**
- * Handles one verified Slack event (spec 03 "Slack ingress"): a DM to the app or a channel
+ * Handles one verified Slack event (docs/human-messages.md): a DM to the app or a channel
  * message that mentions it starts a session; a reply in a thread whose root started a session
  * follows it up. Only mapped roster humans are attributed; bots, apps and subtyped events
  * (edits, deletions) record nothing.

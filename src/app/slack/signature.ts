@@ -1,6 +1,6 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 
-/** Slack's replay window (spec 03, 07): a request older than 5 minutes is refused. */
+/** Slack's replay window (docs/human-messages.md, docs/operations.md): a request older than 5 minutes is refused. */
 export const SLACK_REPLAY_WINDOW_S = 5 * 60;
 
 export type SignatureVerdict = 'ok' | 'missing' | 'stale' | 'bad-signature';

@@ -11,7 +11,7 @@ import { ProgressBar } from '../progress.js';
 import { storeFlags, withStore, type StoreFlags } from '../store-access.js';
 
 /**
- * `warrant audit verify|export|checkpoint` (spec 04, 06): admin commands that open the store
+ * `warrant audit verify|export|checkpoint` (docs/attribution.md, docs/api.md): admin commands that open the store
  * directly — except `verify --file`, which checks an exported log without any store, so
  * someone who does not trust the database host can verify it against a signed checkpoint.
  */

@@ -6,7 +6,7 @@ import { CliExit, EXIT_FAILURE, printJson, printText } from '../output.js';
 import { ProgressBar } from '../progress.js';
 
 /**
- * `warrant conversations backfill [--dry-run]` (spec 05): recovers older Claude Code
+ * `warrant conversations backfill [--dry-run]` (docs/messages.md): recovers older Claude Code
  * conversations of sessions on the host where the transcripts are. A transcript whose
  * user-turn `warrant-message` frames name exactly one session of this deployment is recorded
  * as that session's `estimated` conversation, through the admin API

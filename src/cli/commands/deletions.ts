@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import { ApiClient, clientOptionsFromEnv } from '../api-client.js';
 import { printJson, printText } from '../output.js';
 
-/** `warrant deletions list`: the deletion records (spec 04), from the server. */
+/** `warrant deletions list`: the deletion records (docs/attribution.md), from the server. */
 export function registerDeletionCommands(program: Command): void {
   const deletions = program.command('deletions').description('deletion records: who deleted which session, on whose behalf');
   deletions

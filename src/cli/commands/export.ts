@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import { printJson, printText } from '../output.js';
 import type { StoreFlags } from '../store-access.js';
 
-/** `warrant export otel --endpoint URL` (spec 08): sessions as spans over OTLP/HTTP (admin, direct store). */
+/** `warrant export otel --endpoint URL` (docs/integrations.md): sessions as spans over OTLP/HTTP (admin, direct store). */
 export function registerExportCommand(program: Command): void {
   const exp = program.command('export').description('export the ledger to standard formats');
   exp

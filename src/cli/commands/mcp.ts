@@ -3,7 +3,7 @@ import { clientOptionsFromEnv } from '../api-client.js';
 
 /**
  * `warrant mcp [--self]`: the same tools over stdio, as a thin proxy to a Warrant server
- * (WARRANT_URL + token), so permissions and renderers live in one place (spec 06).
+ * (WARRANT_URL + token), so permissions and renderers live in one place (docs/api.md).
  */
 export function registerMcpCommand(program: Command): void {
   program

@@ -23,7 +23,7 @@ async function textOf(words: string[]): Promise<string> {
 const numeric = (v: string): number | string => (/^-?[0-9]{1,15}$/.test(v.trim()) ? Number(v.trim()) : v);
 
 /**
- * `warrant message send|status`, `warrant messages export` (spec 05, 06). A refused send
+ * `warrant message send|status`, `warrant messages export` (docs/messages.md, docs/api.md). A refused send
  * prints `reply_to=<id>: <token>` (`none` for a new message), then the sentence and the one
  * action the token asks for, and exits 1.
  */

@@ -4,7 +4,7 @@ import { printJson, printText } from '../output.js';
 import { storeFlags, withStore, type StoreFlags } from '../store-access.js';
 
 /**
- * `warrant settings get|set|unset` (spec 01, 06): the settings every node shares, straight
+ * `warrant settings get|set|unset` (docs/concepts.md, docs/api.md): the settings every node shares, straight
  * against the store (admin). Each is validated; secrets are masked; every change is logged.
  */
 function settingJson(v: SettingView): Record<string, unknown> {

@@ -16,7 +16,7 @@ const errors = {
 };
 const ok = <T extends z.ZodType>(schema: T, description: string) => ({ description, content: { 'application/json': { schema } } });
 
-/** spec 05 "Provider conversation history". */
+/** docs/messages.md. */
 export function registerConversationRoutes(app: OpenAPIHono<HttpEnv>, ctx: AppContext): void {
   route(
     app,

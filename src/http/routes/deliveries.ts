@@ -18,9 +18,9 @@ const errors = {
 };
 const ok = <T extends z.ZodType>(schema: T, description: string) => ({ description, content: { 'application/json': { schema } } });
 const UNCLE_NOTE =
-  'The delivery commits first; then the uncle-edge rules of spec 02 run in their own transaction and `uncle_edge.outcome` reports what happened (a delivery is never undone by its edge). With a session token the caller is the acting session; a fleet key may declare `acting_session_id`; humans are never uncles.';
+  'The delivery commits first; then the uncle-edge rules run in their own transaction and `uncle_edge.outcome` reports what happened (a delivery is never undone by its edge). With a session token the caller is the acting session; a fleet key may declare `acting_session_id`; humans are never uncles.';
 
-/** spec 06: follow-up, the enqueued-message queue and interrupt — the session-initiated paths into an inbox. */
+/** docs/api.md: follow-up, the enqueued-message queue and interrupt — the session-initiated paths into an inbox. */
 export function registerDeliveryRoutes(app: OpenAPIHono<HttpEnv>, ctx: AppContext): void {
   const newItemRoute = (action: NewDeliveryAction, path: string, summary: string) =>
     route(

@@ -32,7 +32,7 @@ const errors = {
 };
 const ok = <T extends z.ZodType>(schema: T, description: string) => ({ description, content: { 'application/json': { schema } } });
 
-/** spec 05 "The inbox": list (no effect), lease, acknowledge, delivery into the agent (written, prompts, resend); and the child → parent channel. */
+/** docs/messages.md: list (no effect), lease, acknowledge, delivery into the agent (written, prompts, resend); and the child → parent channel. */
 export function registerInboxRoutes(app: OpenAPIHono<HttpEnv>, ctx: AppContext): void {
   route(
     app,

@@ -22,7 +22,7 @@ const withMarkdown = (schema: z.ZodType, description: string) => ({
   content: { 'application/json': { schema }, 'text/markdown': { schema: { type: 'string' as const } } },
 });
 
-/** The hierarchy and provenance reads (spec 02, 03, 06); every surface renders the same structure. */
+/** The hierarchy and provenance reads (docs/concepts.md, docs/human-messages.md, docs/api.md); every surface renders the same structure. */
 export function registerLineageRoutes(app: OpenAPIHono<HttpEnv>, ctx: AppContext): void {
   route(
     app,
@@ -45,7 +45,7 @@ export function registerLineageRoutes(app: OpenAPIHono<HttpEnv>, ctx: AppContext
     async (c) => {
       const q = c.req.valid('query');
       const ref = c.req.valid('param').ref;
-      // W3C PROV-JSON (spec 08): the whole hierarchy and every human message as a PROV document
+      // W3C PROV-JSON (docs/integrations.md): the whole hierarchy and every human message as a PROV document
       if (q.format === 'prov-json') return c.json(renderProvJson(await provSource(ctx, c.get('caller'), ref)), 200, { 'content-type': 'application/json; charset=utf-8' });
       const p = await getProvenance(ctx, c.get('caller'), ref, { cursor: q.cursor ?? null, ...(q.limit ? { limit: q.limit } : {}) });
       if (q.format === 'markdown') return markdown(c, renderProvenance(p, (cursor) => `GET /api/v1/sessions/${ref}/provenance?format=markdown&cursor=${cursor}`));

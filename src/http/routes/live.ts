@@ -18,7 +18,7 @@ export const MAX_WATCHED_HIERARCHIES = 20;
 type Frame = { kind: 'live'; record: LiveEventRecord } | { kind: 'derived'; event: string; data: string };
 
 /**
- * `GET /api/v1/events/stream` (spec 06): live events filtered per subscriber by visibility;
+ * `GET /api/v1/events/stream` (docs/api.md): live events filtered per subscriber by visibility;
  * a reconnect with `Last-Event-ID` replays what it missed, or gets `resync` beyond the backlog.
  *
  * `hierarchy_changed` is derived from the stored events by each node, off the request path,

@@ -13,7 +13,7 @@ import { ErrorSchema, FormatQuery } from '../schemas.js';
 const refusal = (description: string) => ({ description, content: { 'application/json': { schema: MessageRefusalSchema } } });
 const ok = <T extends z.ZodType>(schema: T, description: string) => ({ description, content: { 'application/json': { schema } } });
 
-/** spec 05 "Agent messages": send and status. Refusals carry `{error, message, action, previous_id?}`. */
+/** docs/messages.md: send and status. Refusals carry `{error, message, action, previous_id?}`. */
 export function registerMessageRoutes(app: OpenAPIHono<HttpEnv>, ctx: AppContext): void {
   app.openapi(
     createRoute({
@@ -21,7 +21,7 @@ export function registerMessageRoutes(app: OpenAPIHono<HttpEnv>, ctx: AppContext
       path: '/api/v1/messages',
       summary: 'Send an agent message, or an explicit reply (session token; fleet key with acting_session_id)',
       description:
-        'Delivered to the target\'s inbox as an `agent_message` (a `warrant-message` frame: peer, untrusted, coordination-only). A reply (`reply_to`) needs a session token, goes to the original\'s sender, keeps its conversation_ref and cannot extend its deadline; at most one reply commits per original. Each refusal names its cause with one token and one action; when several apply, the first of spec 05\'s table wins, and every refusal but `outcome-unknown` happens before anything is written.',
+        'Delivered to the target\'s inbox as an `agent_message` (a `warrant-message` frame: peer, untrusted, coordination-only). A reply (`reply_to`) needs a session token, goes to the original\'s sender, keeps its conversation_ref and cannot extend its deadline; at most one reply commits per original. Each refusal names its cause with one token and one action; when several apply, the first in the refusal table of docs/messages.md wins, and every refusal but `outcome-unknown` happens before anything is written.',
       request: { query: FormatQuery, body: { content: { 'application/json': { schema: SendMessageBody } }, required: true } },
       responses: {
         201: ok(SendResponse, 'accepted: the receipt'),

@@ -6,7 +6,7 @@ import type { Metrics } from '../metrics.js';
 import { WarrantError } from '../../core/errors.js';
 import { permissionKind } from '../../app/caller.js';
 
-/** `GET /metrics`: Prometheus text; the fleet key or an admin (spec 01). */
+/** `GET /metrics`: Prometheus text; the fleet key or an admin (docs/concepts.md). */
 export function registerMetricsRoute(app: OpenAPIHono<HttpEnv>, ctx: AppContext, metrics: Metrics): void {
   app.get('/metrics', async (c) => {
     const caller = await restCaller(ctx, c);

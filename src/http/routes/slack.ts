@@ -8,7 +8,7 @@ import { WarrantError } from '../../core/errors.js';
 import type { HttpEnv } from '../env.js';
 
 /**
- * `POST /integrations/slack/events` (spec 03, 06): the signature is the credential. A bad
+ * `POST /integrations/slack/events` (docs/human-messages.md, docs/api.md): the signature is the credential. A bad
  * signature or a timestamp outside the 5-minute window is a 401 and records nothing.
  */
 export function registerSlackRoute(app: OpenAPIHono<HttpEnv>, ctx: AppContext, followUp: SlackFollowUp): void {

@@ -5,7 +5,7 @@ import { route, type HttpEnv } from '../env.js';
 import { UncleLinkParams } from '../inbox-schemas.js';
 import { ErrorSchema } from '../schemas.js';
 
-/** spec 02 "Removing an edge recorded in error": exactly one edge, named by direction. */
+/** docs/concepts.md: exactly one edge, named by direction. */
 export function registerUncleRoutes(app: OpenAPIHono<HttpEnv>, ctx: AppContext): void {
   route(
     app,

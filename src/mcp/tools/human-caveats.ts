@@ -1,7 +1,7 @@
 import { AFFIRMATIVE_ABSENCE } from '../../core/human-record.js';
 
 /**
- * The human-message caveats (spec 03 "The tool description is the surface for caveats"):
+ * The human-message caveats (docs/human-messages.md):
  * nothing about provenance is injected into agent prompts, so a tool description carries the
  * whole inventory — once, in `get_session_provenance`'s; `get_session` and `check_warrant`
  * point to it (descriptions are cut at about 2,000 characters by some agents, and a block

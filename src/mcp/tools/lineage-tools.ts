@@ -9,7 +9,7 @@ import { defineTool, selfSessionId, type ToolDefinition } from '../tool.js';
 const Ref = z.union([z.string().min(1).max(200), z.number().int().positive()]);
 
 /**
- * How to read a hierarchy outline (spec 03 "The tool description is the surface for
+ * How to read a hierarchy outline (docs/human-messages.md "The tool description is the surface for
  * caveats"): stated once, in `get_session`'s description; `get_session_provenance` points to
  * it. Pinned by tests.
  */

@@ -35,9 +35,9 @@ export interface StoreDialect {
    */
   valueList(values: readonly (number | string)[], type: 'bigint' | 'text'): RawBuilder<unknown>;
 
-  /** Serializes graph writes: taken first in a graph-writing transaction (spec 07). */
+  /** Serializes graph writes: taken first in a graph-writing transaction (docs/operations.md). */
   lockGraph(tx: Transaction<Database>): Promise<void>;
-  /** Serializes audit-chain appends: taken last, held to commit (spec 04). */
+  /** Serializes audit-chain appends: taken last, held to commit (docs/attribution.md). */
   lockChain(tx: Transaction<Database>): Promise<void>;
 
   /** Triggers that refuse UPDATE always and DELETE (optionally only while the session row exists). */

@@ -3,7 +3,7 @@ import { Kysely, PostgresDialect, sql, type Transaction, type ColumnDefinitionBu
 import type { Database } from '../database.js';
 import { QueryLog, type StoreDialect } from './dialect.js';
 
-// Transaction-scoped advisory lock keys (spec 07: graph lock first, then the chain lock).
+// Transaction-scoped advisory lock keys (docs/operations.md: graph lock first, then the chain lock).
 const GRAPH_LOCK_KEY = 0x57_52_47_01; // 'WRG' 1
 const CHAIN_LOCK_KEY = 0x57_52_43_02; // 'WRC' 2
 
@@ -16,7 +16,7 @@ export interface PostgresOptions {
   maxConnections?: number;
 }
 
-/** pg returns int8 and count(*) as strings; ids stay below 2^53 (spec 07), so map them here. */
+/** pg returns int8 and count(*) as strings; ids stay below 2^53 (docs/operations.md), so map them here. */
 const types = {
   getTypeParser(oid: number, format?: 'text' | 'binary') {
     if (oid === INT8_OID) return (value: string) => Number(value);

@@ -94,7 +94,7 @@ function rowObjects(rows: unknown[][], columns: readonly string[]): Record<strin
   return out;
 }
 
-/** One connection, serialized by a mutex; every transaction begins IMMEDIATE (spec 07). */
+/** One connection, serialized by a mutex; every transaction begins IMMEDIATE (docs/operations.md). */
 class SqliteDriver implements Driver {
   private connection!: SqliteConnection;
   // A FIFO mutex: one holder at a time, so the current holder's release can be kept here.

@@ -63,7 +63,7 @@ export async function up(db: Kysely<any>, d: StoreDialect): Promise<void> {
   await db.schema.createIndex('sessions_parent_idx').on('sessions').column('parent_session_id').execute();
   await db.schema.createIndex('sessions_status_idx').on('sessions').columns(['status', 'id']).execute();
   await db.schema.createIndex('sessions_owner_idx').on('sessions').columns(['owner_user_id', 'id']).execute();
-  // spec 02: the legacy parent key is read through an index on its extracted text value.
+  // docs/concepts.md: the legacy parent key is read through an index on its extracted text value.
   await sql
     .raw(d.expressionIndexSql('sessions_legacy_router_idx', 'sessions', d.jsonTextFieldSql('custom_metadata', 'router_session_id')))
     .execute(db);
@@ -176,7 +176,7 @@ export async function up(db: Kysely<any>, d: StoreDialect): Promise<void> {
     .addColumn('created_at', 'text', (c) => c.notNull())
     .execute();
 
-  // spec 04: written in the delete's own transaction; never pruned, never changed.
+  // docs/attribution.md: written in the delete's own transaction; never pruned, never changed.
   await db.schema
     .createTable('session_deletions')
     .addColumn('id', id, (c) => d.idColumn(c))
@@ -203,7 +203,7 @@ export async function up(db: Kysely<any>, d: StoreDialect): Promise<void> {
   await upAudit(db, d);
 }
 
-/** The hash-chained audit log (spec 04): appended last in each transaction, never changed. */
+/** The hash-chained audit log (docs/attribution.md): appended last in each transaction, never changed. */
 export async function upAudit(db: Kysely<any>, d: StoreDialect): Promise<void> {
   await db.schema
     .createTable('audit_log')

@@ -2,8 +2,8 @@ import type { Kysely } from 'kysely';
 import type { StoreDialect } from '../dialect/dialect.js';
 
 /**
- * Uncle edges (spec 02): "A inspected B and chose to queue or interrupt it"; and the inbox's
- * lease bookkeeping (spec 05): how often an item was handed out, and when it was withdrawn.
+ * Uncle edges (docs/concepts.md): "A inspected B and chose to queue or interrupt it"; and the inbox's
+ * lease bookkeeping (docs/messages.md): how often an item was handed out, and when it was withdrawn.
  */
 export async function up(db: Kysely<any>, d: StoreDialect): Promise<void> {
   await db.schema

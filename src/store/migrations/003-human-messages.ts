@@ -1,7 +1,7 @@
 import { sql, type Kysely } from 'kysely';
 import type { StoreDialect } from '../dialect/dialect.js';
 
-/** Human messages (spec 03): immutable records, withdrawals as their own rows, the coverage log. */
+/** Human messages (docs/human-messages.md): immutable records, withdrawals as their own rows, the coverage log. */
 export async function up(db: Kysely<any>, d: StoreDialect): Promise<void> {
   await db.schema
     .createTable('human_messages')
@@ -14,7 +14,7 @@ export async function up(db: Kysely<any>, d: StoreDialect): Promise<void> {
     .addColumn('entry_point', 'text', (c) => c.notNull())
     .addColumn('content', 'text', (c) => c.notNull())
     .addColumn('slack_permalink', 'text')
-    // spec 04: the per-record key of the audit log's keyed digest, deleted with the record
+    // docs/attribution.md: the per-record key of the audit log's keyed digest, deleted with the record
     .addColumn('digest_key', 'text', (c) => c.notNull())
     .addColumn('created_at', 'text', (c) => c.notNull())
     .execute();
@@ -32,7 +32,7 @@ export async function up(db: Kysely<any>, d: StoreDialect): Promise<void> {
     .execute();
   for (const stmt of d.immutableTableSql('human_message_withdrawals', { deleteAllowedWhenSessionGone: 'session_id' })) await sql.raw(stmt).execute(db);
 
-  // Every change of a capture channel's state, so coverage can be judged over time (spec 03).
+  // Every change of a capture channel's state, so coverage can be judged over time (docs/human-messages.md).
   await db.schema
     .createTable('coverage_log')
     .addColumn('id', d.idType, (c) => d.idColumn(c))

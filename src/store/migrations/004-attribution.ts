@@ -2,7 +2,7 @@ import { sql, type Kysely } from 'kysely';
 import type { StoreDialect } from '../dialect/dialect.js';
 
 /**
- * spec 04: the per-record keys of keyed digests, and signed audit checkpoints.
+ * docs/attribution.md: the per-record keys of keyed digests, and signed audit checkpoints.
  * - `session_events.digest_key`: the random key of the HMAC that the event's audit entry
  *   carries instead of its details; it is deleted with the event (with its session), after
  *   which the log still proves the event existed but its details can no longer be guessed.

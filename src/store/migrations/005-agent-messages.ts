@@ -2,7 +2,7 @@ import { sql, type Kysely } from 'kysely';
 import type { StoreDialect } from '../dialect/dialect.js';
 
 /**
- * spec 05: agent messages, their history, and provider conversation history.
+ * docs/messages.md: agent messages, their history, and provider conversation history.
  * - `agent_messages`: the envelope of every message ever accepted. The row stays (it is the
  *   message graph: ids, refs and replies stay unique for good); retention only reclaims its
  *   payload and the payload's digest key. No foreign keys to sessions: a message outlives a
@@ -48,10 +48,10 @@ export async function up(db: Kysely<any>, d: StoreDialect): Promise<void> {
     .addColumn('terminal_at', 'text')
     .addColumn('terminal_reason', 'text')
     .addColumn('reclaimed_at', 'text')
-    // spec 05 "Retries": a ref is unique per sender
+    // docs/messages.md: a ref is unique per sender
     .addUniqueConstraint('agent_messages_sender_ref_unique', ['source_session_id', 'ref'])
     .execute();
-  // spec 05: at most one reply commits per original — the race is settled by this index
+  // docs/messages.md: at most one reply commits per original — the race is settled by this index
   await db.schema.createIndex('agent_messages_reply_to_unique').on('agent_messages').column('reply_to').unique().where(sql.ref('reply_to'), 'is not', null).execute();
   // expiry: messages in flight by deadline, overall and per target inbox. Partial indexes: a
   // message leaves them when it settles, so they hold what is in flight, not all history.

@@ -2,7 +2,7 @@ import type { Kysely } from 'kysely';
 import type { StoreDialect } from '../dialect/dialect.js';
 
 /**
- * Web UI sign-in (spec 01 "Web UI sign-in, always"). A web session's secret lives in the
+ * Web UI sign-in (docs/concepts.md). A web session's secret lives in the
  * cookie only; the store keeps its SHA-256 in a `tokens` row of kind `web` — the credential
  * every web act records — and the session's own facts here. One-time links and setup codes
  * are stored as digests, expire, and are single-use.

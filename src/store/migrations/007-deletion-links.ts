@@ -2,7 +2,7 @@ import type { Kysely } from 'kysely';
 import type { StoreDialect } from '../dialect/dialect.js';
 
 /**
- * spec 03 "Deleted sessions are a gap too": for each deletion of a session that held human
+ * docs/human-messages.md: for each deletion of a session that held human
  * messages, the sessions its record names (children, uncle-edge ends, its lineage parent), so
  * a hierarchy finds its deleted-session gaps by index instead of scanning every deletion.
  */

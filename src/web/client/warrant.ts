@@ -1,6 +1,6 @@
 /**
  * The web UI's one client module (bundled by esbuild into /assets/warrant.js): per-device
- * settings and theme, the session strip's lineage lines (spec 06), and routing live events
+ * settings and theme, the session strip's lineage lines (docs/api.md), and routing live events
  * to the page regions that watch the sessions they concern. Everything else is htmx.
  */
 import { lineageEdges, lineagePath, orderChildrenAfterParents, subtreeOf, type Rect, type StripEdge, type StripTab } from '../../core/lineage-geometry.js';
@@ -16,7 +16,7 @@ const htmx = (): HtmxApi | undefined => (window as unknown as { htmx?: HtmxApi }
 
 type SettingName = 'lineageLines' | 'orderChildren' | 'hoverHighlight' | 'tintChildren';
 
-/** spec 06: "Lineage lines" default on; the optional extras default off. Per device. */
+/** docs/api.md: "Lineage lines" default on; the optional extras default off. Per device. */
 const DEFAULTS: Record<SettingName, boolean> = { lineageLines: true, orderChildren: false, hoverHighlight: false, tintChildren: false };
 
 function setting(name: SettingName): boolean {

@@ -3,7 +3,7 @@ import type { WarrantError } from '../../core/errors.js';
 import { CSRF_FIELD } from '../csrf.js';
 
 /**
- * The chat bubble (spec 06 "Human input forms", 03 `web_ui.chat_bubble`): a small floating
+ * The chat bubble (docs/api.md, 03 `web_ui.chat_bubble`): a small floating
  * form on every signed-in page that starts a router session. The UI wraps the human's words
  * in the context of the page they were looking at; only the words are recorded as theirs.
  *

@@ -34,7 +34,7 @@ const BASIS_EXPLAINED: Record<string, string> = {
   corrected: 'corrected by an operator',
 };
 
-/** spec 01: only `authenticated` is evidence of the actor's own act; the rest say what they are. */
+/** docs/concepts.md: only `authenticated` is evidence of the actor's own act; the rest say what they are. */
 export function Basis(props: { basis: string | null }) {
   if (!props.basis) return <span class="pill">no basis</span>;
   return (

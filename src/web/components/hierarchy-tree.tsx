@@ -3,7 +3,7 @@ import { drawnUnderText, hiddenSeniorsText, hierarchyNote } from '../../render/h
 import { AgentRootPill, GenesisPill, Status, sessionTitle } from './format.js';
 
 /**
- * The session hierarchy of the provenance panel (spec 06 "Session detail"): the walk's nodes in
+ * The session hierarchy of the provenance panel (docs/api.md): the walk's nodes in
  * their depth-first order, indented by render parent, with every annotation the outline
  * renderer carries (the same `hierarchy-notes` sentences, so the surfaces cannot disagree).
  */

@@ -5,7 +5,7 @@ import { ABSENCE_IS_AN_ANSWER, ABSENCE_IS_NOT_AN_ANSWER, COUNTS_ARE_A_FLOOR } fr
 import { Time } from './format.js';
 
 /**
- * The human-message half of the provenance panel (spec 03 "Provenance rendering", spec 06
+ * The human-message half of the provenance panel (docs/human-messages.md, docs/api.md
  * "Session detail"): both counts always, the amber capture-gap block, the entries newest
  * first with their scope, People notes, and an empty state that says what absence means.
  * Text is rendered as text (JSX escapes it); the sentences come from the shared renderers.

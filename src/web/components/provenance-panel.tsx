@@ -4,7 +4,7 @@ import { HierarchyTree } from './hierarchy-tree.js';
 import { HumanRecordSection } from './human-record-panel.js';
 
 /**
- * The session page's hierarchy and human-message panel (spec 06 "Session detail"). It is
+ * The session page's hierarchy and human-message panel (docs/api.md). It is
  * deferred: the page paints at once with `PanelSkeleton`, sized like the tree it stands for,
  * which loads `/sessions/:id/provenance_panel` and is replaced by `ProvenancePanel`. The
  * skeleton carries no id, so a live refresh (which targets #provenance-panel) can never

@@ -7,10 +7,10 @@ import { ErrorMessage } from '../pages/error-page.js';
 import { Time } from './format.js';
 
 /**
- * The session page's human input card (spec 06 "Human input forms", 05 "The inbox"):
+ * The session page's human input card (docs/api.md, 05 "The inbox"):
  * follow-up, enqueue and interrupt with one text box, the session's pending enqueued
  * messages with "Send now" and "Withdraw", and items never reported taken with "Resend". Each act records the signed-in human's words
- * with its entry point (spec 03) — the app decides that; this only renders and posts.
+ * with its entry point (docs/human-messages.md) — the app decides that; this only renders and posts.
  *
  * Without JS every button is a plain form post (303 back to the page). With htmx the result
  * lands in `#input-result` (a persistent `role=status` region, so a screen reader announces

@@ -2,7 +2,7 @@ import { SESSION_STATUSES } from '../../core/lifecycle.js';
 import type { SessionView } from '../../app/views.js';
 import { AgentRootPill, GenesisPill, Status, Time, sessionTitle } from './format.js';
 
-/** The filterable session list on the home page, with "spawned by #N" on each row (spec 06). */
+/** The filterable session list on the home page, with "spawned by #N" on each row (docs/api.md). */
 export interface ListFilters {
   /** '' = open (everything but archived), 'all', or one status */
   status: string;

@@ -4,7 +4,7 @@ import { CsrfField } from '../layout.js';
 import { Actor, AgentRootPill, Basis, GenesisPill, Status, Time, sessionTitle } from './format.js';
 
 /**
- * The Status section of a session page (spec 06): title, ids, genesis · class, owner, creator
+ * The Status section of a session page (docs/api.md): title, ids, genesis · class, owner, creator
  * and parent with their bases, and the lifecycle actions valid in this state.
  */
 function ActionForm(props: { id: number; act: string; label: string; confirm: string; csrf: string; danger?: boolean }) {

@@ -2,7 +2,7 @@ import type { SessionView } from '../../app/views.js';
 import { Status, sessionTitle } from './format.js';
 
 /**
- * The session strip (spec 06): open sessions as tabs. Each tab carries what the client needs
+ * The session strip (docs/api.md): open sessions as tabs. Each tab carries what the client needs
  * to draw lineage lines tab → tab (`data-tab-id`, `data-parent-id`, `data-status`), nothing more;
  * the geometry is `lineagePath` in src/core, run in the browser.
  */

@@ -1,7 +1,7 @@
 import type { EventView } from '../../app/sessions/read-sessions.js';
 import { Actor, Basis, Time } from './format.js';
 
-/** The attributed timeline (spec 04): every event with its actor, cause and their bases. */
+/** The attributed timeline (docs/attribution.md): every event with its actor, cause and their bases. */
 function detailText(details: Record<string, unknown>): string {
   return Object.entries(details)
     .map(([k, v]) => `${k}: ${typeof v === 'string' ? v : JSON.stringify(v)}`)

@@ -6,7 +6,7 @@ import { Time } from '../components/format.js';
 import { CsrfField, Layout } from '../layout.js';
 import { ErrorMessage } from './error-page.js';
 
-/** `/supervisor/users` (spec 03 "The roster", spec 06): admin only. */
+/** `/supervisor/users` (docs/human-messages.md, docs/api.md): admin only. */
 
 export interface UserFormValues {
   key?: string;

@@ -14,7 +14,7 @@ import { sessionTitle } from '../components/format.js';
 import type { WarrantError } from '../../core/errors.js';
 import { ErrorMessage } from './error-page.js';
 
-/** Home, session, new-session and delete-confirmation pages (spec 06 "Web UI"). */
+/** Home, session, new-session and delete-confirmation pages (docs/api.md). */
 
 export interface HomeProps {
   identity: WebIdentity;
@@ -79,7 +79,7 @@ export interface SessionPageProps {
   input: SessionInputData;
   /** the result of a plain (no-JS) post of that card, shown once after its redirect */
   inputNotice?: string | null;
-  /** right after a web create whose parent hint was dropped (spec 02 "It never fails a spawn") */
+  /** right after a web create whose parent hint was dropped (docs/concepts.md) */
   parentDropped: { requested: string; reason: string } | null;
 }
 

@@ -4,7 +4,7 @@ import type { WarrantError } from '../../core/errors.js';
 import { CsrfField, Layout } from '../layout.js';
 import { ErrorMessage } from './error-page.js';
 
-/** Sign-in, link confirmation and first-run pages (spec 01 "Web UI sign-in, always"). */
+/** Sign-in, link confirmation and first-run pages (docs/concepts.md). */
 
 /** Shown to anyone who reaches the port: it names nobody (not even the admin's key). */
 export function SignInPage(props: { mode: DeploymentMode; csrf: string; next: string; error?: WarrantError | null; key?: string }) {

@@ -19,7 +19,7 @@ import { htmlFragment, htmlPage } from '../render.js';
 import { field, rawField, redirect, webRoute, type WebRequest } from '../web-request.js';
 
 /**
- * The human input forms of the session page and the chat bubble (spec 06 "Human input
+ * The human input forms of the session page and the chat bubble (docs/api.md "Human input
  * forms"). Transport only: the inbox use cases (app/inbox/deliveries.ts) deliver and record
  * the human's words with the web entry point; `createSession` starts the bubble's router.
  */
@@ -82,7 +82,7 @@ function pagePath(c: Context, r: WebRequest): string {
 }
 
 /**
- * spec 03: the page-context wrapper is composed by the UI and is part of the router's prompt
+ * docs/human-messages.md: the page-context wrapper is composed by the UI and is part of the router's prompt
  * only; the recorded human message and the original prompt are the human's words alone.
  */
 async function chatPrompt(ctx: AppContext, caller: Caller, path: string, words: string): Promise<string> {

@@ -76,7 +76,7 @@ function createInput(form: FormData): CreateSessionInput {
     ...(key ? { idempotencyKey: key.slice(0, 200) } : {}),
     title: title || null,
     prompt: prompt.trim() ? prompt : null,
-    // the human's unwrapped ask: the title derives from it (spec 01 "Titles")
+    // the human's unwrapped ask: the title derives from it (docs/concepts.md)
     originalPrompt: prompt.trim() ? prompt : null,
     agentRoot: agentRoot || null,
     model: model || null,
@@ -125,7 +125,7 @@ export function registerSessionRoutes(app: Hono<any>, ctx: AppContext, guard: Ho
     return htmlFragment(c, <SessionList sessions={data.sessions} nextCursor={data.nextCursor} filters={data.filters} />);
   });
 
-  // spec 06: the web UI's own stream — cookie-authenticated, same hub, same visibility filter
+  // docs/api.md: the web UI's own stream — cookie-authenticated, same hub, same visibility filter
   route('GET', '/ui/events', (c, r) => streamLiveEvents(c, ctx, who(r.identity)));
 
   route('GET', '/sessions/new', async (c, r) => htmlPage(c, <NewSessionPage identity={r.identity!} csrf={r.csrf} />));

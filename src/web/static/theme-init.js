@@ -1,4 +1,4 @@
-// Applies the per-device theme before first paint (spec 06: one light and one dark theme,
+// Applies the per-device theme before first paint (docs/api.md: one light and one dark theme,
 // prefers-color-scheme unless the device chose one). A static file: the CSP allows no inline script.
 (function () {
   try {
