@@ -73,3 +73,6 @@ export function nowIso(ctx: Pick<AppContext, 'clock'>): string {
 }
 
 export { ActorCache };
+
+/** Whether an error means the store itself is unreachable (surfaces map it to 503 without importing store/). */
+export { isStoreUnavailableError } from '../store/store-errors.js';

@@ -120,3 +120,5 @@ export class LiveHub {
     if (newest > LIVE_BACKLOG) await pruneLiveEvents(this.store.kysely, newest - LIVE_BACKLOG);
   }
 }
+
+export type { LiveEventRecord };

@@ -212,3 +212,6 @@ export async function revokeIssuedToken(ctx: AppContext, caller: Caller, credent
     if (token.kind === 'human') await notify(w, { kind: 'human_token_revoked', detail: { credential_id: credentialId, user_id: token.userId } });
   });
 }
+
+/** The roster's records, as surfaces render them (they never import store/). */
+export type { TokenRecord, UserRecord };

@@ -2,7 +2,7 @@ import type { Context } from 'hono';
 import { HTTPException } from 'hono/http-exception';
 import type { Logger } from 'pino';
 import { WarrantError } from '../core/errors.js';
-import { isStoreUnavailableError as isStoreUnavailable } from '../store/store-errors.js';
+import { isStoreUnavailableError as isStoreUnavailable } from '../app/context.js';
 
 
 /** Maps anything thrown into the one error format, in exactly one place (docs/api.md). */

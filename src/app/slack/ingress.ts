@@ -5,6 +5,8 @@ import type { Caller } from '../caller.js';
 import type { AppContext } from '../context.js';
 import { createSession } from '../sessions/create-session.js';
 import type { WriteScope } from '../write-scope.js';
+import { SETTING_SLACK_SIGNING_SECRET } from '../bootstrap.js';
+import { verifySlackSignature } from './signature.js';
 
 export const SETTING_SLACK_WORKSPACE_URL = 'slack_workspace_url';
 
@@ -123,4 +125,22 @@ export type SlackFollowUp = (
 
 export function slackNotConfigured(): WarrantError {
   return new WarrantError('slack-not-configured', 'Slack ingress is not configured on this deployment (no signing secret); set it with `warrant settings set slack_signing_secret`.', { status: 404 });
+}
+
+/**
+ * The signature is the credential (docs/human-messages.md): the configured signing secret must
+ * sign this exact body within the 5-minute replay window, or the request is a 401 and records nothing.
+ */
+export async function authenticateSlackRequest(ctx: AppContext, raw: string, timestampHeader: string | undefined, signatureHeader: string | undefined): Promise<void> {
+  const secret = await getSetting(ctx.store.kysely, SETTING_SLACK_SIGNING_SECRET);
+  if (!secret) throw slackNotConfigured();
+  const verdict = verifySlackSignature(secret, timestampHeader, raw, signatureHeader, ctx.clock.now().getTime());
+  if (verdict === 'ok') return;
+  const message =
+    verdict === 'stale'
+      ? 'The Slack request timestamp is outside the 5-minute replay window.'
+      : verdict === 'missing'
+        ? 'The Slack signature headers are missing.'
+        : 'The Slack signature does not match the configured signing secret.';
+  throw new WarrantError(verdict === 'stale' ? 'slack-request-stale' : 'slack-signature-invalid', message, { status: 401 });
 }

@@ -7,7 +7,7 @@ import type { AppContext } from '../../app/context.js';
 import { HIERARCHY_CHANGED, INTERNAL_LIVE_TYPES, type HierarchySubscription } from '../../app/lineage/hierarchy-refresh.js';
 import { WarrantError } from '../../core/errors.js';
 import { serializeHierarchy } from '../../render/hierarchy-json.js';
-import type { LiveEventRecord } from '../../store/live-repo.js';
+import type { LiveEventRecord } from '../../app/live-hub.js';
 import type { HttpEnv } from '../env.js';
 
 const KEEPALIVE_MS = 15_000;

@@ -1,10 +1,7 @@
 import type { OpenAPIHono } from '@hono/zod-openapi';
 import type { AppContext } from '../../app/context.js';
-import { getSetting } from '../../store/settings-repo.js';
-import { SETTING_SLACK_SIGNING_SECRET } from '../../app/bootstrap.js';
-import { verifySlackSignature } from '../../app/slack/signature.js';
-import { handleSlackEnvelope, slackNotConfigured, type SlackEnvelope, type SlackFollowUp } from '../../app/slack/ingress.js';
 import { WarrantError } from '../../core/errors.js';
+import { authenticateSlackRequest, handleSlackEnvelope, type SlackEnvelope, type SlackFollowUp } from '../../app/slack/ingress.js';
 import type { HttpEnv } from '../env.js';
 
 /**
@@ -13,19 +10,8 @@ import type { HttpEnv } from '../env.js';
  */
 export function registerSlackRoute(app: OpenAPIHono<HttpEnv>, ctx: AppContext, followUp: SlackFollowUp): void {
   app.post('/integrations/slack/events', async (c) => {
-    const secret = await getSetting(ctx.store.kysely, SETTING_SLACK_SIGNING_SECRET);
-    if (!secret) throw slackNotConfigured();
     const raw = await c.req.text();
-    const verdict = verifySlackSignature(secret, c.req.header('x-slack-request-timestamp'), raw, c.req.header('x-slack-signature'), ctx.clock.now().getTime());
-    if (verdict !== 'ok') {
-      const message =
-        verdict === 'stale'
-          ? 'The Slack request timestamp is outside the 5-minute replay window.'
-          : verdict === 'missing'
-            ? 'The Slack signature headers are missing.'
-            : 'The Slack signature does not match the configured signing secret.';
-      throw new WarrantError(verdict === 'stale' ? 'slack-request-stale' : 'slack-signature-invalid', message, { status: 401 });
-    }
+    await authenticateSlackRequest(ctx, raw, c.req.header('x-slack-request-timestamp'), c.req.header('x-slack-signature'));
     let envelope: SlackEnvelope;
     try {
       envelope = JSON.parse(raw) as SlackEnvelope;

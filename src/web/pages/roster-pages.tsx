@@ -1,7 +1,6 @@
 import type { WebIdentity } from '../../app/web-auth.js';
 import type { WarrantError } from '../../core/errors.js';
-import type { TokenRecord } from '../../store/tokens-repo.js';
-import type { UserRecord } from '../../store/users-repo.js';
+import type { TokenRecord, UserRecord } from '../../app/roster.js';
 import { Time } from '../components/format.js';
 import { CsrfField, Layout } from '../layout.js';
 import { ErrorMessage } from './error-page.js';
