@@ -72,3 +72,11 @@ export async function runHook(provider: string, stdinText: string, argvPayload: 
     return systemMessage(`could not hand ${event || 'this event'} to \`warrant run\` (${(error as Error).message}); it was not recorded.`);
   }
 }
+
+/** The hook's JSON on stdin ('' on a terminal: nothing was piped). */
+export async function readStdin(): Promise<string> {
+  if (process.stdin.isTTY) return '';
+  const chunks: Buffer[] = [];
+  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks).toString('utf8');
+}

@@ -1,14 +1,7 @@
 #!/usr/bin/env node
 // The agent hook entry point: `node dist/hook/hook-main.js claude-code|codex [payload]`.
 // Nothing but node: modules and hook-client.ts are loaded, so a hook costs milliseconds.
-import { runHook } from './hook-client.js';
-
-async function readStdin(): Promise<string> {
-  if (process.stdin.isTTY) return '';
-  const chunks: Buffer[] = [];
-  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks).toString('utf8');
-}
+import { readStdin, runHook } from './hook-client.js';
 
 async function main(): Promise<void> {
   const [provider = '', argvPayload] = process.argv.slice(2);

@@ -1,7 +1,8 @@
 import type { Writable } from 'node:stream';
 import type { ApiClient } from '../cli/api-client.js';
 
-interface LeasedItem {
+/** An item as `…/inbox/lease` hands it to the runner. */
+export interface LeasedItem {
   id: number;
   kind: string;
   mode: string;

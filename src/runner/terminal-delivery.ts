@@ -1,10 +1,6 @@
 import type { ApiClient } from '../cli/api-client.js';
+import type { LeasedItem } from './inbox-feed.js';
 
-interface LeasedItem {
-  id: number;
-  kind: string;
-  frame: { format: string; text: string };
-}
 
 /** Bracketed paste: the agent takes the frame as one paste, however many lines it has. */
 const PASTE_START = '\u001b[200~';

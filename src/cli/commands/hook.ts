@@ -1,12 +1,5 @@
 import type { Command } from 'commander';
-import { runHook } from '../../hook/hook-client.js';
-
-async function readStdin(): Promise<string> {
-  if (process.stdin.isTTY) return '';
-  const chunks: Buffer[] = [];
-  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks).toString('utf8');
-}
+import { readStdin, runHook } from '../../hook/hook-client.js';
 
 /**
  * `warrant hook claude-code|codex [payload]`: the same hook as `dist/hook/hook-main.js` (which
