@@ -4,9 +4,10 @@ import { isActive } from '../core/lifecycle.js';
 import { parseSessionRef, type ParsedSessionRef } from '../core/session-ref.js';
 import type { Executor } from '../store/dialect/dialect.js';
 import { findSessionById, findSessionsByRef, type SessionRecord } from '../store/sessions-repo.js';
+import { isSpawnAncestorOf } from '../store/lineage-repo.js';
 import type { AppContext } from './context.js';
 import { permissionKind, type Caller } from './caller.js';
-import { isVisible, lineageParents, type Visibility } from './views.js';
+import { isVisible, type Visibility } from './views.js';
 
 export { isVisible, type Visibility };
 
@@ -76,17 +77,7 @@ export async function requireSession(db: Executor, ctx: AppContext, caller: Call
 
 /** Whether `ancestorId` is `target` or above it over spawn (lineage) edges. */
 export async function isSpawnAncestor(db: Executor, ctx: AppContext, ancestorId: number, target: SessionRecord): Promise<boolean> {
-  let current: SessionRecord | null = target;
-  const seen = new Set<number>();
-  // Spawn parents are always older, so this walk ends; the budget bounds a corrupt store.
-  while (current && seen.size < 5000) {
-    if (current.id === ancestorId) return true;
-    seen.add(current.id);
-    const parentId: number | null = (await lineageParents(db, ctx, [current])).get(current.id) ?? null;
-    if (parentId === null || seen.has(parentId) || parentId < ancestorId) return false;
-    current = await findSessionById(db, ctx.store, parentId);
-  }
-  return false;
+  return isSpawnAncestorOf(db, ctx.store, ancestorId, target.id);
 }
 
 /**

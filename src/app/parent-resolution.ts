@@ -1,7 +1,8 @@
 import type { Basis } from '../core/basis.js';
 import type { Executor } from '../store/dialect/dialect.js';
 import type { SessionRecord } from '../store/sessions-repo.js';
-import { resolveRef, type Visibility } from './access.js';
+import { parseLegacyParentKey } from '../core/legacy-parent-key.js';
+import { resolveRef, type RefResolution, type Visibility } from './access.js';
 import type { AppContext } from './context.js';
 
 /** docs/concepts.md: what happened to the parent hint, for the create response. */
@@ -37,6 +38,13 @@ export const MAX_PARENT_HINT_LENGTH = 100;
  * `ownerUserId` is the new session's owner when already fixed (explicit or the human's own),
  * or undefined when it will be inherited from the parent.
  */
+async function resolveLegacyHint(db: Executor, ctx: AppContext, visibility: Visibility, key: string): Promise<RefResolution> {
+  if ([...key].length > MAX_PARENT_HINT_LENGTH) return { session: null, reason: 'hint-too-long' };
+  const ref = parseLegacyParentKey(key);
+  if (!ref) return { session: null, reason: 'not-found' };
+  return resolveRef(db, ctx, visibility, ref.kind === 'id' ? String(ref.id) : ref.uid, { allowPrefix: false });
+}
+
 export async function resolveSpawnParent(
   db: Executor,
   ctx: AppContext,
@@ -70,8 +78,9 @@ export async function resolveSpawnParent(
   }
   const isLegacy = declared === null;
   const source = isLegacy ? 'legacy-key' : declaredSource;
-  // The legacy key must be an exact id or uid: a prefix could become ambiguous later.
-  const r = await resolveRef(db, ctx, visibility, requested, { allowPrefix: !isLegacy, maxLength: MAX_PARENT_HINT_LENGTH });
+  // The legacy key must be spelled as every reader parses it (core/legacy-parent-key.ts): a
+  // spelling they cannot match would resolve here and then lose its parent on every read.
+  const r = isLegacy ? await resolveLegacyHint(db, ctx, visibility, requested) : await resolveRef(db, ctx, visibility, requested, { maxLength: MAX_PARENT_HINT_LENGTH });
   if (!r.session) {
     return { resolution: { requested, resolvedId: null, basis: null, dropped: r.reason, source }, parent: null };
   }

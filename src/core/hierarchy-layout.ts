@@ -1,3 +1,4 @@
+import { parseLegacyParentKey } from './legacy-parent-key.js';
 import type { AlsoSenior, DrawnUnder, LineageRowRef, PlacedNode, Placement, UncleBasis, WalkEdge } from './hierarchy-types.js';
 
 /** What the breadth-first discovery established; the layout only arranges it. */
@@ -107,19 +108,17 @@ export function layoutHierarchy<R extends LineageRowRef>(
   return { currentId: x.currentId, originId: x.originId, roots, nodes: order.map((id) => placed.get(id)!) };
 }
 
-const UID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
-
 /** Where a node's spawn parent is, judged from its own row (column, or the legacy key). */
 function spawnParentWhere<R extends LineageRowRef>(row: R, rows: ReadonlyMap<number, R>, rendered: ReadonlySet<number>): { kind: 'in-tree'; id: number } | { kind: 'outside' } | { kind: 'none' } {
   let parentId: number | null = null;
   if (row.parentBasis === 'legacy') {
-    const key = row.legacyParentKey;
-    if (key === null) return { kind: 'none' };
-    if (/^[0-9]{1,15}$/.test(key)) parentId = Number(key);
-    else if (UID.test(key)) {
-      for (const id of rendered) if (rows.get(id)?.uid === key) parentId = id;
+    const ref = parseLegacyParentKey(row.legacyParentKey);
+    if (ref === null) return { kind: 'none' }; // a key that names no session means "no parent"
+    if (ref.kind === 'id') parentId = ref.id;
+    else {
+      for (const id of rendered) if (rows.get(id)?.uid === ref.uid) parentId = id;
       if (parentId === null) return { kind: 'outside' };
-    } else return { kind: 'none' }; // a key that names no session means "no parent"
+    }
 
   } else if (row.parentSessionId !== null) parentId = row.parentSessionId;
   else return { kind: 'none' };

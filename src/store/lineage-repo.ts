@@ -4,7 +4,7 @@ import type { Genesis, SchedulingClass } from '../core/genesis.js';
 import type { SessionStatus } from '../core/lifecycle.js';
 import type { Database } from './database.js';
 import type { Executor, StoreDialect } from './dialect/dialect.js';
-import { LEGACY_PARENT_KEY } from './sessions-repo.js';
+import { LEGACY_PARENT_KEY, legacyParentKeySpellings, parseLegacyParentKey } from '../core/legacy-parent-key.js';
 
 /**
  * docs/concepts.md: the only columns lineage reads.
@@ -130,10 +130,6 @@ export async function loadHierarchyRows(db: Executor, d: StoreDialect, ids: read
   return rows.map(toRow);
 }
 
-function uidLike(key: string): boolean {
-  return /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/.test(key);
-}
-
 /** Restricts sessions `c` to the owners a scoped caller may see (docs/concepts.md); absent = all. */
 function ownedBy(d: StoreDialect, visibleOwners: readonly (number | null)[] | undefined): RawBuilder<unknown> {
   if (!visibleOwners) return sql`1 = 1`;
@@ -154,10 +150,7 @@ interface JuniorScope {
 function juniorScope(seniors: readonly Pick<HierarchyRow, 'id' | 'uid'>[]): JuniorScope {
   const ids = [...new Set(seniors.map((s) => s.id))];
   const keyToId = new Map<string, number>();
-  for (const s of seniors) {
-    keyToId.set(String(s.id), s.id);
-    keyToId.set(s.uid, s.id);
-  }
+  for (const s of seniors) for (const spelling of legacyParentKeySpellings(s)) keyToId.set(spelling, s.id);
   return { ids, idSet: new Set(ids), keys: [...keyToId.keys()], keyToId };
 }
 
@@ -315,10 +308,9 @@ export async function seniorsOf(
   const legacyUids = new Set<string>();
   for (const j of juniors) {
     if (j.parentBasis === 'legacy') {
-      const key = j.legacyParentKey;
-      if (key === null) continue;
-      if (/^[0-9]{1,15}$/.test(key)) parentIds.add(Number(key));
-      else if (uidLike(key)) legacyUids.add(key);
+      const ref = parseLegacyParentKey(j.legacyParentKey);
+      if (ref?.kind === 'id') parentIds.add(ref.id);
+      else if (ref?.kind === 'uid') legacyUids.add(ref.uid);
     } else if (j.parentSessionId !== null) parentIds.add(j.parentSessionId);
   }
   const juniorIds = [...new Set(juniors.map((j) => j.id))];
@@ -356,8 +348,9 @@ export async function seniorsOf(
     }
   }
   for (const j of juniors) {
-    const key = j.parentBasis === 'legacy' ? j.legacyParentKey : j.parentSessionId !== null ? String(j.parentSessionId) : null;
-    if (key === null) continue;
+    const ref = j.parentBasis === 'legacy' ? parseLegacyParentKey(j.legacyParentKey) : j.parentSessionId !== null ? ({ kind: 'id', id: j.parentSessionId } as const) : null;
+    if (ref === null) continue;
+    const key = ref.kind === 'id' ? String(ref.id) : ref.uid;
     const parent = parentRows.get(key);
     if (!parent || parent.id >= j.id) continue;
     out.push({ edge: { seniorId: parent.id, juniorId: j.id, kind: 'spawn', basis: null, source: null, createdAt: null }, senior: parent });
@@ -394,3 +387,40 @@ export async function uncleEdgesOf(db: Executor, d: StoreDialect, juniorIds: rea
 }
 
 export type { Database };
+
+/**
+ * Whether `ancestorId` is `targetId` or one of its spawn ancestors, over the column and the
+ * legacy key. One recursive query climbs the column edges (spawn parents are always older,
+ * so it stops below `ancestorId`); a legacy key at the top of a climb is parsed
+ * (core/legacy-parent-key.ts) and the climb resumes from the session it names. So a column
+ * chain of any depth costs one query, and each legacy hop one or two more.
+ */
+export async function isSpawnAncestorOf(db: Executor, d: StoreDialect, ancestorId: number, targetId: number, budget = 5000): Promise<boolean> {
+  let start: number | null = targetId;
+  let climbed = 0;
+  while (start !== null && start >= ancestorId && climbed < budget) {
+    if (start === ancestorId) return true;
+    const key = (alias: string): RawBuilder<unknown> =>
+      sql.raw(`case when ${alias}.parent_basis = 'legacy' then ${d.jsonTextFieldSql(`${alias}.custom_metadata`, LEGACY_PARENT_KEY)} end`);
+    const rows: RawRow[] = await rowsOf(
+      db,
+      sql`with recursive up(id, parent_session_id, parent_basis, legacy_parent_key, n) as (
+          select s.id, s.parent_session_id, s.parent_basis, ${key('s')}, 1 from sessions s where s.id = ${start}
+          union all
+          select p.id, p.parent_session_id, p.parent_basis, ${key('p')}, up.n + 1
+            from up inner join sessions p on p.id = up.parent_session_id
+            where up.parent_basis is not null and up.parent_basis <> 'legacy' and p.id < up.id and p.id >= ${ancestorId} and up.n < ${budget - climbed})
+        select id, legacy_parent_key, n from up where id = ${ancestorId} or n = (select max(n) from up)`,
+    );
+    if (rows.some((r) => Number(r.id) === ancestorId)) return true;
+    const top = rows[0];
+    if (!top) return false;
+    climbed += Number(top.n);
+    const ref = parseLegacyParentKey(top.legacy_parent_key as string | null);
+    if (!ref) return false;
+    const parentId: number | null =
+      ref.kind === 'id' ? ref.id : ((await rowsOf(db, sql`select id from sessions where uid = ${ref.uid}`)).map((r) => Number(r.id))[0] ?? null);
+    start = parentId !== null && parentId < Number(top.id) ? parentId : null;
+  }
+  return false;
+}

@@ -2,10 +2,10 @@ import { sql } from 'kysely';
 import type { Basis, ActBasis } from '../core/basis.js';
 import type { Genesis, SchedulingClass } from '../core/genesis.js';
 import type { SessionStatus } from '../core/lifecycle.js';
+import { LEGACY_PARENT_KEY, legacyKeyNames, legacyParentKeySpellings, parseLegacyParentKey } from '../core/legacy-parent-key.js';
 import { prefixUpperBound, type ParsedSessionRef } from '../core/session-ref.js';
 import type { Executor, StoreDialect } from './dialect/dialect.js';
 
-export const LEGACY_PARENT_KEY = 'router_session_id';
 
 /** How a runtime child came to be: a built-in subagent, or an agent started inside the runtime. */
 export type RuntimeOrigin = 'subagent' | 'nested-agent';
@@ -280,11 +280,12 @@ export async function loadCustomMetadata(db: Executor, ids: readonly number[]): 
   return out;
 }
 
-/** Sessions named by legacy parent keys (exact id or uid, never a prefix). */
+/** Sessions named by legacy parent keys (core/legacy-parent-key.ts), by the key as stored. */
 export async function resolveLegacyKeys(db: Executor, d: StoreDialect, keys: readonly string[]): Promise<Map<string, SessionRecord>> {
   const out = new Map<string, SessionRecord>();
-  const ids = keys.filter((k) => /^[0-9]{1,15}$/.test(k)).map(Number);
-  const uids = keys.filter((k) => /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/.test(k));
+  const refs = keys.map((k) => [k, parseLegacyParentKey(k)] as const);
+  const ids = [...new Set(refs.flatMap(([, r]) => (r?.kind === 'id' ? [r.id] : [])))];
+  const uids = [...new Set(refs.flatMap(([, r]) => (r?.kind === 'uid' ? [r.uid] : [])))];
   if (ids.length === 0 && uids.length === 0) return out;
   const rows = await selectCore(db, d)
     .where((eb) => {
@@ -294,10 +295,10 @@ export async function resolveLegacyKeys(db: Executor, d: StoreDialect, keys: rea
       return eb.or(ors);
     })
     .execute();
-  for (const r of rows) {
-    const rec = toRecord(r as CoreRow);
-    out.set(String(rec.id), rec);
-    out.set(rec.uid, rec);
+  const records = rows.map((r) => toRecord(r as CoreRow));
+  for (const [key] of refs) {
+    const named = records.find((rec) => legacyKeyNames(key, rec));
+    if (named) out.set(key, named);
   }
   return out;
 }
@@ -314,10 +315,7 @@ export async function spawnChildrenOf(
   if (parents.length === 0) return [];
   const ids = parents.map((p) => p.id);
   const keyToId = new Map<string, number>();
-  for (const p of parents) {
-    keyToId.set(String(p.id), p.id);
-    keyToId.set(p.uid, p.id);
-  }
+  for (const p of parents) for (const spelling of legacyParentKeySpellings(p)) keyToId.set(spelling, p.id);
   const legacy = d.jsonTextField('custom_metadata', LEGACY_PARENT_KEY);
   const rows = await selectCore(db, d)
     .where((eb) =>
@@ -343,8 +341,8 @@ export interface SessionListFilter {
   ownerUserId?: number | null;
   /** restrict to sessions visible to a scoped caller: these owners (null = unowned) */
   visibleOwners?: (number | null)[];
-  parentId?: number;
-  parentUid?: string;
+  /** children of this session (its uid too: a legacy key may spell the parent as its uid) */
+  parent?: { id: number; uid: string };
   rootsOnly?: boolean;
   text?: string;
   beforeId?: number;
@@ -365,10 +363,11 @@ export async function listSessions(db: Executor, d: StoreDialect, f: SessionList
       return ors.length > 0 ? eb.or(ors) : sql<boolean>`1 = 0`;
     });
   }
-  if (f.parentId !== undefined) {
+  if (f.parent !== undefined) {
     const legacy = d.jsonTextField('custom_metadata', LEGACY_PARENT_KEY);
-    const keys = [String(f.parentId), ...(f.parentUid ? [f.parentUid] : [])];
-    q = q.where((eb) => eb.or([eb('parent_session_id', '=', f.parentId!), eb.and([eb(legacy, 'in', keys), eb('parent_basis', '=', 'legacy')])]));
+    const parent = f.parent;
+    const keys = legacyParentKeySpellings(parent);
+    q = q.where((eb) => eb.or([eb('parent_session_id', '=', parent.id), eb.and([eb(legacy, 'in', keys), eb('parent_basis', '=', 'legacy')])]));
   }
   if (f.rootsOnly) q = q.where('parent_session_id', 'is', null).where((eb) => eb.or([eb('parent_basis', 'is', null), eb('parent_basis', '!=', 'legacy')]));
   if (f.text) {

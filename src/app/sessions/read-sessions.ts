@@ -49,19 +49,13 @@ export async function listSessions(ctx: AppContext, caller: Caller, input: ListS
       ownerUserId = user.id;
     }
   }
-  let parentId: number | undefined;
-  let parentUid: string | undefined;
-  if (input.parent !== undefined) {
-    const parent = await requireSession(db, ctx, caller, input.parent);
-    parentId = parent.id;
-    parentUid = parent.uid;
-  }
+  const parent = input.parent !== undefined ? await requireSession(db, ctx, caller, input.parent) : undefined;
   const beforeId = input.cursor ? decodeCursor(input.cursor, 'sessions') : undefined;
   const rows = await listSessionRows(db, ctx.store, {
     statuses: statuses as SessionStatus[],
     ...(ownerUserId !== undefined ? { ownerUserId } : {}),
     ...(visibility === 'all' ? {} : { visibleOwners: visibility.owners }),
-    ...(parentId !== undefined ? { parentId, parentUid } : {}),
+    ...(parent !== undefined ? { parent: { id: parent.id, uid: parent.uid } } : {}),
     rootsOnly: input.root === true,
     ...(input.q ? { text: input.q } : {}),
     ...(beforeId !== undefined ? { beforeId } : {}),
