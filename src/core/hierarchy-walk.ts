@@ -63,8 +63,8 @@ export function* walkHierarchy<R extends LineageRowRef>(
   }
   const upward = new Set(dist.keys());
 
-  const { roots, depths: upDepth } = upwardRoots(upward, dist, seniorEdges);
   const originId = spawnOrigin(current.id, upward, seniorEdges);
+  const { roots, depths: upDepth } = upwardRoots(upward, dist, seniorEdges, originId);
 
   // 2. Admission: the upward nodes first (top-down, lowest id first), then the downward
   //    walk level by level, lowest id first, until maxNodes.
@@ -174,13 +174,20 @@ export function* walkHierarchy<R extends LineageRowRef>(
 }
 
 /**
- * Roots (and every upward node's depth below them): upward nodes none of whose seniors was reached. A cycle (which writers never
- * create, but a bound must not assume) can leave part of the upward set unreachable from
- * any root; then the farthest such node (lowest id on ties) is made a root, until every
- * upward node hangs from one.
+ * Roots (and every upward node's depth below them): the origin, always — walked from depth 0
+ * even when it has uncle seniors, so sessions interrupting S from above never push S's own
+ * spawn family below the depth bound — and the upward nodes none of whose seniors was
+ * reached. A cycle (which writers never create, but a bound must not assume) can leave part
+ * of the upward set unreachable from any root; then the farthest such node (lowest id on
+ * ties) is made a root, until every upward node hangs from one.
  */
-function upwardRoots(upward: Set<number>, dist: Map<number, number>, seniorEdges: Map<number, WalkEdge[]>): { roots: number[]; depths: Map<number, number> } {
-  const roots = [...upward].filter((id) => !(seniorEdges.get(id) ?? []).some((e) => upward.has(e.seniorId)));
+function upwardRoots(
+  upward: Set<number>,
+  dist: Map<number, number>,
+  seniorEdges: Map<number, WalkEdge[]>,
+  originId: number,
+): { roots: number[]; depths: Map<number, number> } {
+  const roots = [originId, ...[...upward].filter((id) => id !== originId && !(seniorEdges.get(id) ?? []).some((e) => upward.has(e.seniorId))).sort((a, b) => a - b)];
   for (;;) {
     const depths = depthsWithin(upward, roots, seniorEdges);
     if (depths.size === upward.size) return { roots, depths };

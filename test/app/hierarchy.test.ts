@@ -145,11 +145,38 @@ describeEachDialect('hierarchyOf on the store', (t) => {
     expect(tree.truncated).toBe(true);
     expect(tree.nodes).toHaveLength(151);
     const last = tree.nodes.at(-1)!;
-    expect(last).toMatchObject({ id: s, placement: 'ceiling', renderParentId: null, depth: 1, isCurrent: true, spawnEdge: false });
+    // S is its own origin, so a root (depth 0) even under 160 uncles; the cap still cuts its line
+    expect(last).toMatchObject({ id: s, placement: 'ceiling', renderParentId: null, depth: 0, isCurrent: true, spawnEdge: false });
     expect(last.alsoSenior).toHaveLength(150);
     expect(last.hiddenSeniors).toBe(10);
     const lastLine = renderHierarchyOutline(tree).split('\n').find((l) => l.includes('← this session'))!;
     expect(lastLine).toMatch(new RegExp(`^- #${s} .*\\(10 more seniors not shown\\) \\(placed by the node ceiling, not under its parent\\) ← this session$`));
+  });
+
+  it("a router under a chain of nine uncle edges keeps its three levels of workers in its own hierarchy", async () => {
+    const h = t();
+    // nine sessions, each interrupting the next (uncle edges), the last one interrupting the router
+    const chain: number[] = [];
+    for (let i = 0; i < 9; i++) chain.push(await spawn(h, null, { title: `interrupter ${i}` }));
+    const router = await spawn(h, null, { title: 'router' });
+    for (let i = 0; i < 8; i++) await insertUncle(h, chain[i]!, chain[i + 1]!, 'declared');
+    await insertUncle(h, chain[8]!, router, 'declared');
+    const workers: number[] = [];
+    let level = [router];
+    for (let d = 0; d < 3; d++) {
+      const next: number[] = [];
+      for (const p of level) for (let k = 0; k < 2; k++) next.push(await spawn(h, p, { title: `worker ${d}.${k}` }));
+      workers.push(...next);
+      level = next;
+    }
+    for (const asked of [router, workers.at(-1)!]) {
+      const tree = await hierarchyOf(h.ctx, admin, asked);
+      expect(tree.originId).toBe(router);
+      expect(tree.roots[0]).toBe(router);
+      const byId = new Map(tree.nodes.map((n) => [n.id, n]));
+      expect(byId.get(router)).toMatchObject({ depth: 0 });
+      for (const w of workers) expect(byId.get(w), `worker #${w} asked from #${asked}`).toMatchObject({ spawnEdge: true });
+    }
   });
 
   it('terminates on cycles inserted directly and still shows the requested session', async () => {
@@ -184,7 +211,8 @@ describeEachDialect('hierarchyOf on the store', (t) => {
     await insertUncle(h, other, top);
     const withUncle = await seniorReads();
     expect(withUncle.reads).toBe(2); // the child's and its parent's (which has an uncle); the uncle is a true top
-    expect(withUncle.tree.roots).toEqual([other]);
+    // the origin is always a root, listed first; the uncle above it is a root beside it
+    expect(withUncle.tree.roots).toEqual([top, other]);
   });
 
   it('reads the projection only: ≤ 25 queries, never transcripts, prompts or the metadata blob', async () => {

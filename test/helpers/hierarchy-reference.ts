@@ -45,7 +45,17 @@ export function referenceHierarchy(rows: readonly Row[], edges: readonly WalkEdg
     }
     return d;
   };
-  const roots = new Set([...upward].filter((x) => !seniors(x).some((e) => upward.has(e.seniorId))));
+  let originId = current;
+  const seen = new Set([current]);
+  for (;;) {
+    const parent = seniors(originId).find((e) => e.kind === 'spawn');
+    if (!parent || !upward.has(parent.seniorId) || seen.has(parent.seniorId)) break;
+    originId = parent.seniorId;
+    seen.add(originId);
+  }
+
+  // the origin is always a root (walked from depth 0), beside the true tops
+  const roots = new Set([originId, ...[...upward].filter((x) => !seniors(x).some((e) => upward.has(e.seniorId)))]);
   let upDepth = bfsWithin(roots);
   while (upDepth.size < upward.size) {
     const orphan = [...upward].filter((x) => !upDepth.has(x)).sort((a, b) => dist.get(b)! - dist.get(a)! || a - b)[0]!;
@@ -66,18 +76,10 @@ export function referenceHierarchy(rows: readonly Row[], edges: readonly WalkEdg
   const ceiling = !set.has(current);
   if (ceiling) (set.add(current), depth.set(current, upDepth.get(current)!));
 
-  let originId = current;
-  const seen = new Set([current]);
-  for (;;) {
-    const parent = seniors(originId).find((e) => e.kind === 'spawn');
-    if (!parent || !upward.has(parent.seniorId) || seen.has(parent.seniorId)) break;
-    originId = parent.seniorId;
-    seen.add(originId);
-  }
-
   const leftOut =
     [...upward].some((x) => !set.has(x)) ||
     [...upward].some((x) => seniors(x).some((e) => !set.has(e.seniorId))) ||
     [...set].some((x) => juniors(x).some((e) => !set.has(e.juniorId)));
-  return { upward, set, depth, roots: new Set([...roots].filter((r) => set.has(r))), originId, ceiling, leftOut };
+  return { upward, set, depth, // a root the node cap cut (S as its own origin) is drawn at the ceiling, not as a root
+    roots: new Set([...roots].filter((r) => set.has(r) && !(ceiling && r === current))), originId, ceiling, leftOut };
 }
