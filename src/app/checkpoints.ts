@@ -139,6 +139,11 @@ export async function checkpointSigner(ctx: AppContext): Promise<CheckpointSigne
 export type CheckpointWrite = { written: true; checkpoint: CheckpointRecord } | { written: false; reason: 'no-key' | 'empty-log' | 'head-already-signed'; checkpoint: CheckpointRecord | null };
 
 /** Signs the current head now (when the log is not empty and the head is not signed yet). */
+/** The newest signed checkpoint, or null. */
+export async function newestCheckpoint(ctx: AppContext): Promise<CheckpointRecord | null> {
+  return latestCheckpoint(ctx.store.kysely);
+}
+
 export async function writeCheckpoint(ctx: AppContext): Promise<CheckpointWrite> {
   const signer = await checkpointSigner(ctx);
   const db = ctx.store.kysely;

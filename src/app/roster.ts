@@ -8,6 +8,8 @@ import { callerActor, type Caller } from './caller.js';
 import type { AppContext } from './context.js';
 import { generateToken, registerToken } from './credentials.js';
 import { inWriteTx, type WriteScope } from './write-scope.js';
+import { setSetting } from '../store/settings-repo.js';
+import { SETTING_ADMIN_USER } from './bootstrap.js';
 import { syncCoverage } from './human-messages/coverage-state.js';
 
 /**
@@ -140,6 +142,23 @@ export async function renameUser(ctx: AppContext, caller: Caller, key: string, n
 export async function listUsers(ctx: AppContext, caller: Caller): Promise<UserRecord[]> {
   await authorize(ctx.store.kysely, ctx, caller, 'admin', null);
   return listUserRows(ctx.store.kysely);
+}
+
+/** One roster row by key, for an admin (null when no user has it). */
+export async function findRosterUser(ctx: AppContext, caller: Caller, key: string): Promise<UserRecord | null> {
+  await authorize(ctx.store.kysely, ctx, caller, 'admin', null);
+  return findUserByKey(ctx.store.kysely, key);
+}
+
+/**
+ * `warrant init`: the admin roster row (added when missing, as an admin) becomes the store's
+ * admin user. Run by the host CLI only.
+ */
+export async function adoptAdminUser(ctx: AppContext, caller: Caller, key: string, displayName?: string): Promise<UserRecord> {
+  let user = await findUserByKey(ctx.store.kysely, key);
+  if (!user) user = await addUser(ctx, caller, { key, ...(displayName ? { displayName } : {}), isAdmin: true });
+  await setSetting(ctx.store.kysely, SETTING_ADMIN_USER, user.key, ctx.clock.now().toISOString());
+  return user;
 }
 
 export interface IssuedToken {

@@ -3,9 +3,8 @@ import { once } from 'node:events';
 import { createInterface } from 'node:readline';
 import type { Command } from 'commander';
 import { exportAuditLines, verifyExportLines, verifyStoredChain, type CheckpointExpectation, type VerifyReport } from '../../app/audit-verify.js';
-import { parsePublicKeyInput, verifyCheckpointNote, writeCheckpoint } from '../../app/checkpoints.js';
+import { newestCheckpoint, parsePublicKeyInput, verifyCheckpointNote, writeCheckpoint } from '../../app/checkpoints.js';
 import { authorize } from '../../app/access.js';
-import { latestCheckpoint } from '../../store/checkpoints-repo.js';
 import { CliExit, EXIT_FAILURE, EXIT_USAGE, printJson, printText } from '../output.js';
 import { ProgressBar } from '../progress.js';
 import { storeFlags, withStore, type StoreFlags } from '../store-access.js';
@@ -169,7 +168,7 @@ export function registerAuditCommands(program: Command): void {
         let checkpoint;
         let wrote = false;
         if (opts.latest) {
-          checkpoint = await latestCheckpoint(ctx.store.kysely);
+          checkpoint = await newestCheckpoint(ctx);
           if (!checkpoint) throw new CliExit(EXIT_FAILURE, 'error: no checkpoint has been signed yet; run `warrant audit checkpoint` (with a checkpoint key set).');
         } else {
           const r = await writeCheckpoint(ctx);

@@ -42,16 +42,11 @@ export function registerServerCommands(program: Command): void {
     .option('--server-secret-file <file>', 'the server secret every node shares (or $WARRANT_SERVER_SECRET; default <data dir>/server-secret)')
     .action(async (opts: { admin?: string; name?: string; dataDir?: string; databaseUrl?: string; serverSecretFile?: string }) => {
       const { withStore } = await import('../store-access.js');
-      const { addUser } = await import('../../app/roster.js');
+      const { adoptAdminUser } = await import('../../app/roster.js');
       const { ensureFleetKey } = await import('../../composition.js');
-      const { setSetting } = await import('../../store/settings-repo.js');
-      const { SETTING_ADMIN_USER } = await import('../../app/bootstrap.js');
-      const { findUserByKey } = await import('../../store/users-repo.js');
       await withStore(opts, async (ctx, admin, config) => {
         const key = (opts.admin ?? config.adminUser ?? userInfo().username).toLowerCase().replace(/[^a-z0-9._-]/g, '-');
-        let user = await findUserByKey(ctx.store.kysely, key);
-        if (!user) user = await addUser(ctx, admin, { key, ...(opts.name ? { displayName: opts.name } : {}), isAdmin: true });
-        await setSetting(ctx.store.kysely, SETTING_ADMIN_USER, user.key, ctx.clock.now().toISOString());
+        const user = await adoptAdminUser(ctx, admin, key, opts.name);
         const fleet = await ensureFleetKey(ctx, config);
         const lines = [`Data dir: ${config.dataDir}`, `Store: ${ctx.store.label}`, `Admin: ${user.key} (${user.displayName})`];
         if (fleet.token) lines.push(`Fleet key${fleet.created ? ' (new)' : ''}, in ${fleet.path}:`, `  ${fleet.token}`);

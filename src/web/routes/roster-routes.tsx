@@ -1,10 +1,9 @@
 import type { Context, Hono } from 'hono';
 import type { AppContext } from '../../app/context.js';
-import { addUser, editUser, issueHumanToken, listIssuedTokens, listUsers, renameUser, revokeIssuedToken } from '../../app/roster.js';
+import { addUser, editUser, findRosterUser, issueHumanToken, listIssuedTokens, listUsers, renameUser, revokeIssuedToken } from '../../app/roster.js';
 import { WarrantError } from '../../core/errors.js';
 import { toWarrantError } from '../../http/errors.js';
 import type { HostGuard } from '../../http/host-guard.js';
-import { findUserByKey } from '../../store/users-repo.js';
 import { RosterPage, UserPage, type UserFormValues } from '../pages/roster-pages.js';
 import { htmlPage } from '../render.js';
 import { field, rawField, webRoute, type FormData, type WebRequest } from '../web-request.js';
@@ -44,7 +43,7 @@ export function registerRosterRoutes(app: Hono<any>, ctx: AppContext, guard: Hos
 
   const userPage = async (c: Context, r: WebRequest, key: string, extra: { error?: WarrantError; values?: UserFormValues; notice?: string | null; issued?: { token: string; credentialId: number } } = {}) => {
     const caller = r.identity!.caller;
-    const user = await findUserByKey(ctx.store.kysely, key);
+    const user = await findRosterUser(ctx, caller, key);
     if (!user) throw new WarrantError('user-not-found', `No roster user has the key ${key}.`, { status: 404 });
     const tokens = await listIssuedTokens(ctx, caller, { kind: 'human', userKey: key });
     return htmlPage(c, <UserPage identity={r.identity!} csrf={r.csrf} user={user} tokens={tokens} {...extra} />, extra.error?.status ?? 200);
@@ -113,7 +112,7 @@ export function registerRosterRoutes(app: Hono<any>, ctx: AppContext, guard: Hos
   route('POST', '/supervisor/users/:key/tokens/:id/revoke', async (c, r) => {
     const id = Number(c.req.param('id'));
     const key = keyOf(c);
-    const user = await findUserByKey(ctx.store.kysely, key);
+    const user = await findRosterUser(ctx, r.identity!.caller, key);
     const owned = user ? (await listIssuedTokens(ctx, r.identity!.caller, { kind: 'human', userKey: key })).some((t) => t.id === id) : false;
     if (!owned) throw new WarrantError('token-not-found', `${key} has no human token with credential id ${c.req.param('id')}.`, { status: 404 });
     await revokeIssuedToken(ctx, r.identity!.caller, id);
