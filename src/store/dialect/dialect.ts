@@ -40,8 +40,19 @@ export interface StoreDialect {
   /** Serializes audit-chain appends: taken last, held to commit (docs/attribution.md). */
   lockChain(tx: Transaction<Database>): Promise<void>;
 
-  /** Triggers that refuse UPDATE always and DELETE (optionally only while the session row exists). */
-  immutableTableSql(table: string, options: { deleteAllowedWhenSessionGone?: string }): string[];
+  /**
+   * Triggers that refuse UPDATE always and DELETE — optionally only while the session row
+   * exists (the session's own deletion cascade), or never (`allowDelete`: rows are removed
+   * as acts of their own, each logged).
+   */
+  immutableTableSql(table: string, options: { deleteAllowedWhenSessionGone?: string; allowDelete?: boolean }): string[];
+  /**
+   * Triggers that refuse DELETE, UPDATE of `fixed` columns, and UPDATE of each `setOnce`
+   * column once it holds a value (a revocation time is written once, never moved or cleared).
+   */
+  writeOnceColumnsSql(table: string, columns: { fixed: readonly string[]; setOnce: readonly string[] }): string[];
+  /** A statement-level trigger refusing TRUNCATE (PostgreSQL; SQLite has no TRUNCATE). */
+  refuseTruncateSql(table: string): string[];
   /** Statements that drop those triggers again (tests use it to corrupt rows deliberately). */
   dropImmutableTriggersSql(table: string): string[];
 

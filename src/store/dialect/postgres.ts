@@ -63,26 +63,54 @@ export function openPostgres(options: PostgresOptions): StoreDialect {
     lockChain: async (tx: Transaction<Database>) => {
       await sql`select pg_advisory_xact_lock(${CHAIN_LOCK_KEY})`.execute(tx);
     },
-    immutableTableSql: (table, { deleteAllowedWhenSessionGone }) => [
+    immutableTableSql: (table, { deleteAllowedWhenSessionGone, allowDelete }) => [
       `create or replace function ${table}_immutable() returns trigger language plpgsql as $$
        begin
          if tg_op = 'UPDATE' then
            raise exception '${table} rows are immutable' using errcode = 'restrict_violation';
          end if;
          ${
-           deleteAllowedWhenSessionGone
-             ? `if exists (select 1 from sessions where id = old.${deleteAllowedWhenSessionGone}) then
+           allowDelete
+             ? 'return old;'
+             : deleteAllowedWhenSessionGone
+               ? `if exists (select 1 from sessions where id = old.${deleteAllowedWhenSessionGone}) then
            raise exception '${table} rows are immutable while their session exists' using errcode = 'restrict_violation';
          end if;
          return old;`
-             : `raise exception '${table} rows are immutable' using errcode = 'restrict_violation';`
+               : `raise exception '${table} rows are immutable' using errcode = 'restrict_violation';`
          }
        end $$`,
       `drop trigger if exists ${table}_immutable on ${table}`,
       `create trigger ${table}_immutable before update or delete on ${table}
        for each row execute function ${table}_immutable()`,
     ],
-    dropImmutableTriggersSql: (table) => [`drop trigger if exists ${table}_immutable on ${table}`],
+    writeOnceColumnsSql: (table, { fixed, setOnce }) => [
+      `create or replace function ${table}_write_once() returns trigger language plpgsql as $$
+       begin
+         if tg_op = 'DELETE' then
+           raise exception '${table} rows are immutable' using errcode = 'restrict_violation';
+         end if;
+         if ${fixed.map((c) => `new.${c} is distinct from old.${c}`).join(' or ')}${setOnce.map((c) => ` or (old.${c} is not null and new.${c} is distinct from old.${c})`).join('')} then
+           raise exception '${table} rows are immutable (only ${setOnce.join(', ')} may be set, once)' using errcode = 'restrict_violation';
+         end if;
+         return new;
+       end $$`,
+      `drop trigger if exists ${table}_write_once on ${table}`,
+      `create trigger ${table}_write_once before update or delete on ${table} for each row execute function ${table}_write_once()`,
+    ],
+    refuseTruncateSql: (table) => [
+      `create or replace function warrant_refuse_truncate() returns trigger language plpgsql as $$
+       begin
+         raise exception '% is evidence: TRUNCATE is refused', tg_table_name using errcode = 'restrict_violation';
+       end $$`,
+      `drop trigger if exists ${table}_no_truncate on ${table}`,
+      `create trigger ${table}_no_truncate before truncate on ${table} for each statement execute function warrant_refuse_truncate()`,
+    ],
+    dropImmutableTriggersSql: (table) => [
+      `drop trigger if exists ${table}_immutable on ${table}`,
+      `drop trigger if exists ${table}_write_once on ${table}`,
+      `drop trigger if exists ${table}_no_truncate on ${table}`,
+    ],
     isUniqueViolation: (error) => (error as { code?: unknown })?.code === '23505',
     isForeignKeyViolation: (error) => (error as { code?: unknown })?.code === '23503',
     notifyInTx: async (tx, channel, payload) => {

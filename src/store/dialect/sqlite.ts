@@ -185,19 +185,37 @@ export function openSqlite(options: SqliteOptions): StoreDialect {
     // SQLite has one writer: BEGIN IMMEDIATE already serializes every write transaction.
     lockGraph: async () => {},
     lockChain: async () => {},
-    immutableTableSql: (table, { deleteAllowedWhenSessionGone }) => [
+    immutableTableSql: (table, { deleteAllowedWhenSessionGone, allowDelete }) => [
       `create trigger if not exists ${table}_no_update before update on ${table}
        begin select raise(abort, '${table} rows are immutable'); end`,
-      deleteAllowedWhenSessionGone
-        ? `create trigger if not exists ${table}_no_delete before delete on ${table}
+      ...(allowDelete
+        ? []
+        : [
+            deleteAllowedWhenSessionGone
+              ? `create trigger if not exists ${table}_no_delete before delete on ${table}
            when exists (select 1 from sessions where id = old.${deleteAllowedWhenSessionGone})
            begin select raise(abort, '${table} rows are immutable while their session exists'); end`
-        : `create trigger if not exists ${table}_no_delete before delete on ${table}
+              : `create trigger if not exists ${table}_no_delete before delete on ${table}
            begin select raise(abort, '${table} rows are immutable'); end`,
+          ]),
     ],
+    writeOnceColumnsSql: (table, { fixed, setOnce }) => [
+      `create trigger if not exists ${table}_fixed_columns before update of ${fixed.join(', ')} on ${table}
+       when ${fixed.map((c) => `new.${c} is not old.${c}`).join(' or ')}
+       begin select raise(abort, '${table} rows are immutable (only ${setOnce.join(', ')} may be set, once)'); end`,
+      `create trigger if not exists ${table}_no_delete before delete on ${table}
+       begin select raise(abort, '${table} rows are immutable'); end`,
+      ...setOnce.map(
+        (c) => `create trigger if not exists ${table}_${c}_once before update of ${c} on ${table}
+       when old.${c} is not null and new.${c} is not old.${c}
+       begin select raise(abort, '${table}.${c} is written once'); end`,
+      ),
+    ],
+    refuseTruncateSql: () => [],
     dropImmutableTriggersSql: (table) => [
       `drop trigger if exists ${table}_no_update`,
       `drop trigger if exists ${table}_no_delete`,
+      `drop trigger if exists ${table}_fixed_columns`,
     ],
     isUniqueViolation: (error) =>
       typeof error === 'object' && error !== null && String((error as { code?: unknown }).code).startsWith('SQLITE_CONSTRAINT_UNIQUE') ||
