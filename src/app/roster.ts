@@ -8,7 +8,8 @@ import { callerActor, type Caller } from './caller.js';
 import type { AppContext } from './context.js';
 import { generateToken, registerToken } from './credentials.js';
 import { inWriteTx, type WriteScope } from './write-scope.js';
-import { setSetting } from '../store/settings-repo.js';
+import { getSetting } from '../store/settings-repo.js';
+import { changeSetting } from './settings.js';
 import { SETTING_ADMIN_USER } from './bootstrap.js';
 import { syncCoverage } from './human-messages/coverage-state.js';
 
@@ -150,15 +151,43 @@ export async function findRosterUser(ctx: AppContext, caller: Caller, key: strin
   return findUserByKey(ctx.store.kysely, key);
 }
 
+/** What `warrant init` did about the store's admin. */
+export interface AdminAdoption {
+  user: UserRecord;
+  /** `set`: the store had no admin; `kept`: it had this one; `replaced`: `--replace-admin` changed it */
+  outcome: 'set' | 'kept' | 'replaced';
+  /** the admin the store had before, when it differs from `user` */
+  previous: string | null;
+}
+
 /**
- * `warrant init`: the admin roster row (added when missing, as an admin) becomes the store's
- * admin user. Run by the host CLI only.
+ * `warrant init` (host CLI): the store's admin user. A store that has one keeps it — init
+ * run again, by another login name, never demotes the admin; naming a different one needs
+ * `replace`, and goes through the same audited setting change as `warrant settings set`.
+ * The named user is added as an admin when missing.
  */
-export async function adoptAdminUser(ctx: AppContext, caller: Caller, key: string, displayName?: string): Promise<UserRecord> {
-  let user = await findUserByKey(ctx.store.kysely, key);
-  if (!user) user = await addUser(ctx, caller, { key, ...(displayName ? { displayName } : {}), isAdmin: true });
-  await setSetting(ctx.store.kysely, SETTING_ADMIN_USER, user.key, ctx.clock.now().toISOString());
-  return user;
+export async function adoptAdminUser(
+  ctx: AppContext,
+  caller: Caller,
+  input: { key: string; displayName?: string; explicit: boolean; replace: boolean },
+): Promise<AdminAdoption> {
+  const current = await getSetting(ctx.store.kysely, SETTING_ADMIN_USER);
+  const currentUser = current ? await findUserByKey(ctx.store.kysely, current) : null;
+  if (currentUser && !currentUser.removedAt && currentUser.key !== input.key && !input.replace) {
+    if (input.explicit) {
+      throw new WarrantError(
+        'admin-already-set',
+        `This store's admin is ${currentUser.key}; init does not replace an admin. Pass --replace-admin to make ${input.key} the admin (an audited setting change), or leave --admin out.`,
+        { status: 409, details: { admin: currentUser.key } },
+      );
+    }
+    return { user: currentUser, outcome: 'kept', previous: null };
+  }
+  let user = await findUserByKey(ctx.store.kysely, input.key);
+  if (!user) user = await addUser(ctx, caller, { key: input.key, ...(input.displayName ? { displayName: input.displayName } : {}), isAdmin: true });
+  if (current === user.key) return { user, outcome: 'kept', previous: null };
+  await changeSetting(ctx, caller, SETTING_ADMIN_USER, user.key);
+  return { user, outcome: current ? 'replaced' : 'set', previous: current };
 }
 
 export interface IssuedToken {

@@ -43,6 +43,36 @@ describe('warrant init, then serve on the same data dir', () => {
   });
 });
 
+describe('warrant init on a store that already has an admin', () => {
+  const cwd = mkdtempSync(join(tmpdir(), 'warrant-reinit-'));
+  const dataDir = join(cwd, 'data');
+  afterAll(() => rmSync(cwd, { recursive: true, force: true }));
+
+  it('keeps the admin when run again by another login name, refuses a different --admin, and replaces it only with --replace-admin (audited)', async () => {
+    const first = await runCli(['init', '--data-dir', dataDir], { env: { WARRANT_ADMIN_USER: 'alice' } });
+    expect(first.code, first.stderr).toBe(0);
+    expect(first.stdout).toContain('Admin: alice (');
+    // another person runs init on the same store: the admin stays, and the output says so
+    const second = await runCli(['init', '--data-dir', dataDir], { env: { WARRANT_ADMIN_USER: 'mallory' } });
+    expect(second.code, second.stderr).toBe(0);
+    expect(second.stdout).toMatch(/Admin: alice \(.*\) — this store already has an admin; kept/);
+    const named = await runCli(['init', '--admin', 'bob', '--data-dir', dataDir]);
+    expect(named.code).not.toBe(0);
+    expect(named.stderr).toContain("This store's admin is alice; init does not replace an admin");
+    const settingOf = async () => JSON.parse((await runCli(['settings', 'get', 'admin_user', '--json', '--data-dir', dataDir])).stdout);
+    expect(await settingOf()).toMatchObject({ setting: { value: 'alice' } });
+
+    const replaced = await runCli(['init', '--admin', 'bob', '--replace-admin', '--data-dir', dataDir]);
+    expect(replaced.code, replaced.stderr).toBe(0);
+    expect(replaced.stdout).toContain('Admin: bob (bob) — replaced alice');
+    expect(await settingOf()).toMatchObject({ setting: { value: 'bob' } });
+    const exported = await runCli(['audit', 'export', '--data-dir', dataDir]);
+    expect(exported.code, exported.stderr).toBe(0);
+    const entries = exported.stdout.split('\n').filter(Boolean).map((l) => JSON.parse(JSON.parse(l).entry));
+    expect(entries.filter((e) => e.kind === 'setting_changed')).toEqual([expect.objectContaining({ key: 'admin_user', action: 'set', value: 'bob' })]);
+  });
+});
+
 describe('WARRANT_FLEET_KEY', () => {
   const supplied = `wrt_f_${randomBytes(24).toString('base64url')}`;
   let server: ServerProcess;

@@ -37,18 +37,26 @@ export function registerServerCommands(program: Command): void {
     .description('create the data dir and the admin roster row, and print a fleet key')
     .option('--admin <key>', 'the admin roster key (default: $WARRANT_ADMIN_USER or your login name)')
     .option('--name <display name>', "the admin's display name")
+    .option('--replace-admin', 'with --admin on a store that already has a different admin: make this one the admin (an audited setting change)')
     .option('--data-dir <dir>', 'data dir (default ./.warrant)')
     .option('--database-url <url>', 'PostgreSQL instead of SQLite')
     .option('--server-secret-file <file>', 'the server secret every node shares (or $WARRANT_SERVER_SECRET; default <data dir>/server-secret)')
-    .action(async (opts: { admin?: string; name?: string; dataDir?: string; databaseUrl?: string; serverSecretFile?: string }) => {
+    .action(async (opts: { admin?: string; name?: string; replaceAdmin?: boolean; dataDir?: string; databaseUrl?: string; serverSecretFile?: string }) => {
       const { withStore } = await import('../store-access.js');
       const { adoptAdminUser } = await import('../../app/roster.js');
       const { ensureFleetKey } = await import('../../composition.js');
       await withStore(opts, async (ctx, admin, config) => {
         const key = (opts.admin ?? config.adminUser ?? userInfo().username).toLowerCase().replace(/[^a-z0-9._-]/g, '-');
-        const user = await adoptAdminUser(ctx, admin, key, opts.name);
+        const adopted = await adoptAdminUser(ctx, admin, { key, ...(opts.name ? { displayName: opts.name } : {}), explicit: opts.admin !== undefined, replace: opts.replaceAdmin === true });
+        const user = adopted.user;
         const fleet = await ensureFleetKey(ctx, config);
-        const lines = [`Data dir: ${config.dataDir}`, `Store: ${ctx.store.label}`, `Admin: ${user.key} (${user.displayName})`];
+        const admitted =
+          adopted.outcome === 'kept' && user.key !== key
+            ? ` — this store already has an admin; kept (init never replaces one; --admin ${key} --replace-admin does)`
+            : adopted.outcome === 'replaced'
+              ? ` — replaced ${adopted.previous}`
+              : '';
+        const lines = [`Data dir: ${config.dataDir}`, `Store: ${ctx.store.label}`, `Admin: ${user.key} (${user.displayName})${admitted}`];
         if (fleet.token) lines.push(`Fleet key${fleet.created ? ' (new)' : ''}, in ${fleet.path}:`, `  ${fleet.token}`);
         printText(lines.join('\n'));
       });
