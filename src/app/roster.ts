@@ -178,7 +178,7 @@ export async function adoptAdminUser(
       throw new WarrantError(
         'admin-already-set',
         `This store's admin is ${currentUser.key}; init does not replace an admin. Pass --replace-admin to make ${input.key} the admin (an audited setting change), or leave --admin out.`,
-        { status: 409, details: { admin: currentUser.key } },
+        { details: { admin: currentUser.key } },
       );
     }
     return { user: currentUser, outcome: 'kept', previous: null };
