@@ -170,9 +170,16 @@ static napi_value reexec(napi_env env, napi_callback_info info) {
     return throw_errno(env, "reexec: payload");
   }
   close(fds[1]);
-  /* the read end survives exec; everything else Node opened is close-on-exec */
+  /* the read end survives exec; everything else Node opened is close-on-exec — standard input,
+     output and error included (Node marks them so), which must survive as they were: blocking */
   int flags = fcntl(fds[0], F_GETFD);
   fcntl(fds[0], F_SETFD, flags & ~FD_CLOEXEC);
+  for (int fd = 0; fd <= 2; fd++) {
+    int fdflags = fcntl(fd, F_GETFD);
+    if (fdflags >= 0) fcntl(fd, F_SETFD, fdflags & ~FD_CLOEXEC);
+    int flflags = fcntl(fd, F_GETFL);
+    if (flflags >= 0) fcntl(fd, F_SETFL, flflags & ~O_NONBLOCK);
+  }
   size_t n = 0;
   while (envp[n]) n++;
   char **full = calloc(n + 2, sizeof(char *));
