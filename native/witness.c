@@ -1,7 +1,7 @@
 /*
  * The terminal witness's few system calls (docs/human-messages.md, "the agent terminal"):
  * refuse debugging of this process, check that it is refused, take the real terminal
- * exclusively, read whether the agent's PTY echoes, and re-execute this program with an
+ * exclusively, read whether the agent's PTY hides what is typed, and re-execute this program with an
  * environment block that holds no credential (the credential crosses over a pipe).
  * Linux only; elsewhere every call reports it is unsupported and the runner does not witness.
  */
@@ -99,17 +99,25 @@ static napi_value is_exclusive(napi_env env, napi_callback_info info) {
 #endif
 }
 
-/* echoOn(fd): the ECHO flag of the terminal on fd (a PTY master reads its slave's settings) */
-static napi_value echo_on(napi_env env, napi_callback_info info) {
+/*
+ * lineModes(fd): the ECHO and ICANON flags of the terminal on fd (a PTY master reads its
+ * slave's). A password prompt is canonical with echo off; a full-screen TUI is raw (echo off
+ * too, but it draws its own).
+ */
+static napi_value line_modes(napi_env env, napi_callback_info info) {
   int32_t fd;
   if (!int_arg(env, info, 0, &fd)) {
-    napi_throw_type_error(env, NULL, "echoOn(fd)");
+    napi_throw_type_error(env, NULL, "lineModes(fd)");
     return NULL;
   }
 #ifdef __linux__
   struct termios t;
   if (tcgetattr(fd, &t) != 0) return throw_errno(env, "tcgetattr");
-  return boolean(env, (t.c_lflag & ECHO) != 0);
+  napi_value result;
+  napi_create_object(env, &result);
+  napi_set_named_property(env, result, "echo", boolean(env, (t.c_lflag & ECHO) != 0));
+  napi_set_named_property(env, result, "canonical", boolean(env, (t.c_lflag & ICANON) != 0));
+  return result;
 #else
   napi_throw_error(env, NULL, "not supported on this system");
   return NULL;
@@ -201,7 +209,7 @@ static napi_value init(napi_env env, napi_value exports) {
     {"isDumpable", NULL, is_dumpable, NULL, NULL, NULL, napi_default, NULL},
     {"setExclusive", NULL, set_exclusive, NULL, NULL, NULL, napi_default, NULL},
     {"isExclusive", NULL, is_exclusive, NULL, NULL, NULL, napi_default, NULL},
-    {"echoOn", NULL, echo_on, NULL, NULL, NULL, napi_default, NULL},
+    {"lineModes", NULL, line_modes, NULL, NULL, NULL, napi_default, NULL},
     {"reexec", NULL, reexec, NULL, NULL, NULL, napi_default, NULL},
   };
   napi_define_properties(env, exports, sizeof props / sizeof props[0], props);

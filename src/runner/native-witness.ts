@@ -15,8 +15,8 @@ export interface WitnessNative {
   setExclusive(fd: number, on: boolean): boolean;
   /** TIOCGEXCL */
   isExclusive(fd: number): boolean;
-  /** the ECHO flag of the terminal on fd (a PTY master reads its slave's) */
-  echoOn(fd: number): boolean;
+  /** the ECHO and ICANON flags of the terminal on fd (a PTY master reads its slave's) */
+  lineModes(fd: number): { echo: boolean; canonical: boolean };
   /** execve(path, argv, envp + `fdVariable=<fd>`), the payload readable on that fd; returns only by throwing */
   reexec(path: string, argv: string[], envp: string[], payload: string, fdVariable: string): never;
 }
@@ -57,4 +57,19 @@ export function uidsOf(pid: number): number[] | null {
 export function witnessIsolation(agentPid: number, runnerUid = process.getuid?.() ?? -1): 'same-uid' | 'other-uid' {
   const uids = uidsOf(agentPid);
   return uids && uids.length > 0 && !uids.includes(runnerUid) ? 'other-uid' : 'same-uid';
+}
+
+/**
+ * Whether the agent's terminal hides what is typed, as a password prompt does: canonical input
+ * with echo off. A full-screen TUI runs raw — echo off too, because it draws its own — and is
+ * not hiding anything. Unknown counts as hidden: such a turn is never reported or recorded.
+ */
+export function typingHidden(native: WitnessNative, masterFd: number): boolean {
+  if (masterFd < 0) return true;
+  try {
+    const modes = native.lineModes(masterFd);
+    return modes.canonical && !modes.echo;
+  } catch {
+    return true;
+  }
 }

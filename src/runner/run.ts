@@ -11,7 +11,7 @@ import { openRunnerSocket } from './runner-socket.js';
 import { spawnPlain, type AgentProcess } from './agent-process.js';
 import { spawnUnderPty } from './pty-relay.js';
 import { TerminalDelivery } from './terminal-delivery.js';
-import { loadWitnessNative, witnessIsolation, type WitnessNative } from './native-witness.js';
+import { loadWitnessNative, typingHidden, witnessIsolation, type WitnessNative } from './native-witness.js';
 import { TerminalWitness } from './terminal-witness.js';
 
 export interface RunOptions {
@@ -191,17 +191,9 @@ export async function runUnderSession(options: RunOptions): Promise<number> {
   let terminalDelivery: TerminalDelivery | null = null;
   let agent: AgentProcess;
   let masterFd = -1;
-  const echoOn = (): boolean => {
-    // unknown counts as off: such a turn is never reported or recorded
-    try {
-      return masterFd >= 0 && witnessing !== null && witnessing.native.echoOn(masterFd);
-    } catch {
-      return false;
-    }
-  };
   const onKeys = (bytes: Buffer) => {
     terminalDelivery?.line.feed(bytes);
-    witness?.keys(bytes, echoOn());
+    if (witness && witnessing) witness.keys(bytes, !typingHidden(witnessing.native, masterFd));
   };
   const relay = interactive
     ? await spawnUnderPty(cmd!, args, env, { onKeys, filterOutput: witness !== null }).catch((error: unknown) => {

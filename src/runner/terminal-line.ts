@@ -11,10 +11,10 @@ import { normalizePrompt } from '../core/prompt-match.js';
  * - any other byte — an escape sequence that is not a paste marker (cursor keys, history
  *   recall, Alt-keys, focus reports), Tab (completion), LF, Ctrl-anything — marks the turn
  *   unreliable: the agent's line editor may have done something the model does not follow;
- * - a turn typed while the agent's terminal had echo off (a password prompt) is `echoOff`: it is
- *   never reported and never matches.
+ * - a turn typed while the agent's terminal hid typing (echo off on a canonical line: a password
+ *   prompt; native-witness.ts `typingHidden`) is `echoOff`: it is never reported and never matches.
  *
- * Pure: no clock, no I/O. The caller passes whether echo was on for each chunk.
+ * Pure: no clock, no I/O. The caller passes, for each chunk, whether typing was visible (`echo`).
  */
 
 export interface TerminalTurn {

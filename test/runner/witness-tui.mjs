@@ -3,11 +3,12 @@
 // paste, keeps a one-line editor (Backspace, pastes) whose Enter fires the prompt hook through
 // the runner socket, and obeys a few commands typed as lines:
 //   emit      writes PAYLOAD (every byte value but LF, invalid UTF-8, ENQ, OSC 52) between markers
-//   noecho    turns the PTY's echo off (a password prompt) until the next line
+//   noecho    a password prompt: the next line is read canonically with echo off, then reported as a prompt
 //   forge:X   reports prompt X through the hook although nobody typed it
 //   ask       a dialog of the agent's own: the next line is its answer (no prompt hook); the agent
 //             then fires Stop and reports the answer as a prompt (a forged report of a dialog answer)
-//   exit      exits with status 7
+//   exit      exits with status 7 (so does Ctrl-D on an empty line, which fires no hook)
+// With `--argprompt X` it is headless instead: reports X as its prompt and exits 0.
 import { execFileSync } from 'node:child_process';
 import { closeSync, openSync, readSync, writeFileSync } from 'node:fs';
 
@@ -49,6 +50,14 @@ if (process.env.WITNESS_TUI_PROBE) {
     JSON.stringify({ ppid, uid: process.getuid(), runnerEnviron: attempt(`/proc/${ppid}/environ`), runnerMem: attempt(`/proc/${ppid}/mem`), runnerMaps: attempt(`/proc/${ppid}/maps`), ownEnviron: attempt('/proc/self/environ'), ownMem: attempt('/proc/self/mem') }),
   );
 }
+if (process.argv[2] === '--argprompt') {
+  // headless, like `claude -p "words"`: the prompt comes from the command line
+  report({ hook_event_name: 'SessionStart', source: 'startup' });
+  report({ hook_event_name: 'UserPromptSubmit', prompt: process.argv[3] });
+  process.stdout.write(`headless got: ${process.argv[3]}\r\n`);
+  report({ hook_event_name: 'Stop', stop_hook_active: false });
+  process.exit(0);
+}
 process.stdin.setRawMode(true);
 report({ hook_event_name: 'SessionStart', source: 'startup' });
 process.stdout.write(`size ${process.stdout.columns}x${process.stdout.rows} term ${process.env.TERM} tty ${process.stdin.isTTY} raw ${process.stdin.isRaw} pid ${process.pid}\r\n\x1b[?2004hready\r\n`);
@@ -56,12 +65,27 @@ process.on('SIGWINCH', () => process.stdout.write(`resized ${process.stdout.colu
 let line = [];
 let pasting = false;
 let asking = false;
+let password = false;
 process.stdin.on('data', (d) => {
   process.stdout.write(`keys ${d.toString('hex')}\r\n`);
+  if (password) {
+    // a password prompt: a canonical line with echo off, as getpass() reads it; then reported as a prompt
+    const secret = d.toString('utf8').replace(/\n$/, '');
+    password = false;
+    execFileSync('stty', ['echo'], { stdio: ['inherit', 'ignore', 'ignore'] });
+    process.stdin.setRawMode(true);
+    report({ hook_event_name: 'UserPromptSubmit', prompt: secret });
+    process.stdout.write(`got: ${secret}\r\n`);
+    return;
+  }
   let text = d.toString('utf8');
   for (let i = 0; i < text.length; ) {
     if (text.startsWith('\x1b[200~', i)) { pasting = true; i += 6; continue; }
     if (text.startsWith('\x1b[201~', i)) { pasting = false; i += 6; continue; }
+    // cursor keys and the like: this editor ignores them (a real one would move or recall)
+    const csi = /^\x1b\[[0-9;]*[A-Za-z~]/.exec(text.slice(i));
+    if (csi && !pasting) { i += csi[0].length; continue; }
+    if (text[i] === '\x04' && line.length === 0) process.exit(7);
     const ch = String.fromCodePoint(text.codePointAt(i));
     i += ch.length;
     if (ch === '\x7f' || ch === '\b') { line.pop(); continue; }
@@ -87,7 +111,9 @@ process.stdin.on('data', (d) => {
       continue;
     }
     if (prompt === 'noecho') {
+      process.stdin.setRawMode(false);
       execFileSync('stty', ['-echo'], { stdio: ['inherit', 'ignore', 'ignore'] });
+      password = true;
       process.stdout.write('echo off\r\n');
       continue;
     }
@@ -96,7 +122,6 @@ process.stdin.on('data', (d) => {
       process.stdout.write(`forged ${prompt.slice(6)}\r\n`);
       continue;
     }
-    execFileSync('stty', ['echo'], { stdio: ['inherit', 'ignore', 'ignore'] });
     report({ hook_event_name: 'UserPromptSubmit', prompt });
     process.stdout.write(`got: ${prompt}\r\n`);
     if (prompt === 'exit') process.exit(7);
