@@ -14,6 +14,16 @@ import { projectIn, warrantForSuite } from './warrant-run.js';
 describe('the terminal witness with the real Claude Code', () => {
   const warrant = warrantForSuite();
   const messagesOf = async (id: number) => (await warrant.get(`/api/v1/sessions/${id}/provenance`)).human_messages.entries as any[];
+  const terminalGaps = async (id: number) => ((await warrant.get(`/api/v1/sessions/${id}/warrant`)).gaps as any[]).filter((g) => g.channel === 'terminal');
+  /** an unmatched turn or report waits 5 s for its match before it counts (docs/design/terminal-channel.md): poll for it */
+  const terminalGapOf = async (id: number) => {
+    const until = Date.now() + 20_000;
+    for (;;) {
+      const gaps = await terminalGaps(id);
+      if (gaps.length > 0 || Date.now() > until) return gaps;
+      await new Promise((r) => setTimeout(r, 250));
+    }
+  };
   const check = (id: number) => runCli(['check', String(id)], { env: { WARRANT_URL: warrant.server.url, WARRANT_TOKEN: warrant.server.fleetKey } });
 
   async function interactive(title: string, keys: { wait: number; send: string; until?: string }[], replies: { name: string; says: string; text: string }[]) {
@@ -44,6 +54,7 @@ describe('the terminal witness with the real Claude Code', () => {
     const messages = await messagesOf(session.id);
     expect(messages).toHaveLength(1);
     expect(messages[0]).toMatchObject({ entry_point: 'cli.terminal_prompt', channel: 'cli', content: 'fix the flaky test', witness_isolation: 'same-uid' });
+    expect(await terminalGaps(session.id)).toEqual([]);
     const gate = await check(session.id);
     expect(gate.code, gate.stdout + gate.stderr).toBe(0);
   });
@@ -62,6 +73,7 @@ describe('the terminal witness with the real Claude Code', () => {
       [{ name: 'edited', says: 'fix the flaky test', text: 'EDITED-REPLY' }],
     );
     expect(await messagesOf(session.id)).toEqual([]);
+    expect(await terminalGapOf(session.id)).toHaveLength(1);
     const gate = await check(session.id);
     expect(gate.code, gate.stdout + gate.stderr).toBe(5);
   });
@@ -84,6 +96,7 @@ describe('the terminal witness with the real Claude Code', () => {
       const session = await warrant.sessionTitled(title);
       const messages = await messagesOf(session.id);
       expect(messages.map((m) => m.entry_point), title).toEqual(expected === 0 ? ['cli.run_prompt'] : []);
+      expect((expected === 0 ? await terminalGaps(session.id) : await terminalGapOf(session.id)).length, title).toBe(expected === 0 ? 0 : 1);
       const gate = await check(session.id);
       expect([title, gate.code]).toEqual([title, expected]);
     }
