@@ -1,4 +1,7 @@
+import { createServer } from 'node:http';
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { exportToOtlp } from '../../src/integrations/otel-export.js';
+import { WebClient } from '../helpers/web-client.js';
 import { systemCaller } from '../../src/app/caller.js';
 import { changeSetting } from '../../src/app/settings.js';
 import { promptFingerprint } from '../../src/core/prompt-match.js';
@@ -109,6 +112,39 @@ describeEachDialect(
       const here = await cli(['check', String(r.id)], { WARRANT_URL: server.url, WARRANT_TOKEN: h.fleetKey });
       expect(here.code, here.stderr).toBe(0);
       expect(here.stdout).toContain(`warrant for #${r.id}: here`);
+      expect(here.stdout).toContain(`human message ${recorded.body.human_message.id} (witnessed at the agent terminal; witness_isolation: other-uid`);
+      expect(v.witnessed_evidence).toEqual([{ human_message_id: recorded.body.human_message.id, witness_isolation: 'other-uid' }]);
+      const provCli = await cli(['provenance', String(r.id)], { WARRANT_URL: server.url, WARRANT_TOKEN: h.fleetKey });
+      expect(provCli.code, provCli.stderr).toBe(0);
+      expect(provCli.stdout).toContain('cli.terminal_prompt');
+      expect(provCli.stdout).toContain('witness_isolation: other-uid');
+      // PROV export and the web panel carry it too
+      const provJson = await h.request('GET', `/api/v1/sessions/${r.id}/provenance?format=prov-json`, { token: h.fleetKey });
+      expect(provJson.body.entity[`msg:${recorded.body.human_message.id}`]).toMatchObject({ 'warrant:entry_point': 'cli.terminal_prompt', 'warrant:witness_isolation': 'other-uid' });
+      const web = new WebClient(h);
+      await web.signInWithLink();
+      const panel = (await web.get(`/sessions/${r.id}/provenance_panel`)).text;
+      expect(panel).toContain('data-witness-isolation="other-uid"');
+      expect(panel).toContain('data-entry-point="cli.terminal_prompt"');
+      expect(panel).not.toContain('capture-gaps');
+      // OpenTelemetry: the human-message event's attribute
+      const spans: any[] = [];
+      const collector = createServer((req, res) => {
+        let body = '';
+        req.on('data', (d) => (body += d));
+        req.on('end', () => {
+          if (req.url === '/v1/traces') spans.push(...JSON.parse(body).resourceSpans.flatMap((rs: any) => rs.scopeSpans.flatMap((ss: any) => ss.spans)));
+          res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
+        });
+      });
+      await new Promise<void>((resolve) => collector.listen(0, '127.0.0.1', () => resolve()));
+      try {
+        await exportToOtlp(h.ctx, { endpoint: `http://127.0.0.1:${(collector.address() as { port: number }).port}`, sessionIds: [r.id] });
+      } finally {
+        collector.close();
+      }
+      const event = spans.flatMap((sp) => sp.events).find((e: any) => e.name === 'warrant.human_message');
+      expect(Object.fromEntries(event.attributes.map((a: any) => [a.key, a.value.stringValue ?? a.value.intValue]))).toMatchObject({ 'warrant.entry_point': 'cli.terminal_prompt', 'warrant.witness_isolation': 'other-uid' });
       // the closing report revoked the credential: a second close is a bad token
       const again = await close(r.id, r.witness, 1);
       expect(again.status).toBe(401);
