@@ -410,6 +410,20 @@ describeEachDialect(
       expect(na.body.error).toBe('session-not-attached');
     });
 
+    it('the OpenAPI document describes the new routes with their validation: digest pattern, integer bounds, the isolation enum', async () => {
+      const doc = (await h.request('GET', '/api/v1/openapi.json')).body;
+      for (const path of ['witness', 'terminal/turns', 'terminal/prompts', 'terminal/close', 'run-prompt']) expect(doc.paths[`/api/v1/sessions/{ref}/${path}`]?.post, path).toBeDefined();
+      const turn = doc.components.schemas.TerminalTurn;
+      expect(turn.properties.digest.pattern).toBe('^[0-9a-f]{64}$');
+      expect(turn.properties.length.minimum).toBe(1);
+      expect(turn.required.sort()).toEqual(['digest', 'length', 'pasted', 'reliable']);
+      expect(turn.additionalProperties).toBe(false);
+      expect(doc.components.schemas.WitnessedPrompt.properties.witness_isolation.enum).toEqual(['same-uid', 'other-uid']);
+      expect(doc.components.schemas.TerminalClose.properties.turns.minimum).toBe(0);
+      expect(doc.components.schemas.HumanMessage.properties.witness_isolation).toBeDefined();
+      expect(doc.components.schemas.CaptureGap.properties.unmatched_at).toBeDefined();
+    });
+
     it('no human token: a TTY run without a witness stays a gap (cannot-say, exit 5) however its reports look', async () => {
       const r = await run({ witness: false });
       await report(r.id, r.sessionToken, 'hello');
