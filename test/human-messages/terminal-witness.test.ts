@@ -410,6 +410,34 @@ describeEachDialect(
       expect(na.body.error).toBe('session-not-attached');
     });
 
+    it('loaded: racing witnessed prompts for one turn record exactly one message; a busy run of many turns, each witnessed, is witnessed', async () => {
+      const r = await run();
+      const text = 'only once';
+      const turnId = await turn(r.id, r.witness, text);
+      for (let i = 0; i < 4; i++) await report(r.id, r.sessionToken, text);
+      const results = await Promise.all(Array.from({ length: 6 }, () => witnessed(r.id, r.witness, turnId, text)));
+      expect(results.filter((x) => x.status === 201)).toHaveLength(1);
+      for (const x of results.filter((y) => y.status !== 201)) expect(x.body.error, x.text).toBe('terminal-turn-consumed');
+      expect(await humanMessages(r.id)).toHaveLength(1);
+
+      const busy = await run();
+      const n = 40;
+      await Promise.all(
+        Array.from({ length: n }, async (_, i) => {
+          const words = `turn number ${i}`;
+          const id = await turn(busy.id, busy.witness, words);
+          await report(busy.id, busy.sessionToken, words);
+          const rec = await witnessed(busy.id, busy.witness, id, words);
+          expect(rec.status, rec.text).toBe(201);
+        }),
+      );
+      expect((await close(busy.id, busy.witness, n)).status).toBe(200);
+      pastGrace();
+      const prov = await h.request('GET', `/api/v1/sessions/${busy.id}/provenance`, { token: h.fleetKey });
+      expect(prov.body.human_messages.counts.here).toBe(n);
+      expect(await gate(busy.id)).toMatchObject({ answer: 'here', gaps: [] });
+    });
+
     it('the OpenAPI document describes the new routes with their validation: digest pattern, integer bounds, the isolation enum', async () => {
       const doc = (await h.request('GET', '/api/v1/openapi.json')).body;
       for (const path of ['witness', 'terminal/turns', 'terminal/prompts', 'terminal/close', 'run-prompt']) expect(doc.paths[`/api/v1/sessions/{ref}/${path}`]?.post, path).toBeDefined();
