@@ -336,6 +336,10 @@ export const WarrantSchema = z
     session_id: z.number().int(),
     answer: z.enum(['here', 'elsewhere', 'none', 'cannot-say']),
     evidence: z.array(z.number().int()),
+    witnessed_evidence: z
+      .array(z.object({ human_message_id: z.number().int(), witness_isolation: z.enum(['same-uid', 'other-uid']) }))
+      .optional()
+      .openapi({ description: 'present when some evidence is a prompt witnessed at the agent terminal (`cli.terminal_prompt`): which, and its witness_isolation' }),
     gaps: z.array(CaptureGapSchema),
     truncated: z.boolean(),
     counts: z.object({ here: z.number().int(), elsewhere: z.number().int() }),

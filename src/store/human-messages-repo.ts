@@ -167,3 +167,10 @@ export async function liveHumanMessageIds(db: Executor, sessionIds: readonly num
     .execute();
   return rows.map((r) => Number(r.id));
 }
+
+/** Of these messages, the witnessed terminal prompts and their isolation (docs/design/terminal-channel.md). */
+export async function witnessIsolationsOf(db: Executor, ids: readonly number[]): Promise<Map<number, WitnessIsolation>> {
+  if (ids.length === 0) return new Map();
+  const rows = await db.selectFrom('human_messages').select(['id', 'witness_isolation']).where('id', 'in', [...ids]).where('witness_isolation', 'is not', null).execute();
+  return new Map(rows.map((r) => [Number(r.id), r.witness_isolation as WitnessIsolation]));
+}

@@ -1,4 +1,7 @@
+import { createServer } from 'node:http';
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { exportToOtlp } from '../../src/integrations/otel-export.js';
+import { WebClient } from '../helpers/web-client.js';
 import { systemCaller } from '../../src/app/caller.js';
 import { changeSetting } from '../../src/app/settings.js';
 import { promptFingerprint } from '../../src/core/prompt-match.js';
@@ -109,6 +112,39 @@ describeEachDialect(
       const here = await cli(['check', String(r.id)], { WARRANT_URL: server.url, WARRANT_TOKEN: h.fleetKey });
       expect(here.code, here.stderr).toBe(0);
       expect(here.stdout).toContain(`warrant for #${r.id}: here`);
+      expect(here.stdout).toContain(`human message ${recorded.body.human_message.id} (witnessed at the agent terminal; witness_isolation: other-uid`);
+      expect(v.witnessed_evidence).toEqual([{ human_message_id: recorded.body.human_message.id, witness_isolation: 'other-uid' }]);
+      const provCli = await cli(['provenance', String(r.id)], { WARRANT_URL: server.url, WARRANT_TOKEN: h.fleetKey });
+      expect(provCli.code, provCli.stderr).toBe(0);
+      expect(provCli.stdout).toContain('cli.terminal_prompt');
+      expect(provCli.stdout).toContain('witness_isolation: other-uid');
+      // PROV export and the web panel carry it too
+      const provJson = await h.request('GET', `/api/v1/sessions/${r.id}/provenance?format=prov-json`, { token: h.fleetKey });
+      expect(provJson.body.entity[`msg:${recorded.body.human_message.id}`]).toMatchObject({ 'warrant:entry_point': 'cli.terminal_prompt', 'warrant:witness_isolation': 'other-uid' });
+      const web = new WebClient(h);
+      await web.signInWithLink();
+      const panel = (await web.get(`/sessions/${r.id}/provenance_panel`)).text;
+      expect(panel).toContain('data-witness-isolation="other-uid"');
+      expect(panel).toContain('data-entry-point="cli.terminal_prompt"');
+      expect(panel).not.toContain('capture-gaps');
+      // OpenTelemetry: the human-message event's attribute
+      const spans: any[] = [];
+      const collector = createServer((req, res) => {
+        let body = '';
+        req.on('data', (d) => (body += d));
+        req.on('end', () => {
+          if (req.url === '/v1/traces') spans.push(...JSON.parse(body).resourceSpans.flatMap((rs: any) => rs.scopeSpans.flatMap((ss: any) => ss.spans)));
+          res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
+        });
+      });
+      await new Promise<void>((resolve) => collector.listen(0, '127.0.0.1', () => resolve()));
+      try {
+        await exportToOtlp(h.ctx, { endpoint: `http://127.0.0.1:${(collector.address() as { port: number }).port}`, sessionIds: [r.id] });
+      } finally {
+        collector.close();
+      }
+      const event = spans.flatMap((sp) => sp.events).find((e: any) => e.name === 'warrant.human_message');
+      expect(Object.fromEntries(event.attributes.map((a: any) => [a.key, a.value.stringValue ?? a.value.intValue]))).toMatchObject({ 'warrant.entry_point': 'cli.terminal_prompt', 'warrant.witness_isolation': 'other-uid' });
       // the closing report revoked the credential: a second close is a bad token
       const again = await close(r.id, r.witness, 1);
       expect(again.status).toBe(401);
@@ -372,6 +408,48 @@ describeEachDialect(
       const na = await h.request('POST', `/api/v1/sessions/${notAttached}/run-prompt`, { token: otherHuman, body: { text } });
       expect(na.status).toBe(409);
       expect(na.body.error).toBe('session-not-attached');
+    });
+
+    it('loaded: racing witnessed prompts for one turn record exactly one message; a busy run of many turns, each witnessed, is witnessed', async () => {
+      const r = await run();
+      const text = 'only once';
+      const turnId = await turn(r.id, r.witness, text);
+      for (let i = 0; i < 4; i++) await report(r.id, r.sessionToken, text);
+      const results = await Promise.all(Array.from({ length: 6 }, () => witnessed(r.id, r.witness, turnId, text)));
+      expect(results.filter((x) => x.status === 201)).toHaveLength(1);
+      for (const x of results.filter((y) => y.status !== 201)) expect(x.body.error, x.text).toBe('terminal-turn-consumed');
+      expect(await humanMessages(r.id)).toHaveLength(1);
+
+      const busy = await run();
+      const n = 40;
+      await Promise.all(
+        Array.from({ length: n }, async (_, i) => {
+          const words = `turn number ${i}`;
+          const id = await turn(busy.id, busy.witness, words);
+          await report(busy.id, busy.sessionToken, words);
+          const rec = await witnessed(busy.id, busy.witness, id, words);
+          expect(rec.status, rec.text).toBe(201);
+        }),
+      );
+      expect((await close(busy.id, busy.witness, n)).status).toBe(200);
+      pastGrace();
+      const prov = await h.request('GET', `/api/v1/sessions/${busy.id}/provenance`, { token: h.fleetKey });
+      expect(prov.body.human_messages.counts.here).toBe(n);
+      expect(await gate(busy.id)).toMatchObject({ answer: 'here', gaps: [] });
+    });
+
+    it('the OpenAPI document describes the new routes with their validation: digest pattern, integer bounds, the isolation enum', async () => {
+      const doc = (await h.request('GET', '/api/v1/openapi.json')).body;
+      for (const path of ['witness', 'terminal/turns', 'terminal/prompts', 'terminal/close', 'run-prompt']) expect(doc.paths[`/api/v1/sessions/{ref}/${path}`]?.post, path).toBeDefined();
+      const turn = doc.components.schemas.TerminalTurn;
+      expect(turn.properties.digest.pattern).toBe('^[0-9a-f]{64}$');
+      expect(turn.properties.length.minimum).toBe(1);
+      expect(turn.required.sort()).toEqual(['digest', 'length', 'pasted', 'reliable']);
+      expect(turn.additionalProperties).toBe(false);
+      expect(doc.components.schemas.WitnessedPrompt.properties.witness_isolation.enum).toEqual(['same-uid', 'other-uid']);
+      expect(doc.components.schemas.TerminalClose.properties.turns.minimum).toBe(0);
+      expect(doc.components.schemas.HumanMessage.properties.witness_isolation).toBeDefined();
+      expect(doc.components.schemas.CaptureGap.properties.unmatched_at).toBeDefined();
     });
 
     it('no human token: a TTY run without a witness stays a gap (cannot-say, exit 5) however its reports look', async () => {
