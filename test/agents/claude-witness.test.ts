@@ -1,7 +1,8 @@
 /**
  * Issue 18's terminal witness against the real Claude Code, wired only by `warrant integrate`:
  * words a person types through a PTY become exactly one `cli.terminal_prompt` human message and
- * the gate says `here`; a turn edited with the cursor keys records nothing (`cannot-say`); a
+ * the gate says `here`; a turn edited with the cursor keys or recalled from history records
+ * nothing (`cannot-say`); a
  * headless `claude -p "…"` typed on a terminal is a gap unless it came through `--prompt`.
  */
 import { describe, expect, it } from 'vitest';
@@ -59,7 +60,7 @@ describe('the terminal witness with the real Claude Code', () => {
     expect(gate.code, gate.stdout + gate.stderr).toBe(0);
   });
 
-  it('a turn edited with the cursor keys reaches Claude but records nothing, and the gate says cannot-say (exit 5)', async () => {
+  it('a turn edited with the cursor keys, and the same turn recalled from history, reach Claude but record nothing; the gate says cannot-say (exit 5)', async () => {
     const { session } = await interactive(
       'edited claude',
       [
@@ -69,8 +70,15 @@ describe('the terminal witness with the real Claude Code', () => {
         { wait: 0.3, send: 't' },
         { wait: 0.5, send: '\r' },
         { wait: 30, until: 'EDITED-REPLY', send: '' },
+        // history recall: Up brings the same words back, Enter sends them again
+        { wait: 1, send: '\x1b[A' },
+        { wait: 0.5, send: '\r' },
+        { wait: 30, until: 'RECALLED-REPLY', send: '' },
       ],
-      [{ name: 'edited', says: 'fix the flaky test', text: 'EDITED-REPLY' }],
+      [
+        { name: 'edited', says: 'fix the flaky test', text: 'EDITED-REPLY' },
+        { name: 'recalled', says: 'fix the flaky test', text: 'RECALLED-REPLY' },
+      ],
     );
     expect(await messagesOf(session.id)).toEqual([]);
     expect(await terminalGapOf(session.id)).toHaveLength(1);
