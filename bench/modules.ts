@@ -4,6 +4,7 @@ import { runAuditBench } from './audit-bench.js';
 import { runMessagesBench } from './messages-bench.js';
 import { restBench } from './rest-bench.js';
 import { runHookBench } from './hook-bench.js';
+import { runTerminalWitnessBench } from './terminal-witness-bench.js';
 import type { FigureRow } from './standalone.js';
 
 /** The standalone benches' rows, in the run's table format. */
@@ -48,8 +49,19 @@ const hookModule: BenchModule = {
   },
 };
 
+/** The terminal witness's cost per keystroke does not depend on the backend either: measured once. */
+let witnessRows: Promise<BenchRow[]> | null = null;
+const terminalWitnessModule: BenchModule = {
+  name: 'terminal-witness',
+  run: async (env) => {
+    if (witnessRows) return [];
+    witnessRows = runTerminalWitnessBench().then((rows) => adapt('terminal-witness', env.dialect, rows));
+    return witnessRows;
+  },
+};
+
 /**
  * Every bench module, run in this order on each backend. A capability adds its figures by
  * writing a module (`bench/<name>-bench.ts` exporting a BenchModule) and listing it here.
  */
-export const BENCH_MODULES: BenchModule[] = [lineageBench, auditBench, messagesBench, restModule, hookModule];
+export const BENCH_MODULES: BenchModule[] = [lineageBench, auditBench, messagesBench, restModule, hookModule, terminalWitnessModule];

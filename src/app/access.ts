@@ -23,6 +23,8 @@ export async function visibilityOf(db: Executor, ctx: AppContext, caller: Caller
       const self = await findSessionById(db, ctx.store, p.sessionId);
       return { owners: [self ? self.ownerUserId : null] };
     }
+    case 'witness':
+      return { owners: [p.userId, null] };
     default:
       return 'all';
   }

@@ -1,5 +1,6 @@
 import type { ActorIdentity } from '../core/actors.js';
 import type { ActBasis } from '../core/basis.js';
+import { WarrantError } from '../core/errors.js';
 import type { PrincipalKind } from '../core/permissions.js';
 
 /** Who presented which credential. Established by authentication, never by a request body. */
@@ -8,6 +9,11 @@ export type Principal =
   | { kind: 'session'; sessionId: number; activation: number }
   | { kind: 'human'; userId: number; userKey: string; isAdmin: boolean }
   | { kind: 'client'; name: string }
+  /**
+   * a runner's witness credential (docs/design/terminal-channel.md): good only for its own
+   * session and activation's `/terminal/*` reports, made for the human who minted it
+   */
+  | { kind: 'witness'; sessionId: number; activation: number; userId: number; userKey: string }
   /** the host CLI against the store, and Warrant's own housekeeping */
   | { kind: 'system' };
 
@@ -32,10 +38,16 @@ export function permissionKind(caller: Caller): PrincipalKind {
       return p.isAdmin ? 'admin' : 'human';
     case 'system':
       return 'admin';
+    case 'witness':
+      // never judged by the table: authentication admits it to the terminal routes only
+      throw new WarrantError('witness-credential-scope', WITNESS_SCOPE_MESSAGE);
     default:
       return p.kind;
   }
 }
+
+export const WITNESS_SCOPE_MESSAGE =
+  "A witness credential (wrt_t_) can only report its own run's terminal turns, witnessed prompts and closing report (POST /api/v1/sessions/{ref}/terminal/turns, …/prompts, …/close).";
 
 /** The actor a credential proves, with the basis of acts made with it. */
 export function callerActor(caller: Caller): { actor: ActorIdentity; basis: ActBasis } {
@@ -53,6 +65,8 @@ export function callerActor(caller: Caller): { actor: ActorIdentity; basis: ActB
       return { actor: { kind: 'client', name: p.name }, basis: 'authenticated' };
     case 'system':
       return { actor: { kind: 'system' }, basis: 'authenticated' };
+    case 'witness':
+      return { actor: { kind: 'human', userId: p.userId }, basis: 'authenticated' };
   }
 }
 

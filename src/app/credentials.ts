@@ -5,7 +5,7 @@ import { findTokenWithUserByHash, insertToken, sessionTokenFor, type TokenRecord
 import type { UserRecord } from '../store/users-repo.js';
 import type { Executor } from '../store/dialect/dialect.js';
 import type { AppContext } from './context.js';
-import type { Caller, Principal, Surface, Via } from './caller.js';
+import { WITNESS_SCOPE_MESSAGE, type Caller, type Principal, type Surface, type Via } from './caller.js';
 
 /** Tokens are stored as SHA-256 hex and never in plaintext. */
 export function hashToken(token: string): string {
@@ -58,7 +58,7 @@ export async function currentSessionToken(db: Executor, ctx: AppContext, session
 export async function registerToken(
   db: Executor,
   token: string,
-  fields: { kind: TokenKind; label?: string; userId?: number; clientName?: string; issuedByActorId?: number | null },
+  fields: { kind: TokenKind; label?: string; userId?: number; clientName?: string; issuedByActorId?: number | null; sessionId?: number; activation?: number },
   now: string,
 ): Promise<number> {
   return insertToken(db, { ...fields, hash: hashToken(token), now });
@@ -85,10 +85,11 @@ export async function authenticate(
   bearer: string | null | undefined,
   surface: Surface,
   via: Via,
+  options: { witnessRoute?: boolean } = {},
 ): Promise<Caller> {
   if (!bearer) throw new WarrantError('unauthenticated', 'This route needs a credential: send Authorization: Bearer <token>.');
   const kind = tokenKindOf(bearer);
-  if (!kind) throw new WarrantError('invalid-token', 'The bearer token is not a Warrant token (expected a wrt_f_, wrt_s_, wrt_h_ or wrt_c_ prefix).');
+  if (!kind) throw new WarrantError('invalid-token', 'The bearer token is not a Warrant token (expected a wrt_f_, wrt_s_, wrt_h_, wrt_c_ or wrt_t_ prefix).');
   const db = ctx.store.kysely;
   const found = await lookup(db, bearer);
   const row = found?.token;
@@ -111,6 +112,14 @@ export async function authenticate(
     case 'client':
       principal = { kind: 'client', name: row.clientName! };
       break;
+    case 'witness': {
+      const user = found!.user;
+      if (!user || user.removedAt) throw new WarrantError('invalid-token', 'The witness credential belongs to a user who was removed from the roster.');
+      // docs/design/terminal-channel.md: a valid witness credential reaches the terminal routes and nothing else
+      if (!options.witnessRoute) throw new WarrantError('witness-credential-scope', WITNESS_SCOPE_MESSAGE);
+      principal = { kind: 'witness', sessionId: row.sessionId!, activation: row.activation!, userId: user.id, userKey: user.key };
+      break;
+    }
   }
   return { principal, credentialId: row.id, surface, via };
 }

@@ -20,13 +20,14 @@ export type GapKind = 'not-instrumented' | 'instrumented-late' | 'unknown-origin
  * docs/design/terminal-channel.md: one run of a session whose runner had a TTY on standard
  * input (it said so when it attached). A person may have typed into the agent there.
  * `witnessed` is true only when every turn the runner relayed was attributed (a witnessed
- * human message or a delivered inbox item); no runner witnesses turns yet, so today it is
- * always false and every such run is a gap.
+ * human message or a delivered inbox item) and the run closed (core/terminal-witness.ts
+ * decides it); `firstUnmatchedAt` is the earliest turn or prompt report that matched nothing.
  */
 export interface TerminalRun {
   activation: number;
   attachedAt: string; // ISO time
   witnessed: boolean;
+  firstUnmatchedAt?: string | null;
 }
 
 export interface CoverageGap {
@@ -42,6 +43,8 @@ export interface CoverageGap {
   /** terminal-unwitnessed: when the first unwitnessed run with a TTY attached, and which runs */
   startedAt?: string;
   activations?: number[];
+  /** terminal-unwitnessed: the earliest turn or prompt report of those runs that matched nothing */
+  unmatchedAt?: string;
 }
 
 type CoverageSession = { id: number; genesis: Genesis; terminalRuns?: readonly TerminalRun[] };
@@ -82,7 +85,8 @@ export function terminalGaps(sessions: readonly CoverageSession[]): CoverageGap[
     const open = (s.terminalRuns ?? []).filter((r) => !r.witnessed).sort((a, b) => a.activation - b.activation);
     if (open.length === 0) continue;
     const startedAt = open.reduce((min, r) => (r.attachedAt < min ? r.attachedAt : min), open[0]!.attachedAt);
-    gaps.push({ channel: 'terminal', kind: 'terminal-unwitnessed', sessionIds: [s.id], startedAt, activations: open.map((r) => r.activation) });
+    const unmatched = open.map((r) => r.firstUnmatchedAt ?? null).filter((t): t is string => t !== null).sort()[0];
+    gaps.push({ channel: 'terminal', kind: 'terminal-unwitnessed', sessionIds: [s.id], startedAt, activations: open.map((r) => r.activation), ...(unmatched ? { unmatchedAt: unmatched } : {}) });
   }
   return gaps;
 }

@@ -62,6 +62,17 @@ export const ERROR_STATUS = {
   'transcript-chunk-too-large': 413,
   'transcripts-off': 409,
   'unsupported-media-type': 415,
+  // the terminal witness (docs/design/terminal-channel.md)
+  'witness-needs-human-token': 403,
+  'witness-credential-scope': 403,
+  'session-not-attached': 409,
+  'terminal-turn-not-found': 404,
+  'terminal-turn-unreliable': 409,
+  'terminal-turn-consumed': 409,
+  'terminal-turn-mismatch': 409,
+  'prompt-report-missing': 409,
+  'terminal-already-closed': 409,
+  'run-prompt-exists': 409,
   // web sign-in: too many failed passwords for one key (core/attempt-throttle.ts)
   'sign-in-throttled': 429,
   'internal-error': 500,

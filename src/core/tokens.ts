@@ -4,6 +4,8 @@ export const TOKEN_PREFIXES = {
   session: 'wrt_s_',
   human: 'wrt_h_',
   client: 'wrt_c_',
+  /** docs/design/terminal-channel.md: a runner's witness credential, good only for its session's terminal reports */
+  witness: 'wrt_t_',
 } as const;
 export type TokenKind = keyof typeof TOKEN_PREFIXES;
 
@@ -25,7 +27,7 @@ export function tokenKindOf(token: string): TokenKind | null {
 
 /** True for any string that looks like a Warrant token of any kind (used to strip environments). */
 export function looksLikeWarrantToken(value: string): boolean {
-  return /^wrt_[fshc]_[A-Za-z0-9_-]{16,}$/.test(value.trim());
+  return /^wrt_[fshct]_[A-Za-z0-9_-]{16,}$/.test(value.trim());
 }
 
 /** Client names: 1–32 bytes of a-z, 0-9, '-', starting with a letter (docs/concepts.md). */

@@ -21,6 +21,7 @@ import { registerUncleRoutes } from './routes/uncles.js';
 import { registerMessageRoutes } from './routes/messages.js';
 import { registerConversationRoutes } from './routes/conversations.js';
 import { registerAgentRuntimeRoutes } from './routes/agent-runtimes.js';
+import { registerTerminalRoutes } from './routes/terminal.js';
 
 export const MAX_BODY_BYTES = 1024 * 1024;
 /**
@@ -94,6 +95,7 @@ export function buildHttpApp(ctx: AppContext, options: HttpOptions = {}): OpenAP
   registerMessageRoutes(app, ctx);
   registerConversationRoutes(app, ctx);
   registerAgentRuntimeRoutes(app, ctx);
+  registerTerminalRoutes(app, ctx);
   for (const mount of options.mount ?? []) mount(app);
 
   app.doc31('/api/v1/openapi.json', {
@@ -101,6 +103,6 @@ export function buildHttpApp(ctx: AppContext, options: HttpOptions = {}): OpenAP
     info: { title: 'Warrant', version: '0.1.0', description: 'The provenance ledger and control plane for fleets of AI agent sessions.' },
     security: [{ bearer: [] }],
   });
-  app.openAPIRegistry.registerComponent('securitySchemes', 'bearer', { type: 'http', scheme: 'bearer', description: 'wrt_f_ fleet key, wrt_s_ session token, wrt_h_ human token or wrt_c_ integration key' });
+  app.openAPIRegistry.registerComponent('securitySchemes', 'bearer', { type: 'http', scheme: 'bearer', description: 'wrt_f_ fleet key, wrt_s_ session token, wrt_h_ human token, wrt_c_ integration key or wrt_t_ witness credential (terminal routes only)' });
   return app;
 }

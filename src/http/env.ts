@@ -12,10 +12,14 @@ export function bearerOf(c: Context): string | null {
   return m ? m[1]!.trim() : null;
 }
 
+/** The only routes a witness credential may call (docs/design/terminal-channel.md). */
+const TERMINAL_ROUTE = /^\/api\/v1\/sessions\/[^/]+\/terminal\/(turns|prompts|close)$/;
+
 /** Authenticates the REST caller; the CLI names itself in a header (informational, docs/attribution.md). */
 export async function restCaller(ctx: AppContext, c: Context): Promise<Caller> {
   const client = c.req.header('x-warrant-client');
-  return authenticate(ctx, bearerOf(c), 'rest', client === 'cli' ? 'cli' : 'rest');
+  const witnessRoute = c.req.method === 'POST' && TERMINAL_ROUTE.test(c.req.path);
+  return authenticate(ctx, bearerOf(c), 'rest', client === 'cli' ? 'cli' : 'rest', { witnessRoute });
 }
 
 /** The shared markdown rendering, for `format=markdown` (the CLI prints it as is). */

@@ -291,6 +291,7 @@ export const CaptureGapSchema = z
     human_messages: z.number().int().optional(),
     started_at: z.string().optional().openapi({ description: 'terminal-unwitnessed (channel `terminal`): when the first run of the session with a TTY attached' }),
     activations: z.array(z.number().int()).optional().openapi({ description: 'terminal-unwitnessed: the activations whose runner had a TTY and whose typed turns were not witnessed' }),
+    unmatched_at: z.string().optional().openapi({ description: 'terminal-unwitnessed: when the earliest relayed turn or reported prompt of those runs was made that nothing matched (absent when the gap is the run itself: no witness, or no closing report)' }),
     message: z.string(),
   })
   .openapi('CaptureGap');
@@ -308,6 +309,10 @@ export const HumanMessageSchema = z
     inbox_item_id: z.number().int().nullable(),
     created_at: z.string(),
     withdrawn_at: z.string().nullable(),
+    witness_isolation: z
+      .enum(['same-uid', 'other-uid'])
+      .nullable()
+      .openapi({ description: 'a witnessed terminal prompt (`cli.terminal_prompt`): `other-uid` when the agent ran as another OS user than the runner that witnessed it, `same-uid` when as the same one (it could then read what that user can); null for every other record' }),
   })
   .openapi('HumanMessage');
 
@@ -331,6 +336,10 @@ export const WarrantSchema = z
     session_id: z.number().int(),
     answer: z.enum(['here', 'elsewhere', 'none', 'cannot-say']),
     evidence: z.array(z.number().int()),
+    witnessed_evidence: z
+      .array(z.object({ human_message_id: z.number().int(), witness_isolation: z.enum(['same-uid', 'other-uid']) }))
+      .optional()
+      .openapi({ description: 'present when some evidence is a prompt witnessed at the agent terminal (`cli.terminal_prompt`): which, and its witness_isolation' }),
     gaps: z.array(CaptureGapSchema),
     truncated: z.boolean(),
     counts: z.object({ here: z.number().int(), elsewhere: z.number().int() }),

@@ -90,7 +90,7 @@ export async function exportToOtlp(ctx: AppContext, options: { endpoint: string;
   const messages =
     ids.length === 0
       ? []
-      : await db.selectFrom('human_messages').select(['session_id', 'id', 'entry_point', 'channel', 'author_key', 'content', 'digest_key', 'created_at']).where('session_id', 'in', ids).orderBy('id').execute();
+      : await db.selectFrom('human_messages').select(['session_id', 'id', 'entry_point', 'channel', 'author_key', 'content', 'digest_key', 'created_at', 'witness_isolation']).where('session_id', 'in', ids).orderBy('id').execute();
 
   const idGenerator = new DerivedIds();
   const otlp = new OTLPTraceExporter({ url: options.endpoint.replace(/\/+$/, '') + '/v1/traces', ...(options.headers ? { headers: options.headers } : {}) });
@@ -160,6 +160,8 @@ export async function exportToOtlp(ctx: AppContext, options: { endpoint: string;
           'warrant.entry_point': m.entry_point,
           'warrant.channel': m.channel,
           'warrant.author.key': m.author_key,
+          // a witnessed terminal prompt: same-uid or other-uid (docs/design/terminal-channel.md)
+          ...(m.witness_isolation ? { 'warrant.witness_isolation': m.witness_isolation } : {}),
           // never the words: the record's keyed digest, as in the audit log
           'warrant.content.hmac_sha256': keyedDigest(Buffer.from(m.digest_key, 'hex'), m.content),
         },

@@ -36,7 +36,11 @@ export function gapSentence(gap: CoverageGap): string {
     case 'terminal-unwitnessed': {
       const runs = gap.activations?.length ?? 1;
       const more = runs > 1 ? `; ${runs} runs had a terminal` : '';
-      return `The agent terminal of ${sessions(gap.sessionIds)} (started ${when(gap.startedAt!)}${more}) was not witnessed: a human may have typed a request there, and nothing recorded it (Warrant does not witness what is typed at an agent terminal yet). To put a request on record, send it with a human token (\`warrant follow-up\`). ${CANNOT_SAY.replace('Until then this', 'This')}`;
+      const cannotSay = CANNOT_SAY.replace('Until then this', 'This');
+      if (gap.unmatchedAt) {
+        return `A prompt typed at the agent terminal of ${sessions(gap.sessionIds)} (${when(gap.unmatchedAt)}${more}) was not witnessed: a human may have asked for this there, and nothing recorded it. Only a prompt the runner witnessed (\`warrant run\` with a human token, typed turn equal to what the agent took) or one sent with a human token (\`warrant follow-up\`) is on record. ${cannotSay}`;
+      }
+      return `The agent terminal of ${sessions(gap.sessionIds)} (started ${when(gap.startedAt!)}${more}) was not witnessed: a human may have typed a request there, and nothing recorded it (no witness ran with a human token, or the run ended without its closing report). To put a request on record, start \`warrant run\` with a human token or send it with one (\`warrant follow-up\`). ${cannotSay}`;
     }
     case 'deleted-session':
       return `A deleted session (#${gap.deletedSessionId}) of this hierarchy held ${gap.humanMessages} human message${gap.humanMessages === 1 ? '' : 's'}; they went with it (the audit log keeps their digests, see \`GET /api/v1/session_deletions\`). Read the record as incomplete.`;
@@ -51,6 +55,7 @@ export function serializeGap(gap: CoverageGap): Record<string, unknown> {
     ...(gap.since ? { since: gap.since } : {}),
     ...(gap.deletedSessionId !== undefined ? { deleted_session_id: gap.deletedSessionId, human_messages: gap.humanMessages } : {}),
     ...(gap.startedAt !== undefined ? { started_at: gap.startedAt, activations: gap.activations ?? [] } : {}),
+    ...(gap.unmatchedAt !== undefined ? { unmatched_at: gap.unmatchedAt } : {}),
     message: gapSentence(gap),
   };
 }

@@ -15,6 +15,7 @@ export function serializeHumanMessage(e: HumanMessageEntry): Record<string, unkn
     inbox_item_id: e.inboxItemId,
     created_at: e.createdAt,
     withdrawn_at: e.withdrawnAt,
+    witness_isolation: e.witnessIsolation,
   };
 }
 

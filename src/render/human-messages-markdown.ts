@@ -2,6 +2,7 @@ import { AFFIRMATIVE_ABSENCE, cutContent, isAffirmativeAbsence } from '../core/h
 import type { HumanMessageEntry, HumanRecord, HumanSummary, PersonNote } from '../app/human-messages/record.js';
 import { gapSentence } from './coverage-gaps.js';
 import { sanitizeBlock, sanitizeInline } from './sanitize.js';
+import type { WitnessIsolation } from '../core/terminal-witness.js';
 
 /**
  * The human-message section (docs/human-messages.md), one renderer for MCP, the CLI
@@ -28,9 +29,17 @@ function author(e: HumanMessageEntry): string {
   return `${sanitizeInline(name)} (${sanitizeInline(key)}${renamed})`;
 }
 
+/** docs/design/terminal-channel.md: every witnessed record says how far the agent was kept from the witness. */
+export function witnessIsolationText(isolation: WitnessIsolation): string {
+  return isolation === 'other-uid'
+    ? 'witness_isolation: other-uid (the agent ran as another OS user)'
+    : 'witness_isolation: same-uid (the agent ran as the same OS user, so it could read what that user can)';
+}
+
 function entryLine(e: HumanMessageEntry): string {
   const parts = [e.scope, author(e), `#${e.sessionId}`, e.entryPoint, e.createdAt];
   if (e.slackPermalink) parts.push(`<${e.slackPermalink.replace(/[<>\s]/g, '')}>`);
+  if (e.witnessIsolation) parts.push(witnessIsolationText(e.witnessIsolation));
   if (e.withdrawnAt) parts.push(`WITHDRAWN ${e.withdrawnAt} (never delivered; still a record)`);
   return `- ${parts.join(' · ')}`;
 }

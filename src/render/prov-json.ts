@@ -91,6 +91,8 @@ export function renderProvJson(src: ProvSource): Record<string, unknown> {
       'warrant:entry_point': m.entryPoint,
       'warrant:channel': m.channel,
       'warrant:content_hmac_sha256': m.contentHmac,
+      // docs/design/terminal-channel.md: a witnessed terminal prompt says how far the agent was kept from its witness
+      ...(m.witnessIsolation ? { 'warrant:witness_isolation': m.witnessIsolation } : {}),
       'prov:generatedAtTime': m.createdAt,
       ...(m.withdrawnAt ? { 'prov:invalidatedAtTime': m.withdrawnAt, 'warrant:withdrawn': true } : {}),
     };

@@ -1,5 +1,6 @@
 import type { WarrantVerdict } from '../app/human-messages/warrant-gate.js';
 import { gapSentence, serializeGap } from './coverage-gaps.js';
+import { witnessIsolationText } from './human-messages-markdown.js';
 
 const MEANING: Record<WarrantVerdict['answer'], string> = {
   here: 'a named human asked for this, in this session',
@@ -13,6 +14,8 @@ export function serializeWarrant(v: WarrantVerdict): Record<string, unknown> {
     session_id: v.sessionId,
     answer: v.answer,
     evidence: v.evidence,
+    // present when some evidence was witnessed at an agent terminal (docs/design/terminal-channel.md)
+    ...(v.witnessedEvidence.length > 0 ? { witnessed_evidence: v.witnessedEvidence.map((e) => ({ human_message_id: e.id, witness_isolation: e.witnessIsolation })) } : {}),
     gaps: v.gaps.map(serializeGap),
     truncated: v.truncated,
     counts: { here: v.counts.here, elsewhere: v.counts.elsewhere },
@@ -23,7 +26,10 @@ const CUT = 'The hierarchy was cut by its bounds: not every session was searched
 
 export function renderWarrant(v: WarrantVerdict): string {
   const lines = [`warrant for #${v.sessionId}: ${v.answer} — ${MEANING[v.answer]}.`];
-  if (v.evidence.length > 0) lines.push(`evidence: ${v.evidence.map((id) => `human message ${id}`).join(', ')}`);
+  if (v.evidence.length > 0) {
+    const isolation = new Map(v.witnessedEvidence.map((e) => [e.id, e.witnessIsolation]));
+    lines.push(`evidence: ${v.evidence.map((id) => (isolation.has(id) ? `human message ${id} (witnessed at the agent terminal; ${witnessIsolationText(isolation.get(id)!)})` : `human message ${id}`)).join(', ')}`);
+  }
   if (v.truncated) lines.push(CUT);
   for (const g of v.gaps) lines.push(`- ${gapSentence(g)}`);
   return lines.join('\n');

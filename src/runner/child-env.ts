@@ -16,11 +16,14 @@ export const RUNNER_SET_VARIABLES = ['WARRANT_URL', 'WARRANT_SESSION_ID', 'WARRA
  * runner does not set, `DATABASE_URL` and libpq's `PG*` are dropped by name, and any value shaped
  * like a Warrant token by value (a token smuggled under another name).
  */
-function inheritable(key: string, value: string): boolean {
+export function inheritable(key: string, value: string): boolean {
   if (key.startsWith('WARRANT_')) return false;
   if (key === 'DATABASE_URL' || key.startsWith('PG')) return false;
-  return !looksLikeWarrantToken(value);
+  return !looksLikeWarrantToken(value) && !WITNESS_TOKEN_SHAPE.test(value.trim());
 }
+
+/** The terminal witness's credential, named here too so it is stripped whatever the token list says. */
+const WITNESS_TOKEN_SHAPE = /^wrt_t_[A-Za-z0-9_-]{16,}$/;
 
 /** The child's environment: the caller's, less what `inheritable` refuses, plus the session's own identity. */
 export function childEnvironment(parent: NodeJS.ProcessEnv, identity: SessionIdentity, extra: { runnerSocket?: string; cli?: string } = {}): Record<string, string> {

@@ -1,6 +1,7 @@
 import { ApiError, type ApiClient } from '../cli/api-client.js';
 import { promptDigest, promptLength } from '../core/prompt-match.js';
 import type { HookReport } from './runner-socket.js';
+import type { PromptSnapshot, PromptWitness } from './terminal-witness.js';
 import { TranscriptTail } from './transcript-tail.js';
 
 /** Which Warrant session a hook event belongs to. */
@@ -19,6 +20,8 @@ export interface HookEventOptions {
   log: (line: string) => void;
   /** the runner's own agent became ready for a turn (started, or its turn ended) or took one */
   onSelfState?: (state: 'ready' | 'busy') => void;
+  /** the terminal witness, when the runner witnesses its terminal */
+  witness?: PromptWitness;
 }
 
 function text(value: unknown): string | null {
@@ -36,7 +39,8 @@ function text(value: unknown): string | null {
  * - any other conversation reporting with this token (a nested agent the model started
  *   without `warrant run`) becomes a child too, and never idles or rebinds the parent;
  * - `UserPromptSubmit` reports the prompt's digest and length (never the words); the server
- *   alone decides what it acknowledges;
+ *   alone decides what it acknowledges; then, under the terminal witness, the latest typed turn
+ *   is recorded when the report's text equals it;
  * - stop events append what the transcript gained.
  */
 export class HookEvents {
@@ -63,8 +67,10 @@ export class HookEvents {
   }
 
   handle(report: HookReport): void {
+    // the witness's candidate turn is taken (or expired) when the event arrives, not when its turn in the queue comes
+    const snapshot = this.options.witness?.arrived(report) ?? null;
     this.chain = this.chain.then(() =>
-      this.process(report).catch((error: unknown) => {
+      this.process(report, snapshot).catch((error: unknown) => {
         const why = error instanceof ApiError ? `${error.token}: ${error.message}` : (error as Error).message;
         this.options.log(`warrant run: could not record ${report.event}: ${why}`);
         if (this.warnings.length < 5) this.warnings.push(`the ${report.event} event was not recorded (${why}).`);
@@ -82,7 +88,7 @@ export class HookEvents {
     return [...new Set(this.children.values())].filter((id) => !this.ended.has(id));
   }
 
-  private async process(report: HookReport): Promise<void> {
+  private async process(report: HookReport, snapshot: PromptSnapshot): Promise<void> {
     const { provider, event, payload } = report;
     const target = await this.targetOf(provider, event, payload);
     // null: a late report about a child that already ended (Codex's notify after SubagentStop)
@@ -109,6 +115,8 @@ export class HookEvents {
         await runtime({ state: 'started' });
         if (typeof payload.prompt === 'string') {
           await this.options.client.json('POST', path('/prompts'), { digest: await promptDigest(payload.prompt), length: promptLength(payload.prompt) });
+          // after the report has landed: the server matches a witnessed turn only to a report it holds
+          if (!target.child) await this.options.witness?.promptReported(snapshot, payload.prompt);
         }
         return;
       }

@@ -2,6 +2,8 @@ import { existsSync } from 'node:fs';
 import { basename, relative, resolve, isAbsolute } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ApiClient, ApiError, refPath } from '../cli/api-client.js';
+import { normalizePrompt } from '../core/prompt-match.js';
+import { tokenKindOf } from '../core/tokens.js';
 import { childEnvironment, type SessionIdentity } from './child-env.js';
 import { HookEvents } from './hook-events.js';
 import { feedInbox, inputAdapterFor, watchForStop } from './inbox-feed.js';
@@ -9,6 +11,8 @@ import { openRunnerSocket } from './runner-socket.js';
 import { spawnPlain, type AgentProcess } from './agent-process.js';
 import { spawnUnderPty } from './pty-relay.js';
 import { TerminalDelivery } from './terminal-delivery.js';
+import { loadWitnessNative, typingHidden, witnessIsolation, type WitnessNative } from './native-witness.js';
+import { TerminalWitness } from './terminal-witness.js';
 
 export interface RunOptions {
   command: string[];
@@ -27,6 +31,12 @@ export interface RunOptions {
   noPty?: boolean;
   /** whether standard input is a terminal (default: process.stdin.isTTY) */
   stdinIsTty?: boolean;
+  /** `--prompt`: the person's words, recorded as theirs before the child starts and put for `{prompt}` in the command */
+  prompt?: string;
+  /** the runner was re-executed without its credentials in its environment block and is non-dumpable (witness-boot.ts) */
+  credentialIsolated?: boolean;
+  /** why a wanted witness cannot be had (witness-boot.ts) */
+  witnessUnavailable?: string | null;
   env: NodeJS.ProcessEnv;
   baseUrl: string;
   /** where runner diagnostics go (stderr) */
@@ -49,6 +59,15 @@ function launcherCredential(env: NodeJS.ProcessEnv): { token: string; kind: 'ses
   if (env.WARRANT_TOKEN) return { token: env.WARRANT_TOKEN, kind: 'other' };
   if (env.WARRANT_FLEET_KEY) return { token: env.WARRANT_FLEET_KEY, kind: 'other' };
   return null;
+}
+
+/** The placeholder `--prompt` fills in the command. */
+export const PROMPT_PLACEHOLDER = '{prompt}';
+
+/** The command with every `{prompt}` replaced by the text, or null when it has none (the prompt would go nowhere). */
+export function substitutePrompt(command: string[], text: string): string[] | null {
+  if (!command.some((a) => a.includes(PROMPT_PLACEHOLDER))) return null;
+  return command.map((a) => a.split(PROMPT_PLACEHOLDER).join(text));
 }
 
 /** `--provider`, else what the command's name says (`claude` → claude-code, `codex` → codex). */
@@ -95,6 +114,25 @@ export async function runUnderSession(options: RunOptions): Promise<number> {
     options.log('warrant run: no credential — set WARRANT_SESSION_TOKEN (inside a session), or WARRANT_TOKEN (a fleet key or your human token).');
     return EXIT_USAGE;
   }
+  const human = credential.kind === 'other' && tokenKindOf(credential.token) === 'human';
+  let command = options.command;
+  if (options.prompt !== undefined) {
+    // refused before anything starts: the words are recorded as the person's, so only their token may
+    if (!human) {
+      options.log('warrant run: --prompt needs your human token (WARRANT_TOKEN=wrt_h_…, without WARRANT_SESSION_TOKEN): the text is recorded as your words before the agent starts. Nothing was started.');
+      return EXIT_USAGE;
+    }
+    if (normalizePrompt(options.prompt) === '') {
+      options.log('warrant run: --prompt is empty. Nothing was started.');
+      return EXIT_USAGE;
+    }
+    const substituted = substitutePrompt(options.command, options.prompt);
+    if (!substituted) {
+      options.log(`warrant run: --prompt needs ${PROMPT_PLACEHOLDER} in the command, where the text goes (e.g. \`warrant run --prompt "check the deploy" -- claude -p ${PROMPT_PLACEHOLDER}\`). Nothing was started.`);
+      return EXIT_USAGE;
+    }
+    command = substituted;
+  }
   const provider = providerOf(options);
   const adapter = options.inbox ? inputAdapterFor(provider) : null;
   if (options.inbox && !adapter) {
@@ -123,26 +161,59 @@ export async function runUnderSession(options: RunOptions): Promise<number> {
     }
   };
 
-  const hooks = new HookEvents({ client: self, sessionId: identity.sessionId, transcripts: !options.noTranscript, log: options.log });
+  if (options.prompt !== undefined) {
+    try {
+      await launcher.json('POST', `/api/v1/sessions/${identity.sessionId}/run-prompt`, { text: options.prompt });
+    } catch (error) {
+      const why = error instanceof ApiError ? `${error.token}: ${error.message}` : (error as Error).message;
+      await report(identity.sessionId, { state: 'error', reason: `--prompt was not recorded (${why})` });
+      options.log(`warrant run: --prompt was not recorded (${why}). Nothing was started.`);
+      return EXIT_USAGE;
+    }
+  }
+
+  const tty = options.stdinIsTty ?? process.stdin.isTTY === true;
+  const witnessing = tty ? await startWitness(options, { human, adapter: adapter !== null, launcher, sessionId: identity.sessionId }) : null;
+  let relayPid = -1;
+  const witness = witnessing
+    ? new TerminalWitness({ client: witnessing.client, sessionId: identity.sessionId, isolation: () => witnessIsolation(relayPid), log: options.log })
+    : null;
+
+  const hooks = new HookEvents({ client: self, sessionId: identity.sessionId, transcripts: !options.noTranscript, log: options.log, ...(witness ? { witness } : {}) });
   const socket = await openRunnerSocket(
     (r) => hooks.handle(r),
     () => hooks.takeWarning(),
   );
-  const [cmd, ...args] = options.command;
+  const [cmd, ...args] = command;
   const env = childEnvironment(options.env, identity, { runnerSocket: socket.path, cli: OWN_CLI });
-  // an interactive agent runs under the runner's PTY, so the runner can type inbox items into it
-  const interactive = !adapter && !options.noPty && (options.stdinIsTty ?? process.stdin.isTTY === true) && (provider === 'claude-code' || provider === 'codex');
+  // an interactive agent runs under the runner's PTY, so the runner can type inbox items into it; under the witness, any command does
+  const interactive = !adapter && !options.noPty && tty && (provider === 'claude-code' || provider === 'codex' || witness !== null);
   let terminalDelivery: TerminalDelivery | null = null;
   let agent: AgentProcess;
+  let masterFd = -1;
+  const onKeys = (bytes: Buffer) => {
+    terminalDelivery?.line.feed(bytes);
+    if (witness && witnessing) witness.keys(bytes, !typingHidden(witnessing.native, masterFd));
+  };
   const relay = interactive
-    ? await spawnUnderPty(cmd!, args, env, { onKeys: (bytes) => terminalDelivery?.line.feed(bytes) }).catch((error: unknown) => {
+    ? await spawnUnderPty(cmd!, args, env, { onKeys, filterOutput: witness !== null }).catch((error: unknown) => {
         // no PTY (node-pty did not build here): the agent still runs, on the terminal itself
         options.log(`warrant run: no PTY (${(error as Error).message}); the agent runs on your terminal directly and inbox items are not typed into it.`);
         return null;
       })
     : null;
   if (relay) {
-    terminalDelivery = new TerminalDelivery(self, identity.sessionId, relay, options.log);
+    relayPid = relay.pid;
+    masterFd = relay.masterFd;
+    // what the runner types itself is never the person's turn
+    const typing = {
+      type: (bytes: string) => {
+        witness?.runnerTyped();
+        relay.type(bytes);
+      },
+      holdKeys: (hold: boolean) => relay.holdKeys(hold),
+    };
+    terminalDelivery = new TerminalDelivery(self, identity.sessionId, typing, options.log);
     agent = relay;
   } else {
     agent = spawnPlain(cmd!, args, env, adapter !== null);
@@ -151,6 +222,8 @@ export async function runUnderSession(options: RunOptions): Promise<number> {
   const startError = await agent.spawned;
   if (startError) {
     await socket.close();
+    await witness?.close();
+    witnessing?.release();
     await report(identity.sessionId, { state: 'error', reason: `could not start ${cmd}: ${startError.message}` });
     options.log(`warrant run: could not start ${cmd}: ${startError.message}`);
     return EXIT_UNSTARTABLE;
@@ -190,10 +263,63 @@ export async function runUnderSession(options: RunOptions): Promise<number> {
   await socket.settle(LATE_HOOK_QUIET_MS);
   await hooks.drain();
   await socket.close();
+  // the closing report before `exited`, which revokes the witness credential
+  await witness?.close();
+  witnessing?.release();
   for (const orphan of hooks.openChildren()) {
     await report(orphan, { state: 'error', reason: 'the agent process that ran this subagent exited before it reported its end' });
   }
   if ('error' in outcome) await report(identity.sessionId, { state: 'error', reason: `${cmd}: ${outcome.error.message}` });
   else await report(identity.sessionId, { state: 'exited', code });
   return code;
+}
+
+interface Witnessing {
+  native: WitnessNative;
+  /** holds the witness credential */
+  client: ApiClient;
+  /** gives the terminal back (TIOCNXCL) */
+  release(): void;
+}
+
+/**
+ * Whether this run's terminal is witnessed, and if so its credential. Says once on stderr when it
+ * is not: the terminal is then a gap for the hierarchy (docs/human-messages.md).
+ */
+async function startWitness(options: RunOptions, run: { human: boolean; adapter: boolean; launcher: ApiClient; sessionId: number }): Promise<Witnessing | null> {
+  const notWitnessed = (why: string) => {
+    options.log(`warrant run: this terminal is not witnessed (${why}); a prompt typed here is recorded as a gap, and \`warrant check\` says cannot-say rather than none.`);
+    return null;
+  };
+  if (!run.human) return notWitnessed('no human token: set WARRANT_TOKEN to your own wrt_h_ token to have what you type recorded as yours');
+  if (run.adapter) return notWitnessed('--inbox owns the agent\'s input');
+  if (options.noPty) return notWitnessed('--no-pty: the runner does not relay your keys');
+  if (!options.credentialIsolated) return notWitnessed(options.witnessUnavailable ?? 'the runner could not keep its credential out of its environment block');
+  const loaded = loadWitnessNative();
+  if ('error' in loaded) return notWitnessed(loaded.error);
+  const { native } = loaded;
+  try {
+    native.setExclusive(0, true);
+  } catch (error) {
+    return notWitnessed(`the terminal could not be taken exclusively: ${(error as Error).message}`);
+  }
+  let released = false;
+  const release = () => {
+    if (released) return;
+    released = true;
+    try {
+      native.setExclusive(0, false);
+    } catch {
+      // the terminal is gone
+    }
+  };
+  process.once('exit', release);
+  try {
+    const r = await run.launcher.json<{ witness_token: string }>('POST', `/api/v1/sessions/${run.sessionId}/witness`, {});
+    return { native, client: new ApiClient({ baseUrl: options.baseUrl, token: r.witness_token }), release };
+  } catch (error) {
+    release();
+    const why = error instanceof ApiError ? `${error.token}: ${error.message}` : (error as Error).message;
+    return notWitnessed(`the witness credential could not be had: ${why}`);
+  }
 }

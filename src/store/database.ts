@@ -241,6 +241,7 @@ export interface HumanMessagesTable {
   slack_permalink: string | null;
   digest_key: string;
   created_at: string;
+  witness_isolation: string | null;
 }
 
 export interface HumanMessageWithdrawalsTable {
@@ -380,7 +381,57 @@ export interface SessionRunnersTable {
   attached_at: string;
 }
 
+/** 013: the terminal witness (docs/design/terminal-channel.md) */
+export interface TerminalWitnessesTable {
+  session_id: number;
+  activation: number;
+  credential_id: number;
+  user_id: number;
+  minted_at: string;
+  closed_at: string | null;
+  closed_turns: number | null;
+}
+
+export interface TerminalTurnsTable {
+  id: Generated<number>;
+  session_id: number;
+  activation: number;
+  digest: string;
+  length: number;
+  reliable: number;
+  pasted: number;
+  reported_at: string;
+  human_message_id: number | null;
+  consumed_at: string | null;
+}
+
+export interface PromptReportsTable {
+  id: Generated<number>;
+  session_id: number;
+  activation: number;
+  digest: string;
+  length: number;
+  reported_at: string;
+  matched_kind: string | null;
+  matched_inbox_item_id: number | null;
+  matched_turn_id: number | null;
+  matched_at: string | null;
+}
+
+export interface RunPromptsTable {
+  session_id: number;
+  activation: number;
+  human_message_id: number;
+  digest: string;
+  length: number;
+  created_at: string;
+}
+
 export interface Database {
+  terminal_witnesses: TerminalWitnessesTable;
+  terminal_turns: TerminalTurnsTable;
+  prompt_reports: PromptReportsTable;
+  run_prompts: RunPromptsTable;
   deletion_links: DeletionLinksTable;
   session_runners: SessionRunnersTable;
   agent_messages: AgentMessagesTable;

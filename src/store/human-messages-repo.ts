@@ -1,5 +1,6 @@
 import type { Executor } from './dialect/dialect.js';
 import type { CaptureChannel, ChannelChange } from '../core/coverage.js';
+import type { WitnessIsolation } from '../core/terminal-witness.js';
 
 export interface HumanMessageRecord {
   id: number;
@@ -13,11 +14,13 @@ export interface HumanMessageRecord {
   slackPermalink: string | null;
   createdAt: string;
   withdrawnAt: string | null;
+  /** a witnessed terminal prompt: whether the agent ran as another OS user than the witness */
+  witnessIsolation: WitnessIsolation | null;
 }
 
 export async function insertHumanMessage(
   db: Executor,
-  m: Omit<HumanMessageRecord, 'id' | 'withdrawnAt'> & { digestKey: string },
+  m: Omit<HumanMessageRecord, 'id' | 'withdrawnAt' | 'witnessIsolation'> & { digestKey: string; witnessIsolation?: WitnessIsolation | null },
 ): Promise<number> {
   const row = await db
     .insertInto('human_messages')
@@ -32,6 +35,7 @@ export async function insertHumanMessage(
       slack_permalink: m.slackPermalink,
       digest_key: m.digestKey,
       created_at: m.createdAt,
+      witness_isolation: m.witnessIsolation ?? null,
     })
     .returning('id')
     .executeTakeFirstOrThrow();
@@ -58,6 +62,7 @@ type Row = {
   slack_permalink: string | null;
   created_at: string;
   withdrawn_at: string | null;
+  witness_isolation: string | null;
 };
 
 function toRecord(r: Row): HumanMessageRecord {
@@ -73,10 +78,11 @@ function toRecord(r: Row): HumanMessageRecord {
     slackPermalink: r.slack_permalink,
     createdAt: r.created_at,
     withdrawnAt: r.withdrawn_at,
+    witnessIsolation: (r.witness_isolation as WitnessIsolation | null) ?? null,
   };
 }
 
-const COLUMNS = ['m.id', 'm.session_id', 'm.inbox_item_id', 'm.author_actor_id', 'm.author_key', 'm.channel', 'm.entry_point', 'm.content', 'm.slack_permalink', 'm.created_at'] as const;
+const COLUMNS = ['m.id', 'm.session_id', 'm.inbox_item_id', 'm.author_actor_id', 'm.author_key', 'm.channel', 'm.entry_point', 'm.content', 'm.slack_permalink', 'm.created_at', 'm.witness_isolation'] as const;
 
 /** The messages of a set of sessions, newest first, keyset-paginated by id. */
 export async function humanMessagesOf(
@@ -110,6 +116,16 @@ export async function humanMessageCounts(db: Executor, sessionIds: readonly numb
     .execute();
   for (const r of rows) out.set(Number(r.session_id), { all: Number(r.all), live: Number(r.all) - Number(r.withdrawn) });
   return out;
+}
+
+export async function findHumanMessageById(db: Executor, id: number): Promise<HumanMessageRecord | null> {
+  const row = await db
+    .selectFrom('human_messages as m')
+    .leftJoin('human_message_withdrawals as w', 'w.human_message_id', 'm.id')
+    .select([...COLUMNS, 'w.created_at as withdrawn_at'])
+    .where('m.id', '=', id)
+    .executeTakeFirst();
+  return row ? toRecord(row as Row) : null;
 }
 
 export async function findHumanMessageByInboxItem(db: Executor, inboxItemId: number): Promise<HumanMessageRecord | null> {
@@ -150,4 +166,11 @@ export async function liveHumanMessageIds(db: Executor, sessionIds: readonly num
     .limit(limit)
     .execute();
   return rows.map((r) => Number(r.id));
+}
+
+/** Of these messages, the witnessed terminal prompts and their isolation (docs/design/terminal-channel.md). */
+export async function witnessIsolationsOf(db: Executor, ids: readonly number[]): Promise<Map<number, WitnessIsolation>> {
+  if (ids.length === 0) return new Map();
+  const rows = await db.selectFrom('human_messages').select(['id', 'witness_isolation']).where('id', 'in', [...ids]).where('witness_isolation', 'is not', null).execute();
+  return new Map(rows.map((r) => [Number(r.id), r.witness_isolation as WitnessIsolation]));
 }

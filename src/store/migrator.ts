@@ -11,6 +11,7 @@ import * as runtimeChildrenTranscripts from './migrations/008-runtime-children-t
 import * as acknowledgedDelivery from './migrations/009-acknowledged-delivery.js';
 import * as serverSecret from './migrations/011-server-secret.js';
 import * as terminalChannel from './migrations/012-terminal-channel.js';
+import * as terminalWitness from './migrations/013-terminal-witness.js';
 import * as evidenceRewriteRefused from './migrations/014-evidence-rewrite-refused.js';
 
 /** What a migration may ask of the node running it (data that must leave the store). */
@@ -37,6 +38,7 @@ const MIGRATIONS: Record<string, MigrationModule> = {
   '009-acknowledged-delivery': acknowledgedDelivery,
   '011-server-secret': serverSecret,
   '012-terminal-channel': terminalChannel,
+  '013-terminal-witness': terminalWitness,
   '014-evidence-rewrite-refused': evidenceRewriteRefused,
 };
 

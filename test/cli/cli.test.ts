@@ -19,6 +19,8 @@ describe('the warrant CLI against a real server (built binary)', () => {
     expect(server.output()).toMatch(/Human-message capture:\n  web UI +NOT instrumented — single-admin mode with no admin key/);
     expect(server.output()).toMatch(/  Slack +NOT instrumented — Slack ingress is not configured/);
     expect(server.output()).toMatch(/  CLI +NOT instrumented — no roster user holds an active human token/);
+    // the terminal is per run: witnessed only under `warrant run` with a human token and a TTY
+    expect(server.output()).toContain('  terminal per run — `warrant run` with a human token and a TTY witnesses what is typed;');
   });
 
   it('writes the fleet key to the data dir with mode 0600 and prints it once', () => {

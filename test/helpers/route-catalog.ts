@@ -71,6 +71,7 @@ const mcp = mcpOn('/mcp');
 const mcpSelf = mcpOn('/mcp/self');
 
 /** Only a session token's own session: the self surface and the child → parent channel (spec 06). */
+const humanOnly = (kind: PrincipalKind) => kind === 'human' || kind === 'admin';
 const sessionSelfOnly = (kind: PrincipalKind, relation: TargetRelation | null) => kind === 'session' && (relation === null || relation.isSelf);
 
 /** An enqueued message on `id`, put there by the fleet; returns its id. */
@@ -264,6 +265,43 @@ export const ROUTE_CATALOG: CatalogEntry[] = [
   { name: 'POST /sessions/:ref/inbox/ack', covers: `POST ${API}/sessions/{ref}/inbox/ack`, act: 'runtime', targeted: true, call: rest('POST', (id) => `/api/v1/sessions/${id}/inbox/ack`, () => ({ ids: [] })) },
   { name: 'POST /sessions/:ref/inbox/written', covers: `POST ${API}/sessions/{ref}/inbox/written`, act: 'runtime', targeted: true, call: rest('POST', (id) => `/api/v1/sessions/${id}/inbox/written`, () => ({ ids: [] })) },
   { name: 'POST /sessions/:ref/prompts', covers: `POST ${API}/sessions/{ref}/prompts`, act: 'runtime', targeted: true, call: rest('POST', (id) => `/api/v1/sessions/${id}/prompts`, () => ({ digest: '0'.repeat(64), length: 0 })) },
+  // docs/design/terminal-channel.md: a human token mints the witness; only the witness reports the terminal
+  {
+    name: 'POST /sessions/:ref/witness',
+    covers: `POST ${API}/sessions/{ref}/witness`,
+    act: 'attach',
+    targeted: true,
+    allowed: humanOnly,
+    denial: { status: 403, error: 'witness-needs-human-token' },
+    call: rest('POST', (id) => `/api/v1/sessions/${id}/witness`, () => ({})),
+  },
+  {
+    name: 'POST /sessions/:ref/run-prompt',
+    covers: `POST ${API}/sessions/{ref}/run-prompt`,
+    act: 'attach',
+    targeted: true,
+    allowed: humanOnly,
+    denial: { status: 403, error: 'witness-needs-human-token' },
+    call: rest('POST', (id) => `/api/v1/sessions/${id}/run-prompt`, () => ({ text: 'matrix prompt' })),
+  },
+  ...(
+    [
+      ['turns', { digest: '0'.repeat(64), length: 1, reliable: true, pasted: false }],
+      ['prompts', { turn_id: 1, text: 'matrix', pasted: false, witness_isolation: 'same-uid' }],
+      ['close', { turns: 0 }],
+    ] as const
+  ).map(
+    ([leaf, body]): CatalogEntry => ({
+      name: `POST /sessions/:ref/terminal/${leaf}`,
+      covers: `POST ${API}/sessions/{ref}/terminal/${leaf}`,
+      act: 'runtime',
+      targeted: true,
+      // the witness credential only, which no principal of the table holds
+      allowed: () => false,
+      denial: { status: 403, error: 'witness-credential-scope' },
+      call: rest('POST', (id) => `/api/v1/sessions/${id}/terminal/${leaf}`, () => body),
+    }),
+  ),
   {
     name: 'POST /inbox/:item_id/resend',
     covers: `POST ${API}/inbox/{item_id}/resend`,

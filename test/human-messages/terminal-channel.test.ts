@@ -9,13 +9,13 @@ import { WebClient, textOf } from '../helpers/web-client.js';
 
 /**
  * The agent terminal as a capture channel (docs/design/terminal-channel.md): a session whose
- * runner attached with a TTY on standard input may have been typed to, and no runner witnesses
- * typed turns yet — so its hierarchy has a gap and the gate says `cannot-say`, never `none`,
- * on every surface. A run a machine started (no TTY, or nothing said) adds no gap.
+ * runner attached with a TTY on standard input may have been typed to, and without a witness
+ * (no human token: these runs attach with the fleet key) its hierarchy has a gap and the gate
+ * says `cannot-say`, never `none`, on every surface. A run a machine started (no TTY, or nothing said) adds no gap.
  */
 const STARTED = '2026-12-01T10:02:00.000Z';
 const sentence = (id: number, more = '') =>
-  `The agent terminal of #${id} (started 2026-12-01 10:02 UTC${more}) was not witnessed: a human may have typed a request there, and nothing recorded it (Warrant does not witness what is typed at an agent terminal yet). To put a request on record, send it with a human token (\`warrant follow-up\`). This check cannot be established: read it as "cannot say", never as "no human spoke".`;
+  `The agent terminal of #${id} (started 2026-12-01 10:02 UTC${more}) was not witnessed: a human may have typed a request there, and nothing recorded it (no witness ran with a human token, or the run ended without its closing report). To put a request on record, start \`warrant run\` with a human token or send it with one (\`warrant follow-up\`). This check cannot be established: read it as "cannot say", never as "no human spoke".`;
 
 describeEachDialect('the agent terminal is a capture channel', (t) => {
   let h: Harness;

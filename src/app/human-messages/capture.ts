@@ -1,5 +1,6 @@
 import { WarrantError } from '../../core/errors.js';
 import type { CaptureChannel } from '../../core/coverage.js';
+import type { WitnessIsolation } from '../../core/terminal-witness.js';
 import { findHumanMessageByInboxItem, insertHumanMessage, insertWithdrawal } from '../../store/human-messages-repo.js';
 import type { InboxItemRecord } from '../../store/inbox-repo.js';
 import type { Acting } from '../acting.js';
@@ -24,6 +25,10 @@ export const ENTRY_POINTS = {
   'cli.follow_up': 'cli',
   'cli.enqueued_message': 'cli',
   'cli.interrupt': 'cli',
+  // docs/design/terminal-channel.md: typed at the agent terminal, witnessed by the runner
+  'cli.terminal_prompt': 'cli',
+  // `warrant run --prompt TEXT`: typed on the person's own command line
+  'cli.run_prompt': 'cli',
 } as const satisfies Record<string, CaptureChannel>;
 export type EntryPoint = keyof typeof ENTRY_POINTS;
 
@@ -56,10 +61,26 @@ export async function captureHumanWords(w: WriteScope, caller: Caller, session: 
     if (!states.web_ui.instrumented) return null;
   }
   if (words.content.trim() === '') return null;
-  const author = await findUserById(w.tx, p.userId);
+  return recordHumanMessage(w, { userId: p.userId, credentialId: caller.credentialId }, session, words);
+}
+
+/**
+ * Writes the record, its event, its audit entry (a keyed digest, never the words) and the
+ * live notice, for an author already established from a credential: a human token here, a
+ * witness credential for a terminal prompt (docs/design/terminal-channel.md).
+ */
+export async function recordHumanMessage(
+  w: WriteScope,
+  by: { userId: number; credentialId: number | null },
+  session: SessionRecord,
+  words: HumanWords & { witnessIsolation?: WitnessIsolation | null },
+): Promise<number> {
+  const channel = ENTRY_POINTS[words.entryPoint];
+  const author = await findUserById(w.tx, by.userId);
   if (!author || author.removedAt) throw new WarrantError('forbidden', 'The signed-in human is no longer on the roster.');
   const authorActorId = await w.actorId({ kind: 'human', userId: author.id });
   const digestKey = w.ctx.ids.bytes(32);
+  const witnessIsolation = words.witnessIsolation ?? null;
   const id = await insertHumanMessage(w.tx, {
     sessionId: session.id,
     inboxItemId: words.inboxItemId ?? null,
@@ -71,9 +92,15 @@ export async function captureHumanWords(w: WriteScope, caller: Caller, session: 
     slackPermalink: words.slackPermalink ?? null,
     createdAt: w.now,
     digestKey: digestKey.toString('hex'),
+    witnessIsolation,
   });
-  const attribution = { actorId: authorActorId, actorBasis: 'authenticated' as const, causeActorId: authorActorId, causeBasis: 'authenticated' as const, credentialId: caller.credentialId };
-  await w.event(session.id, 'human_message', { human_message_id: id, entry_point: words.entryPoint, channel, inbox_item_id: words.inboxItemId ?? null }, attribution);
+  const attribution = { actorId: authorActorId, actorBasis: 'authenticated' as const, causeActorId: authorActorId, causeBasis: 'authenticated' as const, credentialId: by.credentialId };
+  await w.event(
+    session.id,
+    'human_message',
+    { human_message_id: id, entry_point: words.entryPoint, channel, inbox_item_id: words.inboxItemId ?? null, ...(witnessIsolation ? { witness_isolation: witnessIsolation } : {}) },
+    attribution,
+  );
   // the words never enter the log: a keyed digest proves them while the record exists
   w.audit({
     kind: 'human_message',
@@ -86,6 +113,7 @@ export async function captureHumanWords(w: WriteScope, caller: Caller, session: 
     entry_point: words.entryPoint,
     inbox_item_id: words.inboxItemId ?? null,
     content_hmac: keyedDigest(digestKey, words.content),
+    ...(witnessIsolation ? { witness_isolation: witnessIsolation } : {}),
   });
   w.live({ type: 'human_message_recorded', sessionId: session.id, ownerUserId: session.ownerUserId, payload: { session_id: session.id, human_message_id: id } });
   return id;

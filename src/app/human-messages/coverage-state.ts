@@ -2,6 +2,9 @@ import { CAPTURE_CHANNELS, type CaptureChannel, type TerminalRun } from '../../c
 import type { Executor } from '../../store/dialect/dialect.js';
 import { appendCoverage, lastCoverageState } from '../../store/human-messages-repo.js';
 import { terminalActivationsOf } from '../../store/session-runners-repo.js';
+import { runKey, terminalRunRows, type TerminalRunRows } from '../../store/terminal-witness-repo.js';
+import { decideTerminalRun, type TerminalRunVerdict } from '../../core/terminal-witness.js';
+import { isActive, type SessionStatus } from '../../core/lifecycle.js';
 import { getSetting } from '../../store/settings-repo.js';
 import { findUserByKey, listUsers } from '../../store/users-repo.js';
 import { SETTING_ADMIN_USER, SETTING_SLACK_SIGNING_SECRET } from '../bootstrap.js';
@@ -50,25 +53,51 @@ export async function currentChannelStates(db: Executor, ctx: AppContext): Promi
   return { web_ui: web, slack, cli };
 }
 
-/**
- * The terminal channel's "instrumented when" for one run: every non-empty turn the runner
- * relayed from its TTY was attributed. No runner witnesses turns yet, so no run can be
- * shown witnessed: every run with a TTY is a gap (docs/design/terminal-channel.md). The
- * terminal witness flips this per run, from its closing report and the turns it matched.
- */
-function terminalRunWitnessed(_run: { sessionId: number; activation: number }): boolean {
-  return false;
-}
-
-/** The runs with a TTY of these sessions (current and past activations), by session. */
-export async function terminalRunsOf(db: Executor, sessionIds: readonly number[]): Promise<Map<number, TerminalRun[]>> {
+/** The runs with a TTY of these sessions (current and past activations), by session, each decided at `now`. */
+export async function terminalRunsOf(db: Executor, sessionIds: readonly number[], now: string): Promise<Map<number, TerminalRun[]>> {
   const out = new Map<number, TerminalRun[]>();
-  for (const a of await terminalActivationsOf(db, sessionIds)) {
+  const activations = await terminalActivationsOf(db, sessionIds);
+  if (activations.length === 0) return out;
+  const ttySessions = [...new Set(activations.map((a) => a.sessionId))];
+  const rows = await terminalRunRows(db, ttySessions);
+  const current = await currentRunsOf(db, ttySessions);
+  for (const a of activations) {
     const list = out.get(a.sessionId) ?? [];
-    list.push({ activation: a.activation, attachedAt: a.attachedAt, witnessed: terminalRunWitnessed(a) });
+    const verdict = terminalRunWitnessed(a, rows, current.get(a.sessionId), now);
+    list.push({ activation: a.activation, attachedAt: a.attachedAt, witnessed: verdict.witnessed, firstUnmatchedAt: verdict.firstUnmatchedAt });
     out.set(a.sessionId, list);
   }
   return out;
+}
+
+/**
+ * The terminal channel's "instrumented when" for one run (docs/design/terminal-channel.md):
+ * the store's turns, reports, witness and closing report for it, judged by the one rule
+ * (core/terminal-witness.ts).
+ */
+function terminalRunWitnessed(
+  run: { sessionId: number; activation: number },
+  rows: TerminalRunRows,
+  session: { activation: number; status: SessionStatus } | undefined,
+  now: string,
+): TerminalRunVerdict {
+  const key = runKey(run.sessionId, run.activation);
+  const witness = rows.witnesses.get(key);
+  return decideTerminalRun(
+    {
+      witnessMinted: witness !== undefined,
+      turns: rows.turns.get(key) ?? [],
+      reports: rows.reports.get(key) ?? [],
+      close: witness && witness.closedTurns !== null ? { turns: witness.closedTurns } : null,
+      live: session !== undefined && session.activation === run.activation && isActive(session.status),
+    },
+    now,
+  );
+}
+
+async function currentRunsOf(db: Executor, sessionIds: readonly number[]): Promise<Map<number, { activation: number; status: SessionStatus }>> {
+  const rows = await db.selectFrom('sessions').select(['id', 'activation', 'status']).where('id', 'in', [...sessionIds]).execute();
+  return new Map(rows.map((r) => [Number(r.id), { activation: Number(r.activation), status: r.status as SessionStatus }]));
 }
 
 /** Appends a coverage-log row for every channel whose state changed, in the caller's transaction. */
@@ -98,6 +127,6 @@ export async function coverageBannerLines(ctx: AppContext): Promise<string[]> {
     'Human-message capture:',
     ...CAPTURE_CHANNELS.map((c) => `  ${CHANNEL_LABEL[c].padEnd(7)} ${states[c].instrumented ? 'instrumented' : 'NOT instrumented'} — ${states[c].reason}`),
     // per run, not deployment-wide: said here so an operator is not surprised by the gap
-    '  terminal NOT witnessed — a run whose runner had a TTY is a capture gap for its hierarchy',
+    '  terminal per run — `warrant run` with a human token and a TTY witnesses what is typed; a run with a TTY and no witness (or a turn it could not match) is a capture gap for its hierarchy',
   ];
 }

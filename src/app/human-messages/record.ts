@@ -2,8 +2,9 @@ import { coverageGaps, type CoverageGap } from '../../core/coverage.js';
 import type { Hierarchy } from '../../core/hierarchy-types.js';
 import { SUMMARY_PER_SCOPE, type Scope } from '../../core/human-record.js';
 import type { Genesis } from '../../core/genesis.js';
+import type { WitnessIsolation } from '../../core/terminal-witness.js';
 import type { Executor } from '../../store/dialect/dialect.js';
-import { coverageLog, humanMessageCounts, humanMessagesOf, type HumanMessageRecord } from '../../store/human-messages-repo.js';
+import { coverageLog, findHumanMessageById, humanMessageCounts, humanMessagesOf, type HumanMessageRecord } from '../../store/human-messages-repo.js';
 import type { findUsersByIds } from '../../store/users-repo.js';
 import { usersByIds, type UsersByIds } from '../user-reads.js';
 import type { AppContext } from '../context.js';
@@ -24,6 +25,8 @@ export interface HumanMessageEntry {
   inboxItemId: number | null;
   createdAt: string;
   withdrawnAt: string | null;
+  /** a witnessed terminal prompt: whether the agent ran as another OS user than the witness */
+  witnessIsolation: WitnessIsolation | null;
 }
 
 export interface PersonNote {
@@ -78,8 +81,17 @@ function entriesOf(sessionId: number, rows: readonly HumanMessageRecord[], { act
       inboxItemId: r.inboxItemId,
       createdAt: r.createdAt,
       withdrawnAt: r.withdrawnAt,
+      witnessIsolation: r.witnessIsolation,
     };
   });
+}
+
+/** One human message as the act that recorded it answers it (scope `here`: its own session). */
+export async function humanMessageEntry(ctx: AppContext, id: number): Promise<HumanMessageEntry> {
+  const db = ctx.store.kysely;
+  const row = await findHumanMessageById(db, id);
+  if (!row) throw new Error(`human message ${id} vanished after it was recorded`);
+  return entriesOf(row.sessionId, [row], await authorsOf(db, ctx, [row], usersByIds(db)))[0]!;
 }
 
 /** People: each author present in the shown entries, once, only when a note exists (docs/human-messages.md). */
@@ -130,14 +142,14 @@ export interface RecordReads {
 }
 
 /** The capture gaps of a hierarchy: channels over its lifetime, unknown origins, unwitnessed agent terminals, deleted sessions. */
-export async function hierarchyGaps(db: Executor, hierarchy: Hierarchy, walked?: RecordReads): Promise<CoverageGap[]> {
+export async function hierarchyGaps(db: Executor, now: string, hierarchy: Hierarchy, walked?: RecordReads): Promise<CoverageGap[]> {
   const ids = hierarchy.nodes.map((n) => n.id);
   // ids increase in creation order: the hierarchy's lifetime starts with its lowest id
   const lowest = ids.length === 0 ? undefined : Math.min(...ids);
   const known = lowest === undefined ? undefined : walked?.createdAtOf?.(lowest);
   const oldest =
     lowest === undefined ? undefined : known !== undefined ? { created_at: known } : await db.selectFrom('sessions').select('created_at').where('id', '=', lowest).executeTakeFirst();
-  const terminals = await terminalRunsOf(db, ids);
+  const terminals = await terminalRunsOf(db, ids, now);
   const sessions = oldest ? hierarchy.nodes.map((n) => ({ id: n.id, genesis: n.genesis as Genesis, createdAt: oldest.created_at, terminalRuns: terminals.get(n.id) ?? [] })) : [];
   const log = await coverageLog(db);
   return [...coverageGaps(sessions, log), ...(await deletedSessionGaps(db, new Set(ids)))];
@@ -166,7 +178,7 @@ export async function humanRecordOf(ctx: AppContext, hierarchy: Hierarchy, page:
     truncated: hierarchy.truncated,
     counts: total,
     liveCounts: live,
-    gaps: await hierarchyGaps(db, hierarchy, walked),
+    gaps: await hierarchyGaps(db, ctx.clock.now().toISOString(), hierarchy, walked),
     entries: entriesOf(sessionId, pageRows, authors),
     nextCursor: rows.length > limit ? encodeCursor('human-messages', pageRows[pageRows.length - 1]!.id) : null,
     people: peopleOf(authors),

@@ -12,6 +12,7 @@ import {
 } from '../../store/inbox-delivery-repo.js';
 import { findInboxItem, findInboxItems, type InboxItemRecord } from '../../store/inbox-repo.js';
 import { findSessionsByIds, type SessionRecord } from '../../store/sessions-repo.js';
+import { countPromptReports, findRunPrompt, insertPromptReport, matchPromptReport } from '../../store/terminal-witness-repo.js';
 import { authorize, requireSession, visibilityOf } from '../access.js';
 import { attributionOf, checkActingSessionClaim, housekeepingActing, resolveActing, systemForSession } from '../acting.js';
 import type { Caller } from '../caller.js';
@@ -104,9 +105,18 @@ export async function reportPrompt(ctx: AppContext, caller: Caller, ref: string,
     await authorize(w.tx, ctx, caller, 'runtime', session);
     // an agent message whose deadline passed has expired, not been delivered (docs/messages.md)
     await expireDueMessages(w, { targetSessionId: session.id });
+    // every report is kept with what it matched: the terminal channel's coverage reads them (docs/design/terminal-channel.md)
+    const reportId = await insertPromptReport(w.tx, { sessionId: session.id, activation: session.activation, digest, length, now: w.now });
+    const runPrompt = await findRunPrompt(w.tx, session.id, session.activation);
+    if (runPrompt && runPrompt.digest === digest && runPrompt.length === length && (await countPromptReports(w.tx, session.id, session.activation)) === 1) {
+      // `warrant run --prompt`: the first prompt the agent took is the one the person gave; no second record
+      await matchPromptReport(w.tx, reportId, { kind: 'run_prompt', now: w.now });
+      return { matchedItemId: null };
+    }
     for (const item of await writtenItemsMatching(w.tx, session.id, digest, length)) {
       // compare-and-set: of two equal reports racing for one write, exactly one delivers it
       if (!(await deliverWrittenItem(w.tx, item.id, w.now))) continue;
+      await matchPromptReport(w.tx, reportId, { kind: 'inbox_item', inboxItemId: item.id, now: w.now });
       const late = item.writtenDeadline !== null && item.writtenDeadline <= w.now;
       const acting = await resolveActing(w, caller, null);
       await w.event(

@@ -11,7 +11,7 @@ import { findUserByKey } from '../../store/users-repo.js';
 import { recordRunnerFacts, type RunnerFacts } from '../../store/session-runners-repo.js';
 import { authorize, visibilityOf } from '../access.js';
 import { resolveActing, attributionOf, systemForSession } from '../acting.js';
-import type { Caller } from '../caller.js';
+import { WITNESS_SCOPE_MESSAGE, type Caller } from '../caller.js';
 import type { AppContext } from '../context.js';
 import { currentSessionToken, mintSessionToken } from '../credentials.js';
 import { resolveSpawnParent, type ParentResolution } from '../parent-resolution.js';
@@ -22,6 +22,7 @@ import { captureHumanWords, type HumanWords } from '../human-messages/capture.js
 import { recordInitialConversation } from '../conversations/conversation-history.js';
 import { retireStopItems } from '../inbox/agent-delivery.js';
 import { setRunnerDelivery } from '../../store/inbox-delivery-repo.js';
+import { revokeWitnessCredentials } from '../../store/terminal-witness-repo.js';
 
 export type { RunnerFacts };
 
@@ -112,6 +113,8 @@ function genesisSourceFor(caller: Caller, parent: SessionRecord | null, declared
       return { kind: 'client', declared: declared ?? null };
     case 'system':
       return { kind: 'system' };
+    case 'witness':
+      throw new WarrantError('witness-credential-scope', WITNESS_SCOPE_MESSAGE);
   }
 }
 
@@ -359,6 +362,8 @@ export async function attachMint(
   if (!ok) throw new WarrantError('invalid-transition', `Session #${session.id} changed while attaching; try again.`, { status: 409 });
   // a stop asked of an earlier runtime that never reported its end is not this runtime's
   await retireStopItems(w, session, 'attached');
+  // nor is its terminal witness (docs/design/terminal-channel.md): a new runtime mints its own
+  await revokeWitnessCredentials(w.tx, session.id, w.now);
   const delivery = options.delivery ?? null;
   await setRunnerDelivery(w.tx, session.id, delivery === 'runner' ? activation : null);
   const minted = await mintSessionToken(w.tx, w.ctx, session.id, activation, callerActorId, w.now);

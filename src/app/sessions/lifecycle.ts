@@ -4,6 +4,7 @@ import { decideTransition, isActive, type LifecycleAct } from '../../core/lifecy
 import { titleFromFailure, slugify } from '../../core/titles.js';
 import { addInboxItem } from '../inbox/inbox-items.js';
 import { retireStopItems } from '../inbox/agent-delivery.js';
+import { revokeWitnessCredentials } from '../../store/terminal-witness-repo.js';
 import { findSessionById, spawnChildrenOf, updateSessionIfVersion, type SessionRecord } from '../../store/sessions-repo.js';
 import { authorize, reportingRuntimeParent, requireSession, visibilityOf } from '../access.js';
 import { attributionOf, checkActingSessionClaim, resolveActing, systemForSession, type Acting } from '../acting.js';
@@ -259,6 +260,8 @@ export async function reportRuntime(ctx: AppContext, caller: Caller, ref: string
       if (title) await w.event(current.id, 'title_generated', { new: title, from: 'failure_reason' }, await systemForSession(w, current));
       return true;
     });
+    // the run's terminal witness ends with it (docs/design/terminal-channel.md): a close after this is refused
+    if (report.state === 'exited' || report.state === 'error') await revokeWitnessCredentials(w.tx, target.id, w.now, target.activation);
     const view = await sessionView(w.tx, ctx, result.session, await visibilityOf(w.tx, ctx, caller));
     w.finalView(view, result.session.ownerUserId);
     return { session: view, changed: result.changed };

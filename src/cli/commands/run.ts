@@ -3,7 +3,7 @@ import { clientOptionsFromEnv } from '../api-client.js';
 import { CliExit } from '../output.js';
 
 /**
- * `warrant run [--title T] [--parent REF] [--session REF] [--inbox] [--no-transcript] -- <command…>`:
+ * `warrant run [--title T] [--parent REF] [--session REF] [--inbox] [--no-transcript] [--prompt TEXT] -- <command…>`:
  * starts an agent process under its own session identity and reports its runtime state.
  */
 export function registerRunCommand(program: Command): void {
@@ -18,11 +18,15 @@ export function registerRunCommand(program: Command): void {
     .option('--session <ref>', 'attach to an existing pending, stopped or failed session instead of creating one')
     .option('--inbox', "write inbox items into the agent in its provider's input protocol (claude-code: `claude -p --input-format stream-json`); delivered only once the agent's prompt hook reports them")
     .option('--no-transcript', "do not append the agent's transcript to the session")
+    .option('--prompt <text>', 'your words for the agent, recorded as yours (cli.run_prompt, needs your human token) before it starts and put for every {prompt} in the command')
     .option('--no-pty', 'run an interactive agent on your terminal directly, not under the runner\'s PTY (inbox items are then not typed into it)')
     .passThroughOptions()
-    .action(async (command: string[], opts: { title?: string; agentRoot?: string; provider?: string; parent?: string; session?: string; inbox?: boolean; transcript?: boolean; pty?: boolean }) => {
+    .action(async (command: string[], opts: { title?: string; agentRoot?: string; provider?: string; parent?: string; session?: string; inbox?: boolean; transcript?: boolean; pty?: boolean; prompt?: string }) => {
+      // first: with a human token on a terminal the runner re-executes itself without its credential in its environment
+      const { bootRunner } = await import('../../runner/witness-boot.js');
+      const boot = bootRunner(process.env, { pty: opts.pty !== false, inbox: opts.inbox === true });
       const { runUnderSession } = await import('../../runner/run.js');
-      const { baseUrl } = clientOptionsFromEnv(process.env);
+      const { baseUrl } = clientOptionsFromEnv(boot.env);
       const code = await runUnderSession({
         command,
         ...(opts.title ? { title: opts.title } : {}),
@@ -33,7 +37,10 @@ export function registerRunCommand(program: Command): void {
         ...(opts.inbox ? { inbox: true } : {}),
         ...(opts.transcript === false ? { noTranscript: true } : {}),
         ...(opts.pty === false ? { noPty: true } : {}),
-        env: process.env,
+        ...(opts.prompt !== undefined ? { prompt: opts.prompt } : {}),
+        credentialIsolated: boot.credentialIsolated,
+        witnessUnavailable: boot.unavailable,
+        env: boot.env,
         baseUrl,
         log: (line) => process.stderr.write(line + '\n'),
       });

@@ -1,7 +1,7 @@
 import type { HumanMessageEntry, HumanRecord } from '../../app/human-messages/record.js';
 import { AFFIRMATIVE_ABSENCE, isAffirmativeAbsence } from '../../core/human-record.js';
 import { gapSentence } from '../../render/coverage-gaps.js';
-import { ABSENCE_IS_AN_ANSWER, ABSENCE_IS_NOT_AN_ANSWER, COUNTS_ARE_A_FLOOR } from '../../render/human-messages-markdown.js';
+import { ABSENCE_IS_AN_ANSWER, ABSENCE_IS_NOT_AN_ANSWER, COUNTS_ARE_A_FLOOR, witnessIsolationText } from '../../render/human-messages-markdown.js';
 import { Time } from './format.js';
 
 /**
@@ -94,6 +94,11 @@ export function HumanMessageItem(props: { entry: HumanMessageEntry }) {
         <a href={`/sessions/${e.sessionId}`}>#{e.sessionId}</a>
         <span class="mono">{e.entryPoint}</span>
         <Time iso={e.createdAt} />
+        {e.witnessIsolation ? (
+          <span class={`pill witness-isolation isolation-${e.witnessIsolation}`} data-witness-isolation={e.witnessIsolation} title={witnessIsolationText(e.witnessIsolation)}>
+            witnessed · {e.witnessIsolation}
+          </span>
+        ) : null}
         {e.slackPermalink && /^https:\/\//.test(e.slackPermalink) ? (
           <a href={e.slackPermalink} rel="noopener noreferrer" target="_blank">
             in Slack

@@ -1,0 +1,56 @@
+/**
+ * docs/design/terminal-channel.md: when a run at an agent terminal counts as witnessed.
+ * Pure: the store hands over what the runner and the agent's hook reported for one run
+ * (session, activation) and the time; this decides. The runner and the hook only report;
+ * neither can say a run was witnessed.
+ */
+
+/** Whether the agent ran as another OS user than the runner that witnessed its terminal. */
+export const WITNESS_ISOLATIONS = ['same-uid', 'other-uid'] as const;
+export type WitnessIsolation = (typeof WITNESS_ISOLATIONS)[number];
+
+/** A report unmatched for less than this may still be matched (the runner sends the pair in order). */
+export const TERMINAL_MATCH_GRACE_MS = 5_000;
+
+/** What the store knows about one run whose runner had a TTY. */
+export interface TerminalRunFacts {
+  /** a witness credential was minted for this activation (a human token was presented) */
+  witnessMinted: boolean;
+  /** every turn the runner relayed: consumed = a witnessed human message was recorded from it */
+  turns: readonly { reportedAt: string; consumed: boolean }[];
+  /** every prompt the agent's hook reported: matched to a delivered item, a witnessed turn or the run's --prompt */
+  reports: readonly { reportedAt: string; matched: boolean }[];
+  /** the closing report, when it arrived, with the number of turns it said it reported */
+  close: { turns: number } | null;
+  /** the activation is the session's current one and the session is running (its runner is alive) */
+  live: boolean;
+}
+
+export interface TerminalRunVerdict {
+  witnessed: boolean;
+  /** the earliest turn or report that matched nothing within the grace, when there is one */
+  firstUnmatchedAt: string | null;
+}
+
+function olderThanGrace(at: string, now: string): boolean {
+  return Date.parse(now) - Date.parse(at) >= TERMINAL_MATCH_GRACE_MS;
+}
+
+/**
+ * A run is witnessed iff a witness was minted, every turn was consumed by a witnessed
+ * human message, every prompt report was matched, and the run closed with the count of its
+ * turns — or is still live. Turns and reports younger than the grace do not count yet.
+ * @example
+ * decideTerminalRun({ witnessMinted: true, turns: [], reports: [], close: { turns: 0 }, live: false }, now)
+ * // { witnessed: true, firstUnmatchedAt: null }
+ */
+export function decideTerminalRun(run: TerminalRunFacts, now: string): TerminalRunVerdict {
+  let firstUnmatchedAt: string | null = null;
+  const note = (at: string) => {
+    if (firstUnmatchedAt === null || at < firstUnmatchedAt) firstUnmatchedAt = at;
+  };
+  for (const t of run.turns) if (!t.consumed && olderThanGrace(t.reportedAt, now)) note(t.reportedAt);
+  for (const r of run.reports) if (!r.matched && olderThanGrace(r.reportedAt, now)) note(r.reportedAt);
+  const closedRight = run.close !== null ? run.close.turns === run.turns.length : run.live;
+  return { witnessed: run.witnessMinted && firstUnmatchedAt === null && closedRight, firstUnmatchedAt };
+}

@@ -1,0 +1,134 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { terminalGaps } from '../../src/core/coverage.js';
+import { decideTerminalRun, TERMINAL_MATCH_GRACE_MS, type TerminalRunFacts } from '../../src/core/terminal-witness.js';
+import { looksLikeWarrantToken, tokenKindOf } from '../../src/core/tokens.js';
+
+/** docs/design/terminal-channel.md: when a run at an agent terminal counts as witnessed. */
+const T0 = Date.parse('2026-12-01T10:00:00.000Z');
+const at = (ms: number) => new Date(T0 + ms).toISOString();
+const clean: TerminalRunFacts = { witnessMinted: true, turns: [], reports: [], close: { turns: 0 }, live: false };
+
+describe('decideTerminalRun', () => {
+  it('witnessed: minted, every turn consumed, every report matched, closed with the count', () => {
+    const run: TerminalRunFacts = {
+      ...clean,
+      turns: [{ reportedAt: at(0), consumed: true }],
+      reports: [{ reportedAt: at(10), matched: true }],
+      close: { turns: 1 },
+    };
+    expect(decideTerminalRun(run, at(60_000))).toEqual({ witnessed: true, firstUnmatchedAt: null });
+  });
+
+  it('no witness minted (no human token): never witnessed, even with nothing typed', () => {
+    expect(decideTerminalRun({ ...clean, witnessMinted: false }, at(0)).witnessed).toBe(false);
+  });
+
+  it('an unconsumed turn or unmatched report counts only once the grace has passed, and names its time', () => {
+    const run: TerminalRunFacts = { ...clean, turns: [{ reportedAt: at(1000), consumed: false }], close: { turns: 1 } };
+    expect(decideTerminalRun(run, at(1000 + TERMINAL_MATCH_GRACE_MS - 1))).toEqual({ witnessed: true, firstUnmatchedAt: null });
+    expect(decideTerminalRun(run, at(1000 + TERMINAL_MATCH_GRACE_MS))).toEqual({ witnessed: false, firstUnmatchedAt: at(1000) });
+    const reported: TerminalRunFacts = { ...clean, reports: [{ reportedAt: at(7000), matched: false }, { reportedAt: at(2000), matched: false }] };
+    expect(decideTerminalRun(reported, at(60_000))).toEqual({ witnessed: false, firstUnmatchedAt: at(2000) });
+  });
+
+  it('the close: a wrong count is a gap; no close is a gap unless the run is still live', () => {
+    const turns = [{ reportedAt: at(0), consumed: true }];
+    expect(decideTerminalRun({ ...clean, turns, close: { turns: 2 } }, at(60_000)).witnessed).toBe(false);
+    expect(decideTerminalRun({ ...clean, turns, close: { turns: 0 } }, at(60_000)).witnessed).toBe(false);
+    expect(decideTerminalRun({ ...clean, turns, close: null, live: false }, at(60_000))).toEqual({ witnessed: false, firstUnmatchedAt: null });
+    expect(decideTerminalRun({ ...clean, turns, close: null, live: true }, at(60_000)).witnessed).toBe(true);
+  });
+
+  it('the gap carries the earliest unmatched time of its runs', () => {
+    const gaps = terminalGaps([
+      {
+        id: 4,
+        genesis: 'api',
+        terminalRuns: [
+          { activation: 1, attachedAt: at(0), witnessed: false, firstUnmatchedAt: at(9000) },
+          { activation: 2, attachedAt: at(5000), witnessed: false, firstUnmatchedAt: at(7000) },
+          { activation: 3, attachedAt: at(8000), witnessed: true, firstUnmatchedAt: null },
+        ],
+      },
+    ]);
+    expect(gaps).toEqual([{ channel: 'terminal', kind: 'terminal-unwitnessed', sessionIds: [4], startedAt: at(0), activations: [1, 2], unmatchedAt: at(7000) }]);
+  });
+});
+
+/**
+ * A run as a random sequence of what can happen to it: turns relayed, reports made, some of
+ * them consumed or matched, a close with any count, time passing. Whatever the sequence, the
+ * rule never calls a run witnessed while a settled turn has no witnessed human message, a
+ * settled report matched nothing, no witness was minted, or the run ended unclosed or miscounted.
+ */
+const step = fc.oneof(
+  fc.record({ kind: fc.constant('turn' as const), consumed: fc.boolean() }),
+  fc.record({ kind: fc.constant('report' as const), matched: fc.boolean() }),
+  fc.record({ kind: fc.constant('wait' as const), ms: fc.integer({ min: 0, max: 3 * TERMINAL_MATCH_GRACE_MS }) }),
+);
+const runArb = fc.record({
+  steps: fc.array(step, { maxLength: 30 }),
+  witnessMinted: fc.boolean(),
+  close: fc.option(fc.integer({ min: 0, max: 12 }), { nil: null }),
+  live: fc.boolean(),
+  settleMs: fc.integer({ min: 0, max: 3 * TERMINAL_MATCH_GRACE_MS }),
+});
+
+type RunInput = typeof runArb extends fc.Arbitrary<infer T> ? T : never;
+
+function build(r: RunInput): { facts: TerminalRunFacts; now: string } {
+  let t = 0;
+  const turns: { reportedAt: string; consumed: boolean }[] = [];
+  const reports: { reportedAt: string; matched: boolean }[] = [];
+  for (const s of r.steps) {
+    if (s.kind === 'wait') t += s.ms;
+    else if (s.kind === 'turn') turns.push({ reportedAt: at(t), consumed: s.consumed });
+    else reports.push({ reportedAt: at(t), matched: s.matched });
+  }
+  return { facts: { witnessMinted: r.witnessMinted, turns, reports, close: r.close === null ? null : { turns: r.close }, live: r.live }, now: at(t + r.settleMs) };
+}
+
+describe('decideTerminalRun (property)', () => {
+  it('never witnessed while a settled turn lacks its witnessed human message, a settled report matched nothing, no witness ran, or the close is missing or wrong', () => {
+    fc.assert(
+      fc.property(runArb, (r) => {
+        const { facts, now } = build(r);
+        const verdict = decideTerminalRun(facts, now);
+        const settled = (iso: string) => Date.parse(now) - Date.parse(iso) >= TERMINAL_MATCH_GRACE_MS;
+        const unwitnessedTurn = facts.turns.some((x) => !x.consumed && settled(x.reportedAt));
+        const unmatchedReport = facts.reports.some((x) => !x.matched && settled(x.reportedAt));
+        const badClose = facts.close ? facts.close.turns !== facts.turns.length : !facts.live;
+        if (unwitnessedTurn || unmatchedReport || !facts.witnessMinted || badClose) expect(verdict.witnessed).toBe(false);
+        else expect(verdict.witnessed).toBe(true);
+        // the time it names is the earliest settled unmatched one
+        const times = [...facts.turns.filter((x) => !x.consumed), ...facts.reports.filter((x) => !x.matched)].map((x) => x.reportedAt).filter(settled).sort();
+        expect(verdict.firstUnmatchedAt).toBe(times[0] ?? null);
+      }),
+      { numRuns: 2000 },
+    );
+  });
+
+  it('once everything has settled, a witnessed run has a witnessed human message for every turn', () => {
+    fc.assert(
+      fc.property(runArb, (r) => {
+        const { facts } = build(r);
+        const last = [...facts.turns, ...facts.reports].map((x) => Date.parse(x.reportedAt)).reduce((a, b) => Math.max(a, b), T0);
+        const verdict = decideTerminalRun(facts, new Date(last + TERMINAL_MATCH_GRACE_MS).toISOString());
+        if (verdict.witnessed) {
+          expect(facts.turns.every((x) => x.consumed)).toBe(true);
+          expect(facts.reports.every((x) => x.matched)).toBe(true);
+        }
+      }),
+      { numRuns: 2000 },
+    );
+  });
+});
+
+describe('the witness credential kind', () => {
+  it('has its own prefix, recognized and stripped like every Warrant token', () => {
+    expect(tokenKindOf('wrt_t_abcdefghijklmnop')).toBe('witness');
+    expect(looksLikeWarrantToken('wrt_t_abcdefghijklmnopqrstu')).toBe(true);
+    expect(looksLikeWarrantToken('wrt_x_abcdefghijklmnopqrstu')).toBe(false);
+  });
+});
