@@ -1,0 +1,78 @@
+import fc from 'fast-check';
+import { createScene, TOKEN_KINDS, type ContractServer, type TokenKind } from './contract-server.js';
+import type { DocumentValidator, Operation, Violation } from './document-validator.js';
+import { requestArbitrary, type GeneratedRequest } from './requests.js';
+
+/**
+ * Request rules no schema can state, each with why. A `400 invalid-request` to a request the
+ * document calls valid is otherwise a violation: the document under-describes the route.
+ */
+export const RULES_BEYOND_SCHEMA: { operation: string | '*'; field: string; why: string }[] = [
+  { operation: '*', field: 'cursor', why: 'a cursor is opaque: its format is documented (base64url), its content only the server that minted it can check' },
+  { operation: 'POST /api/v1/sessions', field: 'owner', why: 'who may name an owner depends on the credential (fleet and integration keys only), which no request schema sees; the field says so' },
+  { operation: 'POST /api/v1/sessions', field: 'runner', why: 'a cross-field rule (only with attach: true) that zod-to-openapi cannot state; the field says so' },
+  { operation: 'POST /api/v1/sessions', field: 'delivery', why: 'a cross-field rule (only with attach: true) that zod-to-openapi cannot state; the field says so' },
+  { operation: 'POST /api/v1/sessions/{ref}/transcript', field: 'offset', why: 'a cross-field rule (restarted: true needs offset 0) that zod-to-openapi cannot state; the field says so' },
+];
+
+export interface ContractFigures {
+  requests: number;
+  byStatus: Record<string, number>;
+  /** operations that answered 2xx at least once */
+  succeeded: Set<string>;
+  violations: Violation[];
+  serverErrors: Violation[];
+}
+
+export interface ContractRunOptions {
+  seed: number;
+  /** runs per operation and token kind (`none` gets a third: it is always 401) */
+  runs: number;
+  /** operations not exercised, by key */
+  skip: Set<string>;
+}
+
+const describeRequest = (kind: TokenKind, r: GeneratedRequest) => `[${kind}] ${r.method} ${r.url}${r.body !== undefined ? ` ${JSON.stringify(r.body).slice(0, 200)}` : ''}`;
+
+function underDescribed(operation: Operation, status: number, json: any): string | null {
+  if (status !== 400 || !json || (json.error !== 'invalid-request' && json.error !== 'malformed-json')) return null;
+  const field = typeof json.field === 'string' ? json.field : '';
+  if (RULES_BEYOND_SCHEMA.some((r) => (r.operation === '*' || r.operation === operation.key) && r.field === field)) return null;
+  return `a schema-valid request was refused: ${json.error} ${field ? `(${field}) ` : ''}${json.message}`;
+}
+
+/** Sends every operation's generated requests with every credential and judges each answer against the document. */
+export async function runContract(server: ContractServer, validator: DocumentValidator, options: ContractRunOptions): Promise<ContractFigures> {
+  const figures: ContractFigures = { requests: 0, byStatus: {}, succeeded: new Set(), violations: [], serverErrors: [] };
+  let n = 0;
+  for (const operation of validator.operations) {
+    if (options.skip.has(operation.key)) continue;
+    n += 1;
+    const scene = await createScene(server, n);
+    const samples = fc.sample(requestArbitrary(validator, operation, scene.known), { numRuns: options.runs * TOKEN_KINDS.length, seed: options.seed + n });
+    let i = 0;
+    for (const kind of TOKEN_KINDS) {
+      const token = kind === 'none' ? null : kind === 'session' ? scene.agentToken : server.tokens[kind];
+      const runs = kind === 'none' ? Math.max(1, Math.ceil(options.runs / 3)) : options.runs;
+      for (let run = 0; run < runs; run++) {
+        const request = samples[i++ % samples.length]!;
+        const r = await server.call(request.method, request.url, token, request.body, request.headers);
+        figures.requests += 1;
+        figures.byStatus[r.status] = (figures.byStatus[r.status] ?? 0) + 1;
+        if (r.status >= 200 && r.status < 300) figures.succeeded.add(operation.key);
+        const at = { operation: operation.key, request: describeRequest(kind, request), status: r.status };
+        if (r.status >= 500) figures.serverErrors.push({ ...at, problem: `${r.status}: ${r.text.slice(0, 200)}` });
+        for (const problem of validator.check(operation, r.status, r.contentType, r.text)) figures.violations.push({ ...at, problem });
+        const refused = underDescribed(operation, r.status, r.json);
+        if (refused) figures.violations.push({ ...at, problem: refused });
+      }
+    }
+  }
+  return figures;
+}
+
+export function formatViolations(list: Violation[], max = 40): string {
+  const lines = list.slice(0, max).map((v) => `${v.operation} → ${v.status}: ${v.problem}\n    ${v.request}`);
+  if (list.length > max) lines.push(`… and ${list.length - max} more`);
+  return lines.join('\n');
+}
