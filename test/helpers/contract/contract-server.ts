@@ -77,7 +77,7 @@ export interface Scene {
 
 /**
  * A fresh scene for one operation: a parent P and its child A (both attached), an uncle U that
- * followed A up (an uncle edge U → A), ada's own session H, a message A sent P, a queued and a
+ * followed A up (an uncle edge U → A), ada's own session H, one that ended and one no one owns, a message A sent P, a queued and a
  * followed-up item on A, and a conversation A reported. Fresh each time, so an operation that
  * deletes or archives leaves the next one its own targets.
  */
@@ -88,18 +88,25 @@ export async function createScene(server: ContractServer, n: number): Promise<Sc
     return r.json;
   };
   const { fleet, human } = server.tokens;
-  const parent = await must('POST', '/api/v1/sessions', fleet, { title: `scene ${n} parent`, attach: true }, 201);
-  const uncle = await must('POST', '/api/v1/sessions', fleet, { title: `scene ${n} uncle`, attach: true }, 201);
+  // ada owns the scene (so her token, as well as the fleet's and the admin's, reaches success paths); `stranger` is no one's
+  const parent = await must('POST', '/api/v1/sessions', fleet, { title: `scene ${n} parent`, attach: true, owner: 'ada' }, 201);
+  const uncle = await must('POST', '/api/v1/sessions', fleet, { title: `scene ${n} uncle`, attach: true, owner: 'ada' }, 201);
   const agent = await must('POST', '/api/v1/sessions', parent.session_token, { title: `scene ${n} agent`, attach: true, provider: 'claude-code' }, 201);
   const own = await must('POST', '/api/v1/sessions', human, { title: `scene ${n} ada's` }, 201);
+  const stranger = await must('POST', '/api/v1/sessions', fleet, { title: `scene ${n} no one's` }, 201);
+  const ended = await must('POST', '/api/v1/sessions', fleet, { title: `scene ${n} ended`, attach: true, owner: 'ada' }, 201);
+  await must('POST', `/api/v1/sessions/${ended.session.id}/runtime`, ended.session_token, { state: 'exited', code: 0 }, 200);
   const a = agent.session;
   const queued = await must('POST', `/api/v1/sessions/${a.id}/enqueued_messages`, fleet, { content: 'queued for the contract' }, 201);
   const followUp = await must('POST', `/api/v1/sessions/${a.id}/follow_up`, uncle.session_token, { content: 'from the uncle' }, 201);
   const message = await must('POST', '/api/v1/messages', agent.session_token, { to: parent.session.id, payload: 'to my parent' }, 201);
   await must('POST', `/api/v1/sessions/${a.id}/conversation`, agent.session_token, { provider: 'claude-code', conversation_id: `conversation-${n}` }, 200);
-  const sessions = [a, parent.session, uncle.session, own.session];
-  const refs = [...sessions.map((s) => s.id), ...sessions.map((s) => String(s.id)), `#${a.id}`, a.uid, `uid:${a.uid.slice(0, 12)}`];
-  const items = [queued.inbox_item.id, followUp.inbox_item.id];
+  // the agent is the usual target (its items, its uncle edge); the others once each
+  const agentRefs = [a.id, String(a.id), `#${a.id}`, a.uid, `uid:${a.uid.slice(0, 12)}`];
+  const others = [parent.session, uncle.session, own.session, ended.session, stranger.session].map((s) => s.id);
+  // numbers for bodies, their text for paths and queries (a known value is used only where its schema accepts it)
+  const refs = [...agentRefs, ...agentRefs, ...others, ...others.map(String), String(own.session.id), String(ended.session.id)];
+  const items = [queued.inbox_item.id, queued.inbox_item.id, queued.inbox_item.id, followUp.inbox_item.id];
   return {
     agentToken: agent.session_token,
     known: {
@@ -112,8 +119,8 @@ export async function createScene(server: ContractServer, n: number): Promise<Sc
       acting_session_id: refs,
       parent_session_id: refs,
       parentSessionId: refs,
-      mid: items,
-      item_id: items,
+      mid: [...items, ...items.map(String)],
+      item_id: [...items, ...items.map(String)],
       'ids[]': items,
       id: [message.message.id],
       reply_to: [message.message.id],

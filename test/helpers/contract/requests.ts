@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import type { DocumentValidator, Operation } from './document-validator.js';
-import { arbitraryOf, type ArbitraryOptions, type JsonSchema } from './schema-arbitrary.js';
+import { arbitraryOf, optional, withoutAbsent, type ArbitraryOptions, type JsonSchema } from './schema-arbitrary.js';
 
 /** One generated request: everything valid against the operation's request schemas. */
 export interface GeneratedRequest {
@@ -28,14 +28,12 @@ export function requestArbitrary(validator: DocumentValidator, operation: Operat
   const parameters: Parameter[] = (operation.spec.parameters ?? []).map((p: Parameter & { $ref?: string }) => p);
   const group = (where: Parameter['in']) => {
     const model: Record<string, fc.Arbitrary<unknown>> = {};
-    const required: string[] = [];
     for (const p of parameters.filter((q) => q.in === where)) {
       let arb = arbitraryOf(p.schema, options, p.name);
       if (where === 'header') arb = arb.filter((v) => headerSafe(asText(v)));
-      model[p.name] = arb;
-      if (p.required || where === 'path') required.push(p.name);
+      model[p.name] = p.required || where === 'path' ? arb : optional(arb);
     }
-    return fc.record(model, { requiredKeys: required });
+    return fc.record(model).map(withoutAbsent);
   };
   const jsonBody = operation.spec.requestBody?.content?.['application/json'];
   const bodyArb: fc.Arbitrary<unknown> = jsonBody

@@ -20,6 +20,8 @@ export interface ContractFigures {
   byStatus: Record<string, number>;
   /** operations that answered 2xx at least once */
   succeeded: Set<string>;
+  /** per operation: `status[/error]` counts */
+  answers: Record<string, Record<string, number>>;
   violations: Violation[];
   serverErrors: Violation[];
 }
@@ -43,32 +45,48 @@ function underDescribed(operation: Operation, status: number, json: any): string
 
 /** Sends every operation's generated requests with every credential and judges each answer against the document. */
 export async function runContract(server: ContractServer, validator: DocumentValidator, options: ContractRunOptions): Promise<ContractFigures> {
-  const figures: ContractFigures = { requests: 0, byStatus: {}, succeeded: new Set(), violations: [], serverErrors: [] };
+  const figures: ContractFigures = { requests: 0, byStatus: {}, succeeded: new Set(), answers: {}, violations: [], serverErrors: [] };
   let n = 0;
   for (const operation of validator.operations) {
     if (options.skip.has(operation.key)) continue;
     n += 1;
     const scene = await createScene(server, n);
     const samples = fc.sample(requestArbitrary(validator, operation, scene.known), { numRuns: options.runs * TOKEN_KINDS.length, seed: options.seed + n });
-    let i = 0;
-    for (const kind of TOKEN_KINDS) {
-      const token = kind === 'none' ? null : kind === 'session' ? scene.agentToken : server.tokens[kind];
-      const runs = kind === 'none' ? Math.max(1, Math.ceil(options.runs / 3)) : options.runs;
-      for (let run = 0; run < runs; run++) {
-        const request = samples[i++ % samples.length]!;
-        const r = await server.call(request.method, request.url, token, request.body, request.headers);
-        figures.requests += 1;
-        figures.byStatus[r.status] = (figures.byStatus[r.status] ?? 0) + 1;
-        if (r.status >= 200 && r.status < 300) figures.succeeded.add(operation.key);
-        const at = { operation: operation.key, request: describeRequest(kind, request), status: r.status };
-        if (r.status >= 500) figures.serverErrors.push({ ...at, problem: `${r.status}: ${r.text.slice(0, 200)}` });
-        for (const problem of validator.check(operation, r.status, r.contentType, r.text)) figures.violations.push({ ...at, problem });
-        const refused = underDescribed(operation, r.status, r.json);
-        if (refused) figures.violations.push({ ...at, problem: refused });
-      }
-    }
+    // the credentials call at once (each its requests in order): the server answers them concurrently, as in use
+    await Promise.all(
+      TOKEN_KINDS.map(async (kind, k) => {
+        const token = kind === 'none' ? null : kind === 'session' ? scene.agentToken : server.tokens[kind];
+        const runs = kind === 'none' ? Math.max(1, Math.ceil(options.runs / 3)) : options.runs;
+        for (let run = 0; run < runs; run++) {
+          const request = samples[k * options.runs + run]!;
+          const r = await server.call(request.method, request.url, token, request.body, request.headers);
+          record(figures, validator, operation, kind, request, r);
+        }
+      }),
+    );
   }
   return figures;
+}
+
+function record(
+  figures: ContractFigures,
+  validator: DocumentValidator,
+  operation: Operation,
+  kind: TokenKind,
+  request: GeneratedRequest,
+  r: { status: number; contentType: string | null; text: string; json: any },
+): void {
+  figures.requests += 1;
+  figures.byStatus[r.status] = (figures.byStatus[r.status] ?? 0) + 1;
+  if (r.status >= 200 && r.status < 300) figures.succeeded.add(operation.key);
+  const answer = `${r.status}${typeof r.json?.error === 'string' ? ` ${r.json.error}` : ''} [${kind}]`;
+  const answers = (figures.answers[operation.key] ??= {});
+  answers[answer] = (answers[answer] ?? 0) + 1;
+  const at = { operation: operation.key, request: describeRequest(kind, request), status: r.status };
+  if (r.status >= 500) figures.serverErrors.push({ ...at, problem: `${r.status}: ${r.text.slice(0, 200)}` });
+  for (const problem of validator.check(operation, r.status, r.contentType, r.text)) figures.violations.push({ ...at, problem });
+  const refused = underDescribed(operation, r.status, r.json);
+  if (refused) figures.violations.push({ ...at, problem: refused });
 }
 
 export function formatViolations(list: Violation[], max = 40): string {
