@@ -89,18 +89,23 @@ export async function createScene(server: ContractServer, n: number): Promise<Sc
   };
   const { fleet, human } = server.tokens;
   // ada owns the scene (so her token, as well as the fleet's and the admin's, reaches success paths); `stranger` is no one's
-  const parent = await must('POST', '/api/v1/sessions', fleet, { title: `scene ${n} parent`, attach: true, owner: 'ada' }, 201);
-  const uncle = await must('POST', '/api/v1/sessions', fleet, { title: `scene ${n} uncle`, attach: true, owner: 'ada' }, 201);
-  const agent = await must('POST', '/api/v1/sessions', parent.session_token, { title: `scene ${n} agent`, attach: true, provider: 'claude-code' }, 201);
-  const own = await must('POST', '/api/v1/sessions', human, { title: `scene ${n} ada's` }, 201);
-  const stranger = await must('POST', '/api/v1/sessions', fleet, { title: `scene ${n} no one's` }, 201);
-  const ended = await must('POST', '/api/v1/sessions', fleet, { title: `scene ${n} ended`, attach: true, owner: 'ada' }, 201);
-  await must('POST', `/api/v1/sessions/${ended.session.id}/runtime`, ended.session_token, { state: 'exited', code: 0 }, 200);
+  const create = (token: string, body: Record<string, unknown>) => must('POST', '/api/v1/sessions', token, body, 201);
+  const [parent, uncle, own, stranger, ended] = await Promise.all([
+    create(fleet, { title: `scene ${n} parent`, attach: true, owner: 'ada' }),
+    create(fleet, { title: `scene ${n} uncle`, attach: true, owner: 'ada' }),
+    create(human, { title: `scene ${n} ada's` }),
+    create(fleet, { title: `scene ${n} no one's` }),
+    create(fleet, { title: `scene ${n} ended`, attach: true, owner: 'ada' }),
+  ]);
+  const agent = await create(parent.session_token, { title: `scene ${n} agent`, attach: true, provider: 'claude-code' });
   const a = agent.session;
-  const queued = await must('POST', `/api/v1/sessions/${a.id}/enqueued_messages`, fleet, { content: 'queued for the contract' }, 201);
-  const followUp = await must('POST', `/api/v1/sessions/${a.id}/follow_up`, uncle.session_token, { content: 'from the uncle' }, 201);
-  const message = await must('POST', '/api/v1/messages', agent.session_token, { to: parent.session.id, payload: 'to my parent' }, 201);
-  await must('POST', `/api/v1/sessions/${a.id}/conversation`, agent.session_token, { provider: 'claude-code', conversation_id: `conversation-${n}` }, 200);
+  const [queued, followUp, message] = await Promise.all([
+    must('POST', `/api/v1/sessions/${a.id}/enqueued_messages`, fleet, { content: 'queued for the contract' }, 201),
+    must('POST', `/api/v1/sessions/${a.id}/follow_up`, uncle.session_token, { content: 'from the uncle' }, 201),
+    must('POST', '/api/v1/messages', agent.session_token, { to: parent.session.id, payload: 'to my parent' }, 201),
+    must('POST', `/api/v1/sessions/${a.id}/conversation`, agent.session_token, { provider: 'claude-code', conversation_id: `conversation-${n}` }, 200),
+    must('POST', `/api/v1/sessions/${ended.session.id}/runtime`, ended.session_token, { state: 'exited', code: 0 }, 200),
+  ]);
   // the agent is the usual target (its items, its uncle edge); the others once each
   const agentRefs = [a.id, String(a.id), `#${a.id}`, a.uid, `uid:${a.uid.slice(0, 12)}`];
   const others = [parent.session, uncle.session, own.session, ended.session, stranger.session].map((s) => s.id);

@@ -22,16 +22,20 @@ const asText = (value: unknown): string => (typeof value === 'string' ? value : 
 /** header values are ByteStrings: printable ASCII only */
 const headerSafe = (value: string): boolean => /^[\x20-\x7e]*$/.test(value) && value.trim() === value;
 
+/** Optional fields the plainest request leaves out although real values exist: each changes what the request means. */
+const HAPPY_OMITS = new Set(['acting_session_id', 'reply_to', 'parent_session_id', 'parentSessionId', 'parent', 'owner', 'actor', 'uncle']);
+
 /** The arbitrary of an operation's requests, with known values (existing refs, ids) mixed in by name. */
-export function requestArbitrary(validator: DocumentValidator, operation: Operation, known: Record<string, unknown[]>): fc.Arbitrary<GeneratedRequest> {
-  const options: ArbitraryOptions = { resolve: validator.resolve, known: (name) => known[name], accepts: validator.accepts };
+export function requestArbitrary(validator: DocumentValidator, operation: Operation, known: Record<string, unknown[]>, happy = false): fc.Arbitrary<GeneratedRequest> {
+  const options: ArbitraryOptions = { resolve: validator.resolve, known: (name) => known[name], accepts: validator.accepts, happy, happyOmits: HAPPY_OMITS };
   const parameters: Parameter[] = (operation.spec.parameters ?? []).map((p: Parameter & { $ref?: string }) => p);
   const group = (where: Parameter['in']) => {
     const model: Record<string, fc.Arbitrary<unknown>> = {};
     for (const p of parameters.filter((q) => q.in === where)) {
       let arb = arbitraryOf(p.schema, options, p.name);
       if (where === 'header') arb = arb.filter((v) => headerSafe(asText(v)));
-      model[p.name] = p.required || where === 'path' ? arb : optional(arb);
+      if (p.required || where === 'path') model[p.name] = arb;
+      else if (!happy) model[p.name] = optional(arb);
     }
     return fc.record(model).map(withoutAbsent);
   };
@@ -41,7 +45,8 @@ export function requestArbitrary(validator: DocumentValidator, operation: Operat
       ? arbitraryOf(jsonBody.schema, options)
       : fc.option(arbitraryOf(jsonBody.schema, options), { nil: undefined, freq: 3 })
     : fc.constant(undefined);
-  return fc.record({ path: group('path'), query: group('query'), headers: group('header'), body: bodyArb }).map(({ path, query, headers, body }) => {
+  const body = happy && jsonBody && !operation.spec.requestBody.required ? fc.constant(undefined) : bodyArb;
+  return fc.record({ path: group('path'), query: group('query'), headers: group('header'), body }).map(({ path, query, headers, body }) => {
     let url = operation.path.replace(/\{([^}]+)\}/g, (_, name: string) => encodeURIComponent(asText((path as Record<string, unknown>)[name])));
     const search = new URLSearchParams();
     for (const [k, v] of Object.entries(query as Record<string, unknown>)) if (v !== undefined) search.set(k, asText(v));

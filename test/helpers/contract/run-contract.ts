@@ -12,6 +12,7 @@ export const RULES_BEYOND_SCHEMA: { operation: string | '*'; field: string; why:
   { operation: 'POST /api/v1/sessions', field: 'owner', why: 'who may name an owner depends on the credential (fleet and integration keys only), which no request schema sees; the field says so' },
   { operation: 'POST /api/v1/sessions', field: 'runner', why: 'a cross-field rule (only with attach: true) that zod-to-openapi cannot state; the field says so' },
   { operation: 'POST /api/v1/sessions', field: 'delivery', why: 'a cross-field rule (only with attach: true) that zod-to-openapi cannot state; the field says so' },
+  { operation: 'POST /api/v1/messages', field: 'to', why: 'a cross-field rule (required unless reply_to names what this answers) that zod-to-openapi cannot state; the field says so' },
   { operation: 'POST /api/v1/sessions/{ref}/transcript', field: 'offset', why: 'a cross-field rule (restarted: true needs offset 0) that zod-to-openapi cannot state; the field says so' },
 ];
 
@@ -37,7 +38,9 @@ export interface ContractRunOptions {
 const describeRequest = (kind: TokenKind, r: GeneratedRequest) => `[${kind}] ${r.method} ${r.url}${r.body !== undefined ? ` ${JSON.stringify(r.body).slice(0, 200)}` : ''}`;
 
 function underDescribed(operation: Operation, status: number, json: any): string | null {
-  if (status !== 400 || !json || (json.error !== 'invalid-request' && json.error !== 'malformed-json')) return null;
+  // agent messages answer ill-formed input with their own 422 envelope-invalid (docs/messages.md)
+  const invalid = (status === 400 && (json?.error === 'invalid-request' || json?.error === 'malformed-json')) || (status === 422 && json?.error === 'envelope-invalid');
+  if (!invalid) return null;
   const field = typeof json.field === 'string' ? json.field : '';
   if (RULES_BEYOND_SCHEMA.some((r) => (r.operation === '*' || r.operation === operation.key) && r.field === field)) return null;
   return `a schema-valid request was refused: ${json.error} ${field ? `(${field}) ` : ''}${json.message}`;
@@ -52,13 +55,15 @@ export async function runContract(server: ContractServer, validator: DocumentVal
     n += 1;
     const scene = await createScene(server, n);
     const samples = fc.sample(requestArbitrary(validator, operation, scene.known), { numRuns: options.runs * TOKEN_KINDS.length, seed: options.seed + n });
+    // each credential's first request is the plainest one (real refs, no optional field): it reaches the success path where that credential may
+    const plain = fc.sample(requestArbitrary(validator, operation, scene.known, true), { numRuns: TOKEN_KINDS.length, seed: options.seed + n });
     // the credentials call at once (each its requests in order): the server answers them concurrently, as in use
     await Promise.all(
       TOKEN_KINDS.map(async (kind, k) => {
         const token = kind === 'none' ? null : kind === 'session' ? scene.agentToken : server.tokens[kind];
         const runs = kind === 'none' ? Math.max(1, Math.ceil(options.runs / 3)) : options.runs;
         for (let run = 0; run < runs; run++) {
-          const request = samples[k * options.runs + run]!;
+          const request = run === 0 ? plain[k]! : samples[k * options.runs + run]!;
           const r = await server.call(request.method, request.url, token, request.body, request.headers);
           record(figures, validator, operation, kind, request, r);
         }

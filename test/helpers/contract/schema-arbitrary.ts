@@ -17,6 +17,9 @@ export interface ArbitraryOptions {
   known?: (name: string) => unknown[] | undefined;
   /** whether a known value is valid against the schema it would stand for (only valid ones are used) */
   accepts: (schema: JsonSchema, value: unknown) => boolean;
+  /** the plainest request: known values only where there are some, and of the optional fields only those with known values, except these */
+  happy?: boolean;
+  happyOmits?: ReadonlySet<string>;
 }
 
 const MAX_GENERATED_STRING = 24;
@@ -70,6 +73,7 @@ export function arbitraryOf(schema: JsonSchema | undefined, options: ArbitraryOp
   if (schema.$ref) return arbitraryOf(options.resolve(schema.$ref), options, name, depth);
   const generated = generatedOf(schema, options, name, depth);
   const known = name ? options.known?.(name)?.filter((value) => options.accepts(schema, value)) : undefined;
+  if (known && known.length > 0 && options.happy) return fc.constantFrom(...known);
   return known && known.length > 0 ? fc.oneof({ weight: 4, arbitrary: fc.constantFrom(...known) }, { weight: 1, arbitrary: generated }) : generated;
 }
 
@@ -118,7 +122,9 @@ function objectArbitrary(schema: JsonSchema, options: ArbitraryOptions, depth: n
   const model: Record<string, fc.Arbitrary<unknown>> = {};
   for (const [key, sub] of Object.entries(properties)) {
     const value = arbitraryOf(sub, options, key, depth + 1);
-    model[key] = required.has(key) ? value : optional(value);
+    if (required.has(key)) model[key] = value;
+    else if (!options.happy) model[key] = optional(value);
+    else if (options.known?.(key) && !options.happyOmits?.has(key)) model[key] = value;
   }
   return fc.record(model).map(withoutAbsent);
 }
