@@ -54,8 +54,8 @@ export function commaList(values: readonly string[], description: string, extra:
 
 const escapeRegex = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
-/** A time filter: an ISO 8601 date-time with its offset, or a date. */
-export const IsoTime = z.union([z.iso.datetime({ offset: true }), z.iso.date()]);
+/** A time filter: an ISO 8601 date-time (its offset documented; one without is read as local time, as before) or a date. */
+export const IsoTime = z.union([z.iso.datetime({ offset: true, local: true }), z.iso.date()]);
 
 /**
  * Who acted, as the deletion list's `actor` filter names them: `fleet`, `system`,
