@@ -34,14 +34,15 @@ const TRANSCRIPT_APPEND_PATH = /^\/api\/v1\/sessions\/[^/]+\/transcript$/;
 /** Public routes (docs/concepts.md): everything else needs a bearer token. */
 const PUBLIC_API_PATHS = new Set(['/api/v1/health', '/api/v1/openapi.json']);
 
-type OpenApiDocument = { paths: Record<string, Record<string, { security?: unknown[]; responses: Record<string, unknown> }>> } & Record<string, unknown>;
+type OpenApiDocument = { paths: Record<string, Record<string, { security?: unknown[]; requestBody?: unknown; responses: Record<string, unknown> }>> } & Record<string, unknown>;
 
 const ERROR_REF = { content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } };
 
 /**
  * The answers every operation shares come from the middleware in front of the routes (above),
  * so they are documented here, once: the input rules (docs/api.md "Input limits") and schema
- * checks (400), the credential check (401), the body limit (413) and an unusable store (503).
+ * checks (400), the credential check (401), the body limit (413), a body that is not JSON
+ * (415) and an unusable store (503).
  */
 function withSharedAnswers(doc: OpenApiDocument): OpenApiDocument {
   for (const item of Object.values(doc.paths)) {
@@ -50,6 +51,7 @@ function withSharedAnswers(doc: OpenApiDocument): OpenApiDocument {
       r['400'] ??= { description: 'invalid-request (naming the field) or malformed-json', ...ERROR_REF };
       if (!(Array.isArray(op.security) && op.security.length === 0)) r['401'] ??= { description: 'unauthenticated or invalid-token', ...ERROR_REF };
       if (method !== 'get') r['413'] ??= { description: 'body-too-large', ...ERROR_REF };
+      if (op.requestBody) r['415'] ??= { description: 'unsupported-media-type: send the body as application/json', ...ERROR_REF };
       r['503'] ??= { description: 'store-unavailable: nothing was written; retry', ...ERROR_REF };
     }
   }

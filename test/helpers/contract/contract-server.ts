@@ -43,9 +43,8 @@ export async function startContractServer(dialect: DialectName): Promise<Contrac
       url,
       tokens,
       async call(method, path, token, body, extraHeaders = {}) {
-        const headers: Record<string, string> = { ...extraHeaders };
+        const headers: Record<string, string> = { ...(body !== undefined ? { 'content-type': 'application/json' } : {}), ...extraHeaders };
         if (token) headers.authorization = `Bearer ${token}`;
-        if (body !== undefined) headers['content-type'] = 'application/json';
         const r = await fetch(`${url}${path}`, { method, headers, ...(body !== undefined ? { body: JSON.stringify(body) } : {}) });
         const text = await r.text();
         let json: any = null;

@@ -69,6 +69,12 @@ export async function runContract(server: ContractServer, validator: DocumentVal
         }
       }),
     );
+    if (operation.spec.requestBody) {
+      // the same plain request with a body that is not JSON: its refusal must be documented too
+      const request = { ...plain[0]!, headers: { ...plain[0]!.headers, 'content-type': 'text/plain' } };
+      const r = await server.call(request.method, request.url, server.tokens.fleet, request.body ?? {}, request.headers);
+      record(figures, validator, operation, 'fleet', request, r);
+    }
   }
   return figures;
 }
