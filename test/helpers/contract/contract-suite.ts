@@ -21,8 +21,8 @@ const RUNS = Number(process.env.WARRANT_CONTRACT_RUNS ?? 4);
  */
 export const NOT_EXERCISED: Record<string, string> = {
   'GET /api/v1/events/stream': 'an SSE stream never ends by itself; test/http/live-events.test.ts and live-resync.test.ts hold it to its events and Last-Event-ID',
-  'POST /integrations/slack/events': "the credential is Slack's HMAC signature of the raw body, which a schema-driven generator cannot make; test/integrations covers it",
-  'GET /metrics': 'Prometheus text outside /api/v1; test/http/auth.test.ts and the metrics tests cover it',
+  'POST /integrations/slack/events': "the credential is Slack's HMAC signature of the raw body, which a schema-driven generator cannot make; test/human-messages/slack-ingress.test.ts covers it",
+  'GET /metrics': 'Prometheus text outside /api/v1; test/http/auth.test.ts covers who may read it',
 };
 
 /**
