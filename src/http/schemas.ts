@@ -155,14 +155,26 @@ export const RuntimeBody = z
   ])
   .openapi('RuntimeReport');
 
+const transcriptChunk = {
+  provider: ReportedText(MAX_PROVIDER_LENGTH).openapi({ example: 'claude-code' }),
+  conversation_id: ReportedText(MAX_CONVERSATION_ID_LENGTH).openapi({ description: "the provider's conversation (Claude Code's session_id or a subagent's agent_id)" }),
+  lines: z.array(z.string().regex(/^[^\n\u0000]*$/, 'one line without its newline, without NUL characters')).openapi({ description: 'each line of the file exactly as written, without its trailing newline; at most 1 MiB of the file (the lines\' UTF-8 bytes plus one newline each) and 16,384 lines a request' }),
+};
+
+/** An append continues the file at the server's next offset, or (`restarted: true`) starts it over from 0. */
 export const TranscriptBody = z
-  .strictObject({
-    provider: ReportedText(MAX_PROVIDER_LENGTH).openapi({ example: 'claude-code' }),
-    conversation_id: ReportedText(MAX_CONVERSATION_ID_LENGTH).openapi({ description: "the provider's conversation (Claude Code's session_id or a subagent's agent_id)" }),
-    offset: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER).openapi({ description: "byte offset in the provider's file of `lines[0]`; must equal the server's next offset for this conversation (0 for the first append)" }),
-    lines: z.array(z.string().regex(/^[^\n\u0000]*$/, 'one line without its newline, without NUL characters')).openapi({ description: 'each line of the file exactly as written, without its trailing newline; at most 1 MiB of the file (the lines\' UTF-8 bytes plus one newline each) and 16,384 lines a request' }),
-    restarted: z.boolean().optional().openapi({ description: 'the file was truncated or rotated: append from offset 0 again (the first record says so); `true` needs `offset: 0`' }),
-  })
+  .discriminatedUnion('restarted', [
+    z.strictObject({
+      ...transcriptChunk,
+      offset: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER).openapi({ description: "byte offset in the provider's file of `lines[0]`; must equal the server's next offset for this conversation (0 for the first append)" }),
+      restarted: z.literal(false).optional(),
+    }),
+    z.strictObject({
+      ...transcriptChunk,
+      offset: z.literal(0, { error: 'a restarted file is appended from offset 0' }),
+      restarted: z.literal(true).openapi({ description: 'the file was truncated or rotated: append from offset 0 again (the first record says so)' }),
+    }),
+  ])
   .openapi('TranscriptAppend');
 
 export const TranscriptAppendResponse = z

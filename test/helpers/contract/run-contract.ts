@@ -13,7 +13,6 @@ export const RULES_BEYOND_SCHEMA: { operation: string | '*'; field: string; why:
   { operation: 'POST /api/v1/sessions', field: 'runner', why: 'a cross-field rule (only with attach: true) that zod-to-openapi cannot state; the field says so' },
   { operation: 'POST /api/v1/sessions', field: 'delivery', why: 'a cross-field rule (only with attach: true) that zod-to-openapi cannot state; the field says so' },
   { operation: 'POST /api/v1/messages', field: 'to', why: 'a cross-field rule (required unless reply_to names what this answers) that zod-to-openapi cannot state; the field says so' },
-  { operation: 'POST /api/v1/sessions/{ref}/transcript', field: 'offset', why: 'a cross-field rule (restarted: true needs offset 0) that zod-to-openapi cannot state; the field says so' },
 ];
 
 export interface ContractFigures {
