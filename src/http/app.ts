@@ -35,6 +35,30 @@ const TRANSCRIPT_APPEND_PATH = /^\/api\/v1\/sessions\/[^/]+\/transcript$/;
 /** Public routes (docs/concepts.md): everything else needs a bearer token. */
 const PUBLIC_API_PATHS = new Set(['/api/v1/health', '/api/v1/openapi.json']);
 
+type OpenApiDocument = { paths: Record<string, Record<string, { security?: unknown[]; requestBody?: unknown; responses: Record<string, unknown> }>> } & Record<string, unknown>;
+
+const ERROR_REF = { content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } };
+
+/**
+ * The answers every operation shares come from the middleware in front of the routes (above),
+ * so they are documented here, once: the input rules (docs/api.md "Input limits") and schema
+ * checks (400), the credential check (401), the body limit (413), a body that is not JSON
+ * (415) and an unusable store (503).
+ */
+function withSharedAnswers(doc: OpenApiDocument): OpenApiDocument {
+  for (const item of Object.values(doc.paths)) {
+    for (const [method, op] of Object.entries(item)) {
+      const r = op.responses;
+      r['400'] ??= { description: 'invalid-request (naming the field) or malformed-json', ...ERROR_REF };
+      if (!(Array.isArray(op.security) && op.security.length === 0)) r['401'] ??= { description: 'unauthenticated or invalid-token', ...ERROR_REF };
+      if (method !== 'get') r['413'] ??= { description: 'body-too-large', ...ERROR_REF };
+      if (op.requestBody) r['415'] ??= { description: 'unsupported-media-type: send the body as application/json', ...ERROR_REF };
+      r['503'] ??= { description: 'store-unavailable: nothing was written; retry', ...ERROR_REF };
+    }
+  }
+  return doc;
+}
+
 export interface HttpOptions {
   /** extra surfaces mounted on the same app (MCP, web UI, Slack) */
   mount?: ((app: OpenAPIHono<HttpEnv>) => void)[];
@@ -98,11 +122,23 @@ export function buildHttpApp(ctx: AppContext, options: HttpOptions = {}): OpenAP
   registerTerminalRoutes(app, ctx);
   for (const mount of options.mount ?? []) mount(app);
 
-  app.doc31('/api/v1/openapi.json', {
-    openapi: '3.1.0',
-    info: { title: 'Warrant', version: '0.1.0', description: 'The provenance ledger and control plane for fleets of AI agent sessions.' },
-    security: [{ bearer: [] }],
-  });
   app.openAPIRegistry.registerComponent('securitySchemes', 'bearer', { type: 'http', scheme: 'bearer', description: 'wrt_f_ fleet key, wrt_s_ session token, wrt_h_ human token, wrt_c_ integration key or wrt_t_ witness credential (terminal routes only)' });
+  let document: Record<string, unknown> | undefined;
+  app.get('/api/v1/openapi.json', (c) => {
+    document ??= withSharedAnswers(
+      app.getOpenAPI31Document({
+        openapi: '3.1.0',
+        info: {
+          title: 'Warrant',
+          version: '0.1.0',
+          description: 'The provenance ledger and control plane for fleets of AI agent sessions.',
+          license: { name: 'UNLICENSED (all rights reserved; see package.json)' },
+        },
+        servers: [{ url: '/', description: 'the Warrant server serving this document (every path is absolute from its root)' }],
+        security: [{ bearer: [] }],
+      }) as unknown as OpenApiDocument,
+    );
+    return c.json(document);
+  });
   return app;
 }

@@ -23,8 +23,8 @@ export async function restCaller(ctx: AppContext, c: Context): Promise<Caller> {
 }
 
 /** The shared markdown rendering, for `format=markdown` (the CLI prints it as is). */
-export function markdown(c: Context, text: string): Response {
-  return c.text(text.endsWith('\n') ? text : text + '\n', 200, { 'content-type': 'text/markdown; charset=utf-8' });
+export function markdown(c: Context, text: string, status = 200): Response {
+  return c.text(text.endsWith('\n') ? text : text + '\n', status as 200, { 'content-type': 'text/markdown; charset=utf-8' });
 }
 
 /** Responds with JSON; handlers return plain Responses so the wire objects need no casts. */

@@ -2,9 +2,10 @@ import { z } from '@hono/zod-openapi';
 import { ACK_REJECTIONS, INBOX_KINDS, INBOX_MODES, INBOX_STATES, MAX_LEASE_BATCH, WRITE_REJECTIONS } from '../core/inbox-rules.js';
 import { UNCLE_RULE_OUTCOMES, UNCLE_SOURCES } from '../core/uncle-edge-rules.js';
 import { ActorSchema } from './schemas.js';
+import { commaList, Cursor, Limit, NonBlankText, orNull, RefValue } from './wire-rules.js';
 
 /** Wire schemas of the inbox, the paths into it and uncle edges (docs/concepts.md, docs/messages.md, docs/api.md). */
-const Ref = z.union([z.string().max(200), z.number().int().positive()]);
+const Ref = RefValue;
 const RefPathParam = (name: string, description: string) =>
   z.string().min(1).max(200).openapi({ param: { name, in: 'path' }, example: '42', description });
 
@@ -18,7 +19,7 @@ export const UncleLinkParams = z.object({
   uncle: RefPathParam('uncle', 'the uncle (senior) session'),
 });
 
-const Attributed = ActorSchema.extend({ basis: z.string().nullable() }).nullable();
+const Attributed = orNull(ActorSchema.extend({ basis: z.string().nullable() }));
 
 export const InboxItemSchema = z
   .object({
@@ -69,14 +70,14 @@ export const UncleEdgeOutcomeSchema = z
 
 export const ContentBody = z
   .object({
-    content: z.string().openapi({ description: 'the text the session receives (at most 256 KiB)' }),
+    content: NonBlankText.openapi({ description: 'the text the session receives: not only white space, at most 256 KiB (`413 content-too-large`)' }),
     acting_session_id: Ref.nullish().openapi({ description: 'fleet key only: the session you act for (declared); a session token is the acting session itself' }),
   })
   .openapi('DeliveryContent');
 
 export const ActingOnlyBody = z.object({ acting_session_id: Ref.nullish() }).openapi('QueueAction');
 
-export const MessageParentBody = z.object({ content: z.string() }).openapi('MessageParent');
+export const MessageParentBody = z.object({ content: NonBlankText.openapi({ description: 'not only white space, at most 256 KiB (`413 content-too-large`)' }) }).openapi('MessageParent');
 
 export const LeaseBody = z
   .object({
@@ -88,16 +89,16 @@ export const LeaseBody = z
 export const AckBody = z.object({ ids: z.array(z.number().int().positive().max(Number.MAX_SAFE_INTEGER)).max(1000) }).openapi('InboxAck');
 
 export const InboxQuery = z.object({
-  state: z.string().max(200).optional().openapi({ description: 'comma-separated states, or `all` (default: pending,leased,written,undelivered — what is not yet delivered)' }),
-  kind: z.string().max(200).optional().openapi({ description: 'comma-separated kinds' }),
-  limit: z.coerce.number().int().min(1).max(200).optional(),
-  cursor: z.string().max(200).optional(),
+  state: commaList(INBOX_STATES, 'states (default: pending,leased,written,undelivered — what is not yet delivered)', ['all']).optional(),
+  kind: commaList(INBOX_KINDS, 'kinds').optional(),
+  limit: Limit.optional(),
+  cursor: Cursor.optional(),
   format: z.enum(['json', 'markdown']).optional(),
 });
 
 export const DeliveryResponse = z.object({ inbox_item: InboxItemSchema, uncle_edge: UncleEdgeOutcomeSchema }).openapi('DeliveryResult');
 export const QueueChangeResponse = z
-  .object({ inbox_item: InboxItemSchema, changed: z.boolean(), uncle_edge: UncleEdgeOutcomeSchema.nullable() })
+  .object({ inbox_item: InboxItemSchema, changed: z.boolean(), uncle_edge: orNull(UncleEdgeOutcomeSchema).openapi({ description: 'null when the change had no effect (`changed: false`) or withdrew the message' }) })
   .openapi('QueueChangeResult');
 export const AckResponse = z
   .object({
@@ -118,7 +119,7 @@ export const WrittenResponse = z
 
 export const PromptReportBody = z
   .object({
-    digest: z.string().max(64).openapi({ description: 'lowercase hex SHA-256 of the UTF-8 of the prompt, CRLF/CR → LF and trailing whitespace trimmed' }),
+    digest: z.string().regex(/^[0-9a-f]{64}$/, 'the lowercase hex SHA-256 of the normalized prompt (64 characters)').openapi({ description: 'lowercase hex SHA-256 of the UTF-8 of the prompt, CRLF/CR → LF and trailing whitespace trimmed' }),
     length: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER).openapi({ description: 'code points of the normalized prompt' }),
   })
   .openapi('PromptReport');

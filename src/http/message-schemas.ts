@@ -1,18 +1,20 @@
 import { CONVERSATION_SOURCES } from '../core/conversations.js';
 import { z } from '@hono/zod-openapi';
-import { MAX_PAYLOAD_BYTES, MAX_TTL_SECONDS, MESSAGE_STATES } from '../core/message-envelope.js';
+import { MAX_PAYLOAD_BYTES, MAX_REF_LENGTH, MAX_TO_LENGTH, MAX_TTL_SECONDS, MESSAGE_STATES } from '../core/message-envelope.js';
 import { MESSAGE_REFUSAL_ORDER } from '../core/message-refusals.js';
+import { MAX_CONVERSATION_ID_LENGTH, MAX_PROVIDER_LENGTH, MAX_TRANSCRIPT_PATH_LENGTH } from '../core/conversations.js';
+import { NonBlankText, ReportedText, SessionIdNumber } from './wire-rules.js';
 
 /** Wire schemas of agent messages and provider conversation history (docs/messages.md, docs/api.md). */
-const Ref = z.union([z.string().max(200), z.number().int().positive()]);
+const Ref = z.union([NonBlankText.max(MAX_TO_LENGTH), SessionIdNumber]);
 
 export const SendMessageBody = z
   .object({
     to: Ref.nullish().openapi({ description: 'the target session ref; required for a new message; for a reply optional (it must then name the original\'s sender)' }),
-    payload: z.string().openapi({ description: `UTF-8 text, at most ${MAX_PAYLOAD_BYTES} bytes` }),
-    ref: z.string().nullish().openapi({ description: 'your idempotency key, unique per sender (minted when absent): a retry with the same ref and content returns the original receipt' }),
-    ttl: z.number().int().nullish().openapi({ description: `seconds until the deadline, 1 to ${MAX_TTL_SECONDS} (default 900; a reply defaults to the original's remaining time and cannot extend it)` }),
-    reply_to: z.union([z.string().max(200), z.number().int().positive()]).nullish().openapi({ description: 'the id of what this answers: an agent message (msg_…) or an inbox item your session received' }),
+    payload: NonBlankText.openapi({ description: `UTF-8 text, not only white space, at most ${MAX_PAYLOAD_BYTES} bytes` }),
+    ref: ReportedText(MAX_REF_LENGTH).nullish().openapi({ description: 'your idempotency key, unique per sender (minted when absent): a retry with the same ref and content returns the original receipt' }),
+    ttl: z.number().int().min(1).max(MAX_TTL_SECONDS).nullish().openapi({ description: `seconds until the deadline, 1 to ${MAX_TTL_SECONDS} (default 900; a reply defaults to the original's remaining time and cannot extend it)` }),
+    reply_to: z.union([z.string().regex(/^ *(?:msg_[0-9a-f]{32}|0*[1-9][0-9]{0,15}) *$/, 'a message id (msg_ and 32 hex digits) or an inbox item id'), SessionIdNumber]).nullish().openapi({ description: 'the id of what this answers: an agent message (msg_…) or an inbox item your session received' }),
     acting_session_id: Ref.nullish().openapi({ description: 'fleet key only: the session you send for (declared; a declared sender cannot reply)' }),
   })
   .openapi('SendMessage');
@@ -61,9 +63,9 @@ export const MessageIdPathParam = z.object({
 
 export const ConversationBody = z
   .object({
-    provider: z.string().openapi({ description: 'the agent provider (`claude-code`, `codex`, …): must match the session\'s provider when it has one' }),
-    conversation_id: z.string(),
-    transcript_path: z.string().nullish().openapi({ description: 'stored exactly as reported; the server never opens it' }),
+    provider: ReportedText(MAX_PROVIDER_LENGTH).openapi({ description: 'the agent provider (`claude-code`, `codex`, …): must match the session\'s provider when it has one' }),
+    conversation_id: ReportedText(MAX_CONVERSATION_ID_LENGTH),
+    transcript_path: ReportedText(MAX_TRANSCRIPT_PATH_LENGTH).nullish().openapi({ description: 'stored exactly as reported; the server never opens it' }),
   })
   .openapi('ConversationReport');
 

@@ -1,12 +1,14 @@
 import { z } from '@hono/zod-openapi';
 import { SESSION_STATUSES } from '../core/lifecycle.js';
 import { GENESES } from '../core/genesis.js';
+import { MAX_CONVERSATION_ID_LENGTH, MAX_PROVIDER_LENGTH, MAX_TRANSCRIPT_PATH_LENGTH } from '../core/conversations.js';
+import { ActorFilter, Cursor, IsoTime, Limit, orNull, RefValue, ReportedText, commaList } from './wire-rules.js';
 
 /**
  * The wire schemas: one zod schema validates a request, types the handler and generates the
  * OpenAPI document. Unknown keys are ignored on create and rejected on PATCH (docs/api.md).
  */
-const Ref = z.union([z.string().max(200), z.number().int().positive()]);
+const Ref = RefValue;
 /**
  * docs/concepts.md: a parent hint of any length or shape is accepted here and
  * resolved (or dropped with its reason token) by the parent resolution, never refused with 400.
@@ -43,9 +45,9 @@ export const SessionSchema = z
     parent_session_id: z.number().int().nullable(),
     parent_basis: Basis.nullable(),
     lineage_parent_id: z.number().int().nullable(),
-    creator: ActorSchema.nullable(),
+    creator: orNull(ActorSchema),
     creator_basis: Basis.nullable(),
-    cause: ActorSchema.nullable(),
+    cause: orNull(ActorSchema),
     cause_basis: Basis.nullable(),
     model: z.string().nullable(),
     starred: z.boolean(),
@@ -91,7 +93,7 @@ export const CreateSessionBody = z
     parent_session_id: ParentHint.nullish(),
     parentSessionId: ParentHint.nullish().openapi({ description: 'alias of parent_session_id' }),
     acting_session_id: Ref.nullish(),
-    owner: z.string().max(64).nullish(),
+    owner: z.string().max(64).nullish().openapi({ description: "the owner's roster key: fleet and integration keys only (a human owns what they create, a spawned session its parent's owner; `400` otherwise)" }),
     genesis: z.enum(['schedule', 'github', 'api']).nullish(),
     scheduling_class: z.enum(['priority', 'spot']).nullish(),
     attach: z.boolean().optional(),
@@ -133,7 +135,7 @@ export const CreateSessionResponse = z
 
 export const PatchSessionBody = z
   .strictObject({
-    title: z.string().max(200).optional(),
+    title: z.string().min(1).max(200).optional(),
     starred: z.boolean().optional(),
     model: z.string().max(200).nullable().optional(),
     messaging: z.enum(['full', 'reply-only']).optional(),
@@ -144,29 +146,42 @@ export const PatchSessionBody = z
 
 export const ActingBody = z.object({ acting_session_id: Ref.nullish() }).openapi('ActingSession');
 
+/** `exited` carries its exit code, `error` may carry a reason (other keys are ignored, as on every report). */
 export const RuntimeBody = z
-  .object({
-    state: z.enum(['started', 'idle', 'exited', 'error']),
-    code: z.number().int().min(-255).max(255).optional(),
-    reason: z.string().max(2000).nullish(),
-  })
+  .discriminatedUnion('state', [
+    z.object({ state: z.enum(['started', 'idle']) }),
+    z.object({ state: z.literal('exited'), code: z.number().int().min(-255).max(255).openapi({ description: "the process's exit code (a signal as its negative number)" }) }),
+    z.object({ state: z.literal('error'), reason: z.string().max(2000).nullish() }),
+  ])
   .openapi('RuntimeReport');
 
+const transcriptChunk = {
+  provider: ReportedText(MAX_PROVIDER_LENGTH).openapi({ example: 'claude-code' }),
+  conversation_id: ReportedText(MAX_CONVERSATION_ID_LENGTH).openapi({ description: "the provider's conversation (Claude Code's session_id or a subagent's agent_id)" }),
+  lines: z.array(z.string().regex(/^[^\n\u0000]*$/, 'one line without its newline, without NUL characters')).openapi({ description: 'each line of the file exactly as written, without its trailing newline; at most 1 MiB of the file (the lines\' UTF-8 bytes plus one newline each) and 16,384 lines a request' }),
+};
+
+/** An append continues the file at the server's next offset, or (`restarted: true`) starts it over from 0. */
 export const TranscriptBody = z
-  .strictObject({
-    provider: z.string().openapi({ example: 'claude-code' }),
-    conversation_id: z.string().openapi({ description: "the provider's conversation (Claude Code's session_id or a subagent's agent_id)" }),
-    offset: z.number().int().min(0).openapi({ description: "byte offset in the provider's file of `lines[0]`; must equal the server's next offset for this conversation (0 for the first append)" }),
-    lines: z.array(z.string()).openapi({ description: 'each line of the file exactly as written, without its trailing newline; at most 1 MiB of the file (the lines\' UTF-8 bytes plus one newline each) and 16,384 lines a request' }),
-    restarted: z.boolean().optional().openapi({ description: 'the file was truncated or rotated: append from offset 0 again (the first record says so)' }),
-  })
+  .discriminatedUnion('restarted', [
+    z.strictObject({
+      ...transcriptChunk,
+      offset: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER).openapi({ description: "byte offset in the provider's file of `lines[0]`; must equal the server's next offset for this conversation (0 for the first append)" }),
+      restarted: z.literal(false).optional(),
+    }),
+    z.strictObject({
+      ...transcriptChunk,
+      offset: z.literal(0, { error: 'a restarted file is appended from offset 0' }),
+      restarted: z.literal(true).openapi({ description: 'the file was truncated or rotated: append from offset 0 again (the first record says so)' }),
+    }),
+  ])
   .openapi('TranscriptAppend');
 
 export const TranscriptAppendResponse = z
   .object({ appended: z.number().int().openapi({ description: 'lines stored' }), next_offset: z.number().int().openapi({ description: 'where the next append starts' }) })
   .openapi('TranscriptAppended');
 
-export const TranscriptPositionQuery = z.object({ provider: z.string().max(64), conversation_id: z.string().max(500) });
+export const TranscriptPositionQuery = z.object({ provider: ReportedText(MAX_PROVIDER_LENGTH), conversation_id: ReportedText(MAX_CONVERSATION_ID_LENGTH) });
 
 export const TranscriptPositionResponse = z
   .object({
@@ -194,34 +209,34 @@ export const TranscriptRecordSchema = z
 export const RuntimeChildBody = z
   .strictObject({
     origin: z.enum(['subagent', 'nested-agent']).openapi({ description: "`subagent`: the agent's built-in subagent (Claude Code's Agent tool, Codex's spawn_agent); `nested-agent`: another agent started inside this one's runtime" }),
-    provider: z.string().openapi({ example: 'claude-code' }),
-    conversation_id: z.string().openapi({ description: "the child's conversation: a subagent's `agent_id`, a nested agent's `session_id`" }),
-    agent_root: z.string().nullish().openapi({ description: "the subagent's type (Claude Code's `agent_type`)" }),
-    transcript_path: z.string().nullish().openapi({ description: "the child's transcript file, stored as given (never opened)" }),
+    provider: ReportedText(MAX_PROVIDER_LENGTH).openapi({ example: 'claude-code' }),
+    conversation_id: ReportedText(MAX_CONVERSATION_ID_LENGTH).openapi({ description: "the child's conversation: a subagent's `agent_id`, a nested agent's `session_id`" }),
+    agent_root: ReportedText(64).nullish().openapi({ description: "the subagent's type (Claude Code's `agent_type`)" }),
+    transcript_path: ReportedText(MAX_TRANSCRIPT_PATH_LENGTH).nullish().openapi({ description: "the child's transcript file, stored as given (never opened)" }),
   })
   .openapi('RuntimeChild');
 
 export const ListSessionsQuery = z.object({
-  status: z.string().optional().openapi({ description: 'comma-separated statuses' }),
+  status: commaList(SESSION_STATUSES, 'statuses').optional(),
   owner: z.string().optional(),
   parent: z.string().optional(),
   root: z.enum(['true', 'false']).optional(),
   q: z.string().max(200).optional(),
-  limit: z.coerce.number().int().min(1).max(200).optional(),
-  cursor: z.string().max(200).optional(),
+  limit: Limit.optional(),
+  cursor: Cursor.optional(),
 });
 
 export const PageQuery = z.object({
-  limit: z.coerce.number().int().min(1).max(200).optional(),
-  cursor: z.string().max(200).optional(),
+  limit: Limit.optional(),
+  cursor: Cursor.optional(),
 });
 
 export const EventsQuery = PageQuery.extend({ type: z.string().optional().openapi({ description: 'comma-separated event types' }) });
 
 export const DeletionsQuery = PageQuery.extend({
-  actor: z.string().max(100).optional().openapi({ description: 'a roster key, `session:<id>`, `client:<name>`, `fleet` or `system`' }),
-  since: z.string().max(40).optional(),
-  until: z.string().max(40).optional(),
+  actor: ActorFilter.optional().openapi({ description: 'a roster key (or `human:<key>`), `session:<id>`, `client:<name>`, `fleet` or `system`' }),
+  since: IsoTime.optional().openapi({ description: 'an ISO 8601 date-time with its offset, or a date' }),
+  until: IsoTime.optional().openapi({ description: 'an ISO 8601 date-time with its offset, or a date' }),
   session_uid: z.string().max(40).optional(),
 });
 
@@ -232,8 +247,8 @@ export const EventSchema = z
     seq: z.number().int(),
     type: z.string(),
     details: z.record(z.string(), z.unknown()),
-    actor: ActorSchema.extend({ basis: z.string().nullable() }).nullable(),
-    cause: ActorSchema.extend({ basis: z.string().nullable() }).nullable(),
+    actor: orNull(ActorSchema.extend({ basis: z.string().nullable() })),
+    cause: orNull(ActorSchema.extend({ basis: z.string().nullable() })),
     credential_id: z.number().int().nullable(),
     created_at: z.string(),
   })

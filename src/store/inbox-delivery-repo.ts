@@ -29,7 +29,11 @@ export async function markItemWritten(
  * The session's written (or undelivered) items whose frame equals the report, oldest write
  * first: only this session's rows are ever candidates.
  */
+const INT32_MAX = 2_147_483_647;
+
 export async function writtenItemsMatching(db: Executor, sessionId: number, digest: string, length: number, limit = 8): Promise<InboxItemRecord[]> {
+  // frame_length is a 32-bit integer column: a longer length matches no row (PostgreSQL would refuse the comparison)
+  if (length > INT32_MAX) return [];
   const rows = await db
     .selectFrom('inbox_items')
     .select('id')

@@ -113,7 +113,8 @@ describeEachDialect('the paths into an inbox (spec 05, 06)', (t) => {
     const a = await liveSession(h, h.fleetKey);
     const b = await liveSession(h, h.fleetKey);
     const r = await h.request('POST', `/api/v1/sessions/${b.id}/follow_up?format=markdown`, { token: a.token, body: { content: 'hi' } });
-    expect(r.status).toBe(200);
+    // created, in either representation (the OpenAPI document says 201 for both)
+    expect(r.status).toBe(201);
     expect(r.headers.get('content-type')).toContain('text/markdown');
     expect(r.text).toContain(`is in session #${b.id}'s inbox (next_turn, pending)`);
     expect(r.text).toContain(`Uncle edge: written — #${a.id} → #${b.id} (authenticated)`);

@@ -38,6 +38,7 @@ export function registerAgentRuntimeRoutes(app: OpenAPIHono<HttpEnv>, ctx: AppCo
     createRoute({
       method: 'post',
       path: '/api/v1/sessions/{ref}/children',
+      operationId: 'createRuntimeChild',
       summary: "A runtime creates the session of its built-in subagent or nested agent (the parent's own session token only)",
       description:
         "Only the session token of `{ref}` may call this. The child's spawn parent is `{ref}` (basis `authenticated`), its creator the parent session, `agent_root` the subagent's type, its conversation (`provider`, `conversation_id`) bound, genesis and scheduling class inherited, status `running` — with no token of its own: the parent's token reports the child's runtime state, conversation and transcript (and nothing else as the child). The same (parent, provider, conversation_id) again is the same child, attached again (`200`, `created: false`). A `subagent` must run on its parent's provider (`409 provider-mismatch`); an archived child cannot be attached again (`409 invalid-transition`).",
@@ -67,6 +68,7 @@ export function registerAgentRuntimeRoutes(app: OpenAPIHono<HttpEnv>, ctx: AppCo
     createRoute({
       method: 'post',
       path: '/api/v1/sessions/{ref}/transcript',
+      operationId: 'appendTranscript',
       summary: "The runtime appends what the provider's transcript file gained, from a byte offset",
       description:
         "The session's own token, the token of the runtime that created it (`POST …/children`), fleet supervisors or admins. `offset` must equal the server's next offset for (session, provider, conversation_id) — `GET …/transcript/position` — else `409 transcript-offset-mismatch` with `expected_offset` and nothing stored; of two appends naming the same offset exactly one lands. `restarted: true` with `offset: 0` starts the conversation's file over (truncated or rotated; the first record says so). Each line is stored exactly as written with its conversation and byte offset; the audit log gets a keyed digest only. `413 transcript-chunk-too-large` over 1 MiB of the file or 16,384 lines; `409 transcripts-off` when the `transcripts` setting is off (nothing stored); `409 provider-mismatch` for another provider than the session's.",
@@ -90,6 +92,7 @@ export function registerAgentRuntimeRoutes(app: OpenAPIHono<HttpEnv>, ctx: AppCo
     createRoute({
       method: 'get',
       path: '/api/v1/sessions/{ref}/transcript/position',
+      operationId: 'getTranscriptPosition',
       summary: 'Where the next transcript append for a conversation must start',
       request: { params: RefParam, query: TranscriptPositionQuery },
       responses: { 200: ok(TranscriptPositionResponse, 'the next offset (0 when nothing was appended)'), ...errors },
@@ -106,6 +109,7 @@ export function registerAgentRuntimeRoutes(app: OpenAPIHono<HttpEnv>, ctx: AppCo
     createRoute({
       method: 'get',
       path: '/api/v1/sessions/{ref}/transcript',
+      operationId: 'readTranscript',
       summary: 'Read transcript records, oldest first (each with its conversation and byte offset)',
       request: { params: RefParam, query: PageQuery },
       responses: { 200: ok(z.object({ records: z.array(TranscriptRecordSchema), next_cursor: z.string().nullable() }), 'a page of records'), ...errors },

@@ -4,6 +4,7 @@ import { listConversations, recordEstimatedConversation, reportConversation } fr
 import { serializeConversation } from '../../render/message-json.js';
 import { renderConversations } from '../../render/message-markdown.js';
 import { json, markdown, route, type HttpEnv } from '../env.js';
+import { jsonOrMarkdown } from '../responses.js';
 import { ConversationBody, ConversationReportResponse, ConversationSchema, EstimatedBody, EstimatedResponse } from '../message-schemas.js';
 import { ErrorSchema, FormatQuery, RefParam } from '../schemas.js';
 
@@ -23,6 +24,7 @@ export function registerConversationRoutes(app: OpenAPIHono<HttpEnv>, ctx: AppCo
     createRoute({
       method: 'post',
       path: '/api/v1/sessions/{ref}/conversation',
+      operationId: 'reportSessionConversation',
       summary: 'Report the provider conversation the session runs in (the session itself, the runtime that created it as a subagent session, fleet supervisors, admins)',
       description:
         'Binding or replacing the conversation appends a row to the session\'s conversation history — `runtime-reported` when a session token reports it (the hooks, the runner), `declared` for a fleet key or an admin — with its title, owner and origin at this moment; re-observing the current one appends nothing. `transcript_path` is stored exactly as reported: the server never opens it. `warrant hook claude-code` calls this from a SessionStart hook.',
@@ -41,10 +43,11 @@ export function registerConversationRoutes(app: OpenAPIHono<HttpEnv>, ctx: AppCo
     createRoute({
       method: 'get',
       path: '/api/v1/sessions/{ref}/conversations',
+      operationId: 'listSessionConversations',
       summary: "The session's provider conversations, merged per conversation",
       description: 'Latest observation time and path per conversation; `current` when it is the session\'s present conversation, `observed` if any row is a report, `estimated` only when every row is (backfilled from transcripts); `sources` says who reported the rows.',
       request: { params: RefParam, query: FormatQuery },
-      responses: { 200: ok(z.object({ session_id: z.number().int(), conversations: z.array(ConversationSchema) }), 'current first, then the most recently observed'), ...errors },
+      responses: { 200: jsonOrMarkdown(z.object({ session_id: z.number().int(), conversations: z.array(ConversationSchema) }), 'current first, then the most recently observed'), ...errors },
     }),
     async (c) => {
       const r = await listConversations(ctx, c.get('caller'), c.req.valid('param').ref);
@@ -58,6 +61,7 @@ export function registerConversationRoutes(app: OpenAPIHono<HttpEnv>, ctx: AppCo
     createRoute({
       method: 'post',
       path: '/api/v1/conversations/estimated',
+      operationId: 'recordEstimatedConversation',
       summary: 'Record a backfilled (estimated) conversation of a session (admins; `warrant conversations backfill`)',
       description:
         'Idempotent: checked under a lock held across the check and the append. `skipped_observed` when the session runs in or was observed in that conversation, `already_estimated` when an estimate exists, else `attributed` (one estimated row appended).',

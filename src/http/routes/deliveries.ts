@@ -5,6 +5,7 @@ import type { QueueChange } from '../../core/inbox-rules.js';
 import { serializeDelivery, serializeInboxItem, serializeQueueChange } from '../../render/inbox-json.js';
 import { renderDelivery, renderInboxList, renderQueueChange } from '../../render/inbox-markdown.js';
 import { json, markdown, route, type HttpEnv } from '../env.js';
+import { jsonOrMarkdown } from '../responses.js';
 import { ActingOnlyBody, ContentBody, DeliveryResponse, InboxItemSchema, InboxQuery, MessageIdParam, QueueChangeResponse } from '../inbox-schemas.js';
 import { ErrorSchema, FormatQuery, RefParam } from '../schemas.js';
 
@@ -22,37 +23,39 @@ const UNCLE_NOTE =
 
 /** docs/api.md: follow-up, the enqueued-message queue and interrupt — the session-initiated paths into an inbox. */
 export function registerDeliveryRoutes(app: OpenAPIHono<HttpEnv>, ctx: AppContext): void {
-  const newItemRoute = (action: NewDeliveryAction, path: string, summary: string) =>
+  const newItemRoute = (action: NewDeliveryAction, operationId: string, path: string, summary: string) =>
     route(
       app,
       createRoute({
         method: 'post',
         path,
+        operationId,
         summary,
         description: UNCLE_NOTE,
         request: { params: RefParam, query: FormatQuery, body: { content: { 'application/json': { schema: ContentBody } }, required: true } },
-        responses: { 201: ok(DeliveryResponse, 'delivered to the inbox, with the uncle-edge outcome'), ...errors },
+        responses: { 201: jsonOrMarkdown(DeliveryResponse, 'delivered to the inbox, with the uncle-edge outcome'), ...errors },
       }),
       async (c) => {
         const body = c.req.valid('json');
         const r = await deliverNew(ctx, c.get('caller'), c.req.valid('param').ref, action, { content: body.content, actingSessionId: body.acting_session_id ?? null });
-        if (c.req.valid('query').format === 'markdown') return markdown(c, renderDelivery(r));
+        if (c.req.valid('query').format === 'markdown') return markdown(c, renderDelivery(r), 201);
         return json(c, serializeDelivery(r), 201);
       },
     );
 
-  newItemRoute('follow_up', '/api/v1/sessions/{ref}/follow_up', 'Deliver a follow-up (the next user turn)');
-  newItemRoute('enqueue', '/api/v1/sessions/{ref}/enqueued_messages', 'Enqueue a message, delivered when the session is idle');
-  newItemRoute('interrupt', '/api/v1/sessions/{ref}/interrupt', 'Interrupt: a new item with mode interrupt (the runtime stops its turn and takes it)');
+  newItemRoute('follow_up', 'followUpSession', '/api/v1/sessions/{ref}/follow_up', 'Deliver a follow-up (the next user turn)');
+  newItemRoute('enqueue', 'enqueueMessage', '/api/v1/sessions/{ref}/enqueued_messages', 'Enqueue a message, delivered when the session is idle');
+  newItemRoute('interrupt', 'interruptSession', '/api/v1/sessions/{ref}/interrupt', 'Interrupt: a new item with mode interrupt (the runtime stops its turn and takes it)');
 
   route(
     app,
     createRoute({
       method: 'get',
       path: '/api/v1/sessions/{ref}/enqueued_messages',
+      operationId: 'listEnqueuedMessages',
       summary: "The session's queue (not yet delivered: pending, leased, written, undelivered — unless `state` says otherwise)",
       request: { params: RefParam, query: InboxQuery.omit({ kind: true }) },
-      responses: { 200: ok(z.object({ enqueued_messages: z.array(InboxItemSchema), next_cursor: z.string().nullable() }), 'a page of enqueued messages, oldest first'), ...errors },
+      responses: { 200: jsonOrMarkdown(z.object({ enqueued_messages: z.array(InboxItemSchema), next_cursor: z.string().nullable() }), 'a page of enqueued messages, oldest first'), ...errors },
     }),
     async (c) => {
       const q = c.req.valid('query');
@@ -66,12 +69,13 @@ export function registerDeliveryRoutes(app: OpenAPIHono<HttpEnv>, ctx: AppContex
     },
   );
 
-  const queueRoute = (change: QueueChange, method: 'post' | 'delete', path: string, summary: string) =>
+  const queueRoute = (change: QueueChange, operationId: string, method: 'post' | 'delete', path: string, summary: string) =>
     route(
       app,
       createRoute({
         method,
         path,
+        operationId,
         summary,
         description:
           change === 'withdraw'
@@ -82,7 +86,7 @@ export function registerDeliveryRoutes(app: OpenAPIHono<HttpEnv>, ctx: AppContex
           query: FormatQuery.extend({ acting_session_id: z.string().max(200).optional() }),
           ...(method === 'post' ? { body: { content: { 'application/json': { schema: ActingOnlyBody } }, required: false } } : {}),
         },
-        responses: { 200: ok(QueueChangeResponse, 'the message after the change'), ...errors },
+        responses: { 200: jsonOrMarkdown(QueueChangeResponse, 'the message after the change'), ...errors },
       }),
       async (c) => {
         const { ref, mid } = c.req.valid('param');
@@ -94,7 +98,7 @@ export function registerDeliveryRoutes(app: OpenAPIHono<HttpEnv>, ctx: AppContex
       },
     );
 
-  queueRoute('send_now', 'post', '/api/v1/sessions/{ref}/enqueued_messages/{mid}/send_now', 'Send a queued message now (it becomes the next turn)');
-  queueRoute('interrupt', 'post', '/api/v1/sessions/{ref}/enqueued_messages/{mid}/interrupt', 'Interrupt with a queued message (mode interrupt)');
-  queueRoute('withdraw', 'delete', '/api/v1/sessions/{ref}/enqueued_messages/{mid}', 'Withdraw a queued message before delivery');
+  queueRoute('send_now', 'sendEnqueuedMessageNow', 'post', '/api/v1/sessions/{ref}/enqueued_messages/{mid}/send_now', 'Send a queued message now (it becomes the next turn)');
+  queueRoute('interrupt', 'interruptWithEnqueuedMessage', 'post', '/api/v1/sessions/{ref}/enqueued_messages/{mid}/interrupt', 'Interrupt with a queued message (mode interrupt)');
+  queueRoute('withdraw', 'withdrawEnqueuedMessage', 'delete', '/api/v1/sessions/{ref}/enqueued_messages/{mid}', 'Withdraw a queued message before delivery');
 }

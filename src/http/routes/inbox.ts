@@ -6,6 +6,7 @@ import { serializeAckReport, serializeInboxItem, serializeLeasedItem } from '../
 import { renderInboxList, renderReadInbox, renderResend } from '../../render/inbox-markdown.js';
 import { reportPrompt, reportWritten, resendInboxItem } from '../../app/inbox/agent-delivery.js';
 import { json, markdown, route, type HttpEnv } from '../env.js';
+import { jsonOrMarkdown } from '../responses.js';
 import {
   AckBody,
   AckResponse,
@@ -39,9 +40,10 @@ export function registerInboxRoutes(app: OpenAPIHono<HttpEnv>, ctx: AppContext):
     createRoute({
       method: 'get',
       path: '/api/v1/sessions/{ref}/inbox',
+      operationId: 'listInbox',
       summary: "List the session's inbox (changes nothing)",
       request: { params: RefParam, query: InboxQuery },
-      responses: { 200: ok(z.object({ items: z.array(InboxItemSchema), next_cursor: z.string().nullable() }), 'a page of items, oldest first'), ...errors },
+      responses: { 200: jsonOrMarkdown(z.object({ items: z.array(InboxItemSchema), next_cursor: z.string().nullable() }), 'a page of items, oldest first'), ...errors },
     }),
     async (c) => {
       const q = c.req.valid('query');
@@ -61,11 +63,12 @@ export function registerInboxRoutes(app: OpenAPIHono<HttpEnv>, ctx: AppContext):
     createRoute({
       method: 'post',
       path: '/api/v1/sessions/{ref}/inbox/lease',
+      operationId: 'leaseInbox',
       summary: 'Lease items for the runtime: interrupt first; when_idle only when idle',
       description:
         'The session itself (its token), fleet supervisors and admins. Leased items are handed out again only when their lease lapses unacknowledged (`redelivery: true`); acknowledge with `…/inbox/ack`.',
       request: { params: RefParam, query: FormatQuery, body: { content: { 'application/json': { schema: LeaseBody } }, required: false } },
-      responses: { 200: ok(z.object({ items: z.array(LeasedItemSchema), lease_expires_at: z.string().nullable() }), 'the newly leased items'), ...errors },
+      responses: { 200: jsonOrMarkdown(z.object({ items: z.array(LeasedItemSchema), lease_expires_at: z.string().nullable() }), 'the newly leased items'), ...errors },
     }),
     async (c) => {
       const body = c.req.valid('json') ?? {};
@@ -83,6 +86,7 @@ export function registerInboxRoutes(app: OpenAPIHono<HttpEnv>, ctx: AppContext):
     createRoute({
       method: 'post',
       path: '/api/v1/sessions/{ref}/inbox/ack',
+      operationId: 'acknowledgeInbox',
       summary: 'Acknowledge delivery of leased items',
       request: { params: RefParam, body: { content: { 'application/json': { schema: AckBody } }, required: true } },
       responses: { 200: ok(AckResponse, 'what was marked delivered, and what was not (with why)'), ...errors },
@@ -95,6 +99,7 @@ export function registerInboxRoutes(app: OpenAPIHono<HttpEnv>, ctx: AppContext):
     createRoute({
       method: 'post',
       path: '/api/v1/sessions/{ref}/inbox/written',
+      operationId: 'reportInboxWritten',
       summary: 'The runner wrote these leased items into its agent (state written)',
       description:
         'The session itself (its token), fleet supervisors and admins. A written item is never leased again (typed bytes cannot be taken back) and is not delivered until the agent\'s own prompt report matches it (`…/prompts`); an acknowledgement cannot deliver it. With no matching report within the lease (60 s by default) it reads `undelivered`, which only a resend (`POST /api/v1/inbox/{item_id}/resend`) makes `pending` again. `control` items act on the process and are never written.',
@@ -112,6 +117,7 @@ export function registerInboxRoutes(app: OpenAPIHono<HttpEnv>, ctx: AppContext):
     createRoute({
       method: 'post',
       path: '/api/v1/sessions/{ref}/prompts',
+      operationId: 'reportPrompt',
       summary: "The agent took a prompt (its prompt hook's report, relayed by the runner): digest and length only",
       description:
         'The session itself (its token), fleet supervisors and admins. The server compares the digest and length with the frames of this session\'s written items (line endings normalized, trailing whitespace trimmed) and marks the oldest equal one `delivered` — however late, even after it read `undelivered`. One report delivers at most one item; a report that matches nothing changes nothing. The report never says what it delivered: the server decides.',
@@ -130,12 +136,13 @@ export function registerInboxRoutes(app: OpenAPIHono<HttpEnv>, ctx: AppContext):
     createRoute({
       method: 'post',
       path: '/api/v1/inbox/{item_id}/resend',
+      operationId: 'resendInboxItem',
       summary: 'Resend an undelivered item: it returns to pending',
       description:
         'Whoever may deliver to the item\'s session (a live session token, the fleet, humans who can see it, clients, admins). Only an `undelivered` item: one its runner wrote into the agent that no prompt report matched within the lease. An item of a session you cannot see reads as not found.',
       request: { params: InboxItemIdParam, query: FormatQuery, body: { content: { 'application/json': { schema: ActingOnlyBody } }, required: false } },
       responses: {
-        200: ok(z.object({ inbox_item: InboxItemSchema }), 'the item, pending again'),
+        200: jsonOrMarkdown(z.object({ inbox_item: InboxItemSchema }), 'the item, pending again'),
         ...errors,
         404: { description: 'inbox-item-not-found', content: { 'application/json': { schema: ErrorSchema } } },
         409: { description: 'inbox-item-not-undelivered, target-unavailable (archived)', content: { 'application/json': { schema: ErrorSchema } } },
@@ -154,6 +161,7 @@ export function registerInboxRoutes(app: OpenAPIHono<HttpEnv>, ctx: AppContext):
     createRoute({
       method: 'post',
       path: '/api/v1/sessions/{ref}/message_parent',
+      operationId: 'messageParent',
       summary: "Message the session's own parent (session token of that session only)",
       description: 'The target is read from the caller\'s lineage parent; the parent receives a `parent_message` item framed as peer, untrusted, coordination-only. No uncle edge is written.',
       request: { params: RefParam, body: { content: { 'application/json': { schema: MessageParentBody } }, required: true } },

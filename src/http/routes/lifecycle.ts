@@ -1,7 +1,6 @@
 import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
 import type { AppContext } from '../../app/context.js';
 import { archiveSession, attachSession, changeLifecycle, reportRuntime, type RuntimeReport } from '../../app/sessions/lifecycle.js';
-import { WarrantError } from '../../core/errors.js';
 import { serializeSession } from '../../render/session-json.js';
 import { json, route, type HttpEnv } from '../env.js';
 import { ActingBody, AttachBody, ErrorSchema, RefParam, RuntimeBody, SessionSchema } from '../schemas.js';
@@ -26,6 +25,7 @@ export function registerLifecycleRoutes(app: OpenAPIHono<HttpEnv>, ctx: AppConte
       createRoute({
         method: 'post',
         path: `/api/v1/sessions/{ref}/${act}`,
+        operationId: `${act}Session`,
         summary: `${act[0]!.toUpperCase()}${act.slice(1)} a session`,
         request: { params: RefParam, body: actingBody },
         responses: { 200: sessionResult, ...errors },
@@ -42,6 +42,7 @@ export function registerLifecycleRoutes(app: OpenAPIHono<HttpEnv>, ctx: AppConte
     createRoute({
       method: 'post',
       path: '/api/v1/sessions/{ref}/archive',
+      operationId: 'archiveSession',
       summary: 'Archive a session and, bottom-up, its spawn subtree (active sessions are skipped)',
       request: { params: RefParam, body: actingBody },
       responses: {
@@ -64,6 +65,7 @@ export function registerLifecycleRoutes(app: OpenAPIHono<HttpEnv>, ctx: AppConte
     createRoute({
       method: 'post',
       path: '/api/v1/sessions/{ref}/attach',
+      operationId: 'attachSession',
       summary: 'A runtime takes the session: a new session token; earlier tokens are superseded',
       description:
         'The body is optional. `runner.tty: true` says the runner had a terminal on standard input: the hierarchy then has an agent-terminal capture gap for this activation (see RunnerFacts). A stop requested of an earlier runtime is retired (never acted on by this one). `delivery: "runner"`: this activation\'s runner writes inbox items into its agent (`…/inbox/written`, `…/prompts`), so MCP `read_inbox` lists without leasing.',
@@ -82,6 +84,7 @@ export function registerLifecycleRoutes(app: OpenAPIHono<HttpEnv>, ctx: AppConte
     createRoute({
       method: 'post',
       path: '/api/v1/sessions/{ref}/runtime',
+      operationId: 'reportSessionRuntime',
       summary: 'Runner-reported state: started, idle, exited (with code), error',
       description:
         "The session's own token, the token of the runtime that created it as a subagent or nested-agent session (`POST …/children`; the event's details carry `runtime_parent_id`), fleet supervisors or admins. Runtime state events are unattributed.",
@@ -90,12 +93,7 @@ export function registerLifecycleRoutes(app: OpenAPIHono<HttpEnv>, ctx: AppConte
     }),
     async (c) => {
       const body = c.req.valid('json');
-      let report: RuntimeReport;
-      if (body.state === 'exited') {
-        if (body.code === undefined) throw new WarrantError('invalid-request', 'code: required when state is exited.', { details: { field: 'code' } });
-        report = { state: 'exited', code: body.code };
-      } else if (body.state === 'error') report = { state: 'error', reason: body.reason ?? null };
-      else report = { state: body.state };
+      const report: RuntimeReport = body.state === 'exited' ? { state: 'exited', code: body.code } : body.state === 'error' ? { state: 'error', reason: body.reason ?? null } : { state: body.state };
       const r = await reportRuntime(ctx, c.get('caller'), c.req.valid('param').ref, report);
       return json(c, { session: serializeSession(r.session), changed: r.changed });
     },

@@ -9,6 +9,7 @@ import { serializeCreateResult, serializeDeletion, serializeEvent } from '../../
 import { serializeSession } from '../../render/session-json.js';
 import { serializeSessionDetail } from '../../render/session-detail-json.js';
 import { json, markdown, route, type HttpEnv } from '../env.js';
+import { jsonOrMarkdown } from '../responses.js';
 import { renderSessionDetail } from '../../render/session-detail-markdown.js';
 import { renderSessionList } from '../../render/session-markdown.js';
 import { renderDeletions, renderEvents } from '../../render/attribution-markdown.js';
@@ -44,6 +45,7 @@ export function registerSessionRoutes(app: OpenAPIHono<HttpEnv>, ctx: AppContext
     createRoute({
       method: 'post',
       path: '/api/v1/sessions',
+      operationId: 'createSession',
       summary: 'Create a session',
       description:
         'The parent comes from the authenticated session token, else `parent_session_id` (alias `parentSessionId`), else the `X-Warrant-Parent-Session` header, else `custom_metadata.router_session_id`; an unresolvable hint never fails the create (`parent_resolution` says why). `Idempotency-Key` replays return the original response and record nothing.',
@@ -91,9 +93,10 @@ export function registerSessionRoutes(app: OpenAPIHono<HttpEnv>, ctx: AppContext
     createRoute({
       method: 'get',
       path: '/api/v1/sessions',
+      operationId: 'listSessions',
       summary: 'List sessions (newest first, cursor-paginated)',
       request: { query: ListSessionsQuery.extend(FormatQuery.shape) },
-      responses: { 200: ok(z.object({ sessions: z.array(SessionSchema), next_cursor: z.string().nullable() }), 'a page of sessions'), ...errors },
+      responses: { 200: jsonOrMarkdown(z.object({ sessions: z.array(SessionSchema), next_cursor: z.string().nullable() }), 'a page of sessions'), ...errors },
     }),
     async (c) => {
       const q = c.req.valid('query');
@@ -116,9 +119,10 @@ export function registerSessionRoutes(app: OpenAPIHono<HttpEnv>, ctx: AppContext
     createRoute({
       method: 'get',
       path: '/api/v1/sessions/{ref}',
+      operationId: 'getSession',
       summary: 'A session, with its hierarchy and human messages beside it',
       request: { params: RefParam, query: FormatQuery },
-      responses: { 200: ok(z.object({ session: SessionSchema, session_hierarchy: HierarchySchema }).catchall(z.unknown()), 'the session (or its markdown rendering with format=markdown)'), ...errors },
+      responses: { 200: jsonOrMarkdown(z.object({ session: SessionSchema, session_hierarchy: HierarchySchema }).catchall(z.unknown()), 'the session'), ...errors },
     }),
     async (c) => {
       const markdownWanted = c.req.valid('query').format === 'markdown';
@@ -133,6 +137,7 @@ export function registerSessionRoutes(app: OpenAPIHono<HttpEnv>, ctx: AppContext
     createRoute({
       method: 'patch',
       path: '/api/v1/sessions/{ref}',
+      operationId: 'patchSession',
       summary: 'Change title, starred, model or messaging, or correct the parent (one attributed event per field that changed)',
       description:
         '`parent_session_id` is an operator correction (humans for their own sessions, admins): written under the graph lock with `parent_basis = corrected` and a `parent_changed` event. Refusals: `404 parent-not-found`, `409 parent-not-older`, `409 parent-cycle`, `409 parent-cycle-unproven`, `409 parent-owner-mismatch` (multi-user), `409 legacy-parent` (clearing a parent that came from the legacy key).',
@@ -158,6 +163,7 @@ export function registerSessionRoutes(app: OpenAPIHono<HttpEnv>, ctx: AppContext
     createRoute({
       method: 'delete',
       path: '/api/v1/sessions/{ref}',
+      operationId: 'deleteSession',
       summary: 'Delete a session and write its deletion record (humans and admins)',
       request: { params: RefParam },
       responses: { 200: ok(z.object({ deletion: z.record(z.string(), z.unknown()) }), 'the deletion record'), ...errors },
@@ -173,9 +179,10 @@ export function registerSessionRoutes(app: OpenAPIHono<HttpEnv>, ctx: AppContext
     createRoute({
       method: 'get',
       path: '/api/v1/sessions/{ref}/events',
+      operationId: 'listSessionEvents',
       summary: 'The attributed timeline, actor and cause expanded, paginated by seq',
       request: { params: RefParam, query: EventsQuery.extend(FormatQuery.shape) },
-      responses: { 200: ok(z.object({ events: z.array(EventSchema), next_cursor: z.string().nullable() }), 'a page of events'), ...errors },
+      responses: { 200: jsonOrMarkdown(z.object({ events: z.array(EventSchema), next_cursor: z.string().nullable() }), 'a page of events'), ...errors },
     }),
     async (c) => {
       const q = c.req.valid('query');
@@ -194,9 +201,10 @@ export function registerSessionRoutes(app: OpenAPIHono<HttpEnv>, ctx: AppContext
     createRoute({
       method: 'get',
       path: '/api/v1/session_deletions',
+      operationId: 'listSessionDeletions',
       summary: 'Deletion records, newest first (filters: actor, since/until, session_uid; only sessions the caller may see)',
       request: { query: DeletionsQuery.extend(FormatQuery.shape) },
-      responses: { 200: ok(z.object({ deletions: z.array(z.record(z.string(), z.unknown())), next_cursor: z.string().nullable() }), 'a page of deletion records'), ...errors },
+      responses: { 200: jsonOrMarkdown(z.object({ deletions: z.array(z.record(z.string(), z.unknown())), next_cursor: z.string().nullable() }), 'a page of deletion records'), ...errors },
     }),
     async (c) => {
       const q = c.req.valid('query');

@@ -9,6 +9,7 @@ export function registerSystemRoutes(app: OpenAPIHono<HttpEnv>, ctx: AppContext)
     createRoute({
       method: 'get',
       path: '/api/v1/health',
+      operationId: 'getHealth',
       summary: 'Liveness and store reachability (no credential needed)',
       security: [],
       responses: {

@@ -12,6 +12,7 @@ export function registerUncleRoutes(app: OpenAPIHono<HttpEnv>, ctx: AppContext):
     createRoute({
       method: 'delete',
       path: '/api/v1/sessions/{junior}/uncle_links/{uncle}',
+      operationId: 'removeUncleLink',
       summary: 'Remove one uncle edge (uncle → junior)',
       description:
         'Fleet, humans (their own sessions) and admins; never a session token. `404 uncle-link-not-found` when no such edge exists; `404 uncle-link-reversed` when only the opposite edge exists (its direction is named; it is never deleted). Logged into both timelines.',
