@@ -28,6 +28,8 @@ export interface TerminalRun {
   attachedAt: string; // ISO time
   witnessed: boolean;
   firstUnmatchedAt?: string | null;
+  /** its unmatched turns and reports are all within the grace: they may still be matched */
+  matchPending?: boolean;
 }
 
 export interface CoverageGap {
@@ -45,6 +47,8 @@ export interface CoverageGap {
   activations?: number[];
   /** terminal-unwitnessed: the earliest turn or prompt report of those runs that matched nothing */
   unmatchedAt?: string;
+  /** terminal-unwitnessed: that turn or report is young enough that it may still be matched */
+  matchPending?: boolean;
 }
 
 type CoverageSession = { id: number; genesis: Genesis; terminalRuns?: readonly TerminalRun[] };
@@ -85,8 +89,19 @@ export function terminalGaps(sessions: readonly CoverageSession[]): CoverageGap[
     const open = (s.terminalRuns ?? []).filter((r) => !r.witnessed).sort((a, b) => a.activation - b.activation);
     if (open.length === 0) continue;
     const startedAt = open.reduce((min, r) => (r.attachedAt < min ? r.attachedAt : min), open[0]!.attachedAt);
-    const unmatched = open.map((r) => r.firstUnmatchedAt ?? null).filter((t): t is string => t !== null).sort()[0];
-    gaps.push({ channel: 'terminal', kind: 'terminal-unwitnessed', sessionIds: [s.id], startedAt, activations: open.map((r) => r.activation), ...(unmatched ? { unmatchedAt: unmatched } : {}) });
+    const withUnmatched = open.filter((r) => r.firstUnmatchedAt);
+    const unmatched = withUnmatched.map((r) => r.firstUnmatchedAt!).sort()[0];
+    // pending only when every open run is still within the grace (nothing else makes it a gap)
+    const pending = unmatched !== undefined && open.every((r) => r.matchPending === true);
+    gaps.push({
+      channel: 'terminal',
+      kind: 'terminal-unwitnessed',
+      sessionIds: [s.id],
+      startedAt,
+      activations: open.map((r) => r.activation),
+      ...(unmatched ? { unmatchedAt: unmatched } : {}),
+      ...(pending ? { matchPending: true } : {}),
+    });
   }
   return gaps;
 }

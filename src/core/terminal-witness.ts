@@ -9,7 +9,7 @@
 export const WITNESS_ISOLATIONS = ['same-uid', 'other-uid'] as const;
 export type WitnessIsolation = (typeof WITNESS_ISOLATIONS)[number];
 
-/** A report unmatched for less than this may still be matched (the runner sends the pair in order). */
+/** A turn or report unmatched for less than this may still be matched (the runner sends the pair in order). */
 export const TERMINAL_MATCH_GRACE_MS = 5_000;
 
 /** What the store knows about one run whose runner had a TTY. */
@@ -28,29 +28,34 @@ export interface TerminalRunFacts {
 
 export interface TerminalRunVerdict {
   witnessed: boolean;
-  /** the earliest turn or report that matched nothing within the grace, when there is one */
+  /** the earliest turn or report that matched nothing, when there is one */
   firstUnmatchedAt: string | null;
+  /** the run lacks only matches for turns or reports younger than the grace: they may still come */
+  matchPending: boolean;
 }
 
-function olderThanGrace(at: string, now: string): boolean {
-  return Date.parse(now) - Date.parse(at) >= TERMINAL_MATCH_GRACE_MS;
+function withinGrace(at: string, now: string): boolean {
+  return Date.parse(now) - Date.parse(at) < TERMINAL_MATCH_GRACE_MS;
 }
 
 /**
  * A run is witnessed iff a witness was minted, every turn was consumed by a witnessed
  * human message, every prompt report was matched, and the run closed with the count of its
- * turns — or is still live. Turns and reports younger than the grace do not count yet.
+ * turns — or is still live. An unmatched turn or report is never witnessed, however young:
+ * the gate must not answer "none" while it is open. The grace only says whether it may still
+ * be matched (the runner sends the agent's report, then the witnessed prompt).
  * @example
  * decideTerminalRun({ witnessMinted: true, turns: [], reports: [], close: { turns: 0 }, live: false }, now)
- * // { witnessed: true, firstUnmatchedAt: null }
+ * // { witnessed: true, firstUnmatchedAt: null, matchPending: false }
  */
 export function decideTerminalRun(run: TerminalRunFacts, now: string): TerminalRunVerdict {
-  let firstUnmatchedAt: string | null = null;
-  const note = (at: string) => {
-    if (firstUnmatchedAt === null || at < firstUnmatchedAt) firstUnmatchedAt = at;
-  };
-  for (const t of run.turns) if (!t.consumed && olderThanGrace(t.reportedAt, now)) note(t.reportedAt);
-  for (const r of run.reports) if (!r.matched && olderThanGrace(r.reportedAt, now)) note(r.reportedAt);
+  const unmatched = [...run.turns.filter((t) => !t.consumed), ...run.reports.filter((r) => !r.matched)].map((x) => x.reportedAt).sort();
+  const firstUnmatchedAt = unmatched[0] ?? null;
   const closedRight = run.close !== null ? run.close.turns === run.turns.length : run.live;
-  return { witnessed: run.witnessMinted && firstUnmatchedAt === null && closedRight, firstUnmatchedAt };
+  return {
+    witnessed: run.witnessMinted && firstUnmatchedAt === null && closedRight,
+    firstUnmatchedAt,
+    // only the young unmatched items stand between this run and witnessed
+    matchPending: run.witnessMinted && closedRight && unmatched.length > 0 && unmatched.every((at) => withinGrace(at, now)),
+  };
 }

@@ -306,6 +306,7 @@ export const CaptureGapSchema = z
     human_messages: z.number().int().optional(),
     started_at: z.string().optional().openapi({ description: 'terminal-unwitnessed (channel `terminal`): when the first run of the session with a TTY attached' }),
     activations: z.array(z.number().int()).optional().openapi({ description: 'terminal-unwitnessed: the activations whose runner had a TTY and whose typed turns were not witnessed' }),
+    match_pending: z.literal(true).optional().openapi({ description: 'terminal-unwitnessed: every unmatched turn or report is under 5 s old and may still be matched; the gap stands until it is' }),
     unmatched_at: z.string().optional().openapi({ description: 'terminal-unwitnessed: when the earliest relayed turn or reported prompt of those runs was made that nothing matched (absent when the gap is the run itself: no witness, or no closing report)' }),
     message: z.string(),
   })

@@ -37,6 +37,9 @@ export function gapSentence(gap: CoverageGap): string {
       const runs = gap.activations?.length ?? 1;
       const more = runs > 1 ? `; ${runs} runs had a terminal` : '';
       const cannotSay = CANNOT_SAY.replace('Until then this', 'This');
+      if (gap.unmatchedAt && gap.matchPending) {
+        return `A prompt typed at the agent terminal of ${sessions(gap.sessionIds)} (${when(gap.unmatchedAt)}${more}) is not matched yet: until the runner's witness and the agent's report agree (within seconds, or never), a human may have asked for this there and nothing records it. ${cannotSay}`;
+      }
       if (gap.unmatchedAt) {
         return `A prompt typed at the agent terminal of ${sessions(gap.sessionIds)} (${when(gap.unmatchedAt)}${more}) was not witnessed: a human may have asked for this there, and nothing recorded it. Only a prompt the runner witnessed (\`warrant run\` with a human token, typed turn equal to what the agent took) or one sent with a human token (\`warrant follow-up\`) is on record. ${cannotSay}`;
       }
@@ -56,6 +59,7 @@ export function serializeGap(gap: CoverageGap): Record<string, unknown> {
     ...(gap.deletedSessionId !== undefined ? { deleted_session_id: gap.deletedSessionId, human_messages: gap.humanMessages } : {}),
     ...(gap.startedAt !== undefined ? { started_at: gap.startedAt, activations: gap.activations ?? [] } : {}),
     ...(gap.unmatchedAt !== undefined ? { unmatched_at: gap.unmatchedAt } : {}),
+    ...(gap.matchPending ? { match_pending: true } : {}),
     message: gapSentence(gap),
   };
 }

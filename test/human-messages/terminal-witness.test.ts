@@ -162,15 +162,25 @@ describeEachDialect(
       }
     });
 
-    it('a turn nobody reported, or a report no turn matches, is a gap after the grace (cannot-say, exit 5, never none) naming the session and the time; inside the grace it does not count yet', async () => {
+    it('a turn nobody reported, or a report no turn matches, is a gap naming the session and the time (cannot-say, exit 5, never none); inside the grace it already is one, marked pending', async () => {
       const typed = await run();
       await turn(typed.id, typed.witness, 'typed but never taken');
-      // inside the grace: not yet a gap (the runner's report pair may still be in flight)
-      expect((await gate(typed.id)).gaps).toEqual([]);
       const turnedAt = clock.now().toISOString();
+      // inside the grace the match may still come, but the gate must not answer none meanwhile
+      const young = await gate(typed.id);
+      expect(young.answer).toBe('cannot-say');
+      expect(young.gaps).toEqual([
+        expect.objectContaining({
+          channel: 'terminal',
+          unmatched_at: turnedAt,
+          match_pending: true,
+          message: expect.stringContaining(`A prompt typed at the agent terminal of #${typed.id} (${turnedAt.slice(0, 10)} ${turnedAt.slice(11, 16)} UTC) is not matched yet`),
+        }),
+      ]);
       pastGrace();
       const v = await gate(typed.id);
       expect(v.answer).toBe('cannot-say');
+      expect(v.gaps[0].match_pending).toBeUndefined();
       expect(v.gaps).toEqual([
         expect.objectContaining({
           channel: 'terminal',

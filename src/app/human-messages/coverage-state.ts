@@ -64,7 +64,7 @@ export async function terminalRunsOf(db: Executor, sessionIds: readonly number[]
   for (const a of activations) {
     const list = out.get(a.sessionId) ?? [];
     const verdict = terminalRunWitnessed(a, rows, current.get(a.sessionId), now);
-    list.push({ activation: a.activation, attachedAt: a.attachedAt, witnessed: verdict.witnessed, firstUnmatchedAt: verdict.firstUnmatchedAt });
+    list.push({ activation: a.activation, attachedAt: a.attachedAt, witnessed: verdict.witnessed, firstUnmatchedAt: verdict.firstUnmatchedAt, matchPending: verdict.matchPending });
     out.set(a.sessionId, list);
   }
   return out;
