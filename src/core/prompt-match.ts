@@ -43,6 +43,9 @@ export async function promptDigest(text: string): Promise<string> {
   return out;
 }
 
+/** Code points a reported prompt or turn may have: far above any agent's input, inside every store's 32-bit integer column. */
+export const MAX_PROMPT_LENGTH = 16_777_216;
+
 /** What a prompt report carries: `digest` as `promptDigest` makes it. */
 export const PROMPT_DIGEST_PATTERN = /^[0-9a-f]{64}$/;
 

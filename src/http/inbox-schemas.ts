@@ -1,5 +1,6 @@
 import { z } from '@hono/zod-openapi';
 import { ACK_REJECTIONS, INBOX_KINDS, INBOX_MODES, INBOX_STATES, MAX_LEASE_BATCH, WRITE_REJECTIONS } from '../core/inbox-rules.js';
+import { MAX_PROMPT_LENGTH } from '../core/prompt-match.js';
 import { UNCLE_RULE_OUTCOMES, UNCLE_SOURCES } from '../core/uncle-edge-rules.js';
 import { ActorSchema } from './schemas.js';
 import { commaList, Cursor, Limit, NonBlankText, orNull, RefValue } from './wire-rules.js';
@@ -120,7 +121,7 @@ export const WrittenResponse = z
 export const PromptReportBody = z
   .object({
     digest: z.string().regex(/^[0-9a-f]{64}$/, 'the lowercase hex SHA-256 of the normalized prompt (64 characters)').openapi({ description: 'lowercase hex SHA-256 of the UTF-8 of the prompt, CRLF/CR → LF and trailing whitespace trimmed' }),
-    length: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER).openapi({ description: 'code points of the normalized prompt' }),
+    length: z.number().int().min(0).max(MAX_PROMPT_LENGTH).openapi({ description: 'code points of the normalized prompt (at most 16,777,216)' }),
   })
   .openapi('PromptReport');
 export const PromptReportResponse = z

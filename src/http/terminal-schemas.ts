@@ -1,5 +1,6 @@
 import { z } from '@hono/zod-openapi';
 import { WITNESS_ISOLATIONS } from '../core/terminal-witness.js';
+import { MAX_PROMPT_LENGTH } from '../core/prompt-match.js';
 
 /** Wire schemas of the terminal witness (docs/design/terminal-channel.md, docs/api.md). */
 const Digest = z
@@ -21,7 +22,7 @@ export const WitnessBody = z.strictObject({}).openapi('WitnessRequest');
 export const TurnBody = z
   .strictObject({
     digest: Digest,
-    length: z.number().int().min(1).max(Number.MAX_SAFE_INTEGER).openapi({ description: 'code points of the normalized turn; empty turns are not reported' }),
+    length: z.number().int().min(1).max(MAX_PROMPT_LENGTH).openapi({ description: 'code points of the normalized turn (at most 16,777,216); empty turns are not reported' }),
     reliable: z.boolean().openapi({ description: 'false when the turn held an escape or control byte other than a paste marker, Backspace/Delete or Enter (cursor keys, history, completion): it is then never witnessed' }),
     pasted: z.boolean().openapi({ description: 'the turn held a bracketed paste' }),
   })

@@ -23,6 +23,7 @@ export function registerTerminalRoutes(app: OpenAPIHono<HttpEnv>, ctx: AppContex
     createRoute({
       method: 'post',
       path: '/api/v1/sessions/{ref}/witness',
+      operationId: 'mintWitness',
       summary: "Exchange a human token for the run's witness credential",
       description:
         'A human token (wrt_h_…) of a person who may act on the session, which must be attached (running or idle). The credential is bound to the session, its current activation and that person; minting again revokes the earlier one. It is revoked by the closing report, by the runtime reporting `exited` or `error`, and by the next attach.',
@@ -45,6 +46,7 @@ export function registerTerminalRoutes(app: OpenAPIHono<HttpEnv>, ctx: AppContex
     createRoute({
       method: 'post',
       path: '/api/v1/sessions/{ref}/terminal/turns',
+      operationId: 'reportTerminalTurn',
       summary: 'A non-empty turn the runner relayed from its TTY (digest and length only)',
       description: `${witnessOnly} Echo-off turns (a password prompt) are never reported. Every reported turn must end up witnessed (\`…/terminal/prompts\`) or the run is a capture gap.`,
       request: { params: RefParam, body: { content: { 'application/json': { schema: TurnBody } }, required: true } },
@@ -62,6 +64,7 @@ export function registerTerminalRoutes(app: OpenAPIHono<HttpEnv>, ctx: AppContex
     createRoute({
       method: 'post',
       path: '/api/v1/sessions/{ref}/terminal/prompts',
+      operationId: 'recordTerminalPrompt',
       summary: 'A witnessed prompt: records the human message `cli.terminal_prompt`',
       description: `${witnessOnly} Recorded only when the turn is this run's, reliable, not yet consumed and equal to \`text\` (digest and length), and the agent reported (\`…/prompts\`) an equal prompt not already matched to anything. Turn and report are consumed together: the same words record nothing twice. The content is the runner's text, never the report's.`,
       request: { params: RefParam, body: { content: { 'application/json': { schema: WitnessedPromptBody } }, required: true } },
@@ -85,6 +88,7 @@ export function registerTerminalRoutes(app: OpenAPIHono<HttpEnv>, ctx: AppContex
     createRoute({
       method: 'post',
       path: '/api/v1/sessions/{ref}/terminal/close',
+      operationId: 'closeTerminalReport',
       summary: "The runner's closing report: how many turns it reported; revokes the witness credential",
       description: `${witnessOnly} A run whose count differs from the turns recorded, or that ended without this report, is a capture gap.`,
       request: { params: RefParam, body: { content: { 'application/json': { schema: CloseBody } }, required: true } },
@@ -98,6 +102,7 @@ export function registerTerminalRoutes(app: OpenAPIHono<HttpEnv>, ctx: AppContex
     createRoute({
       method: 'post',
       path: '/api/v1/sessions/{ref}/run-prompt',
+      operationId: 'recordRunPrompt',
       summary: '`warrant run --prompt TEXT`: records TEXT as the human message `cli.run_prompt` before the agent starts',
       description:
         "A human token of a person who may act on the session, which must be attached. The activation's first prompt report (`…/prompts`) is matched against it: equal, the run needs no second record; different, that report is a capture gap.",

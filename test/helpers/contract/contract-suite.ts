@@ -30,6 +30,11 @@ export const NOT_EXERCISED: Record<string, string> = {
  * other operation must succeed at least once, so the run is known to reach its success path.
  */
 export const NO_SUCCESS_PATH: Record<string, string> = {
+  'POST /api/v1/sessions/{ref}/terminal/turns':
+    'only a witness credential (wrt_t_, minted for an attached run by its human) may call it, and the scene holds none yet; test/human-messages/terminal-witness.test.ts covers every answer on both dialects',
+  'POST /api/v1/sessions/{ref}/terminal/prompts':
+    'needs a witness credential, a reported turn and a matching prompt report of the same run; test/human-messages/terminal-witness.test.ts covers it',
+  'POST /api/v1/sessions/{ref}/terminal/close': 'needs a witness credential for the run; test/human-messages/terminal-witness.test.ts covers it',
   'POST /api/v1/inbox/{item_id}/resend': 'only an `undelivered` item can be resent: that takes a runner that wrote an item and a lease that lapsed unmatched (60 s), which no request can fast-forward; test/http/agent-delivery.test.ts covers it',
 };
 
