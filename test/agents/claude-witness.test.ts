@@ -6,6 +6,7 @@
  * headless `claude -p "…"` typed on a terminal is a gap unless it came through `--prompt`.
  */
 import { describe, expect, it } from 'vitest';
+import { terminalGapOf as gapOf, terminalGaps as gapsOf } from '../helpers/terminal-gaps.js';
 import { runCli } from '../helpers/server-process.js';
 import { CLAUDE_BIN, runInPty, scratchDir, WARRANT_CLI } from './agent-clis.js';
 import { integratedClaude } from './integrated.js';
@@ -15,16 +16,8 @@ import { projectIn, warrantForSuite } from './warrant-run.js';
 describe('the terminal witness with the real Claude Code', () => {
   const warrant = warrantForSuite();
   const messagesOf = async (id: number) => (await warrant.get(`/api/v1/sessions/${id}/provenance`)).human_messages.entries as any[];
-  const terminalGaps = async (id: number) => ((await warrant.get(`/api/v1/sessions/${id}/warrant`)).gaps as any[]).filter((g) => g.channel === 'terminal');
-  /** an unmatched turn or report waits 5 s for its match before it counts (docs/design/terminal-channel.md): poll for it */
-  const terminalGapOf = async (id: number) => {
-    const until = Date.now() + 20_000;
-    for (;;) {
-      const gaps = await terminalGaps(id);
-      if (gaps.length > 0 || Date.now() > until) return gaps;
-      await new Promise((r) => setTimeout(r, 250));
-    }
-  };
+  const terminalGaps = (id: number) => gapsOf((p) => warrant.get(p), id);
+  const terminalGapOf = (id: number) => gapOf((p) => warrant.get(p), id);
   const check = (id: number) => runCli(['check', String(id)], { env: { WARRANT_URL: warrant.server.url, WARRANT_TOKEN: warrant.server.fleetKey } });
 
   async function interactive(title: string, keys: { wait: number; send: string; until?: string }[], replies: { name: string; says: string; text: string }[]) {

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { terminalGapOf as gapOf, terminalGaps as gapsOf } from '../helpers/terminal-gaps.js';
 import { CLI, runCli, startServer, type ServerProcess } from '../helpers/server-process.js';
 import { HOOK, openTerminal, WITNESS_TUI } from './witness-pty.js';
 
@@ -25,20 +26,8 @@ describe('warrant run witnesses what a person types at the agent terminal', () =
   };
   const sessionTitled = async (title: string) => (await get(`/api/v1/sessions?q=${encodeURIComponent(title)}`)).sessions.find((s: any) => s.title === title);
   const messagesOf = async (id: number) => (await get(`/api/v1/sessions/${id}/provenance`)).human_messages.entries as any[];
-  const terminalGaps = async (id: number) => ((await get(`/api/v1/sessions/${id}/warrant`)).gaps as any[]).filter((g) => g.channel === 'terminal');
-  /**
-   * The terminal gap of a run whose turn or report matched nothing. The server lets an unmatched
-   * turn or report wait 5 s for its match before it counts (docs/design/terminal-channel.md), so
-   * this polls until it shows (at most 20 s).
-   */
-  const terminalGapOf = async (id: number) => {
-    const until = Date.now() + 20_000;
-    for (;;) {
-      const gaps = await terminalGaps(id);
-      if (gaps.length > 0 || Date.now() > until) return gaps;
-      await new Promise((r) => setTimeout(r, 250));
-    }
-  };
+  const terminalGaps = (id: number) => gapsOf(get, id);
+  const terminalGapOf = (id: number) => gapOf(get, id);
   const check = (id: number) => runCli(['check', String(id)], { env: { WARRANT_URL: server.url, WARRANT_TOKEN: server.fleetKey } });
   const env = (token: string) => ({ PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: process.env.HOME ?? '/root', LANG: 'C.UTF-8', TERM: 'xterm-256color', WARRANT_URL: server.url, WARRANT_TOKEN: token, WITNESS_TUI_HOOK: HOOK });
   const runTui = (title: string, token = humanToken, extra: string[] = [], agentArgs: string[] = []) =>
