@@ -1,4 +1,5 @@
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import { Server as NetServer } from 'node:net';
 
 /**
  * Every request this node has accepted and not yet finished answering, tracked on the Node
@@ -15,7 +16,7 @@ export class InFlightResponses {
       this.open.set(res, req);
       // during shutdown no connection is kept for another request
       if (this.closing && !res.headersSent) res.setHeader('connection', 'close');
-      res.once('close', () => this.settled(res));
+      res.once('close', () => this.forget(res));
     });
   }
 
@@ -23,11 +24,29 @@ export class InFlightResponses {
     return this.open.size;
   }
 
-  /** From now on answers close their connection; idle keep-alive connections are closed now. */
+  /**
+   * Stops accepting connections; from now on every answer closes its connection. Unlike
+   * `server.close()`, idle keep-alive connections stay open until the drain ends: a request a
+   * client already sent on one gets a real answer (503 `shutting-down`), not a reset.
+   */
   beginClosing(): void {
     this.closing = true;
     for (const res of this.open.keys()) if (!res.headersSent) res.setHeader('connection', 'close');
-    this.server.closeIdleConnections();
+    NetServer.prototype.close.call(this.server);
+  }
+
+  /**
+   * Resolves once every accepted request has been answered and no request already sent on an
+   * open connection is left unread (a busy event loop reads sockets late: look again after
+   * the poll phase until a full turn finds nothing new).
+   */
+  async settled(): Promise<void> {
+    for (;;) {
+      await this.idle();
+      await new Promise((resolve) => setImmediate(resolve));
+      await new Promise((resolve) => setImmediate(resolve));
+      if (this.open.size === 0) return;
+    }
   }
 
   /** Resolves once every accepted request has been answered. */
@@ -52,9 +71,8 @@ export class InFlightResponses {
     return cut;
   }
 
-  private settled(res: ServerResponse): void {
+  private forget(res: ServerResponse): void {
     this.open.delete(res);
-    if (this.closing) this.server.closeIdleConnections();
     if (this.open.size === 0) for (const resolve of this.idleWaiters.splice(0)) resolve();
   }
 }

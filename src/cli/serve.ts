@@ -96,14 +96,13 @@ export async function runServe(config: Config): Promise<void> {
     deadline.unref();
     // 1. admit nothing new: no new connections, new requests answered 503 shutting-down
     service.gate.close();
-    server.close();
     inFlight.beginClosing();
     // 2. live streams end now (their clients reconnect elsewhere); one that does not is cut
     const streamsEnded = service.ctx.live.endStreams();
     const cut = setTimeout(() => inFlight.cutStreams(), STREAM_END_GRACE_MS);
     cut.unref();
     // 3. every admitted request answered, and only then the store closes
-    void Promise.all([streamsEnded, inFlight.idle()])
+    void Promise.all([streamsEnded, inFlight.settled()])
       .then(async () => {
         clearTimeout(cut);
         (server as unknown as Server).closeAllConnections();

@@ -59,6 +59,9 @@ describe.each<DialectName>(['sqlite', 'postgres'])('warrant serve drains at shut
       const streamEnds = await Promise.all(ended);
 
       expect([...load.unexpected, ...burst.unexpected], 'answers outside the documented statuses').toEqual([]);
+      // every burst request was sent on an open connection before the drain ended: each got a
+      // real answer (201, or 503 shutting-down if read after the signal), none a reset
+      expect(burst.transportErrors, 'burst requests left without an answer').toBe(0);
       expect(code).toBe(0);
       expect(server.output()).not.toMatch(/destroyed|unhandled|internal-error/i);
       expect(streamEnds).toEqual(readers.map(() => 'ended'));
@@ -91,7 +94,7 @@ describe.each<DialectName>(['sqlite', 'postgres'])('warrant serve drains at shut
  * acknowledgement.
  */
 async function creates(url: string, token: string, n: number) {
-  const agent = new Agent({ keepAlive: true, maxSockets: n });
+  const agent = new Agent({ keepAlive: true, maxSockets: n, maxFreeSockets: n });
   const acks: Ack[] = [];
   const unexpected: string[] = [];
   let answered = 0;
@@ -102,6 +105,8 @@ async function creates(url: string, token: string, n: number) {
   let marked = false;
   const warm = await Promise.all(Array.from({ length: n }, () => send(agent, url, 'GET', '/api/v1/health', token)));
   if (warm.some((r) => r.status !== 200)) throw new Error('the burst connections could not be opened');
+  const kept = Object.values(agent.freeSockets).reduce((sum, list) => sum + (list?.length ?? 0), 0);
+  if (kept !== n) throw new Error(`${kept} of ${n} burst connections stayed open`);
   let fire!: () => void;
   const fired = new Promise<void>((resolve) => (fire = resolve));
   const one = async (i: number): Promise<void> => {
