@@ -14,6 +14,8 @@ import { InFlightResponses } from './serve-drain.js';
  * Below the usual supervisor kill timeouts (Kubernetes: 30 s).
  */
 export const SHUTDOWN_DEADLINE_MS = 25_000;
+/** How long an idle keep-alive connection stays open (docs/operations.md). */
+const KEEP_ALIVE_MS = 65_000;
 /** How long a live stream, asked to end, may take before its connection is cut (a reader that stopped reading). */
 const STREAM_END_GRACE_MS = 1000;
 
@@ -51,6 +53,11 @@ export async function runServe(config: Config): Promise<void> {
       server.once('listening', () => resolve());
       server.once('error', reject);
     });
+    // an idle connection a client keeps for its next request stays open past the usual proxy
+    // idle timeout (60 s), so a proxy never reuses one the node just closed; Node's 5 s default
+    // also reset requests a busy node had not read yet
+    (server as Server).keepAliveTimeout = KEEP_ALIVE_MS;
+    (server as Server).headersTimeout = KEEP_ALIVE_MS + 1000;
     inFlight = new InFlightResponses(server as Server);
   } catch (error) {
     // A node that cannot listen serves nothing: close the store (its connections and

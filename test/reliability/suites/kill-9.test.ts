@@ -4,7 +4,7 @@ import { killUnderLoad } from '../support/crash.js';
 import { figure, report, scaled } from '../support/load.js';
 
 /** kill -9 again and again on one store (the one-kill version runs in the main suite: ../crash.test.ts). */
-const KILLS = scaled(3, 12);
+const KILLS = scaled(2, 12);
 
 describe.each<DialectName>(['sqlite', 'postgres'])('kill -9 under mixed write load, repeated [%s]', (dialect) => {
   it.skipIf(dialect === 'postgres' && !pgAvailable())(`${KILLS} kills: no acknowledged write lost, the audit chain verifies after each restart`, async () => {

@@ -9,7 +9,7 @@ import { CountingSubscriber, serialWriter, startNodes } from '../support/nodes.j
  * subscriber must see every acknowledged create, and no stream may end: 0 drops.
  */
 const CLIENTS = scaled(100, 1000);
-const SECONDS = scaled(10, 60);
+const SECONDS = scaled(5, 60);
 
 describe.each<DialectName>(['sqlite', 'postgres'])('%s: many SSE clients, a writer, 0 drops', (dialect) => {
   it.skipIf(dialect === 'postgres' && !pgAvailable())(`${CLIENTS} clients for ${SECONDS} s`, async () => {

@@ -40,6 +40,7 @@ export async function startNodes(dialect: DialectName): Promise<{ db: TestDataba
 export class CountingSubscriber {
   readonly created = new Set<number>();
   events = 0;
+  bytes = 0;
   failure: string | null = null;
   private buffer = '';
   private ready!: () => void;
@@ -59,6 +60,7 @@ export class CountingSubscriber {
   }
 
   private take(chunk: string): void {
+    this.bytes += Buffer.byteLength(chunk);
     this.buffer += chunk;
     let sep: number;
     while ((sep = this.buffer.indexOf('\n\n')) >= 0) {
