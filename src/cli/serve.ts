@@ -92,7 +92,11 @@ export async function runServe(config: Config): Promise<void> {
 
   let shuttingDown = false;
   const shutdown = (signal: string) => {
-    if (shuttingDown) return;
+    if (shuttingDown) {
+      // a second signal: the operator does not want to wait for the drain
+      logger.warn({ signal, stuck: inFlight.size }, 'second signal: exiting without waiting for the drain');
+      process.exit(1);
+    }
     shuttingDown = true;
     logger.info({ signal, inFlight: inFlight.size }, 'shutting down');
     const otelStopped = stopOtel();
@@ -124,6 +128,6 @@ export async function runServe(config: Config): Promise<void> {
         process.exit(1);
       });
   };
-  process.once('SIGINT', () => shutdown('SIGINT'));
-  process.once('SIGTERM', () => shutdown('SIGTERM'));
+  process.on('SIGINT', () => shutdown('SIGINT'));
+  process.on('SIGTERM', () => shutdown('SIGTERM'));
 }

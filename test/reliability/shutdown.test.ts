@@ -44,7 +44,7 @@ describe.each<DialectName>(['sqlite', 'postgres'])('warrant serve drains at shut
       expect(pacing.unexpected).toEqual([]);
       // a burst of creates on connections opened beforehand, sized to hold several seconds of
       // admitted work; then the mixed load again, and the signal lands with most of the burst queued
-      const burst = await creates(server.url, server.fleetKey, Math.round(Math.min(4000, Math.max(300, pace * 5))));
+      const burst = await creates(server.url, server.fleetKey, Math.round(Math.min(4000, Math.max(100, pace * 5))));
       const load = mixedLoad(server.url, server.fleetKey, { workers: WORKERS, endOnTransportError: true });
       burst.fire();
       await until(() => load.acks.length >= 50 && burst.answered >= burst.size / 10);
