@@ -3,7 +3,8 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
-    exclude: ['test/browser/**', 'test/agents/**'],
+    // the heavy reliability suites run in their own config (vitest.reliability.config.ts)
+    exclude: ['test/browser/**', 'test/agents/**', 'test/reliability/suites/**'],
     globalSetup: ['test/helpers/global-setup.ts'],
     pool: 'forks',
     testTimeout: 60_000,

@@ -12,6 +12,7 @@ import { getSetting } from './store/settings-repo.js';
 import { buildHttpApp } from './http/app.js';
 import type { HttpEnv } from './http/env.js';
 import { HostGuard } from './http/host-guard.js';
+import { ShutdownGate } from './http/shutdown-gate.js';
 import { mountMcp } from './mcp/http-mount.js';
 import { mountWeb } from './web/mount.js';
 import { webBannerLines } from './web/banner.js';
@@ -24,6 +25,8 @@ export interface Service {
   ctx: AppContext;
   app: OpenAPIHono<HttpEnv>;
   hostGuard: HostGuard;
+  /** closed by `warrant serve` when it starts shutting down: new requests get 503 `shutting-down` */
+  gate: ShutdownGate;
   /** lines `warrant serve` prints at start (capture coverage, sign-in links, …) */
   bannerLines(info?: BannerInfo): Promise<string[]>;
   stop(): Promise<void>;
@@ -41,30 +44,31 @@ export const bannerContributors: ((ctx: AppContext, info: BannerInfo) => Promise
 export async function assembleService(store: StoreDialect, ctx: AppContext, options: { extraHosts?: string[]; housekeeping?: boolean } = {}): Promise<Service> {
   const allowed = await getSetting(store.kysely, SETTING_ALLOWED_HOSTS);
   const hostGuard = new HostGuard(allowed ? (JSON.parse(allowed) as string[]) : HostGuard.defaults(options.extraHosts ?? []));
-  const app = buildHttpApp(ctx, { mount: [mountMcp(ctx, hostGuard), mountWeb(ctx, hostGuard)] });
+  const gate = new ShutdownGate();
+  const app = buildHttpApp(ctx, { gate, mount: [mountMcp(ctx, hostGuard), mountWeb(ctx, hostGuard)] });
   await syncCoverageAtStart(ctx);
   await ctx.live.start();
   ctx.hierarchies.start();
-  const stopHousekeeping = options.housekeeping === false ? () => {} : startHousekeeping(ctx);
+  const stopHousekeeping = options.housekeeping === false ? async () => {} : startHousekeeping(ctx);
   return {
     store,
     ctx,
     app,
     hostGuard,
+    gate,
     async bannerLines(info: BannerInfo = { url: null }) {
       const lines: string[] = [];
       for (const contribute of bannerContributors) lines.push(...(await contribute(ctx, info)));
       return lines;
     },
     async stop() {
-      stopHousekeeping();
+      await stopHousekeeping();
       await ctx.hierarchies.stop();
       await ctx.live.stop();
     },
   };
 }
 
-/** Opens the configured store and builds the service around it. */
 /**
  * Opens the configured store and builds the service around it. A failure on the way closes
  * what was opened (a node that cannot start must exit, not linger with open connections).

@@ -33,21 +33,30 @@ export const housekeepingTasks: HousekeepingTask[] = [
   async (ctx) => void (await periodicCheckpoint(ctx)),
 ];
 
-export function startHousekeeping(ctx: AppContext, intervalMs = 30_000): () => void {
-  let running = false;
+/**
+ * Runs the tasks every `intervalMs`, one pass at a time. The returned stop waits for a pass
+ * in progress (its remaining tasks skipped), so the store can be closed after it.
+ */
+export function startHousekeeping(ctx: AppContext, intervalMs = 30_000): () => Promise<void> {
+  let pass: Promise<void> | null = null;
+  let stopped = false;
   const timer = setInterval(() => {
-    if (running) return;
-    running = true;
-    void (async () => {
+    if (pass) return;
+    pass = (async () => {
       for (const task of housekeepingTasks) {
+        if (stopped) return;
         try {
           await task(ctx);
         } catch (error) {
           ctx.logger.warn({ err: error }, 'housekeeping task failed');
         }
       }
-    })().finally(() => (running = false));
+    })().finally(() => (pass = null));
   }, intervalMs);
   timer.unref();
-  return () => clearInterval(timer);
+  return async () => {
+    stopped = true;
+    clearInterval(timer);
+    await pass;
+  };
 }

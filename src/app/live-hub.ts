@@ -19,6 +19,10 @@ export class LiveHub {
   private again = false;
   private unlisten: (() => Promise<void>) | null = null;
   private started = false;
+  /** open live streams, each with the function that asks it to end (shutdown) */
+  private readonly streams = new Set<() => void>();
+  private streamsEnding = false;
+  private streamsGone: (() => void)[] = [];
 
   constructor(
     private readonly store: StoreDialect,
@@ -52,6 +56,32 @@ export class LiveHub {
 
   get subscriberCount(): number {
     return this.listeners.size;
+  }
+
+  /**
+   * Registers an open live stream with the function that asks it to end; returns its release,
+   * called once the stream has stopped touching the store. A stream opened while the node
+   * shuts down is asked to end at once.
+   */
+  holdStream(end: () => void): () => void {
+    this.streams.add(end);
+    if (this.streamsEnding) end();
+    return () => {
+      this.streams.delete(end);
+      if (this.streams.size === 0) for (const resolve of this.streamsGone.splice(0)) resolve();
+    };
+  }
+
+  get openStreams(): number {
+    return this.streams.size;
+  }
+
+  /** Shutdown: asks every open stream to end; resolves once all have released. */
+  endStreams(): Promise<void> {
+    this.streamsEnding = true;
+    for (const end of this.streams) end();
+    if (this.streams.size === 0) return Promise.resolve();
+    return new Promise((resolve) => this.streamsGone.push(resolve));
   }
 
   /** Coalesces wake-ups: at most one read in flight, and one more after it if woken meanwhile. */

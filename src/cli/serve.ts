@@ -1,13 +1,23 @@
 import { readFileSync } from 'node:fs';
+import type { Server } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import { serve } from '@hono/node-server';
 import pino from 'pino';
 import { ConfigError, type Config } from '../config.js';
 import { openService } from '../composition.js';
 import { dataDirExposure } from '../server-secret.js';
+import { InFlightResponses } from './serve-drain.js';
 
-/** How long in-flight requests get to finish at shutdown before connections are cut. */
-const SHUTDOWN_GRACE_MS = 2000;
+/**
+ * Shutdown (docs/operations.md): requests admitted before the signal are all answered before
+ * the store closes; if some are still stuck after this long, the node gives up and exits 1.
+ * Below the usual supervisor kill timeouts (Kubernetes: 30 s).
+ */
+export const SHUTDOWN_DEADLINE_MS = 25_000;
+/** How long an idle keep-alive connection stays open (docs/operations.md). */
+const KEEP_ALIVE_MS = 65_000;
+/** How long a live stream, asked to end, may take before its connection is cut (a reader that stopped reading). */
+const STREAM_END_GRACE_MS = 1000;
 
 const LOOPBACK = new Set(['127.0.0.1', 'localhost', '::1']);
 
@@ -31,6 +41,7 @@ export async function runServe(config: Config): Promise<void> {
   const logger = pino({ level: config.logLevel }, pino.destination(2));
   const { service, fleetKey } = await openService(config, logger);
   let server: ReturnType<typeof serve>;
+  let inFlight: InFlightResponses;
   try {
     server = serve({
       fetch: service.app.fetch,
@@ -42,6 +53,12 @@ export async function runServe(config: Config): Promise<void> {
       server.once('listening', () => resolve());
       server.once('error', reject);
     });
+    // an idle connection a client keeps for its next request stays open past the usual proxy
+    // idle timeout (60 s), so a proxy never reuses one the node just closed; Node's 5 s default
+    // also reset requests a busy node had not read yet
+    (server as Server).keepAliveTimeout = KEEP_ALIVE_MS;
+    (server as Server).headersTimeout = KEEP_ALIVE_MS + 1000;
+    inFlight = new InFlightResponses(server as Server);
   } catch (error) {
     // A node that cannot listen serves nothing: close the store (its connections and
     // listeners) so the process exits instead of looking alive to a supervisor.
@@ -65,7 +82,7 @@ export async function runServe(config: Config): Promise<void> {
   }
   for (const line of await service.bannerLines({ url })) out.push(line);
   for (const line of dataDirExposure(config.dataDir)) process.stderr.write(line + '\n');
-  let stopOtel = () => {};
+  let stopOtel: () => Promise<void> = async () => {};
   if (config.otelEndpoint) {
     const { startContinuousOtelExport } = await import('../integrations/otel-export.js');
     stopOtel = startContinuousOtelExport(service.ctx, config.otelEndpoint);
@@ -73,28 +90,44 @@ export async function runServe(config: Config): Promise<void> {
   }
   process.stdout.write(out.join('\n') + '\n');
 
+  let shuttingDown = false;
   const shutdown = (signal: string) => {
-    logger.info({ signal }, 'shutting down');
-    stopOtel();
-    // Stop accepting, let in-flight requests finish, and only then close the store (closing it
-    // first turned their last queries into 500s). Live streams never end on their own: they
-    // are cut after a short grace.
-    const connections = server as unknown as { closeIdleConnections?: () => void; closeAllConnections?: () => void };
-    const drained = new Promise<void>((resolve) => server.close(() => resolve()));
-    connections.closeIdleConnections?.();
-    const grace = new Promise<void>((resolve) =>
-      setTimeout(() => {
-        connections.closeAllConnections?.();
-        resolve();
-      }, SHUTDOWN_GRACE_MS).unref(),
-    );
-    void Promise.race([drained, grace])
-      .then(() => service.stop())
-      .then(() => service.store.destroy())
-      .catch((error: unknown) => logger.error({ err: error }, 'shutdown'))
-      .finally(() => process.exit(0));
-    setTimeout(() => process.exit(0), SHUTDOWN_GRACE_MS + 3000).unref();
+    if (shuttingDown) {
+      // a second signal: the operator does not want to wait for the drain
+      logger.warn({ signal, stuck: inFlight.size }, 'second signal: exiting without waiting for the drain');
+      process.exit(1);
+    }
+    shuttingDown = true;
+    logger.info({ signal, inFlight: inFlight.size }, 'shutting down');
+    const otelStopped = stopOtel();
+    const deadline = setTimeout(() => {
+      logger.error({ stuck: inFlight.size, streams: service.ctx.live.openStreams }, `shutdown: requests still unanswered after ${SHUTDOWN_DEADLINE_MS} ms; exiting without waiting for them`);
+      process.exit(1);
+    }, SHUTDOWN_DEADLINE_MS);
+    deadline.unref();
+    // 1. admit nothing new: no new connections, new requests answered 503 shutting-down
+    service.gate.close();
+    inFlight.beginClosing();
+    // 2. live streams end now (their clients reconnect elsewhere); one that does not is cut
+    const streamsEnded = service.ctx.live.endStreams();
+    const cut = setTimeout(() => inFlight.cutStreams(), STREAM_END_GRACE_MS);
+    cut.unref();
+    // 3. every admitted request answered, and only then the store closes
+    void Promise.all([streamsEnded, inFlight.settled()])
+      .then(async () => {
+        clearTimeout(cut);
+        (server as unknown as Server).closeAllConnections();
+        await otelStopped;
+        await service.stop();
+        await service.store.destroy();
+        logger.info({ signal }, 'shut down: every admitted request was answered');
+        process.exit(0);
+      })
+      .catch((error: unknown) => {
+        logger.error({ err: error }, 'shutdown failed');
+        process.exit(1);
+      });
   };
-  process.once('SIGINT', () => shutdown('SIGINT'));
-  process.once('SIGTERM', () => shutdown('SIGTERM'));
+  process.on('SIGINT', () => shutdown('SIGINT'));
+  process.on('SIGTERM', () => shutdown('SIGTERM'));
 }

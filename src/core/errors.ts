@@ -79,6 +79,8 @@ export const ERROR_STATUS = {
   // a node refusing to start (exit code 2), never an HTTP answer: its secret is not the store's
   'server-secret-mismatch': 500,
   'store-unavailable': 503,
+  // a request that reached a node after its shutdown began (docs/operations.md)
+  'shutting-down': 503,
 } as const satisfies Record<string, number>;
 
 export type KnownErrorToken = keyof typeof ERROR_STATUS;

@@ -22,6 +22,7 @@ import { registerMessageRoutes } from './routes/messages.js';
 import { registerConversationRoutes } from './routes/conversations.js';
 import { registerAgentRuntimeRoutes } from './routes/agent-runtimes.js';
 import { registerTerminalRoutes } from './routes/terminal.js';
+import type { ShutdownGate } from './shutdown-gate.js';
 
 export const MAX_BODY_BYTES = 1024 * 1024;
 /**
@@ -62,6 +63,8 @@ function withSharedAnswers(doc: OpenApiDocument): OpenApiDocument {
 export interface HttpOptions {
   /** extra surfaces mounted on the same app (MCP, web UI, Slack) */
   mount?: ((app: OpenAPIHono<HttpEnv>) => void)[];
+  /** refuses new requests once the node is shutting down (src/cli/serve.ts) */
+  gate?: ShutdownGate;
 }
 
 export function buildHttpApp(ctx: AppContext, options: HttpOptions = {}): OpenAPIHono<HttpEnv> {
@@ -82,6 +85,8 @@ export function buildHttpApp(ctx: AppContext, options: HttpOptions = {}): OpenAP
   app.onError((error, c) => errorResponse(c, error, ctx.logger));
   app.notFound((c) => c.json({ error: 'not-found', message: `No route ${c.req.method} ${c.req.path}.` }, 404));
 
+  // first, so a request refused at shutdown costs nothing and touches nothing
+  if (options.gate) app.use('*', options.gate.middleware());
   const metrics = new Metrics();
   app.use('*', metrics.middleware());
   const tooLargeFor = (max: number) => (c: Context) => c.json({ error: 'body-too-large', message: `The request body is over the ${max}-byte limit.` }, 413);

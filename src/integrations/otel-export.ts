@@ -206,7 +206,7 @@ function parseWatermark(raw: string | null): OtelWatermark {
  * `warrant serve --otel-endpoint`: exports each session's span once it reaches a terminal
  * state, off the request path. A session that ends again later is exported again.
  */
-export function startContinuousOtelExport(ctx: AppContext, endpoint: string, intervalMs = 15_000): () => void {
+export function startContinuousOtelExport(ctx: AppContext, endpoint: string, intervalMs = 15_000): () => Promise<void> {
   let running = false;
   const tick = async () => {
     const { getSetting, setSetting } = await import('../store/settings-repo.js');
@@ -235,13 +235,18 @@ export function startContinuousOtelExport(ctx: AppContext, endpoint: string, int
     const next: OtelWatermark = { at: last, ids: last === mark.at && seen !== null ? [...seen, ...atLast] : atLast };
     await setSetting(db, SETTING_OTEL_WATERMARK, JSON.stringify(next), ctx.clock.now().toISOString());
   };
+  let pass: Promise<void> | null = null;
   const timer = setInterval(() => {
     if (running) return;
     running = true;
-    tick()
+    pass = tick()
       .catch((error: unknown) => ctx.logger.warn({ err: error }, 'OpenTelemetry export failed; will retry'))
       .finally(() => (running = false));
   }, intervalMs);
   timer.unref();
-  return () => clearInterval(timer);
+  // stopping waits for an export in progress, so the store can be closed after it
+  return async () => {
+    clearInterval(timer);
+    await pass;
+  };
 }

@@ -151,7 +151,7 @@ describeEachDialect('OpenTelemetry export through the CLI and the continuous exp
       }
       expect(spansOf(open.uid)).toEqual([]);
     } finally {
-      stop();
+      await stop();
     }
   });
 
@@ -170,7 +170,7 @@ describeEachDialect('OpenTelemetry export through the CLI and the continuous exp
       expect(spansOf(b.uid), 'b, which ended at the watermark, is exported too').toHaveLength(1);
       expect(spansOf(a.uid)).toHaveLength(1);
     } finally {
-      stop();
+      await stop();
       await h.close();
     }
   });

@@ -93,6 +93,12 @@ export async function streamLiveEvents(c: Context, ctx: AppContext, caller: Call
       unsubscribe();
       wake?.();
     });
+    // at shutdown the node ends every live stream (docs/operations.md); the client reconnects elsewhere
+    let ending = false;
+    const release = ctx.live.holdStream(() => {
+      ending = true;
+      wake?.();
+    });
     try {
       if (Number.isFinite(lastEventId)) {
         const replay = await ctx.live.replay(lastEventId);
@@ -107,7 +113,7 @@ export async function streamLiveEvents(c: Context, ctx: AppContext, caller: Call
         }
       }
       await stream.writeSSE({ event: 'ready', data: JSON.stringify({ last_event_id: lastSent }) });
-      while (!stream.aborted) {
+      while (!stream.aborted && !ending) {
         while (queue.length > 0) {
           const frame = queue.shift()!;
           if (frame.kind === 'derived') {
@@ -126,10 +132,11 @@ export async function streamLiveEvents(c: Context, ctx: AppContext, caller: Call
           };
         });
         wake = null;
-        if (queue.length === 0 && !stream.aborted) await stream.write(': keep-alive\n\n');
+        if (queue.length === 0 && !stream.aborted && !ending) await stream.write(': keep-alive\n\n');
       }
     } finally {
       unsubscribe();
+      release();
     }
   });
 }
