@@ -13,7 +13,7 @@ export function bearerOf(c: Context): string | null {
 }
 
 /** The only routes a witness credential may call (docs/design/terminal-channel.md). */
-const TERMINAL_ROUTE = /^\/api\/v1\/sessions\/[^/]+\/terminal\/(turns|prompts|close)$/;
+const TERMINAL_ROUTE = /^\/api\/v1\/sessions\/[^/]+\/terminal\/(turns|prompts|close|alive)$/;
 
 /** Authenticates the REST caller; the CLI names itself in a header (informational, docs/attribution.md). */
 export async function restCaller(ctx: AppContext, c: Context): Promise<Caller> {

@@ -42,6 +42,7 @@ export const CloseBody = z
   .strictObject({ turns: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER).openapi({ description: 'how many turns this run reported with `…/terminal/turns`' }) })
   .openapi('TerminalClose');
 export const CloseResponse = z.object({ closed: z.literal(true) }).openapi('TerminalClosed');
+export const AliveResponse = z.object({ alive: z.literal(true) }).openapi('WitnessAlive');
 
 export const RunPromptBody = z
   .strictObject({ text: z.string().min(1).max(MAX_TEXT).openapi({ description: 'the prompt the person gave with `warrant run --prompt` (not empty after line endings are normalized and trailing whitespace trimmed)' }) })

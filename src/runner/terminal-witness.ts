@@ -1,5 +1,6 @@
 import { ApiError, type ApiClient } from '../cli/api-client.js';
 import { promptFingerprint } from '../core/prompt-match.js';
+import { WITNESS_HEARTBEAT_MS } from '../core/terminal-witness.js';
 import type { HookReport } from './runner-socket.js';
 import { isReportableTurn, TerminalLine, TurnCandidate, witnessedBy, type CandidateTurn } from './terminal-line.js';
 
@@ -39,9 +40,17 @@ export class TerminalWitness implements PromptWitness {
   private turns = 0;
   private recorded = 0;
   private readonly now: () => number;
+  /** the heartbeat: without it (a runner killed before its closing report) the run is a gap */
+  private readonly heartbeat: NodeJS.Timeout;
 
   constructor(private readonly options: TerminalWitnessOptions) {
     this.now = options.now ?? Date.now;
+    this.heartbeat = setInterval(() => {
+      this.options.client.json('POST', `/api/v1/sessions/${this.options.sessionId}/terminal/alive`).catch((error: unknown) => {
+        this.options.log(`warrant run: the terminal witness's heartbeat did not land (${describe(error)}).`);
+      });
+    }, WITNESS_HEARTBEAT_MS);
+    this.heartbeat.unref();
   }
 
   /** Turns reported so far (the closing report's count). */
@@ -99,6 +108,7 @@ export class TerminalWitness implements PromptWitness {
 
   /** The closing report: how many turns were reported. Waits for every report first. */
   async close(): Promise<void> {
+    clearInterval(this.heartbeat);
     await this.chain;
     try {
       await this.options.client.json('POST', `/api/v1/sessions/${this.options.sessionId}/terminal/close`, { turns: this.turns });

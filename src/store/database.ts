@@ -390,6 +390,8 @@ export interface TerminalWitnessesTable {
   minted_at: string;
   closed_at: string | null;
   closed_turns: number | null;
+  /** the runner's last heartbeat (…/terminal/alive); null until its first */
+  heard_at: string | null;
 }
 
 export interface TerminalTurnsTable {

@@ -13,6 +13,7 @@ import * as serverSecret from './migrations/011-server-secret.js';
 import * as terminalChannel from './migrations/012-terminal-channel.js';
 import * as terminalWitness from './migrations/013-terminal-witness.js';
 import * as evidenceRewriteRefused from './migrations/014-evidence-rewrite-refused.js';
+import * as witnessHeartbeat from './migrations/015-witness-heartbeat.js';
 
 /** What a migration may ask of the node running it (data that must leave the store). */
 export interface MigrationHooks {
@@ -40,6 +41,7 @@ const MIGRATIONS: Record<string, MigrationModule> = {
   '012-terminal-channel': terminalChannel,
   '013-terminal-witness': terminalWitness,
   '014-evidence-rewrite-refused': evidenceRewriteRefused,
+  '015-witness-heartbeat': witnessHeartbeat,
 };
 
 class InCodeProvider implements MigrationProvider {

@@ -9,6 +9,8 @@ export interface TerminalWitnessRecord {
   mintedAt: string;
   closedAt: string | null;
   closedTurns: number | null;
+  /** the last sign of life of the runner: its latest heartbeat, else the mint */
+  heardAt: string;
 }
 
 export interface TerminalTurnRecord {
@@ -35,7 +37,7 @@ export interface PromptReportRecord {
   matchedKind: PromptMatchKind | null;
 }
 
-type WitnessRow = { session_id: number; activation: number; credential_id: number; user_id: number; minted_at: string; closed_at: string | null; closed_turns: number | null };
+type WitnessRow = { session_id: number; activation: number; credential_id: number; user_id: number; minted_at: string; closed_at: string | null; closed_turns: number | null; heard_at: string | null };
 
 function toWitness(r: WitnessRow): TerminalWitnessRecord {
   return {
@@ -46,6 +48,7 @@ function toWitness(r: WitnessRow): TerminalWitnessRecord {
     mintedAt: r.minted_at,
     closedAt: r.closed_at,
     closedTurns: r.closed_turns === null ? null : Number(r.closed_turns),
+    heardAt: r.heard_at ?? r.minted_at,
   };
 }
 
@@ -59,8 +62,13 @@ export async function upsertWitness(db: Executor, w: { sessionId: number; activa
   await db
     .insertInto('terminal_witnesses')
     .values({ session_id: w.sessionId, activation: w.activation, credential_id: w.credentialId, user_id: w.userId, minted_at: w.now })
-    .onConflict((oc) => oc.columns(['session_id', 'activation']).doUpdateSet({ credential_id: w.credentialId, user_id: w.userId, minted_at: w.now }))
+    .onConflict((oc) => oc.columns(['session_id', 'activation']).doUpdateSet({ credential_id: w.credentialId, user_id: w.userId, minted_at: w.now, heard_at: null }))
     .execute();
+}
+
+/** The runner's heartbeat: its witness is alive (a closed run takes none). */
+export async function heardFromWitness(db: Executor, sessionId: number, activation: number, now: string): Promise<void> {
+  await db.updateTable('terminal_witnesses').set({ heard_at: now }).where('session_id', '=', sessionId).where('activation', '=', activation).where('closed_at', 'is', null).execute();
 }
 
 /** Compare-and-set: the closing report lands once. */

@@ -1,13 +1,13 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { terminalGaps } from '../../src/core/coverage.js';
-import { decideTerminalRun, TERMINAL_MATCH_GRACE_MS, type TerminalRunFacts } from '../../src/core/terminal-witness.js';
+import { decideTerminalRun, TERMINAL_MATCH_GRACE_MS, WITNESS_SILENCE_MS, type TerminalRunFacts } from '../../src/core/terminal-witness.js';
 import { looksLikeWarrantToken, tokenKindOf } from '../../src/core/tokens.js';
 
 /** docs/design/terminal-channel.md: when a run at an agent terminal counts as witnessed. */
 const T0 = Date.parse('2026-12-01T10:00:00.000Z');
 const at = (ms: number) => new Date(T0 + ms).toISOString();
-const clean: TerminalRunFacts = { witnessMinted: true, turns: [], reports: [], close: { turns: 0 }, live: false };
+const clean: TerminalRunFacts = { witnessMinted: true, turns: [], reports: [], close: { turns: 0 }, live: false, heardAt: at(0) };
 
 describe('decideTerminalRun', () => {
   it('witnessed: minted, every turn consumed, every report matched, closed with the count', () => {
@@ -18,6 +18,15 @@ describe('decideTerminalRun', () => {
       close: { turns: 1 },
     };
     expect(decideTerminalRun(run, at(60_000))).toEqual({ witnessed: true, firstUnmatchedAt: null, matchPending: false });
+  });
+
+  it('a live run without its closing report is witnessed only while its witness is heard from: a killed runner falls silent and is a gap', () => {
+    const live: TerminalRunFacts = { ...clean, close: null, live: true, heardAt: at(0) };
+    expect(decideTerminalRun(live, at(WITNESS_SILENCE_MS - 1)).witnessed).toBe(true);
+    expect(decideTerminalRun(live, at(WITNESS_SILENCE_MS)).witnessed).toBe(false);
+    // a heartbeat keeps it witnessed; a closed run needs none
+    expect(decideTerminalRun({ ...live, heardAt: at(WITNESS_SILENCE_MS) }, at(WITNESS_SILENCE_MS + 1000)).witnessed).toBe(true);
+    expect(decideTerminalRun({ ...clean, heardAt: at(0) }, at(10 * WITNESS_SILENCE_MS)).witnessed).toBe(true);
   });
 
   it('no witness minted (no human token): never witnessed, even with nothing typed', () => {
@@ -37,12 +46,12 @@ describe('decideTerminalRun', () => {
     expect(decideTerminalRun({ ...run, witnessMinted: false }, at(1000)).matchPending).toBe(false);
   });
 
-  it('the close: a wrong count is a gap; no close is a gap unless the run is still live', () => {
+  it('the close: a wrong count is a gap; no close is a gap unless the run is still live (and heard from)', () => {
     const turns = [{ reportedAt: at(0), consumed: true }];
     expect(decideTerminalRun({ ...clean, turns, close: { turns: 2 } }, at(60_000)).witnessed).toBe(false);
     expect(decideTerminalRun({ ...clean, turns, close: { turns: 0 } }, at(60_000)).witnessed).toBe(false);
     expect(decideTerminalRun({ ...clean, turns, close: null, live: false }, at(60_000))).toEqual({ witnessed: false, firstUnmatchedAt: null, matchPending: false });
-    expect(decideTerminalRun({ ...clean, turns, close: null, live: true }, at(60_000)).witnessed).toBe(true);
+    expect(decideTerminalRun({ ...clean, turns, close: null, live: true, heardAt: at(50_000) }, at(60_000)).witnessed).toBe(true);
   });
 
   it('the gap carries the earliest unmatched time of its runs', () => {
@@ -79,6 +88,7 @@ const runArb = fc.record({
   witnessMinted: fc.boolean(),
   close: fc.option(fc.integer({ min: 0, max: 12 }), { nil: null }),
   live: fc.boolean(),
+  heardAgoMs: fc.integer({ min: 0, max: 2 * WITNESS_SILENCE_MS }),
   settleMs: fc.integer({ min: 0, max: 3 * TERMINAL_MATCH_GRACE_MS }),
 });
 
@@ -93,7 +103,8 @@ function build(r: RunInput): { facts: TerminalRunFacts; now: string } {
     else if (s.kind === 'turn') turns.push({ reportedAt: at(t), consumed: s.consumed });
     else reports.push({ reportedAt: at(t), matched: s.matched });
   }
-  return { facts: { witnessMinted: r.witnessMinted, turns, reports, close: r.close === null ? null : { turns: r.close }, live: r.live }, now: at(t + r.settleMs) };
+  const now = t + r.settleMs;
+  return { facts: { witnessMinted: r.witnessMinted, turns, reports, close: r.close === null ? null : { turns: r.close }, live: r.live, heardAt: at(now - r.heardAgoMs) }, now: at(now) };
 }
 
 describe('decideTerminalRun (property)', () => {
@@ -104,7 +115,8 @@ describe('decideTerminalRun (property)', () => {
         const verdict = decideTerminalRun(facts, now);
         const everyTurnWitnessed = facts.turns.every((x) => x.consumed);
         const everyReportMatched = facts.reports.every((x) => x.matched);
-        const closeRight = facts.close ? facts.close.turns === facts.turns.length : facts.live;
+        const heard = Date.parse(now) - Date.parse(facts.heardAt!) < WITNESS_SILENCE_MS;
+        const closeRight = facts.close ? facts.close.turns === facts.turns.length : facts.live && heard;
         expect(verdict.witnessed).toBe(everyTurnWitnessed && everyReportMatched && facts.witnessMinted && closeRight);
         // the time it names is the earliest unmatched one
         const times = [...facts.turns.filter((x) => !x.consumed), ...facts.reports.filter((x) => !x.matched)].map((x) => x.reportedAt).sort();

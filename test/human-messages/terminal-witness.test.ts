@@ -5,7 +5,7 @@ import { WebClient } from '../helpers/web-client.js';
 import { systemCaller } from '../../src/app/caller.js';
 import { changeSetting } from '../../src/app/settings.js';
 import { promptFingerprint } from '../../src/core/prompt-match.js';
-import { TERMINAL_MATCH_GRACE_MS } from '../../src/core/terminal-witness.js';
+import { TERMINAL_MATCH_GRACE_MS, WITNESS_SILENCE_MS } from '../../src/core/terminal-witness.js';
 import { cli, listen } from '../helpers/cli.js';
 import { describeEachDialect, ManualClock, uniqueKey, type Harness } from '../helpers/harness.js';
 import { callTool, mcpClient } from '../helpers/mcp-client.js';
@@ -202,6 +202,29 @@ describeEachDialect(
       const f = await gate(forged.id);
       expect(f.answer).toBe('cannot-say');
       expect(f.gaps[0]).toMatchObject({ channel: 'terminal', unmatched_at: expect.any(String) });
+    });
+
+    it('a live run is witnessed only while its runner is heard from: a runner killed before its closing report (silent for 45 s) leaves a gap; its heartbeat keeps the run clean', async () => {
+      const quiet = await run();
+      const beating = await run();
+      const terminalGaps = async (id: number) => ((await gate(id)).gaps as any[]).filter((g) => g.channel === 'terminal');
+      expect(await terminalGaps(quiet.id)).toEqual([]);
+      clock.advance(WITNESS_SILENCE_MS - 5_000);
+      const alive = await h.request('POST', `/api/v1/sessions/${beating.id}/terminal/alive`, { token: beating.witness });
+      expect(alive.status, alive.text).toBe(200);
+      expect(alive.body).toEqual({ alive: true });
+      clock.advance(10_000);
+      // the one that kept beating is clean; the silent one (its runner was SIGKILLed, its session still running) is a gap
+      expect(await terminalGaps(beating.id)).toEqual([]);
+      expect(await terminalGaps(quiet.id)).toHaveLength(1);
+      expect((await gate(quiet.id)).answer).toBe('cannot-say');
+      // only the run's own witness may beat for it: the agent's session token is refused, and so is another run's witness
+      expect((await h.request('POST', `/api/v1/sessions/${quiet.id}/terminal/alive`, { token: quiet.sessionToken })).status).toBe(403);
+      expect((await h.request('POST', `/api/v1/sessions/${quiet.id}/terminal/alive`, { token: beating.witness })).status).toBe(403);
+      // a closed run needs no heartbeat
+      expect((await close(beating.id, beating.witness, 0)).status).toBe(200);
+      clock.advance(10 * WITNESS_SILENCE_MS);
+      expect(await terminalGaps(beating.id)).toEqual([]);
     });
 
     it('hostile: the agent\'s own session token cannot report turns, witnessed prompts or the close, mint a witness, or record a --prompt', async () => {

@@ -90,6 +90,7 @@ function terminalRunWitnessed(
       reports: rows.reports.get(key) ?? [],
       close: witness && witness.closedTurns !== null ? { turns: witness.closedTurns } : null,
       live: session !== undefined && session.activation === run.activation && isActive(session.status),
+      heardAt: witness?.heardAt ?? null,
     },
     now,
   );

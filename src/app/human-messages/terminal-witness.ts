@@ -9,6 +9,7 @@ import {
   findTurn,
   findRunPrompt,
   findWitness,
+  heardFromWitness,
   insertRunPrompt,
   insertTurn,
   matchPromptReport,
@@ -211,6 +212,20 @@ export async function closeTerminal(ctx: AppContext, caller: Caller, ref: string
     const actorId = await w.actorId({ kind: 'human', userId: run.userId });
     await w.event(run.session.id, 'terminal_closed', { activation: run.activation, turns }, { actorId, actorBasis: 'authenticated', causeActorId: actorId, causeBasis: 'authenticated', credentialId: caller.credentialId });
     return { closed: true };
+  });
+}
+
+/**
+ * `POST …/terminal/alive`: the runner's heartbeat. A live run whose witness falls silent
+ * counts as ended without its closing report (core/terminal-witness.ts), so a runner killed
+ * with SIGKILL leaves a gap instead of a session that reads witnessed forever. No event: a
+ * heartbeat is a sign of life, not an act.
+ */
+export async function witnessAlive(ctx: AppContext, caller: Caller, ref: string): Promise<{ alive: true }> {
+  return inWriteTx(ctx, async (w) => {
+    const run = await requireWitnessRun(w, caller, ref);
+    await heardFromWitness(w.tx, run.session.id, run.activation, w.now);
+    return { alive: true };
   });
 }
 

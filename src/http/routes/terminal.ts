@@ -1,11 +1,11 @@
 import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
 import type { AppContext } from '../../app/context.js';
 import { humanMessageEntry } from '../../app/human-messages/record.js';
-import { closeTerminal, mintWitness, recordRunPrompt, reportTurn, witnessPrompt } from '../../app/human-messages/terminal-witness.js';
+import { closeTerminal, mintWitness, recordRunPrompt, reportTurn, witnessAlive, witnessPrompt } from '../../app/human-messages/terminal-witness.js';
 import { serializeHumanMessage } from '../../render/human-messages-json.js';
 import { json, route, type HttpEnv } from '../env.js';
 import { ErrorSchema, HumanMessageSchema, RefParam } from '../schemas.js';
-import { CloseBody, CloseResponse, RunPromptBody, TurnBody, TurnResponse, WitnessBody, WitnessedPromptBody, WitnessMinted } from '../terminal-schemas.js';
+import { AliveResponse, CloseBody, CloseResponse, RunPromptBody, TurnBody, TurnResponse, WitnessBody, WitnessedPromptBody, WitnessMinted } from '../terminal-schemas.js';
 
 const error = (description: string) => ({ description, content: { 'application/json': { schema: ErrorSchema } } });
 const ok = <T extends z.ZodType>(schema: T, description: string) => ({ description, content: { 'application/json': { schema } } });
@@ -95,6 +95,20 @@ export function registerTerminalRoutes(app: OpenAPIHono<HttpEnv>, ctx: AppContex
       responses: { 200: ok(CloseResponse, 'closed'), ...errors, 403: error('witness-credential-scope, token-superseded'), 409: error('terminal-already-closed') },
     }),
     async (c) => json(c, await closeTerminal(ctx, c.get('caller'), c.req.valid('param').ref, { turns: c.req.valid('json').turns })),
+  );
+
+  route(
+    app,
+    createRoute({
+      method: 'post',
+      path: '/api/v1/sessions/{ref}/terminal/alive',
+      operationId: 'reportWitnessAlive',
+      summary: "The witnessing runner's heartbeat (every 15 s): its run is still watched",
+      description: `${witnessOnly} A live run whose witness sends neither this nor its closing report for 45 s is a capture gap: its runner was killed or bypassed. No body.`,
+      request: { params: RefParam },
+      responses: { 200: ok(AliveResponse, 'heard'), ...errors, 403: error('witness-credential-scope, token-superseded'), 409: error('terminal-already-closed') },
+    }),
+    async (c) => json(c, await witnessAlive(ctx, c.get('caller'), c.req.valid('param').ref)),
   );
 
   route(

@@ -35,6 +35,7 @@ export const NO_SUCCESS_PATH: Record<string, string> = {
   'POST /api/v1/sessions/{ref}/terminal/prompts':
     'needs a witness credential, a reported turn and a matching prompt report of the same run; test/human-messages/terminal-witness.test.ts covers it',
   'POST /api/v1/sessions/{ref}/terminal/close': 'needs a witness credential for the run; test/human-messages/terminal-witness.test.ts covers it',
+  'POST /api/v1/sessions/{ref}/terminal/alive': 'needs a witness credential for the run; test/human-messages/terminal-witness.test.ts covers it',
   'POST /api/v1/inbox/{item_id}/resend': 'only an `undelivered` item can be resent: that takes a runner that wrote an item and a lease that lapsed unmatched (60 s), which no request can fast-forward; test/http/agent-delivery.test.ts covers it',
 };
 
