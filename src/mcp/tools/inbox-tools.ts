@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { RefValue as Ref } from '../../http/wire-rules.js';
 import { changeQueuedItem, deliverNew, listEnqueued } from '../../app/inbox/deliveries.js';
 import { messageParent } from '../../app/inbox/message-parent.js';
 import { readInbox } from '../../app/inbox/runtime-inbox.js';
@@ -9,7 +10,6 @@ import { renderDelivery, renderInboxList, renderQueueChange, renderReadInbox } f
 import { morePages } from '../../render/session-markdown.js';
 import { defineTool, selfSessionId, type ToolDefinition } from '../tool.js';
 
-const Ref = z.union([z.string().min(1).max(200), z.number().int().positive()]);
 
 function need<T>(value: T | undefined, field: string, action: string): T {
   if (value === undefined) throw new WarrantError('invalid-request', `${field}: required for ${action}.`, { details: { field } });

@@ -2,11 +2,11 @@ import { checkWarrant } from '../../app/human-messages/warrant-gate.js';
 import { renderWarrant, serializeWarrant, warrantNotes } from '../../render/warrant-gate.js';
 import { HUMAN_MESSAGE_CAVEATS, NOTES_FIRST, READ_HUMAN_MESSAGES_AS } from './human-caveats.js';
 import { z } from 'zod';
+import { RefValue as Ref } from '../../http/wire-rules.js';
 import { getProvenance } from '../../app/lineage/provenance.js';
 import { provenanceNotes, renderProvenance, serializeProvenance } from '../../render/provenance.js';
 import { defineTool, selfSessionId, type ToolDefinition } from '../tool.js';
 
-const Ref = z.union([z.string().min(1).max(200), z.number().int().positive()]);
 
 /**
  * How to read a hierarchy outline (docs/human-messages.md "The tool description is the surface for

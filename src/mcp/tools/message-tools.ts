@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { RefValue as Ref } from '../../http/wire-rules.js';
 import { readMessage } from '../../app/messages/read-message.js';
 import { sendMessage } from '../../app/messages/send-message.js';
 import { MAX_PAYLOAD_BYTES, MAX_TTL_SECONDS, MIN_TTL_SECONDS } from '../../core/message-envelope.js';
@@ -6,7 +7,6 @@ import { serializeMessage, serializeSendResult } from '../../render/message-json
 import { renderMessageStatus, renderReceipt } from '../../render/message-markdown.js';
 import { defineTool, type ToolDefinition, type ToolGroup } from '../tool.js';
 
-const Ref = z.union([z.string().min(1).max(200), z.number().int().positive()]);
 
 /** Pinned by tests: the caveats a model must see before it sends or answers (docs/messages.md). */
 export const SEND_MESSAGE_DESCRIPTION =

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { RefValue as Ref } from '../../http/wire-rules.js';
 import { createSession } from '../../app/sessions/create-session.js';
 import { listSessions } from '../../app/sessions/read-sessions.js';
 import { getSessionDetail } from '../../app/sessions/session-detail.js';
@@ -18,7 +19,6 @@ import { provenanceNotes } from '../../render/provenance.js';
 import { defineTool, selfSessionId, type ToolDefinition } from '../tool.js';
 import { HIERARCHY_CAVEATS } from './lineage-tools.js';
 
-const Ref = z.union([z.string().min(1).max(200), z.number().int().positive()]);
 const SESSION_REF = 'the session: `42`, `#42`, a uid or a uid prefix';
 const ACTING = 'fleet key only: the session you act for (declared)';
 
