@@ -25,7 +25,8 @@ const ConfigSchema = z.object({
     .optional(),
   serverSecretFile: z.string().min(1).optional(),
   adminUser: z.string().min(1).optional(),
-  mode: z.enum(['single-admin', 'multi-user']).default('single-admin'),
+  // absent: the store's own (docs/operations.md); given: must agree with it
+  mode: z.enum(['single-admin', 'multi-user']).optional(),
   slackSigningSecret: z.string().min(1).optional(),
   tlsCert: z.string().min(1).optional(),
   tlsKey: z.string().min(1).optional(),

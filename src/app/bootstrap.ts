@@ -18,6 +18,8 @@ export const SETTING_SERVER_SECRET_CHECK = 'server_secret_check';
 export const SETTING_ADMIN_USER = 'admin_user';
 export const SETTING_SLACK_SIGNING_SECRET = 'slack_signing_secret';
 export const SETTING_ALLOWED_HOSTS = 'allowed_hosts';
+export const SETTING_DEPLOYMENT_MODE = 'deployment_mode';
+export const DEPLOYMENT_MODES = ['single-admin', 'multi-user'] as const;
 
 export interface ContextOptions {
   mode?: DeploymentMode;
@@ -42,6 +44,7 @@ export async function createAppContext(store: StoreDialect, options: ContextOpti
   const db = store.kysely;
   const serverSecret = options.serverSecret ?? PROCESS_SECRET;
   await verifyServerSecret(db, serverSecret, now);
+  const mode = await settleDeploymentMode(db, options.mode, now);
   if (options.seed?.adminUser) await seedSetting(db, SETTING_ADMIN_USER, options.seed.adminUser, now);
   if (options.seed?.slackSigningSecret) await seedSetting(db, SETTING_SLACK_SIGNING_SECRET, options.seed.slackSigningSecret, now);
   const logger = options.logger ?? pino({ level: 'silent' });
@@ -56,7 +59,7 @@ export async function createAppContext(store: StoreDialect, options: ContextOpti
     actors,
     live: new LiveHub(store, logger),
     serverSecret,
-    mode: options.mode ?? 'single-admin',
+    mode,
     leaseMs: options.leaseMs ?? 60_000,
     // set just below: the refresher reads through the context it belongs to
     hierarchies: undefined as unknown as HierarchyRefresher,
@@ -66,6 +69,24 @@ export async function createAppContext(store: StoreDialect, options: ContextOpti
 }
 
 const PROCESS_SECRET = randomBytes(32);
+
+/**
+ * The deployment mode is the store's, so every node and the host CLI agree on it: the first
+ * start records the mode it was given (default single-admin); afterwards a node given another
+ * one refuses to start instead of quietly judging visibility differently from its peers.
+ */
+async function settleDeploymentMode(db: StoreDialect['kysely'], requested: DeploymentMode | undefined, now: string): Promise<DeploymentMode> {
+  await seedSetting(db, SETTING_DEPLOYMENT_MODE, requested ?? 'single-admin', now);
+  const stored = (await getSetting(db, SETTING_DEPLOYMENT_MODE)) as DeploymentMode;
+  if (requested !== undefined && requested !== stored) {
+    throw new WarrantError(
+      'deployment-mode-mismatch',
+      `WARRANT_MODE (or --mode) says ${requested}, but this store's deployment mode is ${stored}, which every node and the host CLI share. Unset WARRANT_MODE, or change the store's mode with \`warrant settings set deployment_mode ${requested}\` and restart every node.`,
+      { details: { requested, stored } },
+    );
+  }
+  return stored;
+}
 
 /** The check value stored for a secret: it shows whether two nodes share one, and derives nothing. */
 export function serverSecretCheck(secret: Buffer): string {

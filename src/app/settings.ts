@@ -7,7 +7,7 @@ import { deleteSetting, getAllSettings, getSetting, setSetting } from '../store/
 import { findUserByKey } from '../store/users-repo.js';
 import type { Executor } from '../store/dialect/dialect.js';
 import { authorize } from './access.js';
-import { SETTING_ADMIN_USER, SETTING_ALLOWED_HOSTS, SETTING_SERVER_SECRET_CHECK, SETTING_SLACK_SIGNING_SECRET } from './bootstrap.js';
+import { DEPLOYMENT_MODES, SETTING_ADMIN_USER, SETTING_ALLOWED_HOSTS, SETTING_DEPLOYMENT_MODE, SETTING_SERVER_SECRET_CHECK, SETTING_SLACK_SIGNING_SECRET } from './bootstrap.js';
 import { callerActor, type Caller } from './caller.js';
 import { DEFAULT_CHECKPOINT_INTERVAL, DEFAULT_KEY_NAME, SETTING_CHECKPOINT_INTERVAL, SETTING_CHECKPOINT_KEY, generateSignerKey, signerFromText } from './checkpoints.js';
 import type { AppContext } from './context.js';
@@ -89,6 +89,21 @@ export const SETTING_DEFINITIONS: readonly SettingDefinition[] = [
       if (!user || user.removedAt) throw invalid(SETTING_ADMIN_USER, `no roster user has the key ${key}; add one with \`warrant users add ${key} --admin\`.`);
       if (!user.isAdmin) throw invalid(SETTING_ADMIN_USER, `${key} is not an admin; make them one first with \`warrant users edit ${key} --admin yes\`.`);
       return key;
+    },
+    show: (stored) => stored,
+    logValue: (stored) => stored,
+  },
+  {
+    key: SETTING_DEPLOYMENT_MODE,
+    description: 'single-admin (one operator) or multi-user (owners see only their own sessions); every node and the host CLI read it from the store',
+    secret: false,
+    defaultText: 'single-admin (recorded at the first start)',
+    settable: true,
+    takesEffect: 'at the next start of each node (a node started with a WARRANT_MODE that disagrees refuses to start)',
+    async parse(input) {
+      const v = input.trim();
+      if (!(DEPLOYMENT_MODES as readonly string[]).includes(v)) throw invalid(SETTING_DEPLOYMENT_MODE, `${JSON.stringify(input)}: write single-admin or multi-user.`);
+      return v;
     },
     show: (stored) => stored,
     logValue: (stored) => stored,

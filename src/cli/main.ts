@@ -54,7 +54,7 @@ export function buildProgram(): Command {
 }
 
 /** Refusals that are the caller's configuration, not a failure: exit code 2 (docs/operations.md). */
-const USAGE_TOKENS = new Set(['invalid-request', 'server-secret-mismatch']);
+const USAGE_TOKENS = new Set(['invalid-request', 'server-secret-mismatch', 'deployment-mode-mismatch']);
 
 /** Maps every failure to one line on stderr and an exit code (docs/api.md: 0 / 1 / 2). */
 export async function main(argv: string[]): Promise<number> {

@@ -73,7 +73,7 @@ export async function runServe(config: Config): Promise<void> {
   const out: string[] = [];
   out.push(`Warrant listening on ${url}`);
   out.push(`Store: ${service.store.label}`);
-  out.push(`Mode: ${config.mode}`);
+  out.push(`Mode: ${service.ctx.mode}`);
   if (fleetKey.created) {
     out.push(`Fleet key created (shown once; also written to ${fleetKey.path}, mode 0600):`);
     out.push(`  ${fleetKey.token}`);

@@ -28,6 +28,7 @@ export const ERROR_STATUS = {
   'parent-owner-mismatch': 409,
   'legacy-parent': 409,
   'admin-already-set': 409,
+  'deployment-mode-mismatch': 409,
   'uncle-link-not-found': 404,
   'uncle-link-reversed': 404,
   'no-parent': 409,

@@ -24,7 +24,7 @@ describeEachDialect('settings (admin)', (t) => {
   it('lists every setting with its default; unknown keys and the server secret check are refused with tokens', async () => {
     const h = t();
     const all = await listSettingViews(h.ctx, admin);
-    expect(all.map((s) => s.key)).toEqual(['admin_user', 'slack_signing_secret', 'slack_workspace_url', 'allowed_hosts', 'checkpoint_key', 'checkpoint_interval', 'auto_archive_after', 'delete_archived_after', 'message_retention', 'message_store_capacity', 'transcripts', 'server_secret_check']);
+    expect(all.map((s) => s.key)).toEqual(['admin_user', 'deployment_mode', 'slack_signing_secret', 'slack_workspace_url', 'allowed_hosts', 'checkpoint_key', 'checkpoint_interval', 'auto_archive_after', 'delete_archived_after', 'message_retention', 'message_store_capacity', 'transcripts', 'server_secret_check']);
     // the store holds a check value of the secret, never the secret
     const check = all.find((s) => s.key === 'server_secret_check')!;
     expect(check).toMatchObject({ isSet: true, settable: false });

@@ -73,6 +73,32 @@ describe('warrant init on a store that already has an admin', () => {
   });
 });
 
+describe('the deployment mode is the store\'s', () => {
+  const cwd = mkdtempSync(join(tmpdir(), 'warrant-mode-'));
+  const dataDir = join(cwd, 'data');
+  afterAll(() => rmSync(cwd, { recursive: true, force: true }));
+
+  it('the first start records it; every later node and the host CLI read it, and one given another mode refuses to start (exit 2)', async () => {
+    const init = await runCli(['init', '--admin', 'mode-admin', '--data-dir', dataDir], { env: { WARRANT_MODE: 'multi-user' } });
+    expect(init.code, init.stderr).toBe(0);
+    // a node with no WARRANT_MODE takes the store's
+    const server = await startServer({ cwd, dataDir });
+    try {
+      expect(server.output()).toContain('Mode: multi-user');
+    } finally {
+      await server.stop();
+    }
+    // a node, or the host CLI, told otherwise refuses, naming both and the fix
+    for (const args of [['serve', '--port', '0', '--data-dir', dataDir], ['users', 'list', '--data-dir', dataDir]]) {
+      const refused = await runCli(args, { env: { WARRANT_MODE: 'single-admin' } });
+      expect(refused.code, `${args[0]}: ${refused.stderr}`).toBe(2);
+      expect(refused.stderr).toContain("WARRANT_MODE (or --mode) says single-admin, but this store's deployment mode is multi-user");
+    }
+    const setting = JSON.parse((await runCli(['settings', 'get', 'deployment_mode', '--json', '--data-dir', dataDir])).stdout);
+    expect(setting).toMatchObject({ setting: { value: 'multi-user' } });
+  });
+});
+
 describe('WARRANT_FLEET_KEY', () => {
   const supplied = `wrt_f_${randomBytes(24).toString('base64url')}`;
   let server: ServerProcess;
