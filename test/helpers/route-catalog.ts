@@ -289,6 +289,7 @@ export const ROUTE_CATALOG: CatalogEntry[] = [
       ['turns', { digest: '0'.repeat(64), length: 1, reliable: true, pasted: false }],
       ['prompts', { turn_id: 1, text: 'matrix', pasted: false, witness_isolation: 'same-uid' }],
       ['close', { turns: 0 }],
+      ['alive', {}],
     ] as const
   ).map(
     ([leaf, body]): CatalogEntry => ({
