@@ -1,4 +1,5 @@
 import type { ColumnType, Generated } from 'kysely';
+import type { PromptReportsTable, RunPromptsTable, SessionRunnersTable, TerminalTurnsTable, TerminalWitnessesTable } from './terminal-tables.js';
 
 /**
  * Kysely table types. Booleans are integers 0/1 and timestamps ISO-8601 UTC text on both
@@ -371,62 +372,6 @@ export interface SessionConversationsTable {
 export interface DeletionLinksTable {
   session_id: number;
   deletion_id: number;
-}
-
-/** 012: what the runner said at attach, per activation (docs/design/terminal-channel.md) */
-export interface SessionRunnersTable {
-  session_id: number;
-  activation: number;
-  tty: number;
-  attached_at: string;
-}
-
-/** 013: the terminal witness (docs/design/terminal-channel.md) */
-export interface TerminalWitnessesTable {
-  session_id: number;
-  activation: number;
-  credential_id: number;
-  user_id: number;
-  minted_at: string;
-  closed_at: string | null;
-  closed_turns: number | null;
-  /** the runner's last heartbeat (…/terminal/alive); null until its first */
-  heard_at: string | null;
-}
-
-export interface TerminalTurnsTable {
-  id: Generated<number>;
-  session_id: number;
-  activation: number;
-  digest: string;
-  length: number;
-  reliable: number;
-  pasted: number;
-  reported_at: string;
-  human_message_id: number | null;
-  consumed_at: string | null;
-}
-
-export interface PromptReportsTable {
-  id: Generated<number>;
-  session_id: number;
-  activation: number;
-  digest: string;
-  length: number;
-  reported_at: string;
-  matched_kind: string | null;
-  matched_inbox_item_id: number | null;
-  matched_turn_id: number | null;
-  matched_at: string | null;
-}
-
-export interface RunPromptsTable {
-  session_id: number;
-  activation: number;
-  human_message_id: number;
-  digest: string;
-  length: number;
-  created_at: string;
 }
 
 export interface Database {
