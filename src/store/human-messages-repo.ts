@@ -118,6 +118,13 @@ export async function humanMessageCounts(db: Executor, sessionIds: readonly numb
   return out;
 }
 
+/** Each message's digest key (hex), for keyed digests of its words (docs/attribution.md). */
+export async function humanMessageDigestKeys(db: Executor, ids: readonly number[]): Promise<Map<number, string>> {
+  if (ids.length === 0) return new Map();
+  const rows = await db.selectFrom('human_messages').select(['id', 'digest_key']).where('id', 'in', [...new Set(ids)]).execute();
+  return new Map(rows.map((r) => [Number(r.id), r.digest_key]));
+}
+
 export async function findHumanMessageById(db: Executor, id: number): Promise<HumanMessageRecord | null> {
   const row = await db
     .selectFrom('human_messages as m')

@@ -157,6 +157,20 @@ export async function findMessagesByInboxItems(db: Executor, itemIds: readonly n
   return rows.map((r) => toRecord(r as Row));
 }
 
+/** Agent messages sent from or to any of `sessionIds`, oldest first (the PROV export's messages). */
+export async function messagesTouchingSessions(db: Executor, sessionIds: readonly number[], limit: number): Promise<MessageRecord[]> {
+  if (sessionIds.length === 0) return [];
+  const ids = [...new Set(sessionIds)];
+  const rows = await db
+    .selectFrom('agent_messages')
+    .selectAll()
+    .where((eb) => eb.or([eb('source_session_id', 'in', ids), eb('target_session_id', 'in', ids)]))
+    .orderBy('seq')
+    .limit(limit)
+    .execute();
+  return rows.map((r) => toRecord(r as Row));
+}
+
 /** Accepted messages whose deadline has come (all, or one target's), oldest deadline first. */
 export async function dueMessages(db: Executor, now: string, options: { targetSessionId?: number; limit: number }): Promise<MessageRecord[]> {
   // the literal lets both planners use the partial in-flight indexes (a bound parameter would not)

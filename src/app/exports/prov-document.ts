@@ -1,17 +1,37 @@
 import type { Caller } from '../caller.js';
-import type { AppContext } from '../context.js';
+import { nowIso, type AppContext } from '../context.js';
 import { getProvenance, type Provenance } from '../lineage/provenance.js';
 import { findSessionsByIds } from '../../store/sessions-repo.js';
+import { humanMessageDigestKeys } from '../../store/human-messages-repo.js';
+import { deletionTimes } from '../../store/deletions-repo.js';
+import { messagesTouchingSessions } from '../../store/messages-repo.js';
+import { effectiveMessageState, type MessageState } from '../../core/message-envelope.js';
+import type { Basis } from '../../core/basis.js';
 import { actorAndCause, actorViews, type ActorView } from '../views.js';
 import { visibilityOf } from '../access.js';
 import { humanRecordOf, type HumanMessageEntry } from '../human-messages/record.js';
 import { keyedDigest } from '../audit.js';
 
+/** One agent message between sessions of the exported hierarchy: its envelope, never its payload. */
+export interface ProvAgentMessage {
+  id: string;
+  conversationRef: string;
+  replyTo: string | null;
+  sourceSessionId: number;
+  sourceBasis: 'authenticated' | 'declared';
+  targetSessionId: number;
+  state: MessageState;
+  terminalReason: string | null;
+  acceptedAt: string;
+  terminalAt: string | null;
+}
+
 /** What the W3C PROV export is built from: the provenance, plus each session's times, cause and digests. */
 export interface ProvSource {
   provenance: Provenance;
-  sessions: Map<number, { createdAt: string; endedAt: string | null; agentRoot: string | null; cause: (ActorView & { basis: string | null }) | null }>;
+  sessions: Map<number, { createdAt: string; endedAt: string | null; agentRoot: string | null; parentBasis: Basis | null; cause: (ActorView & { basis: string | null }) | null }>;
   messages: (HumanMessageEntry & { contentHmac: string })[];
+  agentMessages: ProvAgentMessage[];
   deletions: { sessionId: number; deletedAt: string; humanMessages: number }[];
 }
 
@@ -34,6 +54,7 @@ export async function provSource(ctx: AppContext, caller: Caller, ref: string | 
           createdAt: r.createdAt,
           endedAt: ENDED.has(r.status) ? r.updatedAt : null,
           agentRoot: r.agentRoot,
+          parentBasis: r.parentBasis,
           cause: cause === null ? null : { ...cause, basis: r.causeBasis },
         },
       ] as const;
@@ -44,17 +65,32 @@ export async function provSource(ctx: AppContext, caller: Caller, ref: string | 
   let cursor: string | null = null;
   do {
     const page = await humanRecordOf(ctx, provenance.hierarchy, { cursor, limit: 200 });
-    const keys = new Map(
-      (page.entries.length === 0 ? [] : await db.selectFrom('human_messages').select(['id', 'digest_key']).where('id', 'in', page.entries.map((e) => e.id)).execute()).map((r) => [Number(r.id), r.digest_key]),
-    );
+    const keys = await humanMessageDigestKeys(db, page.entries.map((e) => e.id));
     for (const e of page.entries) messages.push({ ...e, contentHmac: keyedDigest(Buffer.from(keys.get(e.id)!, 'hex'), e.content) });
     cursor = page.nextCursor;
   } while (cursor && messages.length < MAX_MESSAGES);
-  const deletions: ProvSource['deletions'] = [];
-  for (const gap of provenance.humanMessages.gaps) {
-    if (gap.kind !== 'deleted-session' || gap.deletedSessionId === undefined) continue;
-    const row = await db.selectFrom('session_deletions').select('deleted_at').where('session_id', '=', gap.deletedSessionId).executeTakeFirst();
-    if (row) deletions.push({ sessionId: gap.deletedSessionId, deletedAt: row.deleted_at, humanMessages: gap.humanMessages ?? 0 });
-  }
-  return { provenance, sessions, messages, deletions };
+  // agent messages between sessions of the hierarchy: envelopes only (the payload is the parties' to read)
+  const inTree = new Set(ids);
+  const now = nowIso(ctx);
+  const agentMessages = (await messagesTouchingSessions(db, ids, MAX_MESSAGES))
+    .filter((m) => inTree.has(m.sourceSessionId) && inTree.has(m.targetSessionId))
+    .map((m): ProvAgentMessage => {
+      const seen = effectiveMessageState(m, now);
+      return {
+        id: m.id,
+        conversationRef: m.conversationRef,
+        replyTo: m.replyTo,
+        sourceSessionId: m.sourceSessionId,
+        sourceBasis: m.sourceBasis,
+        targetSessionId: m.targetSessionId,
+        state: seen.state,
+        terminalReason: m.terminalReason,
+        acceptedAt: m.acceptedAt,
+        terminalAt: seen.terminalAt,
+      };
+    });
+  const deletedIds = provenance.humanMessages.gaps.flatMap((g) => (g.kind === 'deleted-session' && g.deletedSessionId !== undefined ? [{ id: g.deletedSessionId, n: g.humanMessages ?? 0 }] : []));
+  const times = await deletionTimes(db, deletedIds.map((d) => d.id));
+  const deletions = deletedIds.flatMap((d) => (times.has(d.id) ? [{ sessionId: d.id, deletedAt: times.get(d.id)!, humanMessages: d.n }] : []));
+  return { provenance, sessions, messages, agentMessages, deletions };
 }
