@@ -21,6 +21,17 @@ import { registerCheckCommand, registerProvenanceCommand } from './commands/prov
 import { registerMessageCommands } from './commands/messages.js';
 import { registerConversationCommands } from './commands/conversations.js';
 
+/** What every command that talks to a server reads from the environment (docs/api.md). */
+const ENVIRONMENT_HELP = `
+Environment:
+  WARRANT_URL            the server (default http://127.0.0.1:7420)
+  WARRANT_TOKEN          your credential: a human token (wrt_h_…), the fleet key or an integration token
+  WARRANT_SESSION_TOKEN  inside an agent session: that session's own token (set by \`warrant run\`)
+  WARRANT_DATA_DIR       serve and the host commands: the data directory (default ./.warrant)
+  WARRANT_OUTPUT         plain or markdown: how renderings print (default: plain on a terminal, markdown when piped)
+  serve also reads WARRANT_HOST, WARRANT_PORT, DATABASE_URL, WARRANT_MODE and more (docs/operations.md)
+`;
+
 export function buildProgram(): Command {
   const program = new Command('warrant')
     .description('Warrant: the provenance ledger and control plane for fleets of AI agent sessions.')
@@ -28,7 +39,8 @@ export function buildProgram(): Command {
     .showHelpAfterError('(add --help for usage)')
     .enablePositionalOptions()
     .exitOverride()
-    .configureOutput({ writeErr: (s) => process.stderr.write(s) });
+    .configureOutput({ writeErr: (s) => process.stderr.write(s) })
+    .addHelpText('after', ENVIRONMENT_HELP);
   registerServerCommands(program);
   registerSessionCommands(program);
   registerUserCommands(program);

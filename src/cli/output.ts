@@ -1,3 +1,5 @@
+import { markdownToPlainText } from '../render/plain-text.js';
+
 /** Exit codes (docs/api.md): 0 success, 1 failure, 2 usage. `warrant check` adds 3–5. */
 export const EXIT_OK = 0;
 export const EXIT_FAILURE = 1;
@@ -25,4 +27,14 @@ export function printJson(value: unknown): void {
 
 export function printText(text: string): void {
   process.stdout.write(text.endsWith('\n') ? text : text + '\n');
+}
+
+/**
+ * A server markdown rendering: plain text when stdout is a terminal (no markdown escapes, no
+ * markers), the markdown itself when piped, so scripts and `> file.md` keep the exact rendering.
+ * `WARRANT_OUTPUT=markdown|plain` overrides the guess.
+ */
+export function printMarkdown(markdown: string, env: NodeJS.ProcessEnv = process.env): void {
+  const wanted = env.WARRANT_OUTPUT === 'plain' || env.WARRANT_OUTPUT === 'markdown' ? env.WARRANT_OUTPUT : process.stdout.isTTY ? 'plain' : 'markdown';
+  printText(wanted === 'plain' ? markdownToPlainText(markdown) : markdown);
 }

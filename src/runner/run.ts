@@ -150,6 +150,8 @@ export async function runUnderSession(options: RunOptions): Promise<number> {
   }
   const launcher = new ApiClient({ baseUrl: options.baseUrl, token: credential.token });
   const identity = await openSession(options, launcher, credential.kind, provider);
+  // say which session this run is, so the person at the terminal can look it up or resume it
+  options.log(`warrant run: ${options.session ? 'attached to' : 'created'} session #${identity.sessionId} (${identity.sessionUid}); \`warrant sessions show ${identity.sessionId}\` reads it`);
   const self = new ApiClient({ baseUrl: options.baseUrl, token: identity.sessionToken });
   const report = async (sessionId: number, body: Record<string, unknown>): Promise<void> => {
     try {

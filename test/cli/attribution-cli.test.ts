@@ -153,7 +153,7 @@ describeEachDialect('the attribution CLI', (t) => {
       expect(events.code).toBe(0);
       expect(events.stdout).toContain(`## Timeline of #${s.id}`);
       expect(events.stdout).toContain(`**starred** — by ${key} (${key}) — authenticated; for ${key} (${key}) — authenticated`);
-      const del = await runCli(['delete', String(s.id)], { env });
+      const del = await runCli(['delete', String(s.id), '--yes'], { env });
       expect(del.code).toBe(0);
       const list = await runCli(['deletions', 'list', '--uid', s.uid, '--json'], { env });
       expect(JSON.parse(list.stdout).deletions).toEqual([expect.objectContaining({ session_uid: s.uid, via: 'cli', actor: expect.objectContaining({ kind: 'human', ref: key }) })]);

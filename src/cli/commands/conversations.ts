@@ -1,8 +1,8 @@
 import type { Command } from 'commander';
 import { BACKFILL_OUTCOMES, type BackfillOutcome } from '../../core/transcript-frames.js';
-import { ApiClient, ApiError, clientOptionsFromEnv } from '../api-client.js';
+import { ApiClient, ApiError, clientOptionsFromEnv, refPath } from '../api-client.js';
 import { claudeConfigDir, listTranscripts, scanTranscript } from '../claude-transcripts.js';
-import { CliExit, EXIT_FAILURE, printJson, printText } from '../output.js';
+import { CliExit, EXIT_FAILURE, printJson, printMarkdown, printText } from '../output.js';
 import { ProgressBar } from '../progress.js';
 
 /**
@@ -116,6 +116,16 @@ function reportText(r: BackfillReport): string {
 
 export function registerConversationCommands(program: Command): void {
   const conversations = program.command('conversations').description('provider conversation history');
+  conversations
+    .command('list <ref>')
+    .description("a session's provider conversations, current first, then the most recently observed (observed or estimated, and who reported them)")
+    .option('--json', 'print JSON (the REST payload)')
+    .action(async (ref: string, opts: { json?: boolean }) => {
+      const client = new ApiClient(clientOptionsFromEnv(process.env));
+      const url = `/api/v1/sessions/${refPath(ref)}/conversations`;
+      if (opts.json) return printJson(await client.json('GET', url));
+      printMarkdown(await client.text('GET', `${url}?format=markdown`));
+    });
   conversations
     .command('backfill')
     .description(

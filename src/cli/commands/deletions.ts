@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { ApiClient, clientOptionsFromEnv } from '../api-client.js';
-import { printJson, printText } from '../output.js';
+import { printJson, printText, printMarkdown } from '../output.js';
 
 /** `warrant deletions list`: the deletion records (docs/attribution.md), from the server. */
 export function registerDeletionCommands(program: Command): void {
@@ -26,6 +26,6 @@ export function registerDeletionCommands(program: Command): void {
       const client = new ApiClient(clientOptionsFromEnv(process.env));
       if (opts.json) return printJson(await client.json('GET', `/api/v1/session_deletions?${qs}`));
       qs.set('format', 'markdown');
-      printText(await client.text('GET', `/api/v1/session_deletions?${qs}`));
+      printMarkdown(await client.text('GET', `/api/v1/session_deletions?${qs}`));
     });
 }

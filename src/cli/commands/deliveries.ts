@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { ApiClient, clientOptionsFromEnv, refPath } from '../api-client.js';
-import { CliExit, EXIT_USAGE, printJson, printText } from '../output.js';
+import { CliExit, EXIT_USAGE, printJson, printText, printMarkdown } from '../output.js';
 
 function client(): ApiClient {
   return new ApiClient(clientOptionsFromEnv(process.env));
@@ -40,7 +40,7 @@ export function registerDeliveryCommands(program: Command): void {
         const body = { content: await textOf(words), ...actingBody(opts) };
         const url = `/api/v1/sessions/${refPath(ref)}/${path}`;
         if (opts.json) return printJson(await client().json('POST', url, body));
-        printText(await client().text('POST', `${url}?format=markdown`, body));
+        printMarkdown(await client().text('POST', `${url}?format=markdown`, body));
       });
 
   newItem('follow-up', 'follow_up', "deliver a follow-up: the session's next user turn");
@@ -57,7 +57,7 @@ export function registerDeliveryCommands(program: Command): void {
       const url = opts.message !== undefined ? `/api/v1/sessions/${refPath(ref)}/enqueued_messages/${encodeURIComponent(opts.message)}/interrupt` : `/api/v1/sessions/${refPath(ref)}/interrupt`;
       const body = opts.message !== undefined ? actingBody(opts) : { content: await textOf(words), ...actingBody(opts) };
       if (opts.json) return printJson(await client().json('POST', url, body));
-      printText(await client().text('POST', `${url}?format=markdown`, body));
+      printMarkdown(await client().text('POST', `${url}?format=markdown`, body));
     });
 
   const enqueued = program.command('enqueued').description("a session's queue of enqueued messages");
@@ -74,7 +74,7 @@ export function registerDeliveryCommands(program: Command): void {
       const url = `/api/v1/sessions/${refPath(ref)}/enqueued_messages`;
       if (opts.json) return printJson(await client().json('GET', `${url}?${qs}`));
       qs.set('format', 'markdown');
-      printText(await client().text('GET', `${url}?${qs}`));
+      printMarkdown(await client().text('GET', `${url}?${qs}`));
     });
   for (const [name, method, suffix, description] of [
     ['send-now', 'POST', '/send_now', 'send a queued message now (the next turn)'],
@@ -92,7 +92,7 @@ export function registerDeliveryCommands(program: Command): void {
         const body = method === 'POST' ? actingBody(opts) : undefined;
         if (opts.json) return printJson(await client().json(method, `${url}?${qs}`, body));
         qs.set('format', 'markdown');
-        printText(await client().text(method, `${url}?${qs}`, body));
+        printMarkdown(await client().text(method, `${url}?${qs}`, body));
       });
   }
 
@@ -118,7 +118,7 @@ export function registerDeliveryCommands(program: Command): void {
       const url = `/api/v1/inbox/${item}/resend`;
       const body = actingBody(opts);
       if (opts.json) return printJson(await client().json('POST', url, body));
-      printText(await client().text('POST', `${url}?format=markdown`, body));
+      printMarkdown(await client().text('POST', `${url}?format=markdown`, body));
     });
 
   const inbox = program.command('inbox').description("a session's inbox");
@@ -127,14 +127,18 @@ export function registerDeliveryCommands(program: Command): void {
     .description('what is waiting for the session (lists; changes nothing)')
     .option('--all', 'every state, delivered and withdrawn included')
     .option('--state <states>', 'comma-separated states (pending, leased, written, undelivered, delivered, withdrawn, expired, retired)')
+    .option('--limit <n>', 'page size (≤ 200)')
+    .option('--cursor <cursor>', 'the next page')
     .option('--json', 'print JSON')
-    .action(async (ref: string, opts: { all?: boolean; state?: string; json?: boolean }) => {
+    .action(async (ref: string, opts: { all?: boolean; state?: string; limit?: string; cursor?: string; json?: boolean }) => {
       const qs = new URLSearchParams();
       if (opts.all) qs.set('state', 'all');
       else if (opts.state) qs.set('state', opts.state);
+      if (opts.limit) qs.set('limit', opts.limit);
+      if (opts.cursor) qs.set('cursor', opts.cursor);
       const url = `/api/v1/sessions/${refPath(ref)}/inbox`;
       if (opts.json) return printJson(await client().json('GET', `${url}?${qs}`));
       qs.set('format', 'markdown');
-      printText(await client().text('GET', `${url}?${qs}`));
+      printMarkdown(await client().text('GET', `${url}?${qs}`));
     });
 }

@@ -2,7 +2,7 @@ import { createWriteStream } from 'node:fs';
 import { once } from 'node:events';
 import type { Command } from 'commander';
 import { ApiClient, ApiError, clientOptionsFromEnv } from '../api-client.js';
-import { CliExit, EXIT_FAILURE, printJson, printText } from '../output.js';
+import { CliExit, EXIT_FAILURE, printJson, printText, printMarkdown } from '../output.js';
 import { ProgressBar } from '../progress.js';
 import { storeFlags, withStore, type StoreFlags } from '../store-access.js';
 
@@ -45,7 +45,7 @@ export function registerMessageCommands(program: Command): void {
       if (opts.actingSession !== undefined) body.acting_session_id = opts.actingSession;
       try {
         if (opts.json) return printJson(await client().json('POST', '/api/v1/messages', body));
-        printText(await client().text('POST', '/api/v1/messages?format=markdown', body));
+        printMarkdown(await client().text('POST', '/api/v1/messages?format=markdown', body));
       } catch (error) {
         if (!(error instanceof ApiError)) throw error;
         const action = typeof error.body.action === 'string' ? `\naction: ${error.body.action}` : '';
@@ -60,7 +60,7 @@ export function registerMessageCommands(program: Command): void {
     .action(async (id: string, opts: { json?: boolean }) => {
       const url = `/api/v1/messages/${encodeURIComponent(id)}`;
       if (opts.json) return printJson(await client().json('GET', url));
-      printText(await client().text('GET', `${url}?format=markdown`));
+      printMarkdown(await client().text('GET', `${url}?format=markdown`));
     });
 
   const messages = program.command('messages').description('the message history (admin: opens the store directly)');

@@ -1,6 +1,6 @@
 import { Option, type Command } from 'commander';
 import { ApiClient, clientOptionsFromEnv, refPath } from '../api-client.js';
-import { CliExit, printJson, printText } from '../output.js';
+import { CliExit, printJson, printText, printMarkdown } from '../output.js';
 
 /** `warrant provenance <ref>`: the server's provenance rendering (the same as MCP's). */
 export function registerProvenanceCommand(program: Command): void {
@@ -8,13 +8,19 @@ export function registerProvenanceCommand(program: Command): void {
     .command('provenance <ref>')
     .description("a session's provenance: its hierarchy (and, with the human-message record, what humans asked)")
     .addOption(new Option('--format <format>', 'markdown, json or prov-json (W3C PROV-JSON)').choices(['markdown', 'json', 'prov-json']).default('markdown'))
+    .option('--limit <n>', 'human messages per page (≤ 200; newest first)')
+    .option('--cursor <cursor>', 'the next page of human messages (next_cursor)')
     .option('--json', 'print JSON (same as --format json)')
-    .action(async (ref: string, opts: { format: 'markdown' | 'json' | 'prov-json'; json?: boolean }) => {
+    .action(async (ref: string, opts: { format: 'markdown' | 'json' | 'prov-json'; limit?: string; cursor?: string; json?: boolean }) => {
       const client = new ApiClient(clientOptionsFromEnv(process.env));
       const path = `/api/v1/sessions/${refPath(ref)}/provenance`;
       if (opts.format === 'prov-json') return printJson(await client.json('GET', `${path}?format=prov-json`));
-      if (opts.json || opts.format === 'json') return printJson(await client.json('GET', path));
-      printText(await client.text('GET', `${path}?format=markdown`));
+      const qs = new URLSearchParams();
+      if (opts.limit) qs.set('limit', opts.limit);
+      if (opts.cursor) qs.set('cursor', opts.cursor);
+      if (opts.json || opts.format === 'json') return printJson(await client.json('GET', `${path}?${qs}`));
+      qs.set('format', 'markdown');
+      printMarkdown(await client.text('GET', `${path}?${qs}`));
     });
 }
 
@@ -31,7 +37,7 @@ export function registerCheckCommand(program: Command): void {
       const path = `/api/v1/sessions/${refPath(ref)}/warrant`;
       const verdict = await client.json<{ answer: keyof typeof CHECK_EXIT_CODES }>('GET', path);
       if (opts.json) printJson(verdict);
-      else printText(await client.text('GET', `${path}?format=markdown`));
+      else printMarkdown(await client.text('GET', `${path}?format=markdown`));
       const code = CHECK_EXIT_CODES[verdict.answer];
       if (code !== 0) throw new CliExit(code);
     });

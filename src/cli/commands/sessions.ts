@@ -1,6 +1,19 @@
 import type { Command } from 'commander';
 import { ApiClient, clientOptionsFromEnv, refPath } from '../api-client.js';
-import { printJson, printText } from '../output.js';
+import { createInterface } from 'node:readline/promises';
+import { CliExit, EXIT_FAILURE, EXIT_USAGE, printJson, printMarkdown, printText } from '../output.js';
+
+/** Asks on the terminal before a deletion; without a terminal to ask on, `--yes` is required. */
+async function confirmDeletion(ref: string): Promise<void> {
+  if (!process.stdin.isTTY) throw new CliExit(EXIT_USAGE, `error: confirmation-required: deleting session ${ref} cannot be undone; pass --yes to delete without a terminal to confirm on.`);
+  const rl = createInterface({ input: process.stdin, output: process.stderr });
+  try {
+    const answer = await rl.question(`Delete session ${ref}? Its events and human messages go; a deletion record stays. [y/N] `);
+    if (!/^y(es)?$/i.test(answer.trim())) throw new CliExit(EXIT_FAILURE, 'Not deleted.');
+  } finally {
+    rl.close();
+  }
+}
 
 function client(): ApiClient {
   return new ApiClient(clientOptionsFromEnv(process.env));
@@ -32,7 +45,7 @@ export function registerSessionCommands(program: Command): void {
       if (opts.cursor) qs.set('cursor', opts.cursor);
       if (opts.json) return printJson(await client().json('GET', `/api/v1/sessions?${qs}`));
       qs.set('format', 'markdown');
-      printText(await client().text('GET', `/api/v1/sessions?${qs}`));
+      printMarkdown(await client().text('GET', `/api/v1/sessions?${qs}`));
     });
 
   sessions
@@ -89,7 +102,7 @@ export function registerSessionCommands(program: Command): void {
     .option('--json', 'print JSON (the REST payload)')
     .action(async (ref: string, opts: { json?: boolean }) => {
       if (opts.json) return printJson(await client().json('GET', `/api/v1/sessions/${refPath(ref)}`));
-      printText(await client().text('GET', `/api/v1/sessions/${refPath(ref)}?format=markdown`));
+      printMarkdown(await client().text('GET', `/api/v1/sessions/${refPath(ref)}?format=markdown`));
     });
 
   sessions
@@ -98,7 +111,7 @@ export function registerSessionCommands(program: Command): void {
     .option('--json', 'print JSON (the session_hierarchy shape)')
     .action(async (ref: string, opts: { json?: boolean }) => {
       if (opts.json) return printJson(await client().json('GET', `/api/v1/sessions/${refPath(ref)}/hierarchy`));
-      printText(await client().text('GET', `/api/v1/sessions/${refPath(ref)}/hierarchy?format=markdown`));
+      printMarkdown(await client().text('GET', `/api/v1/sessions/${refPath(ref)}/hierarchy?format=markdown`));
     });
 
   sessions
@@ -113,7 +126,7 @@ export function registerSessionCommands(program: Command): void {
       if (opts.cursor) qs.set('cursor', opts.cursor);
       if (opts.json) return printJson(await client().json('GET', `/api/v1/sessions/${refPath(ref)}/events?${qs}`));
       qs.set('format', 'markdown');
-      printText(await client().text('GET', `/api/v1/sessions/${refPath(ref)}/events?${qs}`));
+      printMarkdown(await client().text('GET', `/api/v1/sessions/${refPath(ref)}/events?${qs}`));
     });
 
   for (const act of ['archive', 'unarchive', 'resume', 'stop'] as const) {
@@ -138,9 +151,11 @@ export function registerSessionCommands(program: Command): void {
 
   program
     .command('delete <ref>')
-    .description('delete a session (writes a deletion record; humans and admins only)')
+    .description('delete a session (writes a deletion record; humans and admins only); asks first unless --yes')
+    .option('-y, --yes', 'delete without asking (required when stdin is not a terminal)')
     .option('--json', 'print JSON')
-    .action(async (ref: string, opts: { json?: boolean }) => {
+    .action(async (ref: string, opts: { yes?: boolean; json?: boolean }) => {
+      if (!opts.yes) await confirmDeletion(ref);
       const r = await client().json<{ deletion: { session_id: number; affected: unknown[] } }>('DELETE', `/api/v1/sessions/${refPath(ref)}`);
       if (opts.json) return printJson(r);
       printText(`Deleted session #${r.deletion.session_id}; the deletion record lists ${r.deletion.affected.length} affected item(s).`);
