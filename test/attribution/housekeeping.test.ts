@@ -7,7 +7,7 @@ import { describeEachDialect, ManualClock, type Harness } from '../helpers/harne
 import { eventsOf, expectAttribution, onlyEvent, system } from '../helpers/events.js';
 
 /**
- * spec 04: "Housekeeping (automatic archive of idle sessions, retention jobs) is `system` as
+ * docs/design/attribution.md: "Housekeeping (automatic archive of idle sessions, retention jobs) is `system` as
  * both actor and cause." Both jobs are off until their setting is set.
  */
 const clock = new ManualClock();

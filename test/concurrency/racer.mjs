@@ -1,4 +1,4 @@
-// A racer process for the SQLite concurrency tests (spec 07: "Concurrency tests on SQLite use
+// A racer process for the SQLite concurrency tests (docs/design/quality.md: "Concurrency tests on SQLite use
 // two processes: Kysely's SQLite driver serializes one connection in-process, so an in-process
 // barrier would deadlock rather than race"). It opens the same SQLite file as the test through
 // the built app (`npm run build` first), and takes orders on stdin, one JSON line each:

@@ -8,7 +8,7 @@ import { cli, listen } from '../helpers/cli.js';
 const schema = JSON.parse(readFileSync(join(import.meta.dirname, '../fixtures/prov-json.schema.json'), 'utf8'));
 const validate = new (Ajv as unknown as typeof Ajv.default)({ allErrors: true, strict: false }).compile(schema);
 
-describeEachDialect('W3C PROV-JSON export (spec 08)', (t) => {
+describeEachDialect('W3C PROV-JSON export (docs/integrations.md)', (t) => {
   it('validates against the PROV-JSON schema and round-trips the hierarchy: same sessions, same spawn and uncle edges', async () => {
     const h = t();
     const { token } = await h.human(uniqueKey('prov'), { displayName: 'Prov Person' });

@@ -7,14 +7,14 @@ import { describeEachDialect, ManualClock, uniqueKey, type Harness } from '../he
 import { eventsOf, liveSession } from '../helpers/lineage.js';
 import { reportConversation, storeSnapshot } from '../helpers/messages.js';
 
-/** spec 05 "Provider conversation history". */
+/** docs/design/messages.md "Provider conversation history". */
 const clock = new ManualClock();
 const conversations = async (h: Harness, id: number, token = h.fleetKey) => (await h.request('GET', `/api/v1/sessions/${id}/conversations`, { token })).body.conversations;
 const rowsOf = async (h: Harness, id: number) => h.store.kysely.selectFrom('session_conversations').selectAll().where('session_id', '=', id).orderBy('id').execute();
 const estimate = (h: Harness, token: string, body: Record<string, unknown>) => h.request('POST', '/api/v1/conversations/estimated', { token, body: { provider: 'claude-code', ...body } });
 
 describeEachDialect(
-  'provider conversation history (spec 05)',
+  'provider conversation history (docs/design/messages.md)',
   (t) => {
     it('a committed binding appends one row, runtime-reported with a session token and declared with a fleet key; re-observing appends nothing; moving keeps the one it left', async () => {
       const h = t();
