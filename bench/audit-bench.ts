@@ -1,6 +1,6 @@
 /**
- * The audit rows of the benchmark (docs/design/quality.md "audit chain: cost of chaining on a write ≤ 20 %
- * added latency; `verify` ≥ 200,000 entries/s"), on an opened store.
+ * The audit rows of the benchmark (docs/design/quality.md: chaining adds ≤ 20 % to a write's latency;
+ * `verify` reads ≥ 200,000 entries/s), on an opened store.
  *
  * `runAuditBench(ctx, {dialect})` returns rows `{workload, dialect, figures, target, pass}`
  * for bench/run.ts; `npx tsx bench/audit-bench.ts` runs it on a throwaway SQLite file and a

@@ -4,7 +4,7 @@ import { changeSetting, getSettingView, listSettingViews } from '../../src/app/s
 import { auditPage } from '../../src/store/audit-repo.js';
 import { describeEachDialect, uniqueKey, type Harness } from '../helpers/harness.js';
 
-/** docs/design/sessions.md "Settings that every node must agree on live in the store"; docs/design/surfaces.md `warrant settings get|set`. */
+/** docs/design/sessions.md: settings every node must agree on live in the store; `warrant settings get|set` (docs/design/surfaces.md). */
 const admin = systemCaller('cli');
 
 async function settingEntries(h: Harness, key: string) {

@@ -99,7 +99,7 @@ const CAUSES: Partial<Record<MessageRefusalToken, { touches: string[]; apply: (f
 
 const overlaps = (a: string[], b: string[]) => a.some((x) => b.some((y) => x === y || x.startsWith(`${y}.`) || y.startsWith(`${x}.`)));
 
-describe('the refusal table\'s order (docs/design/messages.md "when several apply, the first in this table wins")', () => {
+describe('the refusal table\'s order (docs/design/messages.md: when several apply, the first in the table wins)', () => {
   const tokens = MESSAGE_REFUSAL_ORDER.filter((t) => CAUSES[t]);
 
   it('the base reply is accepted, with the original\'s deadline and conversation', () => {

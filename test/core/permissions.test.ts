@@ -29,7 +29,7 @@ describe("docs/design/sessions.md's who-may-do-what table as data", () => {
       expect([PERMISSIONS[act as keyof typeof PERMISSIONS].fleet, PERMISSIONS[act as keyof typeof PERMISSIONS].session, PERMISSIONS[act as keyof typeof PERMISSIONS].human, PERMISSIONS[act as keyof typeof PERMISSIONS].client, PERMISSIONS[act as keyof typeof PERMISSIONS].admin], act).toEqual(row);
     }
   });
-  it('matches the spec rows that are easy to get wrong', () => {
+  it('matches the table rows that are easy to get wrong', () => {
     expect(PERMISSIONS.attach.session).toBe('no');
     expect(PERMISSIONS.attach.client).toBe('no');
     expect(PERMISSIONS['patch-parent'].fleet).toBe('no');

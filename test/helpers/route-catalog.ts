@@ -169,7 +169,8 @@ export const ROUTE_CATALOG: CatalogEntry[] = [
     targeted: true,
     call: rest('POST', (id) => `/api/v1/sessions/${id}/children`, (id) => ({ origin: 'subagent', provider: 'claude-code', conversation_id: `matrix-agent-${id}`, agent_root: 'Explore' })),
   },
-  // docs/design/messages.md: agent messages (send-message: session tokens yes, fleet only as a declared acting session — the matrix sends without one — humans, clients, admins no)
+  // docs/design/messages.md: agent messages (send-message: session tokens yes, fleet only as a declared acting session —
+  // the matrix sends without one — humans, clients, admins no)
   { name: 'POST /messages', covers: `POST ${API}/messages`, act: 'send-message', targeted: true, call: rest('POST', () => '/api/v1/messages', (id) => ({ to: id, payload: 'matrix' })) },
   { name: 'mcp send_message', covers: 'mcp send_message', act: 'send-message', targeted: true, call: mcp('send_message', (id) => ({ to: id, payload: 'matrix via mcp' })) },
   {

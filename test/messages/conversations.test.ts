@@ -107,7 +107,7 @@ describeEachDialect(
       await reportConversation(h, leaf.session_token, leaf.session.id, 'c-leaf');
       const created = (await h.create(h.fleetKey, { title: 'born bound', provider: 'claude-code', provider_conversation: 'c-born' })).session;
       expect((await rowsOf(h, created.id)).map((r) => [r.conversation_id, r.source, r.title])).toEqual([['c-born', 'declared', 'born bound']]);
-      // a session token creating a child already bound reports with its token: runtime-reported (the spec's rule is the credential)
+      // a session token creating a child already bound reports with its token: runtime-reported (docs/design/messages.md: the credential decides)
       const child = (await h.create(leaf.session_token, { title: 'child bound', provider: 'claude-code', provider_conversation: 'c-child' })).session;
       expect((await rowsOf(h, child.id)).map((r) => r.source)).toEqual(['runtime-reported']);
 

@@ -25,7 +25,7 @@ async function reattach(h: Harness, s: Live): Promise<Live> {
 describeEachDialect(
   'agent message refusals, one per token (docs/design/messages.md)',
   (t) => {
-    it('the table is the spec\'s, in its order', () => {
+    it('the table is docs/design/messages.md\'s, in its order', () => {
       expect(MESSAGE_REFUSAL_ORDER).toEqual([
         'envelope-invalid',
         'ref-content-mismatch',
