@@ -1,6 +1,6 @@
 /**
- * The audit rows of the benchmark (spec 07 "audit chain: cost of chaining on a write ≤ 20 %
- * added latency; `verify` ≥ 200,000 entries/s"), on an opened store.
+ * The audit rows of the benchmark (docs/design/quality.md: chaining adds ≤ 20 % to a write's latency;
+ * `verify` reads ≥ 200,000 entries/s), on an opened store.
  *
  * `runAuditBench(ctx, {dialect})` returns rows `{workload, dialect, figures, target, pass}`
  * for bench/run.ts; `npx tsx bench/audit-bench.ts` runs it on a throwaway SQLite file and a
@@ -178,7 +178,7 @@ async function verifyThroughput(ctx: AppContext, options: AuditBenchOptions): Pr
   };
 }
 
-/** The audit rows of spec 07 on one opened store (which it writes to: use a throwaway one). */
+/** The audit rows of docs/design/quality.md on one opened store (which it writes to: use a throwaway one). */
 export async function runAuditBench(ctx: AppContext, options: AuditBenchOptions): Promise<BenchRow[]> {
   return [await chainingCost(ctx, options), await verifyThroughput(ctx, options)];
 }
@@ -190,7 +190,7 @@ async function main(): Promise<void> {
   const verifyEntries = flag('--entries', 200_000);
   const rows: BenchRow[] = [];
   for (const dialect of dialectsFromArgs()) {
-    // one bar per phase, on a TTY only (spec 06)
+    // one bar per phase, on a TTY only (docs/design/surfaces.md)
     let bar: ProgressBar | null = null;
     let phase = '';
     let last = { done: 0, total: 0 };

@@ -17,7 +17,7 @@ export interface BenchEnv {
 }
 
 export interface BenchOptions {
-  /** fleet size for the main figures (spec 07: 100,000 by default) */
+  /** fleet size for the main figures (docs/design/quality.md: 100,000 by default) */
   sessions: number;
   /** sizes the fleet grows through on the way, for "read cost at …" rows */
   scaleSizes: number[];
@@ -30,7 +30,7 @@ export interface BenchOptions {
 }
 
 /**
- * One row of the printed table. `ratio` is measured side by side in the same run (spec 07:
+ * One row of the printed table. `ratio` is measured side by side in the same run (docs/design/quality.md:
  * absolute times are noisy on shared machines; quote medians and the ratios).
  */
 export interface BenchRow {
@@ -84,7 +84,7 @@ export const ms = (v: number): string => (v < 10 ? `${v.toFixed(2)} ms` : `${v.t
 export const ratio = (v: number): string => `${v.toFixed(1)}×`;
 export const count = (v: number): string => v.toLocaleString('en-US');
 
-/** A progress line on a TTY; silent in pipes (spec 06). */
+/** A progress line on a TTY; silent in pipes (docs/design/surfaces.md). */
 export class Progress {
   private readonly tty = !!process.stderr.isTTY;
   update(label: string, done: number, total: number): void {

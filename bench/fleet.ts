@@ -49,7 +49,7 @@ const BATCH = 1000;
 const BASE_TIME = Date.parse('2026-01-01T00:00:00.000Z');
 
 /**
- * The synthetic fleet of spec 07, seeded and deterministic: triggers spawn routers, routers
+ * The synthetic fleet of docs/design/quality.md, seeded and deterministic: triggers spawn routers, routers
  * spawn 1–8 workers, workers 0–3 helpers; ~5 % of sessions get an uncle edge from another
  * hierarchy; ~10 % name their parent only by the legacy key (by id or by uid); ~10 % carry
  * a 100 KB transcript. Loaded with bulk inserts straight through the store (not REST), and
@@ -144,7 +144,7 @@ export class SyntheticFleet {
         let parentBasis: string | null = s.parentId === null ? null : this.random() < 0.5 ? 'authenticated' : 'declared';
         let metadata = '{}';
         if (s.parentId !== null && this.random() < 0.1) {
-          // the legacy key only: derived at read time, never copied into the column (spec 02)
+          // the legacy key only: derived at read time, never copied into the column (docs/design/lineage.md)
           parentSessionId = null;
           parentBasis = 'legacy';
           metadata = JSON.stringify({ router_session_id: this.random() < 0.5 ? String(s.parentId) : uidFor(this.seed, s.parentId) });

@@ -123,7 +123,7 @@ export const lineageBench: BenchModule = {
     for (const id of ladder[layers - 1]!.slice(1)) uncleRows.push({ session_id: junior!, uncle_session_id: id, source: 'mcp.follow_up', basis: 'authenticated', recorded_by_actor_id: null, created_at: new Date().toISOString() });
     for (let i = 0; i < uncleRows.length; i += 1000) await db.insertInto('session_uncles').values(uncleRows.slice(i, i + 1000)).execute();
     const [actor] = await env.fleet.append([{ parentId: null, agentRoot: 'router', title: 'the acting session' }]);
-    // the real writer, as a delivery by the acting session calls it (spec 02 "Who writes one")
+    // the real writer, as a delivery by the acting session calls it (docs/design/lineage.md "Who writes one")
     const actorId = await ensureActor(db, env.ctx.actors, { kind: 'session', sessionId: actor! }, new Date().toISOString());
     const request: UncleEdgeRequest = {
       actingSessionId: actor!,
@@ -209,7 +209,7 @@ export const lineageBench: BenchModule = {
   },
 };
 
-/** Read cost by fleet size, from the rows `atSize` produced (spec 07: it must stay flat). */
+/** Read cost by fleet size, from the rows `atSize` produced (docs/design/quality.md: it must stay flat). */
 export function scaleSummary(rows: readonly BenchRow[]): BenchRow[] {
   const out: BenchRow[] = [];
   for (const dialect of ['sqlite', 'postgres'] as const) {

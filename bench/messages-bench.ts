@@ -1,5 +1,5 @@
 /**
- * The agent-message row of the benchmark (spec 07 "agent message send + deliver ≥ 2,000/s"),
+ * The agent-message row of the benchmark (docs/design/quality.md: agent message send + deliver ≥ 2,000/s),
  * on an opened store.
  *
  * `runMessagesBench(ctx, {dialect})` returns rows `{workload, dialect, figures, target, pass}`

@@ -5,7 +5,7 @@ import type { Executor, StoreDialect } from '../src/store/dialect/dialect.js';
 import type { HierarchyRow } from '../src/store/lineage-repo.js';
 
 /**
- * The baseline of spec 07: the reference system's walk — breadth-first, one query per level
+ * The baseline of docs/design/quality.md: the reference system's walk — breadth-first, one query per level
  * per direction, over WHOLE rows with the transcript on the row (mimicked by joining the
  * transcript table) and every junior of a level (no paging). It answers the same walk's
  * reads, so it computes the same hierarchy; only what it reads differs.

@@ -1,5 +1,5 @@
 /**
- * REST throughput and memory (spec 07): the built server as a child process, load from a
+ * REST throughput and memory (docs/design/quality.md): the built server as a child process, load from a
  * second process (autocannon), over HTTP keep-alive. Ratios against the same server's
  * `/api/v1/health` (the framework floor) in the same run; absolute numbers are noisy on a
  * shared 2-core machine.
@@ -142,7 +142,7 @@ export async function restBench(
         workload: 'REST GET /sessions/:ref (20-node hierarchy)',
         dialect,
         figures: { 'req/s': f(get.rps), 'p50 ms': get.p50, 'p99 ms': get.p99, 'vs floor': (get.rps / health.rps).toFixed(2), errors: get.errors + get.non2xx },
-        // spec 07 sets this target for SQLite only: PostgreSQL's figure is reported, not judged
+        // docs/design/quality.md sets this target for SQLite only: PostgreSQL's figure is reported, not judged
         target: dialect === 'sqlite' ? '≥ 2,000 req/s, p99 ≤ 25 ms (SQLite)' : 'none for PostgreSQL (the target is SQLite’s)',
         pass: dialect === 'sqlite' ? get.errors + get.non2xx === 0 && get.rps >= 2000 && get.p99 <= 25 : null,
       },

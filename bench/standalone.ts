@@ -12,7 +12,7 @@ import type { BenchDialect } from './bench-kit.js';
  * per backend. `npm run bench` runs the same functions through bench/modules.ts.
  */
 
-/** One measured workload with its figures and the spec 07 target. */
+/** One measured workload with its figures and the docs/design/quality.md target. */
 export interface FigureRow {
   workload: string;
   dialect: string;

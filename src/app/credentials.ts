@@ -70,7 +70,7 @@ async function lookup(db: Executor, token: string): Promise<{ token: TokenRecord
   const found = await findTokenWithUserByHash(db, hash);
   if (!found) return null;
   // The index lookup found a row by digest; compare the stored digest with the presented
-  // token's in constant time as the spec demands (an index lookup alone is not a comparison).
+  // token's in constant time (docs/design/sessions.md; an index lookup alone is not a comparison).
   const stored = Buffer.from(found.token.tokenHash, 'hex');
   const presented = Buffer.from(hash, 'hex');
   return stored.length === presented.length && timingSafeEqual(stored, presented) ? found : null;

@@ -28,7 +28,7 @@ export interface ActorView {
 
 /**
  * A session actor the reader may not see: an unnamed session — no title, id, uid or owner
- * (docs/design/multi-user.md). `ref: null` on a `session` actor means exactly this.
+ * (docs/design/sessions.md, "Multi-user scoping"). `ref: null` on a `session` actor means exactly this.
  */
 export const HIDDEN_SESSION: ActorView = Object.freeze({ kind: 'session', ref: null, displayName: null }) as ActorView;
 

@@ -36,5 +36,5 @@ export function sameActor(a: ActorIdentity, b: ActorIdentity): boolean {
   return a.kind === b.kind && actorRefString(a) === actorRefString(b);
 }
 
-/** How every surface names a session actor its reader may not see (docs/design/multi-user.md). */
+/** How every surface names a session actor its reader may not see (docs/design/sessions.md, "Multi-user scoping"). */
 export const HIDDEN_SESSION_LABEL = 'a session you cannot see';

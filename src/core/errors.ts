@@ -1,6 +1,6 @@
 /**
  * The one error type every layer throws. `token` is the stable, machine-readable
- * refusal name from the spec; `status` its HTTP meaning; `message` a sentence for people.
+ * refusal name (docs/design/messages.md); `status` its HTTP meaning; `message` a sentence for people.
  * Each surface maps it in exactly one place (REST error handler, MCP tool error, CLI exit).
  */
 export const ERROR_STATUS = {

@@ -37,7 +37,7 @@ describeEachDialect('hierarchyOf on the store', (t) => {
     expect(tree.truncated).toBe(false);
   });
 
-  it('renders the spec 02 example: a junior reached through its uncle first says so', async () => {
+  it('renders the docs/design/lineage.md example: a junior reached through its uncle first says so', async () => {
     const h = t();
     const a = await spawn(h, null, { agent_root: 'router', title: 'Triage the flaky deploy' });
     const b = await spawn(h, a, { agent_root: 'worker', title: 'Read the CI logs' });

@@ -10,7 +10,7 @@ import { openHarness, type Harness } from '../helpers/harness.js';
 import { findCycle, liveSession, uncleRows } from '../helpers/lineage.js';
 
 /**
- * Two API nodes (two pools on one PostgreSQL). spec 07 "Graph writes serialize": A → B and
+ * Two API nodes (two pools on one PostgreSQL). docs/design/quality.md "Graph writes serialize": A → B and
  * B → A written at the same moment never both commit — the graph lock itself is the barrier: a
  * third connection holds it while both writers arrive; once both wait on it, it is released.
  * And the inbox's compare-and-set: one send_now takes effect once; two leases never share an item.

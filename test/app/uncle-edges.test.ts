@@ -2,7 +2,7 @@ import { expect, it } from 'vitest';
 import { describeEachDialect, uniqueKey } from '../helpers/harness.js';
 import { breakUncleInserts, captureLogs, eventsOf, findCycle, followUp, insertSpawnChain, liveSession, uncleRows } from '../helpers/lineage.js';
 
-describeEachDialect('uncle edges: the seven rules of spec 02 through follow-ups', (t) => {
+describeEachDialect('uncle edges: the seven rules of docs/design/lineage.md through follow-ups', (t) => {
   it('written: A → B with its source, basis and recorder; logged on both timelines and in the audit log', async () => {
     const h = t();
     const a = await liveSession(h, h.fleetKey);
@@ -163,7 +163,7 @@ describeEachDialect('uncle edges: the seven rules of spec 02 through follow-ups'
   });
 });
 
-describeEachDialect('uncle edges: who the acting session is (spec 02)', (t) => {
+describeEachDialect('uncle edges: who the acting session is (docs/design/lineage.md)', (t) => {
   it('a session token is the actor; naming another acting session is refused before anything happens', async () => {
     const h = t();
     const a = await liveSession(h, h.fleetKey);
@@ -225,7 +225,7 @@ describeEachDialect('uncle edges: who the acting session is (spec 02)', (t) => {
   });
 });
 
-describeEachDialect('uncle edges: removal (spec 02 "Removing an edge recorded in error")', (t) => {
+describeEachDialect('uncle edges: removal (docs/design/lineage.md "Removing an edge recorded in error")', (t) => {
   it('removes exactly the named edge: 204, logged on both timelines with its record and who detached it', async () => {
     const h = t();
     const admin = await h.human(uniqueKey('admin'), { admin: true });
@@ -260,7 +260,7 @@ describeEachDialect('uncle edges: removal (spec 02 "Removing an edge recorded in
     expect(await uncleRows(h, [a.id, b.id])).toHaveLength(1);
   });
 
-  it('is refused to session tokens (spec 01) and needs both sessions visible', async () => {
+  it('is refused to session tokens (docs/design/sessions.md) and needs both sessions visible', async () => {
     const h = t();
     const a = await liveSession(h, h.fleetKey);
     const b = await liveSession(h, h.fleetKey);

@@ -4,7 +4,7 @@ import { describeEachDialect, uniqueKey, type Harness } from '../helpers/harness
 import { findCycle, followUp, liveSession, uncleRows, type Live } from '../helpers/lineage.js';
 
 /**
- * spec 07 "Property tests": random sequences of spawns, follow-ups with random acting
+ * docs/design/quality.md "Property tests": random sequences of spawns, follow-ups with random acting
  * sessions (session tokens and declared fleet acts), inversions, removals and parent
  * corrections, through the real REST surface on the real store, never create a cycle — checked
  * after every step by an independent checker reading the tables directly.

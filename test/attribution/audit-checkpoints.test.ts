@@ -22,7 +22,7 @@ import { parseSignedNote } from '../../src/core/signed-note.js';
 import { auditHead, auditPage } from '../../src/store/audit-repo.js';
 import { describeEachDialect, ManualClock } from '../helpers/harness.js';
 
-/** spec 04: optional Ed25519 checkpoints as signed notes, verifiable without trusting the database host. */
+/** docs/design/attribution.md: optional Ed25519 checkpoints as signed notes, verifiable without trusting the database host. */
 describe('signed notes', () => {
   it('match the note format of golang.org/x/mod/sumdb/note (its documented example key and signature)', () => {
     const signer = signerFromText('PRIVATE+KEY+PeterNeumann+c74f20a3+AYEKFALVFGyNhPJEMzD1QIDr+Y7hfZx09iUvxdXHKDFz');

@@ -8,8 +8,8 @@ import { pgAvailable } from '../helpers/databases.js';
 import { ManualClock, openHarness, type DialectName, type Harness } from '../helpers/harness.js';
 
 /**
- * spec 04: entries are stored as canonical text "so every dialect hashes the very same
- * bytes". The same sequence of acts, with the same clock and the same ids, must produce the
+ * docs/design/attribution.md: entries are stored as canonical text, so every dialect hashes the very same
+ * bytes. The same sequence of acts, with the same clock and the same ids, must produce the
  * very same log — byte for byte — on SQLite and on PostgreSQL, and each export verifies.
  */
 function deterministicIds(): IdSource {

@@ -13,7 +13,7 @@ import { auditPage } from '../../src/store/audit-repo.js';
 import { describeEachDialect, uniqueKey, type Harness } from '../helpers/harness.js';
 import { describePostgres } from '../helpers/postgres-only.js';
 
-/** spec 04 "The tamper-evident log". */
+/** docs/design/attribution.md "The tamper-evident log". */
 async function allEntries(h: Harness) {
   return auditPage(h.store.kysely, 0, 1_000_000);
 }
@@ -59,7 +59,7 @@ describe('the chain rule (pure)', () => {
   });
 });
 
-describeEachDialect('the audit log (spec 04)', (t) => {
+describeEachDialect('the audit log (docs/design/attribution.md)', (t) => {
   it('entries are canonical RFC 8785 text with schema_version and seq, chained from the genesis hash, gapless', async () => {
     const h = t();
     const { token } = await h.human(uniqueKey('al'));
@@ -84,7 +84,7 @@ describeEachDialect('the audit log (spec 04)', (t) => {
     const secretWords = `launch codes ${uniqueKey('w')}`;
     const s = (await h.create(token, { prompt: secretWords })).session;
     const events = await h.store.kysely.selectFrom('session_events').selectAll().where('session_id', '=', s.id).orderBy('seq').execute();
-    // a human token's prompt is captured as a human message (spec 03) in the same transaction
+    // a human token's prompt is captured as a human message (docs/design/capture.md) in the same transaction
     expect(events.map((e) => e.type)).toEqual(['created', 'human_message', 'title_generated']);
     const mirrored = (await allEntries(h)).map((r) => JSON.parse(r.entry)).filter((e) => e.kind === 'session_event' && e.session_id === s.id);
     expect(mirrored.map((e) => [e.type, e.event_seq])).toEqual([

@@ -2,8 +2,8 @@ import { expect, it } from 'vitest';
 import { describeEachDialect, uniqueKey } from '../helpers/harness.js';
 import { callTool, mcpClient, onlyEvent } from '../helpers/events.js';
 
-/** spec 04 "Creator provenance": one test per row of the creator table, on every surface that shows it. */
-describeEachDialect('creator provenance (spec 04)', (t) => {
+/** docs/design/attribution.md "Creator provenance": one test per row of the creator table, on every surface that shows it. */
+describeEachDialect('creator provenance (docs/design/attribution.md)', (t) => {
   it('authenticated — a session token: the creating session, never the created one', async () => {
     const h = t();
     const parent = await h.create(h.fleetKey, { title: 'parent', attach: true });

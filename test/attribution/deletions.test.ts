@@ -5,12 +5,12 @@ import { auditHead } from '../../src/store/audit-repo.js';
 import { describeEachDialect, uniqueKey, type Harness } from '../helpers/harness.js';
 import { credentialIdOf, eventsOf } from '../helpers/events.js';
 
-/** spec 04 "Deletion records". */
+/** docs/design/attribution.md "Deletion records". */
 async function deletionRows(h: Harness, uid: string) {
   return h.store.kysely.selectFrom('session_deletions').selectAll().where('session_uid', '=', uid).execute();
 }
 
-describeEachDialect('deletion records (spec 04)', (t) => {
+describeEachDialect('deletion records (docs/design/attribution.md)', (t) => {
   it('a delete writes exactly one record: actor and cause with bases, credential, via, last title, uid, owner, lineage parent, affected children, counts', async () => {
     const h = t();
     const key = uniqueKey('olga');
@@ -169,7 +169,7 @@ describeEachDialect('deletion records (spec 04)', (t) => {
 });
 
 describeEachDialect(
-  'deletion records are filtered by visibility (spec 01 multi-user scoping)',
+  'deletion records are filtered by visibility (docs/design/sessions.md multi-user scoping)',
   (t) => {
     it('a human sees deletions of their own and unowned sessions; admins and the fleet see all', async () => {
       const h = t();

@@ -15,11 +15,11 @@ import {
 } from '../helpers/events.js';
 
 /**
- * spec 04 "Events": one test per row of the event table that exists in this build, each
+ * docs/design/attribution.md "Events": one test per row of the event table that exists in this build, each
  * checking the actor and cause the table names (with their bases and the credential), plus
  * the cause rules under the table.
  */
-describeEachDialect('event catalogue (spec 04)', (t) => {
+describeEachDialect('event catalogue (docs/design/attribution.md)', (t) => {
   it('created: by a human token, actor and cause are the human, authenticated, with the credential', async () => {
     const h = t();
     const key = uniqueKey('alice');

@@ -7,8 +7,8 @@ import { describeEachDialect, ManualClock, type Harness } from '../helpers/harne
 import { eventsOf, expectAttribution, onlyEvent, system } from '../helpers/events.js';
 
 /**
- * spec 04: "Housekeeping (automatic archive of idle sessions, retention jobs) is `system` as
- * both actor and cause." Both jobs are off until their setting is set.
+ * docs/design/attribution.md, "Housekeeping is `system`": the automatic archive of idle sessions and the
+ * retention jobs act as `system`, both actor and cause. Both jobs are off until their setting is set.
  */
 const clock = new ManualClock();
 const HOUR = 3_600_000;

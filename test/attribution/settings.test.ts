@@ -4,7 +4,7 @@ import { changeSetting, getSettingView, listSettingViews } from '../../src/app/s
 import { auditPage } from '../../src/store/audit-repo.js';
 import { describeEachDialect, uniqueKey, type Harness } from '../helpers/harness.js';
 
-/** spec 01 "Settings that every node must agree on live in the store"; spec 06 `warrant settings get|set`. */
+/** docs/design/sessions.md: settings every node must agree on live in the store; `warrant settings get|set` (docs/design/surfaces.md). */
 const admin = systemCaller('cli');
 
 async function settingEntries(h: Harness, key: string) {
@@ -105,7 +105,7 @@ describeEachDialect('settings (admin)', (t) => {
   });
 });
 
-describeEachDialect('settings that decide capture coverage (spec 03)', (t) => {
+describeEachDialect('settings that decide capture coverage (docs/design/capture.md)', (t) => {
   it('setting the Slack signing secret is logged as a coverage change when a roster human has a Slack id', async () => {
     const h = t();
     const { changeSetting } = await import('../../src/app/settings.js');

@@ -4,7 +4,7 @@ import { describeEachDialect } from '../helpers/harness.js';
 
 /**
  * Keeps bench/audit-bench.ts working (small sizes; no timing is asserted here — performance
- * is judged by the benchmark's own side-by-side ratios, spec 07).
+ * is judged by the benchmark's own side-by-side ratios, docs/design/quality.md).
  */
 describeEachDialect('the audit benchmark rows', (t, dialect) => {
   it('produce the chaining-cost and verify rows with their figures and targets, leaving a log that verifies', async () => {

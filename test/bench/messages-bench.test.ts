@@ -4,7 +4,7 @@ import { describeEachDialect } from '../helpers/harness.js';
 
 /**
  * Keeps bench/messages-bench.ts working (small sizes; no timing is asserted here — performance
- * is judged by the benchmark's own side-by-side ratio, spec 07).
+ * is judged by the benchmark's own side-by-side ratio, docs/design/quality.md).
  */
 describeEachDialect('the agent-message benchmark row', (t, dialect) => {
   it('sends, delivers and reports every message of both kinds, with the baseline beside it', async () => {

@@ -2,7 +2,7 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSession, launchBrowser, lineagePaths, settled, signedInPage, startWebServer, tabAnchor, type WebServer } from './browser-harness.js';
 
-/** spec 06 "The session strip with lineage lines", in a real Chromium against the real server. */
+/** docs/design/surfaces.md "The session strip with lineage lines", in a real Chromium against the real server. */
 let server: WebServer;
 let browser: Browser;
 

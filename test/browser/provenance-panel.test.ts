@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { insertUncle, writeUncleEdge } from '../helpers/lineage.js';
 import { createSession, launchBrowser, signedInPage, startWebServer, type WebServer } from './browser-harness.js';
 
-/** The session page's hierarchy and human-message panel in a real Chromium (spec 06 "Session detail"). */
+/** The session page's hierarchy and human-message panel in a real Chromium (docs/design/surfaces.md "Session detail"). */
 let server: WebServer;
 let browser: Browser;
 

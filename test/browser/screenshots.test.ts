@@ -66,7 +66,7 @@ describe('screenshots for the docs', () => {
         await page.goto(`${server.url}/`);
         await page.locator(`[data-strip-scroller] [data-tab-id="${router}"]`).waitFor();
         await settled(page);
-        // lines on desktop only (spec 06)
+        // lines on desktop only (docs/design/surfaces.md)
         expect((await lineagePaths(page)).length > 0).toBe(v.name === 'desktop');
         const home = join(OUT, `home-${v.name}.png`);
         await page.screenshot({ path: home, fullPage: v.name === 'phone' });
@@ -76,7 +76,7 @@ describe('screenshots for the docs', () => {
         const session = join(OUT, `session-${v.name}.png`);
         await page.screenshot({ path: session, fullPage: true });
         for (const file of [home, session]) expect(statSync(file).size).toBeGreaterThan(10_000);
-        // nothing overflows the phone's width (usable on a phone, spec 06)
+        // nothing overflows the phone's width (usable on a phone, docs/design/surfaces.md)
         expect(await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth)).toBe(true);
       } finally {
         await context.close();

@@ -2,7 +2,7 @@ import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSession, launchBrowser, signedInPage, startWebServer, type WebServer } from './browser-harness.js';
 
-/** spec 06 "Human input forms" in a real Chromium: what a human types is recorded as theirs. */
+/** docs/design/surfaces.md "Human input forms" in a real Chromium: what a human types is recorded as theirs. */
 let server: WebServer;
 let browser: Browser;
 

@@ -2,7 +2,7 @@ import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSession, launchBrowser, lineagePaths, settled, signedInPage, startWebServer, type WebServer } from './browser-harness.js';
 
-/** spec 06 "Web UI" and 07 "Security", in a real Chromium against the real server. */
+/** docs/design/surfaces.md "Web UI" and docs/design/quality.md "Security", in a real Chromium against the real server. */
 let server: WebServer;
 let browser: Browser;
 

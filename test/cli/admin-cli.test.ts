@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli, startServer, type ServerProcess } from '../helpers/server-process.js';
 
-/** spec 06 "CLI": `warrant init`, `WARRANT_FLEET_KEY` for `serve`, and the roster's admin verbs — the built binary. */
+/** docs/design/surfaces.md "CLI": `warrant init`, `WARRANT_FLEET_KEY` for `serve`, and the roster's admin verbs — the built binary. */
 describe('warrant init, then serve on the same data dir', () => {
   const cwd = mkdtempSync(join(tmpdir(), 'warrant-init-'));
   const dataDir = join(cwd, 'data');

@@ -8,7 +8,10 @@ import { auditHead } from '../../src/store/audit-repo.js';
 import { CLI, listen, runCli, storeArgs } from '../helpers/cli.js';
 import { describeEachDialect, uniqueKey } from '../helpers/harness.js';
 
-/** The admin CLI of spec 04/06 — `warrant audit verify|export|checkpoint`, `warrant settings`, `warrant deletions list` — as the built binary. */
+/**
+ * The admin CLI (docs/design/attribution.md, docs/design/surfaces.md) — `warrant audit verify|export|checkpoint`,
+ * `warrant settings`, `warrant deletions list` — as the built binary.
+ */
 // each case runs the built binary several times; on a loaded 2-core machine a start takes
 // seconds, so the hang guard is wider than the default (this is not a performance assertion)
 vi.setConfig({ testTimeout: 240_000 });

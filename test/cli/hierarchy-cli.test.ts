@@ -31,7 +31,7 @@ describeEachDialect('CLI: warrant sessions tree and warrant provenance (built bi
 
     const prov = await cli(['provenance', String(child)], env());
     expect(prov.code).toBe(0);
-    // the same outline as `sessions tree`, then the human-message section (spec 03)
+    // the same outline as `sessions tree`, then the human-message section (docs/design/capture.md)
     expect(prov.stdout.startsWith(`# Provenance of #${child} Child\n\n## Session hierarchy\n\n${tree.stdout.trimEnd()}\n\n## Human messages\n\n0 in this session · 0 elsewhere in the hierarchy`)).toBe(true);
     for (const args of [['--format', 'json'], ['--json']]) {
       const json = await cli(['provenance', String(child), ...args], env());

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { runCli, startServer, type ServerProcess } from '../helpers/server-process.js';
 
-/** spec 01 "Web UI sign-in, always" through the built binary: the banner and the admin CLI. */
+/** docs/design/sessions.md "Web UI sign-in, always" through the built binary: the banner and the admin CLI. */
 
 /** A cookie jar just big enough for a form round trip over real HTTP. */
 async function formRoundTrip(base: string, pagePath: string, postPath: string, fields: Record<string, string>): Promise<Response> {

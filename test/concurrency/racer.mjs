@@ -1,6 +1,6 @@
-// A racer process for the SQLite concurrency tests (spec 07: "Concurrency tests on SQLite use
-// two processes: Kysely's SQLite driver serializes one connection in-process, so an in-process
-// barrier would deadlock rather than race"). It opens the same SQLite file as the test through
+// A racer process for the SQLite concurrency tests (docs/design/quality.md): they use two
+// processes because Kysely's SQLite driver serializes one connection in-process, so an
+// in-process barrier would deadlock rather than race. It opens the same SQLite file as the test through
 // the built app (`npm run build` first), and takes orders on stdin, one JSON line each:
 //   {"cmd":"read","path":…,"token":…}   read the session, then answer {"event":"ready"}
 //   {"cmd":"go","request":{…},"token":…} make the change, answer {"event":"done",status,body}

@@ -4,7 +4,7 @@ import type { Harness } from '../helpers/harness.js';
 import { eventsOf } from '../helpers/events.js';
 
 /**
- * spec 04, 07 "Concurrency at a barrier": callers read the session, wait at a barrier, then
+ * docs/design/attribution.md, docs/design/quality.md "Concurrency at a barrier": callers read the session, wait at a barrier, then
  * all make the same change — exactly one event. One table of scenarios, raced on PostgreSQL
  * (a real pool, a seam inside the transaction) and on SQLite (separate processes).
  */

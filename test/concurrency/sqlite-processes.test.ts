@@ -6,7 +6,7 @@ import { openHarness, type Harness } from '../helpers/harness.js';
 import { SCENARIOS, type RaceResponse } from './scenarios.js';
 
 /**
- * SQLite across processes (spec 07): each racer is its own process on the same database file.
+ * SQLite across processes (docs/design/quality.md): each racer is its own process on the same database file.
  * Every racer reads the session first; only when all have read does the test release them
  * together (the barrier, over pipes). Each write transaction begins IMMEDIATE, so the losers
  * wait for the winner's commit, then re-read and find nothing left to do — one event.

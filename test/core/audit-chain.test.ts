@@ -4,7 +4,7 @@ import { CHAIN_START, chainHash, chainHasherFrom, GENESIS_PREV_HASH, verifyLinks
 
 const sha = (b: Uint8Array) => createHash('sha256').update(b).digest('hex');
 
-describe('the audit chain rule (spec 04)', () => {
+describe('the audit chain rule (docs/design/attribution.md)', () => {
   it('hashes prev-hash bytes then the entry bytes; the first prev is 32 zero bytes', () => {
     const entry = '{"a":1}';
     const expected = createHash('sha256').update(Buffer.concat([Buffer.alloc(32), Buffer.from(entry, 'utf8')])).digest('hex');

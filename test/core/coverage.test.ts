@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { candidateChannels, coverageGaps, instrumentedSince, terminalGaps, type ChannelChange } from '../../src/core/coverage.js';
 import type { Genesis } from '../../src/core/genesis.js';
 
-/** spec 03 "Capture coverage": which channels a hierarchy could have been spoken into, judged over time. */
+/** docs/design/capture.md "Capture coverage": which channels a hierarchy could have been spoken into, judged over time. */
 const T0 = '2026-11-01T00:00:00.000Z'; // capture configured
 const T1 = '2026-11-02T00:00:00.000Z'; // the hierarchy's oldest session
 const T2 = '2026-11-03T00:00:00.000Z';
@@ -14,7 +14,7 @@ const off = (channel: ChannelChange['channel'], at: string): ChannelChange => ({
 /** every channel instrumented since before the hierarchy began */
 const ALL_ON = [on('web_ui', T0), on('slack', T0), on('cli', T0)];
 
-describe('candidate channels (spec 03 table)', () => {
+describe('candidate channels (docs/design/capture.md table)', () => {
   it('every hierarchy has the web UI; a cli-genesis session adds the CLI for that session only', () => {
     const m = candidateChannels([session(2, 'cli'), session(1, 'api')]);
     expect(Object.fromEntries(m)).toEqual({ web_ui: [1, 2], cli: [2] });

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { resolveGenesis } from '../../src/core/genesis.js';
 
-describe("genesis (spec 01's table)", () => {
+describe("genesis (docs/design/sessions.md's table)", () => {
   it.each([
     [{ kind: 'web_ui' } as const, 'web_ui', 'priority'],
     [{ kind: 'slack' } as const, 'slack', 'priority'],

@@ -12,7 +12,7 @@ function hierarchy(fleet: FleetBuilder, current: number, bounds: WalkBounds = DE
 }
 
 describe('hierarchy walk (pure, in memory)', () => {
-  it('renders the outline example of spec 02 exactly', () => {
+  it('renders the outline example of docs/design/lineage.md exactly', () => {
     const f = new FleetBuilder();
     f.add(101, null, { agentRoot: 'router', genesis: 'web_ui', title: 'Triage the flaky deploy' });
     f.add(102, 101, { agentRoot: 'worker', genesis: 'web_ui', title: 'Read the CI logs' });

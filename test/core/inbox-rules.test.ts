@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { canResend, compareLeaseOrder, decideAck, decideQueueChange, decideWritten, effectiveState, INBOX_STATES, leasableModes } from '../../src/core/inbox-rules.js';
 import { frameForItem, parseWarrantMessageFrame, PEER_MESSAGE_NOTICE } from '../../src/core/inbox-frames.js';
 
-describe('inbox rules (spec 05)', () => {
+describe('inbox rules (docs/design/messages.md)', () => {
   it('leases interrupt items first, when_idle only when idle', () => {
     expect(leasableModes({ sessionIdle: false, runtimeIdle: false })).toEqual(['interrupt', 'next_turn']);
     expect(leasableModes({ sessionIdle: true, runtimeIdle: false })).toContain('when_idle');
@@ -44,7 +44,7 @@ describe('inbox rules (spec 05)', () => {
   });
 });
 
-describe('runtime frames (spec 05): one place decides what a runtime receives', () => {
+describe('runtime frames (docs/design/messages.md): one place decides what a runtime receives', () => {
   const item = { id: 9, sessionId: 3, mode: 'next_turn' as const, content: 'you gave me the wrong scope', senderSessionId: 7, senderBasis: 'authenticated', details: {} };
 
   it('follow-ups and queued messages are the next user turn, verbatim', () => {

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { decideTransition, SESSION_STATUSES, type LifecycleAct, type SessionStatus } from '../../src/core/lifecycle.js';
 import { planArchiveCascade } from '../../src/core/archive-cascade.js';
 
-describe("the lifecycle table (spec 01) as a pure function", () => {
+describe("the lifecycle table (docs/design/sessions.md) as a pure function", () => {
   const expected: Record<LifecycleAct, Partial<Record<SessionStatus, string>>> = {
     attach: { pending: 'running', stopped: 'running', failed: 'running' },
     resume: { stopped: 'pending', failed: 'pending', pending: 'noop' },
@@ -42,7 +42,7 @@ describe("the lifecycle table (spec 01) as a pure function", () => {
   });
 });
 
-describe('the archive cascade plan (spec 01)', () => {
+describe('the archive cascade plan (docs/design/sessions.md)', () => {
   it('archives bottom-up and never archives a parent over an active child', () => {
     const plan = planArchiveCascade(1, [
       { id: 1, parentId: null, status: 'stopped' },

@@ -6,7 +6,7 @@ const rect = (left: number, top: number, width: number, height: number): Rect =>
 /** the control points' y of `M x1 y1 C x1 yc, x2 yc, x2 y2` */
 const controlY = (d: string): number => Number(/C \S+ (\S+),/.exec(d)![1]);
 
-describe('lineagePath (spec 06)', () => {
+describe('lineagePath (docs/design/surfaces.md)', () => {
   const strip = rect(0, 0, 1000, 40);
 
   it('flat strip: anchors on both tabs’ bottom centres and hangs a U-bridge below', () => {

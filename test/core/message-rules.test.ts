@@ -10,7 +10,7 @@ import { framesInText, TranscriptScan, userTexts } from '../../src/core/transcri
 const NOW = '2026-11-29T12:00:00.000Z';
 const at = (seconds: number) => new Date(Date.parse(NOW) + seconds * 1000).toISOString();
 
-describe('the envelope (spec 05 "Agent messages")', () => {
+describe('the envelope (docs/design/messages.md "Agent messages")', () => {
   it('accepts the limits exactly and refuses one past them, naming the field', () => {
     expect(checkEnvelope({ to: 2, payload: 'x'.repeat(MAX_PAYLOAD_BYTES), ttl: 86_400 }).ok).toBe(true);
     expect(checkEnvelope({ to: 2, payload: 'x'.repeat(MAX_PAYLOAD_BYTES + 1) })).toMatchObject({ ok: false, field: 'payload' });
@@ -99,7 +99,7 @@ const CAUSES: Partial<Record<MessageRefusalToken, { touches: string[]; apply: (f
 
 const overlaps = (a: string[], b: string[]) => a.some((x) => b.some((y) => x === y || x.startsWith(`${y}.`) || y.startsWith(`${x}.`)));
 
-describe('the refusal table\'s order (spec 05 "when several apply, the first in this table wins")', () => {
+describe('the refusal table\'s order (docs/design/messages.md: when several apply, the first in the table wins)', () => {
   const tokens = MESSAGE_REFUSAL_ORDER.filter((t) => CAUSES[t]);
 
   it('the base reply is accepted, with the original\'s deadline and conversation', () => {
@@ -175,7 +175,7 @@ describe('the correlation rule: session and provider conversation, not activatio
   });
 });
 
-describe('conversation history merge (spec 05)', () => {
+describe('conversation history merge (docs/design/messages.md)', () => {
   const row = (id: number, conversationId: string, source: ConversationSource, observedAt: string, transcriptPath: string | null = null): ConversationRow => ({
     id,
     provider: 'claude-code',
@@ -232,7 +232,7 @@ describe('conversation history merge (spec 05)', () => {
   });
 });
 
-describe('recognizing transcripts by their warrant-message frames (spec 05 backfill)', () => {
+describe('recognizing transcripts by their warrant-message frames (docs/design/messages.md backfill)', () => {
   const frame = (to: number, content = 'hi') => JSON.stringify(warrantMessageFrame({ itemId: 1, itemKind: 'agent_message', from: { session_id: 9, basis: 'authenticated' }, toSessionId: to, content }));
 
   it('reads only user-role, non-sidechain records, and only string content or text blocks', () => {
@@ -278,7 +278,7 @@ describe('recognizing transcripts by their warrant-message frames (spec 05 backf
   });
 });
 
-describe('message history lines (spec 05: additive keys, readers ignore unknown keys, absent keys read as zero values)', () => {
+describe('message history lines (docs/design/messages.md: additive keys, readers ignore unknown keys, absent keys read as zero values)', () => {
   it('a reader ignores keys it does not know and reads absent keys as zero values', () => {
     const full = readHistoryLine(
       JSON.stringify({

@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { ACTS, PERMISSIONS, PRINCIPAL_KINDS, permissionFor } from '../../src/core/permissions.js';
 
-describe("spec 01's who-may-do-what table as data", () => {
+describe("docs/design/sessions.md's who-may-do-what table as data", () => {
   it('covers every act for every principal kind', () => {
     for (const act of ACTS) for (const kind of PRINCIPAL_KINDS) expect(PERMISSIONS[act][kind]).toBeDefined();
   });
-  it('is exactly spec 01\'s table, transcribed independently here', () => {
+  it('is exactly docs/design/sessions.md\'s table, transcribed independently here', () => {
     // columns: fleet, session token, human token / web, client, admin
     const spec: Record<string, [string, string, string, string, string]> = {
       read: ['yes', 'yes', 'yes', 'yes', 'yes'], // all / own owner's / own / all / all — visibility decides
@@ -29,7 +29,7 @@ describe("spec 01's who-may-do-what table as data", () => {
       expect([PERMISSIONS[act as keyof typeof PERMISSIONS].fleet, PERMISSIONS[act as keyof typeof PERMISSIONS].session, PERMISSIONS[act as keyof typeof PERMISSIONS].human, PERMISSIONS[act as keyof typeof PERMISSIONS].client, PERMISSIONS[act as keyof typeof PERMISSIONS].admin], act).toEqual(row);
     }
   });
-  it('matches the spec rows that are easy to get wrong', () => {
+  it('matches the table rows that are easy to get wrong', () => {
     expect(PERMISSIONS.attach.session).toBe('no');
     expect(PERMISSIONS.attach.client).toBe('no');
     expect(PERMISSIONS['patch-parent'].fleet).toBe('no');

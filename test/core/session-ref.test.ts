@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { hyphenateUidPrefix, parseSessionRef, prefixUpperBound } from '../../src/core/session-ref.js';
 
-describe('parseSessionRef (spec 01 "Session refs")', () => {
+describe('parseSessionRef (docs/design/sessions.md "Session refs")', () => {
   it('reads #id and bare digits as ids, never as uid prefixes', () => {
     expect(parseSessionRef('#42')).toEqual({ kind: 'id', id: 42 });
     expect(parseSessionRef('42')).toEqual({ kind: 'id', id: 42 });

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { codePointLength } from '../../src/core/text.js';
 import { deriveTitle, MAX_TITLE_LENGTH, slugify, titleFromFailure } from '../../src/core/titles.js';
 
-describe('titles and slugs (spec 01 "Titles")', () => {
+describe('titles and slugs (docs/design/sessions.md "Titles")', () => {
   it('takes the first non-empty line of the human words', () => {
     expect(deriveTitle('\n\n  Fix the flaky deploy  \nmore')).toBe('Fix the flaky deploy');
     expect(deriveTitle('')).toBeNull();

@@ -5,7 +5,7 @@ import { searchUpward } from '../../src/core/upward-search.js';
 
 const base: UncleFacts = { actingId: 1, targetId: 2, actingBasis: 'authenticated', multiUser: false, sameOwner: true };
 
-describe('decideUncleEdge: the seven rules of spec 02, first match wins', () => {
+describe('decideUncleEdge: the seven rules of docs/design/lineage.md, first match wins', () => {
   it('asks for the facts in rule order, cheapest settling first', () => {
     expect(decideUncleEdge({ ...base, actingId: 2 })).toMatchObject({ kind: 'decided', outcome: 'noop-self', effect: 'none' });
     expect(decideUncleEdge(base)).toEqual({ kind: 'need', fact: 'actingReachesTarget' });

@@ -15,7 +15,7 @@ function graph(seniors: Record<number, number[]>) {
   };
 }
 
-describe('searchUpward (spec 02: upward, breadth-first, bounded by visited sessions)', () => {
+describe('searchUpward (docs/design/lineage.md: upward, breadth-first, bounded by visited sessions)', () => {
   it('finds a target above the start, one batch per level', async () => {
     const g = graph({ 4: [3, 2], 3: [1], 2: [1] });
     const r = await searchUpward({ from: [{ id: 4 }], target: 1, seniorsOf: g.seniorsOf });

@@ -17,7 +17,7 @@ function sh(script: string, env: Record<string, string>): Promise<{ code: number
 }
 
 /**
- * The walk-through (spec 08, docs/walkthrough.md) and the README's 60-second tour run the same
+ * The walk-through (docs/integrations.md, docs/walkthrough.md) and the README's 60-second tour run the same
  * script: a router under `warrant run` spawns two workers through `warrant run`; one messages
  * its parent, one replies to a peer. The tree is fully authenticated and `warrant check`
  * answers for each.

@@ -4,7 +4,7 @@ import { hashToken } from '../../src/app/credentials.js';
 import type { Harness } from './harness.js';
 
 /**
- * Helpers for attribution tests (spec 04). A new event type follows the same pattern:
+ * Helpers for attribution tests (docs/design/attribution.md). A new event type follows the same pattern:
  *
  *   const [e] = await eventsOf(h, id, ['uncle_linked']);
  *   expectAttribution(e, { actor: session(a.id), actorBasis: 'authenticated', cause: human(key), causeBasis: 'authenticated', credentialId });

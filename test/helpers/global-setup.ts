@@ -5,7 +5,7 @@ export const PG_ADMIN_URL = process.env.WARRANT_TEST_DATABASE_URL ?? 'postgres:/
 
 /**
  * Probes PostgreSQL once for the whole run. In CI (CI=true) an unreachable server fails the
- * run instead of letting every PostgreSQL test skip (spec 07).
+ * run instead of letting every PostgreSQL test skip (docs/design/quality.md).
  */
 export default async function setup(project: TestProject): Promise<void> {
   let available = false;

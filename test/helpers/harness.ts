@@ -145,7 +145,7 @@ export function uniqueKey(prefix = 'user'): string {
 }
 
 /**
- * Runs one suite against every dialect (spec 07: every store test runs on both). The
+ * Runs one suite against every dialect (docs/design/quality.md: every store test runs on both). The
  * PostgreSQL copy is skipped — reported as skipped, never passed — only when no server
  * answers outside CI; in CI the global setup fails the run instead.
  */

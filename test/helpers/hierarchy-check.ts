@@ -65,7 +65,7 @@ export function walkInMemory(g: RandomGraph): Hierarchy {
   return hierarchyFromOutcome(outcome, g.bounds, () => null);
 }
 
-/** Every property of spec 02's walk, checked against the graph and the naive reference. */
+/** Every property of docs/design/lineage.md's walk, checked against the graph and the naive reference. */
 export function checkHierarchy(g: RandomGraph, h: Hierarchy): void {
   const ref = referenceHierarchy(g.rows, g.edges, g.current, g.owners, g.bounds);
   const ids = h.nodes.map((n) => n.id);

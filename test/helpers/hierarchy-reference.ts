@@ -2,7 +2,7 @@ import type { OwnerFilter, WalkBounds, WalkEdge } from '../../src/core/hierarchy
 import type { Row } from './hierarchy-fixtures.js';
 
 /**
- * An independent, deliberately naive statement of spec 02's walk over a whole graph in
+ * An independent, deliberately naive statement of docs/design/lineage.md's walk over a whole graph in
  * memory (no batching, no paging): the node set, each node's depth, the roots and the
  * origin. Property tests compare the real walk against it.
  */
@@ -13,7 +13,7 @@ export interface ReferenceResult {
   roots: Set<number>;
   originId: number;
   ceiling: boolean;
-  /** spec 02: some session of the hierarchy was left out */
+  /** docs/design/lineage.md: some session of the hierarchy was left out */
   leftOut: boolean;
 }
 

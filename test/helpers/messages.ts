@@ -2,7 +2,7 @@ import { expect } from 'vitest';
 import type { Harness, TestResponse } from './harness.js';
 import { liveSession, type Live } from './lineage.js';
 
-/** Helpers for agent-message tests (spec 05). */
+/** Helpers for agent-message tests (docs/design/messages.md). */
 export async function send(h: Harness, token: string, body: Record<string, unknown>): Promise<TestResponse> {
   return h.request('POST', '/api/v1/messages', { token, body });
 }
@@ -61,7 +61,7 @@ export async function storeSnapshot(h: Harness): Promise<Record<string, number>>
   return out;
 }
 
-/** Asserts a refusal: status, token, the action spec 05's table names, and (optionally) previous_id. */
+/** Asserts a refusal: status, token, the action docs/design/messages.md's table names, and (optionally) previous_id. */
 export function expectRefusal(r: TestResponse, status: number, token: string, action: string, previousId?: string): void {
   expect({ status: r.status, error: r.body?.error, action: r.body?.action }, r.text).toEqual({ status, error: token, action });
   expect(typeof r.body.message).toBe('string');

@@ -5,7 +5,7 @@ import { uniqueKey } from './harness.js';
 import { callTool, mcpClient } from './mcp-client.js';
 
 /**
- * Every route and MCP tool with the act of spec 01's table it is judged by. The authorization
+ * Every route and MCP tool with the act of docs/design/sessions.md's table it is judged by. The authorization
  * matrix test walks this catalogue for every token kind; each capability adds its entries.
  */
 export interface CatalogEntry {
@@ -17,11 +17,11 @@ export interface CatalogEntry {
   prepare?: (h: Harness, targetId: number) => Promise<void>;
   call: (h: Harness, token: string, targetId: number) => Promise<{ status: number; error?: string }>;
   /**
-   * Only where the route is not judged by its act's row of spec 01's table: who is allowed
+   * Only where the route is not judged by its act's row of docs/design/sessions.md's table: who is allowed
    * (e.g. the `/mcp/self` surface and `message_parent` serve a session token only).
    */
   allowed?: (kind: PrincipalKind, relation: TargetRelation | null) => boolean;
-  /** How a refusal looks when it is not `403 forbidden` (an agent message you may not read is a 404, spec 01). */
+  /** How a refusal looks when it is not `403 forbidden` (an agent message you may not read is a 404, docs/design/sessions.md). */
   denial?: { status: number; error: string };
   /** The session-token principal's session is created with a spawn parent (for the child → parent channel). */
   actorHasParent?: boolean;
@@ -70,7 +70,7 @@ const mcpOn =
 const mcp = mcpOn('/mcp');
 const mcpSelf = mcpOn('/mcp/self');
 
-/** Only a session token's own session: the self surface and the child → parent channel (spec 06). */
+/** Only a session token's own session: the self surface and the child → parent channel (docs/design/surfaces.md). */
 const humanOnly = (kind: PrincipalKind) => kind === 'human' || kind === 'admin';
 const sessionSelfOnly = (kind: PrincipalKind, relation: TargetRelation | null) => kind === 'session' && (relation === null || relation.isSelf);
 
@@ -108,7 +108,7 @@ async function messageTo(h: Harness, id: number): Promise<string> {
   return r.body.message.id;
 }
 
-/** spec 01: an agent message is readable by its sender, its target and admins (and the fleet reads what it sent declared). */
+/** docs/design/sessions.md: an agent message is readable by its sender, its target and admins (and the fleet reads what it sent declared). */
 const messageReaders = (kind: PrincipalKind, relation: TargetRelation | null) => kind === 'fleet' || kind === 'admin' || (kind === 'session' && relation?.isSelf === true);
 const messageDenial = { status: 404, error: 'message-not-found' };
 
@@ -169,7 +169,8 @@ export const ROUTE_CATALOG: CatalogEntry[] = [
     targeted: true,
     call: rest('POST', (id) => `/api/v1/sessions/${id}/children`, (id) => ({ origin: 'subagent', provider: 'claude-code', conversation_id: `matrix-agent-${id}`, agent_root: 'Explore' })),
   },
-  // spec 05: agent messages (send-message: session tokens yes, fleet only as a declared acting session — the matrix sends without one — humans, clients, admins no)
+  // docs/design/messages.md: agent messages (send-message: session tokens yes, fleet only as a declared acting session —
+  // the matrix sends without one — humans, clients, admins no)
   { name: 'POST /messages', covers: `POST ${API}/messages`, act: 'send-message', targeted: true, call: rest('POST', () => '/api/v1/messages', (id) => ({ to: id, payload: 'matrix' })) },
   { name: 'mcp send_message', covers: 'mcp send_message', act: 'send-message', targeted: true, call: mcp('send_message', (id) => ({ to: id, payload: 'matrix via mcp' })) },
   {
@@ -197,11 +198,11 @@ export const ROUTE_CATALOG: CatalogEntry[] = [
       return mcp('get_message', () => ({ message_id: mid }))(h, token, id);
     },
   },
-  // spec 05: provider conversation history
+  // docs/design/messages.md: provider conversation history
   { name: 'POST /sessions/:ref/conversation', covers: `POST ${API}/sessions/{ref}/conversation`, act: 'runtime-report', targeted: true, call: rest('POST', (id) => `/api/v1/sessions/${id}/conversation`, (id) => ({ provider: 'claude-code', conversation_id: `matrix-${id}` })) },
   { name: 'GET /sessions/:ref/conversations', covers: `GET ${API}/sessions/{ref}/conversations`, act: 'read', targeted: true, call: rest('GET', (id) => `/api/v1/sessions/${id}/conversations`) },
   { name: 'POST /conversations/estimated', covers: `POST ${API}/conversations/estimated`, act: 'admin', targeted: false, call: rest('POST', () => '/api/v1/conversations/estimated', (id) => ({ session_id: id, provider: 'claude-code', conversation_id: `estimated-${id}` })) },
-  // lineage, deliveries and the inbox (spec 02, 05)
+  // lineage, deliveries and the inbox (docs/design/lineage.md, docs/design/messages.md)
   { name: 'POST /sessions/:ref/follow_up', covers: `POST ${API}/sessions/{ref}/follow_up`, act: 'deliver', targeted: true, call: rest('POST', (id) => `/api/v1/sessions/${id}/follow_up`, () => ({ content: 'matrix follow-up' })) },
   { name: 'POST /sessions/:ref/enqueued_messages', covers: `POST ${API}/sessions/{ref}/enqueued_messages`, act: 'deliver', targeted: true, call: rest('POST', (id) => `/api/v1/sessions/${id}/enqueued_messages`, () => ({ content: 'matrix enqueue' })) },
   { name: 'GET /sessions/:ref/enqueued_messages', covers: `GET ${API}/sessions/{ref}/enqueued_messages`, act: 'read', targeted: true, call: rest('GET', (id) => `/api/v1/sessions/${id}/enqueued_messages`) },
@@ -316,7 +317,7 @@ export const ROUTE_CATALOG: CatalogEntry[] = [
       return { status: r.status, error: r.body?.error };
     },
   },
-  // spec 06: child → parent, a session token of that very session only
+  // docs/design/surfaces.md: child → parent, a session token of that very session only
   {
     name: 'POST /sessions/:ref/message_parent',
     covers: `POST ${API}/sessions/{ref}/message_parent`,
@@ -372,7 +373,7 @@ export const ROUTE_CATALOG: CatalogEntry[] = [
   { name: 'mcp action_session stop', covers: 'mcp action_session', act: 'lifecycle', targeted: true, call: mcp('action_session', (id) => ({ action: 'stop', session_id: id })) },
   { name: 'mcp action_session resume', covers: 'mcp action_session', act: 'lifecycle', targeted: true, call: mcp('action_session', (id) => ({ action: 'resume', session_id: id })) },
   { name: 'mcp action_session unarchive', covers: 'mcp action_session', act: 'lifecycle', targeted: true, call: mcp('action_session', (id) => ({ action: 'unarchive', session_id: id })) },
-  // spec 06: the self_session surface serves a session token only, acting on its own session
+  // docs/design/surfaces.md: the self_session surface serves a session token only, acting on its own session
   { name: 'mcp/self get_session', covers: 'mcp/self get_session', act: 'read', targeted: false, allowed: sessionSelfOnly, call: mcpSelf('get_session', () => ({})) },
   { name: 'mcp/self get_session_provenance', covers: 'mcp/self get_session_provenance', act: 'read', targeted: false, allowed: sessionSelfOnly, call: mcpSelf('get_session_provenance', () => ({})) },
   { name: 'mcp/self check_warrant', covers: 'mcp/self check_warrant', act: 'read', targeted: false, allowed: sessionSelfOnly, call: mcpSelf('check_warrant', () => ({})) },
@@ -402,5 +403,5 @@ export const ROUTE_CATALOG: CatalogEntry[] = [
   },
 ];
 
-/** Served routes that need no credential (spec 01) and so have no row in the matrix. */
+/** Served routes that need no credential (docs/design/sessions.md) and so have no row in the matrix. */
 export const UNAUTHENTICATED_ROUTES = [`GET ${API}/health`, `GET ${API}/openapi.json`];

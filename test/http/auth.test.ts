@@ -4,7 +4,7 @@ import { describeEachDialect, uniqueKey } from '../helpers/harness.js';
 import { revokeIssuedToken } from '../../src/app/roster.js';
 import { systemCaller } from '../../src/app/caller.js';
 
-describeEachDialect('authentication and tokens (spec 01)', (t) => {
+describeEachDialect('authentication and tokens (docs/design/sessions.md)', (t) => {
   it('a request without a token gets 401 in the error format; public routes need none', async () => {
     const h = t();
     const r = await h.request('GET', '/api/v1/sessions');
@@ -140,7 +140,7 @@ describeEachDialect('authentication and tokens (spec 01)', (t) => {
   });
 });
 
-describeEachDialect('GET /metrics (spec 06)', (t) => {
+describeEachDialect('GET /metrics (docs/design/surfaces.md)', (t) => {
   it('serves Prometheus text to the fleet key and admins only', async () => {
     const h = t();
     await h.request('GET', '/api/v1/sessions', { token: h.fleetKey });

@@ -5,7 +5,7 @@ import { mcpClient } from '../helpers/mcp-client.js';
 import { ROUTE_CATALOG, UNAUTHENTICATED_ROUTES, type CatalogEntry } from '../helpers/route-catalog.js';
 
 /**
- * spec 07: an authorization test generated from spec 01's "Who may do what" table — every
+ * docs/design/quality.md: an authorization test generated from docs/design/sessions.md's "Who may do what" table — every
  * token kind × every route and tool in the catalogue → the table's allow or deny.
  */
 type Principal = { kind: PrincipalKind; relation?: 'self' | 'descendant' | 'runtime-child' | 'unrelated' };
@@ -63,7 +63,7 @@ function expectVerdict(label: string, entry: CatalogEntry, allowed: boolean, r: 
   }
 }
 
-describeEachDialect('authorization matrix generated from spec 01', (t) => {
+describeEachDialect('authorization matrix generated from docs/design/sessions.md', (t) => {
   for (const entry of ROUTE_CATALOG) {
     for (const p of PRINCIPALS) {
       if (!entry.targeted && p.relation && p.relation !== 'self') continue;
@@ -114,7 +114,7 @@ describeEachDialect('authorization matrix generated from spec 01', (t) => {
 });
 
 /**
- * spec 01 "Multi-user scoping": a human who does not own a session is told it does not exist —
+ * docs/design/sessions.md "Multi-user scoping": a human who does not own a session is told it does not exist —
  * the same answer as for an id that was never used — on every targeted route and tool; the
  * owner is judged by the table as usual.
  */

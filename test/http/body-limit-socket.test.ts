@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServer, type ServerProcess } from '../helpers/server-process.js';
 
 /**
- * The 1 MiB body limit over a real socket (spec 06): a declared length is judged from the
+ * The 1 MiB body limit over a real socket (docs/design/surfaces.md): a declared length is judged from the
  * header, a chunked body by counting — and nothing is created either way.
  */
 describe('the body limit over HTTP', () => {

@@ -9,7 +9,7 @@ const enqueue = (h: Harness, token: string, id: number, body: Record<string, unk
 const queueAct = (h: Harness, token: string, id: number, mid: number, act: 'send_now' | 'interrupt', body: Record<string, unknown> = {}) =>
   h.request('POST', `/api/v1/sessions/${id}/enqueued_messages/${mid}/${act}`, { token, body });
 
-describeEachDialect('the paths into an inbox (spec 05, 06)', (t) => {
+describeEachDialect('the paths into an inbox (docs/design/messages.md, docs/design/surfaces.md)', (t) => {
   it('enqueue, list, send_now: when_idle becomes next_turn, attributed, with its own uncle-edge entry point', async () => {
     const h = t();
     const a = await liveSession(h, h.fleetKey);
@@ -121,7 +121,7 @@ describeEachDialect('the paths into an inbox (spec 05, 06)', (t) => {
   });
 });
 
-describeEachDialect('message_parent: the child-to-parent channel (spec 02)', (t) => {
+describeEachDialect('message_parent: the child-to-parent channel (docs/design/lineage.md)', (t) => {
   it("delivers a peer-framed parent_message to the caller's lineage parent, logged on both timelines, no uncle edge", async () => {
     const h = t();
     const parent = await liveSession(h, h.fleetKey);
@@ -178,7 +178,7 @@ describeEachDialect('message_parent: the child-to-parent channel (spec 02)', (t)
   });
 });
 
-describeEachDialect('human-message capture on the delivery paths (spec 03)', (t) => {
+describeEachDialect('human-message capture on the delivery paths (docs/design/capture.md)', (t) => {
   const messages = (h: Harness, id: number) => h.store.kysely.selectFrom('human_messages').selectAll().where('session_id', '=', id).orderBy('id').execute();
 
   it("records a human token's follow-up, enqueue and interrupt with their entry points, in the delivery's transaction; nothing for fleet or session tokens", async () => {

@@ -15,7 +15,7 @@ async function liveInboxEvents(h: Harness, sessionId: number): Promise<any[]> {
 }
 
 describeEachDialect(
-  'the inbox: lease, acknowledge, lapse (spec 05)',
+  'the inbox: lease, acknowledge, lapse (docs/design/messages.md)',
   (t) => {
     it('a lease hands items out once; ack marks them delivered; a GET lists and changes nothing', async () => {
       const h = t();

@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { expect, it } from 'vitest';
 import { describeEachDialect } from '../helpers/harness.js';
 
-describeEachDialect('bad input gets a clear error and loses nothing (spec 06, 07)', (t) => {
+describeEachDialect('bad input gets a clear error and loses nothing (docs/design/surfaces.md, docs/design/quality.md)', (t) => {
   it('malformed JSON → 400 malformed-json', async () => {
     const h = t();
     const r = await h.request('POST', '/api/v1/sessions', { token: h.fleetKey, raw: '{"title": ' });

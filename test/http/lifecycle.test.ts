@@ -15,7 +15,7 @@ async function runtime(h: Harness, id: number, body: Record<string, unknown>, to
   return h.request('POST', `/api/v1/sessions/${id}/runtime`, { token, body });
 }
 
-describeEachDialect("the lifecycle table (spec 01), each row's event, and no-effect acts", (t) => {
+describeEachDialect("the lifecycle table (docs/design/sessions.md), each row's event, and no-effect acts", (t) => {
   it('create → pending with `created`; attach: true → running with `attached` and `token_minted`', async () => {
     const h = t();
     const a = (await h.create(h.fleetKey, { title: 'a' })).session;

@@ -13,7 +13,7 @@ describeEachDialect('hierarchy and provenance on REST, MCP and SSE', (t) => {
     return { h, root, child, other };
   }
 
-  it('GET /sessions/:ref carries session_hierarchy beside session, in the JSON shape of spec 02', async () => {
+  it('GET /sessions/:ref carries session_hierarchy beside session, in the JSON shape of docs/design/lineage.md', async () => {
     const { h, root, child, other } = await tree();
     const res = await h.request('GET', `/api/v1/sessions/${child}`, { token: h.fleetKey });
     expect(res.status).toBe(200);

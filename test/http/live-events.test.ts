@@ -10,7 +10,7 @@ async function stream(h: { service: { app: { request: (p: string, i: RequestInit
   return new SseReader(res);
 }
 
-describeEachDialect('live events over SSE (spec 06)', (t) => {
+describeEachDialect('live events over SSE (docs/design/surfaces.md)', (t) => {
   it('emits session_created and session_updated with the full session state, never metadata blobs', async () => {
     const h = t();
     const sse = await stream(h, h.fleetKey);

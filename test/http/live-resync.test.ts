@@ -11,8 +11,8 @@ async function stream(h: Harness, lastEventId?: string): Promise<SseReader> {
   return new SseReader(res);
 }
 
-/** spec 06 "Server-Sent Events": a reconnect beyond the bounded backlog gets `resync`, then the live stream. */
-describeEachDialect('SSE: resync beyond the backlog (spec 06)', (t) => {
+/** docs/design/surfaces.md "Server-Sent Events": a reconnect beyond the bounded backlog gets `resync`, then the live stream. */
+describeEachDialect('SSE: resync beyond the backlog (docs/design/surfaces.md)', (t) => {
   it('a Last-Event-ID older than the kept backlog gets one resync (with the current id), nothing replayed, then live events', async () => {
     const h = t();
     const first = await stream(h);

@@ -2,7 +2,7 @@ import { expect, it } from 'vitest';
 import { describeEachDialect, uniqueKey } from '../helpers/harness.js';
 import { eventsOf, followUp, liveSession } from '../helpers/lineage.js';
 
-describeEachDialect('PATCH parent_session_id: the operator correction (spec 02)', (t) => {
+describeEachDialect('PATCH parent_session_id: the operator correction (docs/design/lineage.md)', (t) => {
   it('a human corrects their own session: parent_basis corrected, one attributed parent_changed event with old and new', async () => {
     const h = t();
     const { user, token } = await h.human(uniqueKey());

@@ -15,7 +15,7 @@ async function ambiguousPair(h: Harness): Promise<{ prefix: string; ids: number[
   return { prefix, ids };
 }
 
-describeEachDialect('parent resolution at create (spec 02 "resolved, not trusted")', (t) => {
+describeEachDialect('parent resolution at create (docs/design/lineage.md "resolved, not trusted")', (t) => {
   it('body beats header; each names its source; the header alone is used when the body is silent', async () => {
     const h = t();
     const p1 = (await h.create(h.fleetKey, {})).session;

@@ -1,7 +1,7 @@
 import { expect, it } from 'vitest';
 import { describeEachDialect, uniqueKey, type Harness } from '../helpers/harness.js';
 
-/** spec 06: `GET /api/v1/sessions` — the filters `status`, `owner`, `parent`, `root`, `q`, and the cursor. */
+/** docs/design/surfaces.md: `GET /api/v1/sessions` — the filters `status`, `owner`, `parent`, `root`, `q`, and the cursor. */
 async function list(h: Harness, query: string, token = h.fleetKey): Promise<{ ids: number[]; next: string | null; status: number; body: any }> {
   const r = await h.request('GET', `/api/v1/sessions?${query}`, { token });
   return { ids: r.status === 200 ? r.body.sessions.map((s: any) => s.id) : [], next: r.status === 200 ? r.body.next_cursor : null, status: r.status, body: r.body };
@@ -23,7 +23,7 @@ async function all(h: Harness, query: string, limit: number): Promise<{ ids: num
   return { ids, pages };
 }
 
-describeEachDialect('GET /api/v1/sessions: filters and cursor (spec 06)', (t) => {
+describeEachDialect('GET /api/v1/sessions: filters and cursor (docs/design/surfaces.md)', (t) => {
   it('q matches the title case-insensitively and literally (% and _ are not wildcards)', async () => {
     const h = t();
     const tag = uniqueKey('Qtag').replace(/-/g, '');

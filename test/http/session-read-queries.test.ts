@@ -2,7 +2,7 @@ import { expect, it } from 'vitest';
 import { describeEachDialect, uniqueKey } from '../helpers/harness.js';
 
 /**
- * The read paths' query shapes (spec 07: per-request overhead): the roster is read once per
+ * The read paths' query shapes (docs/design/quality.md: per-request overhead): the roster is read once per
  * request however many places name the same user, a human token authenticates in one query,
  * and the record's lifetime comes from the walk's rows rather than another read.
  */

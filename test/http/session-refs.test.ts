@@ -1,7 +1,7 @@
 import { expect, it } from 'vitest';
 import { describeEachDialect } from '../helpers/harness.js';
 
-describeEachDialect('session refs: one resolver for every surface (spec 01)', (t) => {
+describeEachDialect('session refs: one resolver for every surface (docs/design/sessions.md)', (t) => {
   it('resolves #id, id, uid, uid: and a unique 8-character prefix with a letter', async () => {
     const h = t();
     const s = (await h.create(h.fleetKey, { title: 'refs' })).session;

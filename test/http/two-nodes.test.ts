@@ -7,7 +7,7 @@ import { createAppContext } from '../../src/app/bootstrap.js';
 import { assembleService } from '../../src/composition.js';
 import { SseReader } from '../helpers/sse.js';
 
-describe.skipIf(!pgAvailable())('two API nodes on one PostgreSQL (spec 07)', () => {
+describe.skipIf(!pgAvailable())('two API nodes on one PostgreSQL (docs/design/quality.md)', () => {
   it('a change on one node reaches the SSE clients of the other, with the same event ids', async () => {
     const h = await openHarness('postgres');
     const store2 = await openStore({ databaseUrl: h.database.databaseUrl, sqliteFile: h.database.sqliteFile });

@@ -7,7 +7,7 @@ async function messagesOf(h: Harness, sessionId: number) {
   return h.store.kysely.selectFrom('human_messages').selectAll().where('session_id', '=', sessionId).orderBy('id').execute();
 }
 
-describeEachDialect('human-message capture at the authenticated boundary (spec 03)', (t) => {
+describeEachDialect('human-message capture at the authenticated boundary (docs/design/capture.md)', (t) => {
   it('a human token over REST records its new session as cli.new_session, with the human as author', async () => {
     const h = t();
     const { token, user } = await h.human(uniqueKey('cap'), { displayName: 'Cap Human' });

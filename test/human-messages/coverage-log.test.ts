@@ -5,7 +5,7 @@ import { currentChannelStates, syncCoverage } from '../../src/app/human-messages
 import { inWriteTx } from '../../src/app/write-scope.js';
 import { setSetting } from '../../src/store/settings-repo.js';
 
-describeEachDialect('the coverage log (spec 03)', (t) => {
+describeEachDialect('the coverage log (docs/design/capture.md)', (t) => {
   it('logs the first observation of every channel and every later change, and is append-only', async () => {
     const h = t();
     const first = await coverageLog(h.store.kysely);

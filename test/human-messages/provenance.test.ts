@@ -26,7 +26,7 @@ async function warrant(h: Harness, id: number) {
   return (await h.request('GET', `/api/v1/sessions/${id}/warrant`, { token: h.fleetKey })).body;
 }
 
-describeEachDialect('the affirmative-absence sentence and the capture gaps (spec 03)', (t) => {
+describeEachDialect('the affirmative-absence sentence and the capture gaps (docs/design/capture.md)', (t) => {
   it('appears exactly when the record is empty and every channel of the hierarchy was instrumented for its whole lifetime', async () => {
     const h = await openHarness(t().dialect);
     try {
@@ -78,7 +78,7 @@ describeEachDialect('the affirmative-absence sentence and the capture gaps (spec
   });
 });
 
-describeEachDialect('the warrant gate (spec 03) and `warrant check` (spec 06)', (t) => {
+describeEachDialect('the warrant gate (docs/design/capture.md) and `warrant check` (docs/design/surfaces.md)', (t) => {
   it('answers here, elsewhere, none and cannot-say, with evidence and gaps', async () => {
     const h = await openHarness(t().dialect);
     try {
@@ -115,7 +115,7 @@ describeEachDialect('the warrant gate (spec 03) and `warrant check` (spec 06)', 
   });
 });
 
-describeEachDialect('rendering the record (spec 03)', (t) => {
+describeEachDialect('rendering the record (docs/design/capture.md)', (t) => {
   it('a hierarchy with 40 here and 40 elsewhere: the summary shows 5 + 5 with whole counts and the left-out counts; every entry is reachable through the cursor', async () => {
     const h = t();
     const { token } = await h.human(uniqueKey('chatty'), { displayName: 'Chatty Human' });

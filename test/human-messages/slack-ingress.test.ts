@@ -30,7 +30,7 @@ async function humanMessagesOf(h: Harness, sessionId: number) {
   return h.store.kysely.selectFrom('human_messages').selectAll().where('session_id', '=', sessionId).execute();
 }
 
-describeEachDialect('Slack ingress (spec 03)', (t) => {
+describeEachDialect('Slack ingress (docs/design/capture.md)', (t) => {
   it('answers the URL-verification challenge', async () => {
     const h = t();
     await configure(h);
@@ -107,7 +107,7 @@ describeEachDialect('Slack ingress (spec 03)', (t) => {
   });
 });
 
-describeEachDialect('Slack thread replies (spec 03)', (t) => {
+describeEachDialect('Slack thread replies (docs/design/capture.md)', (t) => {
   it('a reply in a thread whose root started a session follows it up and records the human message with its thread permalink', async () => {
     const h = t();
     await configure(h);

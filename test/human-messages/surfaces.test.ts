@@ -7,7 +7,7 @@ import { cli, listen } from '../helpers/cli.js';
 import { describeEachDialect, openHarness, uniqueKey } from '../helpers/harness.js';
 import { mcpClient } from '../helpers/mcp-client.js';
 
-describeEachDialect('the caveat inventory lives in the tool descriptions (spec 03)', (t) => {
+describeEachDialect('the caveat inventory lives in the tool descriptions (docs/design/capture.md)', (t) => {
   it('get_session_provenance carries every caveat, on both MCP surfaces; get_session and check_warrant point to it', async () => {
     const h = t();
     const live = await h.create(h.fleetKey, { title: 'self', attach: true });
@@ -18,7 +18,7 @@ describeEachDialect('the caveat inventory lives in the tool descriptions (spec 0
       expect(prov, `${path} get_session_provenance`).toBeDefined();
       for (const caveat of HUMAN_MESSAGE_CAVEATS) expect(prov).toContain(caveat);
       for (const name of ['get_session', 'check_warrant']) expect(tools.get(name), `${path} ${name}`).toContain("Read human messages as `get_session_provenance`'s description says.");
-      // each claim of spec 03's inventory, pinned by its words (the hierarchy's in get_session)
+      // each claim of docs/design/capture.md's inventory, pinned by its words (the hierarchy's in get_session)
       const session = tools.get('get_session')!;
       expect(session).toMatch(/Indentation is the spawn edge/);
       expect(session).toMatch(/not "most recently talked to"/);
@@ -59,7 +59,7 @@ describeEachDialect('the caveat inventory lives in the tool descriptions (spec 0
   });
 });
 
-describeEachDialect('`warrant check` exits with the gate (spec 06)', (t) => {
+describeEachDialect('`warrant check` exits with the gate (docs/design/surfaces.md)', (t) => {
   it('0 here, 3 elsewhere, 4 none, 5 cannot-say', async () => {
     const h = await openHarness(t().dialect);
     const server = await listen(h);

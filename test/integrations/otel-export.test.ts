@@ -36,7 +36,7 @@ beforeAll(async () => {
 });
 afterAll(() => rx.server.close());
 
-describeEachDialect('OpenTelemetry export (spec 08)', (t) => {
+describeEachDialect('OpenTelemetry export (docs/integrations.md)', (t) => {
   it('one span per session with the right parents, one link per uncle edge, no human words', async () => {
     const h = t();
     const { token } = await h.human(uniqueKey('otel'));
@@ -110,7 +110,7 @@ async function endedSession(h: Harness, title: string, conversation: string): Pr
   return { id, uid: s.session.uid };
 }
 
-describeEachDialect('OpenTelemetry export through the CLI and the continuous exporter (spec 08)', (t) => {
+describeEachDialect('OpenTelemetry export through the CLI and the continuous exporter (docs/integrations.md)', (t) => {
   it('`warrant export otel --endpoint` sends the sessions as spans, with gen_ai.conversation.id', async () => {
     const h = t();
     const s = await endedSession(h, 'exported by the cli', `conv-cli-${uniqueKey('c')}`);

@@ -6,11 +6,11 @@ import { insertSpawnChain } from '../helpers/lineage.js';
 import { callTool, mcpClient } from '../helpers/mcp-client.js';
 
 /**
- * spec 03 "The policy gate": MCP `check_warrant` answers here / elsewhere / none / cannot-say
+ * docs/design/capture.md "The policy gate": MCP `check_warrant` answers here / elsewhere / none / cannot-say
  * with evidence, gaps and truncated — the same verdict as `GET …/warrant` (one computation,
  * every surface), on the `sessions` surface and on `/mcp/self` for the session itself.
  */
-describeEachDialect('MCP check_warrant (spec 03, 06)', (t) => {
+describeEachDialect('MCP check_warrant (docs/design/capture.md, docs/design/surfaces.md)', (t) => {
   it('answers here, elsewhere, none and cannot-say exactly like REST, with evidence, gaps and the truncation line', async () => {
     const h: Harness = await openHarness(t().dialect);
     const client = await mcpClient(h, h.fleetKey);

@@ -4,7 +4,7 @@ import { describeEachDialect, uniqueKey } from '../helpers/harness.js';
 import { mcpClient } from '../helpers/mcp-client.js';
 
 /**
- * spec 07 "Bad input": a fuzz over every MCP tool (both surfaces) with random and malformed
+ * docs/design/quality.md "Bad input": a fuzz over every MCP tool (both surfaces) with random and malformed
  * arguments, wrong types, huge strings, invalid refs and unicode edge cases: every answer is a
  * result or a refusal with a token — never an internal error or a hang.
  */
@@ -20,7 +20,7 @@ const nasty = fc.oneof(
   fc.dictionary(fc.string({ maxLength: 5 }), fc.integer(), { maxKeys: 3 }),
 );
 
-describeEachDialect('MCP tools under a fuzz (spec 07)', (t) => {
+describeEachDialect('MCP tools under a fuzz (docs/design/quality.md)', (t) => {
   it('never answer with an internal error, on either surface, for any credential', async () => {
     const h = t();
     const live = await h.create(h.fleetKey, { title: 'fuzz target', attach: true });

@@ -5,8 +5,8 @@ import { describeEachDialect } from '../helpers/harness.js';
 import { liveSession } from '../helpers/lineage.js';
 import { callTool, mcpClient } from '../helpers/mcp-client.js';
 
-/** spec 06 MCP: send_message and get_message on both groups; no surface reports a conversation (the hooks do, over REST). */
-describeEachDialect('MCP agent-message tools over the SDK\'s real client (spec 05, 06)', (t) => {
+/** docs/design/surfaces.md MCP: send_message and get_message on both groups; no surface reports a conversation (the hooks do, over REST). */
+describeEachDialect('MCP agent-message tools over the SDK\'s real client (docs/design/messages.md, docs/design/surfaces.md)', (t) => {
   it('the groups carry the right tools, and send_message\'s description carries the caveats', async () => {
     const h = t();
     const fleet = await mcpClient(h, h.fleetKey);

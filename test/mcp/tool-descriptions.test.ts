@@ -4,7 +4,7 @@ import { describeEachDialect } from '../helpers/harness.js';
 import { mcpClient } from '../helpers/mcp-client.js';
 
 /**
- * What a model sees of the tool list (spec 06 MCP): agents cut descriptions near 2,048
+ * What a model sees of the tool list (docs/design/surfaces.md MCP): agents cut descriptions near 2,048
  * characters, so each one — and each input's — stays within 2,000, and guidance lives in one
  * tool's description that the others point to, never copied into several.
  */

@@ -7,14 +7,14 @@ import { describeEachDialect, type Harness } from '../helpers/harness.js';
 import { leaseAndAck, pair, refusedWithoutWrites, send, sent } from '../helpers/messages.js';
 
 /**
- * spec 05: payloads are reclaimed at a configurable capacity; a send that finds the store at
+ * docs/design/messages.md: payloads are reclaimed at a configurable capacity; a send that finds the store at
  * capacity with nothing reclaimable is `store-capacity`. Its own suite: capacity is global.
  */
 const held = async (h: Harness) => Number((await h.store.kysely.selectFrom('counters').select('value').where('name', '=', 'agent_messages_held').executeTakeFirstOrThrow()).value);
 const payloads = async (h: Harness, ids: string[]) =>
   (await h.store.kysely.selectFrom('agent_messages').select(['id', 'payload']).where('id', 'in', ids).orderBy('seq').execute()).map((r) => r.payload);
 
-describeEachDialect('the message store capacity (spec 05)', (t) => {
+describeEachDialect('the message store capacity (docs/design/messages.md)', (t) => {
   it('at capacity with nothing reclaimable a send is refused (store-capacity); once messages are terminal the oldest payloads make room', async () => {
     const h = t();
     const admin = systemCaller('cli');

@@ -7,14 +7,14 @@ import { describeEachDialect, ManualClock, uniqueKey, type Harness } from '../he
 import { eventsOf, liveSession } from '../helpers/lineage.js';
 import { reportConversation, storeSnapshot } from '../helpers/messages.js';
 
-/** spec 05 "Provider conversation history". */
+/** docs/design/messages.md "Provider conversation history". */
 const clock = new ManualClock();
 const conversations = async (h: Harness, id: number, token = h.fleetKey) => (await h.request('GET', `/api/v1/sessions/${id}/conversations`, { token })).body.conversations;
 const rowsOf = async (h: Harness, id: number) => h.store.kysely.selectFrom('session_conversations').selectAll().where('session_id', '=', id).orderBy('id').execute();
 const estimate = (h: Harness, token: string, body: Record<string, unknown>) => h.request('POST', '/api/v1/conversations/estimated', { token, body: { provider: 'claude-code', ...body } });
 
 describeEachDialect(
-  'provider conversation history (spec 05)',
+  'provider conversation history (docs/design/messages.md)',
   (t) => {
     it('a committed binding appends one row, runtime-reported with a session token and declared with a fleet key; re-observing appends nothing; moving keeps the one it left', async () => {
       const h = t();
@@ -107,7 +107,7 @@ describeEachDialect(
       await reportConversation(h, leaf.session_token, leaf.session.id, 'c-leaf');
       const created = (await h.create(h.fleetKey, { title: 'born bound', provider: 'claude-code', provider_conversation: 'c-born' })).session;
       expect((await rowsOf(h, created.id)).map((r) => [r.conversation_id, r.source, r.title])).toEqual([['c-born', 'declared', 'born bound']]);
-      // a session token creating a child already bound reports with its token: runtime-reported (the spec's rule is the credential)
+      // a session token creating a child already bound reports with its token: runtime-reported (docs/design/messages.md: the credential decides)
       const child = (await h.create(leaf.session_token, { title: 'child bound', provider: 'claude-code', provider_conversation: 'c-child' })).session;
       expect((await rowsOf(h, child.id)).map((r) => r.source)).toEqual(['runtime-reported']);
 

@@ -4,7 +4,7 @@ import { describeEachDialect, uniqueKey } from '../helpers/harness.js';
 import { liveSession } from '../helpers/lineage.js';
 
 /**
- * spec 07 "Bad input": random and malformed bodies on the message and conversation routes get
+ * docs/design/quality.md "Bad input": random and malformed bodies on the message and conversation routes get
  * a 4xx with a token, never a 500 — and a refused send writes nothing.
  */
 describeEachDialect('agent-message and conversation routes under a fuzz (property)', (t) => {

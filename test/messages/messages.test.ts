@@ -9,7 +9,7 @@ import { eventsOf, liveSession, type Live } from '../helpers/lineage.js';
 import { delivered, expectRefusal, leaseAndAck, pair, reportConversation, send, sent, status } from '../helpers/messages.js';
 import { SseReader } from '../helpers/sse.js';
 
-/** spec 05 "Agent messages" and "Explicit replies": delivery, retries, expiry, the reply rule. */
+/** docs/design/messages.md "Agent messages" and "Explicit replies": delivery, retries, expiry, the reply rule. */
 const clock = new ManualClock();
 const sha256 = (text: string) => createHash('sha256').update(Buffer.from(text, 'utf8')).digest('hex');
 
@@ -26,7 +26,7 @@ async function auditEntries(h: Harness, kind: string, messageId: string): Promis
 }
 
 describeEachDialect(
-  'agent messages: delivery through the inbox (spec 05)',
+  'agent messages: delivery through the inbox (docs/design/messages.md)',
   (t) => {
     it('a message reaches the target as a warrant-message frame; the acknowledgement makes it delivered and tells the sender', async () => {
       const h = t();
@@ -167,7 +167,7 @@ describeEachDialect(
 );
 
 describeEachDialect(
-  'explicit replies (spec 05)',
+  'explicit replies (docs/design/messages.md)',
   (t) => {
     it('a reply reverses the sessions, keeps the conversation and the deadline, and arrives framed as a reply', async () => {
       const h = t();
@@ -303,7 +303,7 @@ describeEachDialect(
 );
 
 describeEachDialect(
-  'message history and retention (spec 05)',
+  'message history and retention (docs/design/messages.md)',
   (t) => {
     it('one history row per terminal message: the envelope keys, payload_bytes and sha256(payload bytes), never the payload; it joins the audit log', async () => {
       const h = t();

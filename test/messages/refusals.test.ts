@@ -7,7 +7,7 @@ import { liveSession, type Live } from '../helpers/lineage.js';
 import { delivered, expectRefusal, leaseAndAck, pair, refusedWithoutWrites, reportConversation, send, sent, status, storeSnapshot } from '../helpers/messages.js';
 
 /**
- * spec 05 "Refusal tokens": one test per token, each constructing its cause and checking the
+ * docs/design/messages.md "Refusal tokens": one test per token, each constructing its cause and checking the
  * token, its HTTP status, the one action the table names for it, and that nothing was written
  * (every refusal but `outcome-unknown` happens before anything is).
  */
@@ -23,9 +23,9 @@ async function reattach(h: Harness, s: Live): Promise<Live> {
 }
 
 describeEachDialect(
-  'agent message refusals, one per token (spec 05)',
+  'agent message refusals, one per token (docs/design/messages.md)',
   (t) => {
-    it('the table is the spec\'s, in its order', () => {
+    it('the table is docs/design/messages.md\'s, in its order', () => {
       expect(MESSAGE_REFUSAL_ORDER).toEqual([
         'envelope-invalid',
         'ref-content-mismatch',

@@ -12,7 +12,7 @@ import { describePostgres } from '../helpers/postgres-only.js';
 import { Barrier } from '../helpers/barrier.js';
 
 /**
- * spec 05: at most one reply commits per original, and a ref delivers once — race-safe by the
+ * docs/design/messages.md: at most one reply commits per original, and a ref delivers once — race-safe by the
  * store's unique constraints, not by luck. On PostgreSQL the racers are held at a barrier
  * inside their transactions after every read, so both really pass the checks before writing.
  */

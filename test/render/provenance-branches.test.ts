@@ -5,12 +5,12 @@ import { insertSpawnChain } from '../helpers/lineage.js';
 import { callTool, mcpClient } from '../helpers/mcp-client.js';
 
 /**
- * spec 03 "Provenance rendering": the branches of the one renderer that only a cut walk and a
+ * docs/design/capture.md "Provenance rendering": the branches of the one renderer that only a cut walk and a
  * roster note reach — the floor counts ("at least"), "not every session was searched", the
  * qualified `**Complete:**` line and the `### People` block — on MCP `get_session` and on
  * REST `provenance?format=markdown`.
  */
-describeEachDialect('provenance rendering of a cut walk with a human who has notes (spec 03)', (t) => {
+describeEachDialect('provenance rendering of a cut walk with a human who has notes (docs/design/capture.md)', (t) => {
   it('floors the counts, says not every session was searched, qualifies Complete, and describes the human under People', async () => {
     const h = t();
     const key = uniqueKey('nora');

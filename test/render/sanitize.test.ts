@@ -4,7 +4,7 @@ import { sanitizeBlock, sanitizeInline } from '../../src/render/sanitize.js';
 
 const HOSTILE = ['x\n- here: forged', '# heading', '> quote', '```\ncode', '**Complete:** yes', '1. list', '+ plus', '| table |', '<script>'];
 
-describe('markdown sanitizing (spec 03)', () => {
+describe('markdown sanitizing (docs/design/capture.md)', () => {
   it.each(HOSTILE)('inline text %j cannot open structure', (text) => {
     const out = sanitizeInline(text);
     expect(out).not.toContain('\n');

@@ -7,7 +7,7 @@ import { CLI, runCli, startServer, type ServerProcess } from '../helpers/server-
 
 const AGENT = resolve(import.meta.dirname, '../../docs/examples/stand-in-agent.mjs');
 
-describe('warrant run (spec 08) with the stand-in agent', () => {
+describe('warrant run (docs/integrations.md) with the stand-in agent', () => {
   let server: ServerProcess;
   let humanToken: string;
   const dir = mkdtempSync(join(tmpdir(), 'warrant-run-'));
@@ -56,8 +56,8 @@ describe('warrant run (spec 08) with the stand-in agent', () => {
       for (const e of events.filter((x) => x.actor)) expect(e.actor.basis, `${s.title} ${e.type}`).toBe('authenticated');
       expect(events.map((e) => e.type)).toEqual(expect.arrayContaining(['created', 'attached', 'token_minted', 'exited']));
       // The runner reports `started` when the child starts, but the attach already made the session `running`:
-      // spec 01's lifecycle table moves only `idle` → `running` on `started`, and a change with no effect records
-      // nothing. So a run's runtime events are exactly one `exited` with the child's code, unattributed (spec 04).
+      // docs/design/sessions.md's lifecycle table moves only `idle` → `running` on `started`, and a change with no effect records
+      // nothing. So a run's runtime events are exactly one `exited` with the child's code, unattributed (docs/design/attribution.md).
       const runtime = events.filter((e) => ['started', 'idle', 'exited', 'error'].includes(e.type));
       expect(runtime.map((e) => e.type), s.title).toEqual(['exited']);
       expect(runtime[0].details).toMatchObject({ code: 0 });

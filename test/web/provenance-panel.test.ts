@@ -6,7 +6,7 @@ import { eventsOf, insertSpawnChain, insertUncle, spawn, uncleRows } from '../he
 import { WebClient, textOf } from '../helpers/web-client.js';
 
 /**
- * The session page's provenance panel (spec 06 "Session detail"): the hierarchy walk drawn with
+ * The session page's provenance panel (docs/design/surfaces.md "Session detail"): the hierarchy walk drawn with
  * its chips, pills and notes, the human-message record with counts, gaps and paging, and the
  * × that removes one uncle edge.
  */

@@ -5,7 +5,7 @@ import { findUserByKey } from '../../src/store/users-repo.js';
 import { describeEachDialect, uniqueKey } from '../helpers/harness.js';
 import { WebClient, textOf } from '../helpers/web-client.js';
 
-/** `/supervisor/users` (spec 03 "The roster", 06): admin only, every act through app/roster.ts. */
+/** `/supervisor/users` (docs/design/capture.md "The roster", docs/design/surfaces.md): admin only, every act through app/roster.ts. */
 
 describeEachDialect(
   'roster pages (multi-user mode)',

@@ -4,7 +4,7 @@ import { setSetting } from '../../src/store/settings-repo.js';
 import { describeEachDialect, uniqueKey, type Harness } from '../helpers/harness.js';
 import { WebClient, textOf } from '../helpers/web-client.js';
 
-/** The web UI's human input forms: follow-up, enqueue, interrupt, the queue, the chat bubble (spec 06, 03). */
+/** The web UI's human input forms: follow-up, enqueue, interrupt, the queue, the chat bubble (docs/design/surfaces.md, docs/design/capture.md). */
 
 interface Recorded {
   id: number;
@@ -89,7 +89,7 @@ describeEachDialect('web UI human input forms', (t) => {
     const forgedHtmx = await web.post(`/sessions/${s.id}/enqueue`, { content: 'forged words' }, { htmx: true, noCsrf: true });
     expect(forgedHtmx.status).toBe(403);
 
-    // spec 05: nothing is delivered to an archived session (target-unavailable)
+    // docs/design/messages.md: nothing is delivered to an archived session (target-unavailable)
     expect((await h.request('POST', `/api/v1/sessions/${s.id}/archive`, { token: h.fleetKey, body: {} })).status).toBe(200);
     const typed = 'interrupt <b>now</b>, please';
     const refused = await web.post(`/sessions/${s.id}/interrupt`, { content: typed });

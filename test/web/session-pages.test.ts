@@ -5,7 +5,7 @@ import { describeEachDialect, uniqueKey, type Harness } from '../helpers/harness
 import { SseReader } from '../helpers/sse.js';
 import { WebClient, textOf } from '../helpers/web-client.js';
 
-/** The session pages, their forms and fragments, and the web UI's live stream (spec 06). */
+/** The session pages, their forms and fragments, and the web UI's live stream (docs/design/surfaces.md). */
 
 async function stream(h: Harness, web: WebClient, headers: Record<string, string> = {}): Promise<SseReader> {
   const res = await h.service.app.request('http://localhost/ui/events', { headers: { host: 'localhost', cookie: web.cookieHeader(), ...headers } });
@@ -27,7 +27,7 @@ describeEachDialect('web UI session pages (single-admin mode)', (t) => {
   });
   it('the new-session form creates a web_ui session as the signed-in human, recording its web credential', async () => {
     const h = t();
-    // the human messages the web forms recorded (spec 03), read straight from the table
+    // the human messages the web forms recorded (docs/design/capture.md), read straight from the table
     const recorded = async () =>
       (await h.store.kysely.selectFrom('human_messages').select(['session_id', 'entry_point', 'content', 'author_key']).orderBy('id').execute()).map((m) => ({
         sessionId: Number(m.session_id),

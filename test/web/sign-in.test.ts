@@ -8,7 +8,7 @@ import { findUserByKey } from '../../src/store/users-repo.js';
 import { describeEachDialect, ManualClock, uniqueKey } from '../helpers/harness.js';
 import { WebClient, textOf } from '../helpers/web-client.js';
 
-/** spec 01 "Web UI sign-in, always": first run, one-time links, passwords, sign-out. */
+/** docs/design/sessions.md "Web UI sign-in, always": first run, one-time links, passwords, sign-out. */
 
 describeEachDialect('web UI first run (empty roster)', (t) => {
   it('every page leads to the first-run page, which needs the console’s one-time setup code', async () => {

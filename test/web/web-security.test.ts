@@ -5,7 +5,7 @@ import { setSetting } from '../../src/store/settings-repo.js';
 import { describeEachDialect, uniqueKey } from '../helpers/harness.js';
 import { WebClient } from '../helpers/web-client.js';
 
-/** spec 01 / 06 / 07: CSRF on every form, the Host/Origin allowlist, security headers. */
+/** docs/design/sessions.md, docs/design/surfaces.md, docs/design/quality.md: CSRF on every form, the Host/Origin allowlist, security headers. */
 
 async function countTitled(h: ReturnType<Parameters<Parameters<typeof describeEachDialect>[1]>[0]>, title: string): Promise<number> {
   const r = await h.request('GET', `/api/v1/sessions?q=${encodeURIComponent(title)}`, { token: h.fleetKey });

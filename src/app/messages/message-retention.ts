@@ -38,7 +38,7 @@ export async function reclaimPayloads(w: WriteScope, messages: readonly MessageR
     if (!(await reclaimPayload(w.tx, m.id, w.now))) continue;
     n++;
     if (m.inboxItemId !== null) await deleteInboxItem(w.tx, m.inboxItemId);
-    // the log says when and why the words went (spec README, principle 2: absence must be answerable)
+    // the log says when and why the words went (docs/design/messages.md, "History and retention")
     w.audit({ kind: 'message_payload_reclaimed', at: w.now, message_id: m.id, reason, terminal_at: m.terminalAt });
   }
   await adjustHeldMessages(w.tx, -n);

@@ -37,7 +37,7 @@ export function registerProvenanceRoutes(app: Hono<any>, ctx: AppContext, guard:
     return htmlFragment(c, <HumanMessagePage sessionId={record.sessionId} entries={record.entries} nextCursor={record.nextCursor} />);
   });
 
-  // Without JS the chip's × lands here: the confirm the spec asks for, as a page.
+  // Without JS the chip's × lands here: removing an uncle edge is confirmed first, as a page.
   route('GET', '/sessions/:junior/uncles/:uncle/remove', async (c, r) => {
     const caller = r.identity!.caller;
     const junior = await getSession(ctx, caller, param(c, 'junior'));
