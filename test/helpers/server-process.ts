@@ -16,10 +16,11 @@ export interface ServerProcess {
 }
 
 /** Starts the built server as a child process and waits for its banner. */
-export async function startServer(options: { args?: string[]; env?: Record<string, string>; cwd?: string; dataDir?: string } = {}): Promise<ServerProcess> {
+/** `entry` replaces `dist/cli/main.js serve` (e.g. `scripts/start.mjs`, what `npm start` runs). */
+export async function startServer(options: { args?: string[]; env?: Record<string, string>; cwd?: string; dataDir?: string; entry?: string[] } = {}): Promise<ServerProcess> {
   const cwd = options.cwd ?? mkdtempSync(join(tmpdir(), 'warrant-srv-'));
   const dataDir = options.dataDir ?? join(cwd, '.warrant');
-  const args = [CLI, 'serve', ...(options.args ?? ['--port', '0'])];
+  const args = [...(options.entry ?? [CLI, 'serve']), ...(options.args ?? ['--port', '0'])];
   const child = spawn(process.execPath, args, {
     cwd,
     env: { ...process.env, WARRANT_DATA_DIR: dataDir, WARRANT_LOG_LEVEL: 'warn', ...(options.env ?? {}) },
