@@ -50,6 +50,16 @@ async function nextMessage(kind, timeoutMs = 30_000) {
   throw new Error(`no ${kind} arrived`);
 }
 
+/** Waits until a child of this session with that title exists (its `warrant run` created it). */
+async function sessionTitled(title) {
+  for (let i = 0; i < 120; i++) {
+    const { sessions } = await api('GET', `/api/v1/sessions?parent=${self}`);
+    if (sessions.some((s) => s.title === title)) return;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`no child called ${title} appeared`);
+}
+
 function run(child) {
   const args = ['run', '--title', child.name ?? 'worker', '--agent-root', child.agentRoot ?? 'worker', '--', process.execPath, new URL(import.meta.url).pathname, JSON.stringify(child)];
   const proc = cli ? spawn(process.execPath, [cli, ...args], { stdio: 'inherit' }) : spawn('warrant', args, { stdio: 'inherit' });
@@ -63,7 +73,7 @@ for (const child of plan.children ?? []) {
   const done = run(child);
   if (child.background) {
     background.push(done);
-    await new Promise((r) => setTimeout(r, 300)); // let it start before its siblings look for it
+    await sessionTitled(child.name ?? 'worker'); // it exists before its siblings start (and look for it)
   } else if ((await done) !== (child.exit ?? 0)) log(`child ${child.name} exited unexpectedly`);
 }
 

@@ -1,5 +1,7 @@
 import { spawn } from 'node:child_process';
-import { resolve } from 'node:path';
+import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CLI, runCli, startServer, type ServerProcess } from '../helpers/server-process.js';
 
@@ -14,6 +16,31 @@ function sh(script: string, env: Record<string, string>): Promise<{ code: number
     child.stderr.on('data', (d: Buffer) => (stderr += d));
     child.on('close', (code) => ok({ code: code ?? -1, stdout, stderr }));
   });
+}
+
+/** What differs run to run: uids, message ids, the sign-in link's secret, its expiry and the server's port. */
+function normalize(text: string): string {
+  return text
+    .replace(/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/g, '<uid>')
+    .replace(/msg_[0-9a-f]+/g, 'msg_<id>')
+    .replace(/expires \S+\)/g, 'expires <time>)')
+    .replace(/http:\/\/127\.0\.0\.1:\d+\/sign-in\/link\/\S+/g, '<sign-in link>')
+    .trimEnd();
+}
+
+/** The `n`th fenced block after the first line containing `marker`. */
+function codeBlockAfter(markdown: string, marker: string, n = 1): string {
+  let at = markdown.indexOf(marker);
+  if (at < 0) throw new Error(`no ${JSON.stringify(marker)}`);
+  let body = '';
+  for (let i = 0; i < n; i++) {
+    const open = markdown.indexOf('```', at);
+    const start = markdown.indexOf('\n', open) + 1;
+    const close = markdown.indexOf('\n```', start);
+    body = markdown.slice(start, close);
+    at = close + 4;
+  }
+  return body;
 }
 
 /**
@@ -47,6 +74,16 @@ describe('the walk-through with the stand-in agent (docs/examples/tour.sh)', () 
     expect(run.stdout).toMatch(new RegExp(`${server.url.replace(/[.:/]/g, '\\$&')}/\\S+`));
   });
 
+  it('prints exactly the output the README and the walk-through show (ids, uids and the link aside)', () => {
+    const printed = normalize(run.stderr + run.stdout);
+    expect(printed).toBe(normalize(codeBlockAfter(readFileSync(join(ROOT, 'README.md'), 'utf8'), 'This is its whole output')));
+    // the walk-through's step 4 is the tour's stdout from the tree to the last gate
+    const walkthrough = readFileSync(join(ROOT, 'docs', 'walkthrough.md'), 'utf8');
+    const step4 = normalize(codeBlockAfter(walkthrough.slice(walkthrough.indexOf('```\n- #1 [router]')), '```'));
+    expect(printed).toContain(step4);
+    expect(step4.split('\n')).toHaveLength(11); // the tree, and each gate with its evidence (and exit)
+  });
+
   it('leaves a fully authenticated tree: every spawn edge and every acting session', async () => {
     const router = (await api('/api/v1/sessions?q=Fix%20the%20flaky%20deploy')).sessions[0];
     const workers = (await api(`/api/v1/sessions?parent=${router.id}`)).sessions;
@@ -74,5 +111,17 @@ describe('the walk-through with the stand-in agent (docs/examples/tour.sh)', () 
     const env = { WARRANT_URL: server.url, WARRANT_TOKEN: server.fleetKey };
     expect((await runCli(['check', String(router.id)], { env })).code).toBe(0);
     for (const w of (await api(`/api/v1/sessions?parent=${router.id}`)).sessions) expect((await runCli(['check', String(w.id)], { env })).code).toBe(3);
+  });
+});
+
+describe('the tour without a server', () => {
+  it('says so in one line, exits 1 and issues nothing', async () => {
+    const dataDir = join(mkdtempSync(join(tmpdir(), 'warrant-tour-')), '.warrant');
+    const r = await sh('docs/examples/tour.sh', { WARRANT_URL: 'http://127.0.0.1:9', WARRANT_CLI: CLI, WARRANT_DATA_DIR: dataDir });
+    expect(r.code).toBe(1);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toBe('tour: no Warrant server answers at http://127.0.0.1:9: start one with `npm start` in another terminal (or set WARRANT_URL to where it runs).\n');
+    // no roster entry, no token: the admin commands never ran
+    expect(existsSync(dataDir)).toBe(false);
   });
 });
