@@ -1,7 +1,8 @@
 import { defineConfig } from 'vitest/config';
 
 // `npm run test:agents`: the real Claude Code and Codex CLIs (installed by
-// scripts/install-agent-clis.mjs) against a scripted model endpoint. See docs/design/agent-clis.md.
+// scripts/install-agent-clis.mjs) against a scripted model endpoint (docs/design/agent-clis.md),
+// and Warrant's own tarball installed with `npm install -g`: real installs from npm, minutes each.
 export default defineConfig({
   test: {
     include: ['test/agents/**/*.test.ts'],
