@@ -64,6 +64,8 @@ export async function runServe(config: Config): Promise<void> {
     // listeners) so the process exits instead of looking alive to a supervisor.
     await service.stop().catch(() => {});
     await service.store.destroy().catch(() => {});
+    // the fleet key this first start created is not lost with it: say where it is
+    if (fleetKey.created) process.stderr.write(`A fleet key was created before the failure: ${fleetKey.path} (mode 0600); the next start uses it.\n`);
     throw listenError(error, config);
   }
   const address = server.address();
@@ -78,7 +80,7 @@ export async function runServe(config: Config): Promise<void> {
     out.push(`Fleet key created (shown once; also written to ${fleetKey.path}, mode 0600):`);
     out.push(`  ${fleetKey.token}`);
   } else {
-    out.push(`Fleet key: ${fleetKey.path}`);
+    out.push(`Fleet key: ${fleetKey.path} (read it there; \`warrant keys issue-fleet\` issues another)`);
   }
   for (const line of await service.bannerLines({ url })) out.push(line);
   for (const line of dataDirExposure(config.dataDir)) process.stderr.write(line + '\n');

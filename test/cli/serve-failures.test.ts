@@ -64,6 +64,8 @@ describe.each<DialectName>(['sqlite', 'postgres'])('warrant serve on a taken por
       expect(exit.code).toBe(1);
       expect(exit.stderr).toContain(`cannot listen on 127.0.0.1:${port}: the port is in use (EADDRINUSE)`);
       expect(exit.stderr).toContain('--port');
+      // a first start that failed still says where the fleet key it created is
+      expect(exit.stderr).toContain(`A fleet key was created before the failure: ${join(dataDir, 'fleet-key')}`);
       expect(gone(exit.pid)).toBe(true);
       if (db.databaseUrl) expect(await connectionsTo(db)).toBe(0);
     } finally {
