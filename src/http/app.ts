@@ -54,7 +54,9 @@ function withSharedAnswers(doc: OpenApiDocument): OpenApiDocument {
       if (!(Array.isArray(op.security) && op.security.length === 0)) r['401'] ??= { description: 'unauthenticated or invalid-token', ...ERROR_REF };
       if (method !== 'get') r['413'] ??= { description: 'body-too-large', ...ERROR_REF };
       // the schema validator answers 415; a route that reads its raw body (Slack's, signed) does not
-      if (op.requestBody && path.startsWith('/api/v1/')) r['415'] ??= { description: 'unsupported-media-type: send the body as application/json', ...ERROR_REF };
+      if (op.requestBody && path.startsWith('/api/v1/')) {
+        r['415'] ??= { description: 'unsupported-media-type: send the body as application/json', ...ERROR_REF };
+      }
       r['503'] ??= { description: 'store-unavailable: nothing was written; retry', ...ERROR_REF };
     }
   }

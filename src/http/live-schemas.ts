@@ -9,7 +9,10 @@ import { orNull, SessionIdNumber } from './wire-rules.js';
  * documentation only: each frame is `event:` (its type), `id:` (stored events only) and one
  * `data:` line of JSON, described here as the parsed object.
  */
-const EventId = z.string().regex(/^[0-9]+$/).openapi({ description: 'the live event id (the `id:` line): send the last one seen as `Last-Event-ID` to resume' });
+const EventId = z
+  .string()
+  .regex(/^[0-9]+$/)
+  .openapi({ description: 'the live event id (the `id:` line): send the last one seen as `Last-Event-ID` to resume' });
 
 const frame = <T extends z.ZodType>(event: string, data: T, description: string, stored = true) =>
   z
@@ -52,7 +55,9 @@ export const LiveFrameSchema = z
     frame(
       'hierarchy_changed',
       z.object({
-        session_ids: SessionIds.openapi({ description: 'the sessions whose hierarchy view changed (those the subscriber may see); with `hierarchy`, the watched one' }),
+        session_ids: SessionIds.openapi({
+          description: 'the sessions whose hierarchy view changed (those the subscriber may see); with `hierarchy`, the watched one',
+        }),
         session_hierarchy: orNull(HierarchySchema).optional().openapi({ description: 'with `hierarchy` only: the watched session\'s new hierarchy view' }),
       }),
       'derived by each node, not stored: it carries no id and is not replayed (after a reconnect, refetch the views)',
@@ -73,7 +78,9 @@ export const LIVE_STREAM_ROUTE = createRoute({
   operationId: 'streamEvents',
   summary: 'Live events (Server-Sent Events), filtered to the sessions you may see',
   description:
-    'A `text/event-stream` of live events about the sessions the caller may see. A reconnecting client sends `Last-Event-ID` (or `last_event_id`) and receives what it missed, then `ready`; beyond the backlog it gets `resync` first. The node ends every stream at shutdown: reconnect (to any node).',
+    'A `text/event-stream` of live events about the sessions the caller may see. A reconnecting client sends `Last-Event-ID` ' +
+    '(or `last_event_id`) and receives what it missed, then `ready`; beyond the backlog it gets `resync` first. ' +
+    'The node ends every stream at shutdown: reconnect (to any node).',
   request: {
     headers: z.object({
       'Last-Event-ID': z
@@ -83,7 +90,11 @@ export const LIVE_STREAM_ROUTE = createRoute({
         .openapi({ description: 'the id of the last event received: the stream replays every later one first' }),
     }),
     query: z.object({
-      last_event_id: z.string().regex(/^[0-9]+$/).optional().openapi({ description: 'as `Last-Event-ID`, for clients that cannot set headers (the header wins)' }),
+      last_event_id: z
+        .string()
+        .regex(/^[0-9]+$/)
+        .optional()
+        .openapi({ description: 'as `Last-Event-ID`, for clients that cannot set headers (the header wins)' }),
       hierarchy: z
         .array(z.string().min(1).max(200))
         .max(20)
@@ -91,7 +102,8 @@ export const LIVE_STREAM_ROUTE = createRoute({
         .openapi({
           param: { style: 'form', explode: true },
           description:
-            'watch these sessions\' hierarchies instead (repeatable or comma-separated, up to 20 refs): `hierarchy_changed` then carries `{session_ids: [id], session_hierarchy}` each time one of those views really changed; an invisible ref is a 404',
+            "watch these sessions' hierarchies instead (repeatable or comma-separated, up to 20 refs): `hierarchy_changed` then carries " +
+            '`{session_ids: [id], session_hierarchy}` each time one of those views really changed; an invisible ref is a 404',
         }),
     }),
   },

@@ -15,7 +15,8 @@ import type { HostGuard } from '../http/host-guard.js';
 export const PROTECTED_RESOURCE_PATH = '/.well-known/oauth-protected-resource';
 
 const OAUTH_NOT_OFFERED =
-  'Warrant issues its own bearer tokens (a wrt_f_ fleet key, wrt_s_ session token, wrt_h_ human token or wrt_c_ integration key): send one as Authorization: Bearer <token>; without one /mcp answers unauthenticated, with a wrong one invalid-token.';
+  'Warrant issues its own bearer tokens (a wrt_f_ fleet key, wrt_s_ session token, wrt_h_ human token or wrt_c_ integration key): ' +
+  'send one as Authorization: Bearer <token>; without one /mcp answers unauthenticated, with a wrong one invalid-token.';
 
 /** The origin the client reached: the Host it sent, on the request's scheme (the host guard checks Host on /mcp). */
 function originOf(c: Context): string {
@@ -69,7 +70,8 @@ export function mountMcp(ctx: AppContext, guard: HostGuard) {
         return await handlers[group].fetch(c.req.raw, { authInfo: { token: bearer!, clientId: 'warrant', scopes: [], extra: { caller } } });
       } catch (error) {
         const res = errorResponse(c, error, ctx.logger);
-        if (res.status === 401) res.headers.set('WWW-Authenticate', bearerChallenge(toWarrantError(error)!, `${originOf(c)}${PROTECTED_RESOURCE_PATH}${c.req.path}`));
+        const metadataUrl = `${originOf(c)}${PROTECTED_RESOURCE_PATH}${c.req.path}`;
+        if (res.status === 401) res.headers.set('WWW-Authenticate', bearerChallenge(toWarrantError(error)!, metadataUrl));
         return res;
       }
     };

@@ -56,7 +56,11 @@ export function morePages(nextCursor: string | null, pagingHint: (cursor: string
   return nextCursor ? [`More: ${pagingHint(nextCursor)}`] : [];
 }
 
-export function renderSessionList(sessions: readonly SessionView[], nextCursor: string | null, pagingHint: (cursor: string) => string = neutralPagingHint): string {
+export function renderSessionList(
+  sessions: readonly SessionView[],
+  nextCursor: string | null,
+  pagingHint: (cursor: string) => string = neutralPagingHint,
+): string {
   if (sessions.length === 0) return 'No sessions.';
   return [sessions.map(renderSessionLine).join('\n'), ...morePages(nextCursor, pagingHint)].join('\n\n');
 }

@@ -12,7 +12,8 @@ describe('the MCP Inspector CLI against /mcp', () => {
   let server: ServerProcess;
   beforeAll(async () => {
     // never skipped: missing, it fails (CI installs it with the agent CLIs)
-    for (const p of [INSPECTOR_JS, WARRANT_CLI]) if (!existsSync(p)) throw new Error(`missing ${p}: run \`npm run test:agents\` (it builds and runs scripts/install-agent-clis.mjs)`);
+    const missing = [INSPECTOR_JS, WARRANT_CLI].filter((p) => !existsSync(p));
+    if (missing.length > 0) throw new Error(`missing ${missing.join(', ')}: run \`npm run test:agents\` (it builds and runs scripts/install-agent-clis.mjs)`);
     server = await startServer();
   }, 60_000);
   afterAll(async () => {

@@ -14,7 +14,8 @@ export const MARKERS = {
 const cell = (text: string) => text.replace(/\|/g, '\\|').replace(/\s+/g, ' ').trim();
 
 export async function renderRouteList(h: Harness): Promise<string> {
-  const doc = (await h.request('GET', '/api/v1/openapi.json', { token: null })).body as { paths: Record<string, Record<string, { operationId?: string; summary?: string; security?: unknown[] }>> };
+  type Operation = { operationId?: string; summary?: string; security?: unknown[] };
+  const doc = (await h.request('GET', '/api/v1/openapi.json', { token: null })).body as { paths: Record<string, Record<string, Operation>> };
   const rows = ['| method and path | operation | does |', '| --- | --- | --- |'];
   for (const [path, item] of Object.entries(doc.paths)) {
     for (const [method, op] of Object.entries(item)) {
@@ -35,7 +36,8 @@ export async function renderToolList(h: Harness): Promise<string> {
   const tools = new Map<string, { groups: string[]; title: string; inputs: Map<string, string[]>; readOnly: boolean }>();
   for (const [group, client] of surfaces) {
     for (const t of (await client.listTools()).tools) {
-      const entry = tools.get(t.name) ?? { groups: [] as string[], title: t.title ?? t.name, inputs: new Map(), readOnly: t.annotations?.readOnlyHint === true };
+      const readOnly = t.annotations?.readOnlyHint === true;
+      const entry = tools.get(t.name) ?? { groups: [] as string[], title: t.title ?? t.name, inputs: new Map<string, string[]>(), readOnly };
       entry.groups.push(group);
       for (const input of Object.keys((t.inputSchema.properties ?? {}) as object)) entry.inputs.set(input, [...(entry.inputs.get(input) ?? []), group]);
       tools.set(t.name, entry);

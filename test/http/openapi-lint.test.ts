@@ -28,7 +28,8 @@ it('redocly lint passes the served OpenAPI document with 0 errors and 0 warnings
       env: { ...process.env, REDOCLY_TELEMETRY: 'off', REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true', REDOCLY_SUPPRESS_NOTIFICATIONS: 'true', CI: 'true' },
     });
     expect(r.error).toBeUndefined();
-    const report = JSON.parse(r.stdout) as { totals: { errors: number; warnings: number }; problems: { ruleId: string; message: string; location: { pointer: string }[] }[] };
+    type Problem = { ruleId: string; message: string; location: { pointer: string }[] };
+    const report = JSON.parse(r.stdout) as { totals: { errors: number; warnings: number }; problems: Problem[] };
     const problems = report.problems.map((p) => `${p.ruleId}: ${p.message} (at ${p.location.map((l) => l.pointer).join(', ')})`);
     expect(problems.join('\n')).toBe('');
     expect(report.totals).toMatchObject({ errors: 0, warnings: 0 });

@@ -13,9 +13,14 @@ const METRICS_ROUTE = createRoute({
   path: '/metrics',
   operationId: 'getMetrics',
   summary: 'Prometheus metrics of this node (the fleet key or an admin)',
-  description: "Prometheus' text exposition format (0.0.4): request counts and latencies, live-stream clients, inbox depth, store latency and the newest live event id (docs/operations.md).",
+  description:
+    "Prometheus' text exposition format (0.0.4): request counts and latencies, live-stream clients, inbox depth, " +
+    'store latency and the newest live event id (docs/operations.md).',
   responses: {
-    200: { description: 'the metrics', content: { 'text/plain': { schema: z.string().openapi({ example: '# TYPE warrant_sse_clients gauge\nwarrant_sse_clients 2\n' }) } } },
+    200: {
+      description: 'the metrics',
+      content: { 'text/plain': { schema: z.string().openapi({ example: '# TYPE warrant_sse_clients gauge\nwarrant_sse_clients 2\n' }) } },
+    },
     403: { description: 'forbidden: metrics need the fleet key or an admin', content: { 'application/json': { schema: ErrorSchema } } },
   },
 });

@@ -18,7 +18,10 @@ const SLACK_EVENTS_ROUTE = createRoute({
   operationId: 'receiveSlackEvent',
   summary: "Slack's Events API request URL (signed by Slack; no bearer token)",
   description:
-    "Slack calls it; nothing else can. The credential is Slack's signature of the exact body with the configured signing secret, within a 5-minute window. `url_verification` answers the challenge; an `event_callback` message from a mapped roster human in a DM to the app, or a channel message that mentions it, starts a session; a reply in its thread follows it up. Bots, apps, edits and deletions record nothing (`ignored`); a Slack retry never acts twice (`duplicate`).",
+    "Slack calls it; nothing else can. The credential is Slack's signature of the exact body with the configured signing secret, " +
+    'within a 5-minute window. `url_verification` answers the challenge; an `event_callback` message from a mapped roster human ' +
+    'in a DM to the app, or a channel message that mentions it, starts a session; a reply in its thread follows it up. ' +
+    'Bots, apps, edits and deletions record nothing (`ignored`); a Slack retry never acts twice (`duplicate`).',
   security: [],
   request: {
     headers: z.object({

@@ -142,7 +142,11 @@ export const actionSession = defineTool({
     z.object({
       action: z.enum([...LIFECYCLE_ACTIONS, 'follow_up', 'remove_uncle']).describe('what to do; see the description'),
       session_id: Ref.describe(SESSION_REF),
-      content: z.string().max(MAX_INBOX_CONTENT_BYTES).optional().describe('follow_up: the text the session receives, at most 256 KiB of UTF-8 (`content-too-large`)'),
+      content: z
+        .string()
+        .max(MAX_INBOX_CONTENT_BYTES)
+        .optional()
+        .describe('follow_up: the text the session receives, at most 256 KiB of UTF-8 (`content-too-large`)'),
       uncle_session_id: Ref.optional().describe('remove_uncle: the senior end of the edge'),
       acting_session_id: Ref.optional().describe(ACTING),
     }),
