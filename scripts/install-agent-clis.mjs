@@ -1,4 +1,5 @@
-// Installs the pinned real agent CLIs that `npm run test:agents` drives into .agent-clis/
+// Installs the pinned real agent CLIs that `npm run test:agents` drives (and the MCP Inspector,
+// the MCP ecosystem's own client, test/agents/mcp-inspector.test.ts) into .agent-clis/
 // (git-ignored; never in package.json, so `npm ci && npm test` stays lean). A cache between
 // runs: it installs only when a package is missing or at another version. Install scripts
 // must run: Claude Code's postinstall copies its native binary into bin/claude.exe.
@@ -8,7 +9,8 @@ import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'no
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-export const AGENT_CLI_PINS = { '@anthropic-ai/claude-code': '2.1.332', '@openai/codex': '0.171.0' };
+// The Inspector declares node >=22.19 but runs on Node 20 (the test proves it each run).
+export const AGENT_CLI_PINS = { '@anthropic-ai/claude-code': '2.1.332', '@openai/codex': '0.171.0', '@modelcontextprotocol/inspector': '2.12.0' };
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const dir = process.env.WARRANT_AGENT_CLIS_DIR ? resolve(process.env.WARRANT_AGENT_CLIS_DIR) : join(root, '.agent-clis');
@@ -16,6 +18,7 @@ const modules = join(dir, 'node_modules');
 const paths = {
   claude: join(modules, '@anthropic-ai/claude-code/bin/claude.exe'),
   codex: join(modules, '@openai/codex/bin/codex.js'),
+  inspector: join(modules, '@modelcontextprotocol/inspector/clients/launcher/build/index.js'),
 };
 
 function installedVersion(name) {
@@ -37,6 +40,7 @@ function problems() {
   const checks = [
     [paths.claude, [], AGENT_CLI_PINS['@anthropic-ai/claude-code']],
     [process.execPath, [paths.codex], AGENT_CLI_PINS['@openai/codex']],
+    [process.execPath, [paths.inspector], AGENT_CLI_PINS['@modelcontextprotocol/inspector']],
   ];
   for (const [cmd, pre, version] of checks) {
     const r = spawnSync(cmd, [...pre, '--version'], { encoding: 'utf8', timeout: 30_000, env: { ...process.env, CODEX_HOME: join(dir, 'codex-version-home') } });
@@ -79,5 +83,5 @@ if (main) {
   }
   const size = statSync(paths.claude).size;
   process.stdout.write(JSON.stringify({ ...paths, node: process.execPath, versions: AGENT_CLI_PINS, installed, claude_bytes: size }) + '\n');
-  if (!existsSync(paths.codex)) process.exit(1);
+  if (!existsSync(paths.codex) || !existsSync(paths.inspector)) process.exit(1);
 }

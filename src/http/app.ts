@@ -47,13 +47,16 @@ const ERROR_REF = { content: { 'application/json': { schema: { $ref: '#/componen
  * (415) and an unusable store (503).
  */
 function withSharedAnswers(doc: OpenApiDocument): OpenApiDocument {
-  for (const item of Object.values(doc.paths)) {
+  for (const [path, item] of Object.entries(doc.paths)) {
     for (const [method, op] of Object.entries(item)) {
       const r = op.responses;
       r['400'] ??= { description: 'invalid-request (naming the field) or malformed-json', ...ERROR_REF };
       if (!(Array.isArray(op.security) && op.security.length === 0)) r['401'] ??= { description: 'unauthenticated or invalid-token', ...ERROR_REF };
       if (method !== 'get') r['413'] ??= { description: 'body-too-large', ...ERROR_REF };
-      if (op.requestBody) r['415'] ??= { description: 'unsupported-media-type: send the body as application/json', ...ERROR_REF };
+      // the schema validator answers 415; a route that reads its raw body (Slack's, signed) does not
+      if (op.requestBody && path.startsWith('/api/v1/')) {
+        r['415'] ??= { description: 'unsupported-media-type: send the body as application/json', ...ERROR_REF };
+      }
       r['503'] ??= { description: 'store-unavailable: nothing was written; retry', ...ERROR_REF };
     }
   }
@@ -137,7 +140,8 @@ export function buildHttpApp(ctx: AppContext, options: HttpOptions = {}): OpenAP
           title: 'Warrant',
           version: '0.1.0',
           description: 'The provenance ledger and control plane for fleets of AI agent sessions.',
-          license: { name: 'UNLICENSED (all rights reserved; see package.json)' },
+          // npm's UNLICENSED has no SPDX id: a LicenseRef- is SPDX's form for a license it does not list
+          license: { name: 'UNLICENSED (all rights reserved; see package.json)', identifier: 'LicenseRef-Warrant-Proprietary' } as { name: string },
         },
         servers: [{ url: '/', description: 'the Warrant server serving this document (every path is absolute from its root)' }],
         security: [{ bearer: [] }],

@@ -11,17 +11,45 @@ import { buildMcpServer } from './server.js';
 import type { ToolGroup } from './tool.js';
 import type { HostGuard } from '../http/host-guard.js';
 
+/** RFC 9728's well-known path; `{path}` is inserted after it for a resource with a path (`/mcp`, `/mcp/self`). */
+export const PROTECTED_RESOURCE_PATH = '/.well-known/oauth-protected-resource';
+
+const OAUTH_NOT_OFFERED =
+  'Warrant issues its own bearer tokens (a wrt_f_ fleet key, wrt_s_ session token, wrt_h_ human token or wrt_c_ integration key): ' +
+  'send one as Authorization: Bearer <token>; without one /mcp answers unauthenticated, with a wrong one invalid-token.';
+
+/** The origin the client reached: the Host it sent, on the request's scheme (the host guard checks Host on /mcp). */
+function originOf(c: Context): string {
+  const url = new URL(c.req.url);
+  return `${url.protocol}//${c.req.header('host') ?? url.host}`;
+}
+
 /**
- * RFC 6750's challenge on every 401 (MCP clients read it): Bearer, a realm, and our message.
- * No `resource_metadata`: Warrant issues its tokens itself, so there is no OAuth
- * authorization server for a client to discover, and pointing at one would start a sign-in
- * that cannot succeed and hide the message.
+ * The protected-resource metadata (RFC 9728) an MCP client reads after a 401 (the MCP
+ * authorization spec): the resource, bearer tokens in the header, and no
+ * `authorization_servers` — Warrant issues its tokens itself (docs/api.md "MCP"), so there is
+ * no OAuth sign-in to start; the documentation field says where a token comes from.
  */
-function bearerChallenge(error: WarrantError): string {
+export function protectedResourceMetadata(origin: string, resourcePath: string): Record<string, unknown> {
+  return {
+    resource: `${origin}${resourcePath}`,
+    resource_name: 'Warrant',
+    bearer_methods_supported: ['header'],
+    resource_documentation: `${origin}/api/v1/openapi.json`,
+    warrant_credentials: `No OAuth. ${OAUTH_NOT_OFFERED}`,
+  };
+}
+
+/**
+ * RFC 6750's challenge on every 401 (MCP clients read it): Bearer, a realm, our message, and
+ * `resource_metadata` (the MCP authorization spec) pointing at the document above, which names
+ * no authorization server.
+ */
+function bearerChallenge(error: WarrantError, metadataUrl: string): string {
   // a quoted-string holds printable ASCII only, without quotes or backslashes
   const description = error.message.replace(/[^\x20-\x7e]/g, '').replace(/["\\]/g, "'");
   const code = error.token === 'invalid-token' ? ', error="invalid_token"' : '';
-  return `Bearer realm="warrant"${code}, error_description="${description}"`;
+  return `Bearer realm="warrant"${code}, error_description="${description}", resource_metadata="${metadataUrl}"`;
 }
 
 /** Mounts `/mcp` (the `sessions` group) and `/mcp/self` (the `self_session` group). */
@@ -42,10 +70,20 @@ export function mountMcp(ctx: AppContext, guard: HostGuard) {
         return await handlers[group].fetch(c.req.raw, { authInfo: { token: bearer!, clientId: 'warrant', scopes: [], extra: { caller } } });
       } catch (error) {
         const res = errorResponse(c, error, ctx.logger);
-        if (res.status === 401) res.headers.set('WWW-Authenticate', bearerChallenge(toWarrantError(error)!));
+        const metadataUrl = `${originOf(c)}${PROTECTED_RESOURCE_PATH}${c.req.path}`;
+        if (res.status === 401) res.headers.set('WWW-Authenticate', bearerChallenge(toWarrantError(error)!, metadataUrl));
         return res;
       }
     };
+    // public, like /api/v1/health: what a client needs to know before it holds a token
+    for (const path of ['', '/mcp', '/mcp/self']) {
+      app.get(`${PROTECTED_RESOURCE_PATH}${path}`, (c) => c.json(protectedResourceMetadata(originOf(c), path)));
+    }
+    // A client that starts OAuth anyway falls back to registering at the origin (RFC 7591's
+    // default path): it gets Warrant's refusal and where a token comes from, not a bare 404.
+    app.post('/register', (c) =>
+      c.json({ error: 'not-found', message: `This Warrant server offers no OAuth sign-in. ${OAUTH_NOT_OFFERED}` }, 404),
+    );
     app.all('/mcp', serve('sessions'));
     app.all('/mcp/self', serve('self_session'));
   };

@@ -2,7 +2,7 @@ import type { DeletionView } from '../app/sessions/delete-session.js';
 import type { EventView } from '../app/sessions/read-sessions.js';
 import type { ActorView } from '../app/views.js';
 import { sanitizeInline } from './sanitize.js';
-import { actorText } from './session-markdown.js';
+import { actorText, neutralPagingHint } from './session-markdown.js';
 
 /**
  * Markdown for the attributed timeline and deletion records (docs/attribution.md), shared by the CLI
@@ -27,7 +27,7 @@ export function renderEventLine(e: EventView): string {
 
 export function renderEvents(sessionId: number, events: readonly EventView[], nextCursor: string | null): string {
   if (events.length === 0) return `No events for session #${sessionId}${nextCursor === null ? '' : ' on this page'}.`;
-  const more = nextCursor ? `\n\nMore: pass --cursor ${nextCursor}` : '';
+  const more = nextCursor ? `\n\nMore: ${neutralPagingHint(nextCursor)}` : '';
   return `## Timeline of #${sessionId}\n\n${events.map(renderEventLine).join('\n')}${more}`;
 }
 
@@ -42,6 +42,6 @@ export function renderDeletionLine(d: DeletionView): string {
 
 export function renderDeletions(deletions: readonly DeletionView[], nextCursor: string | null): string {
   if (deletions.length === 0) return 'No deletion records match.';
-  const more = nextCursor ? `\n\nMore: pass --cursor ${nextCursor}` : '';
+  const more = nextCursor ? `\n\nMore: ${neutralPagingHint(nextCursor)}` : '';
   return deletions.map(renderDeletionLine).join('\n') + more;
 }

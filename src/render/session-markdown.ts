@@ -45,12 +45,22 @@ export function renderSessionLine(s: SessionView): string {
   return `- #${s.id} [${s.status}] ${sanitizeInline(s.title ?? '(untitled)')} {${s.genesis} · ${s.schedulingClass}}${parent}`;
 }
 
-/** Where the next page is, in the words of the surface that asks (`--cursor` is the CLI's). */
+/**
+ * The paging line of a rendering no surface words for itself (REST's `format=markdown`, which
+ * the CLI prints and any client may read): the cursor and the parameter's name, not a flag.
+ */
+export const neutralPagingHint = (cursor: string): string => `next cursor: ${cursor} (send it as \`cursor\`)`;
+
+/** Where the next page is, in the words of the surface that asks (a tool call on MCP). */
 export function morePages(nextCursor: string | null, pagingHint: (cursor: string) => string): string[] {
   return nextCursor ? [`More: ${pagingHint(nextCursor)}`] : [];
 }
 
-export function renderSessionList(sessions: readonly SessionView[], nextCursor: string | null, pagingHint: (cursor: string) => string = (c) => `pass --cursor ${c}`): string {
+export function renderSessionList(
+  sessions: readonly SessionView[],
+  nextCursor: string | null,
+  pagingHint: (cursor: string) => string = neutralPagingHint,
+): string {
   if (sessions.length === 0) return 'No sessions.';
   return [sessions.map(renderSessionLine).join('\n'), ...morePages(nextCursor, pagingHint)].join('\n\n');
 }

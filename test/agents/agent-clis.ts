@@ -13,11 +13,12 @@ const ROOT = resolve(import.meta.dirname, '../..');
 const CLIS_DIR = process.env.WARRANT_AGENT_CLIS_DIR ? resolve(process.env.WARRANT_AGENT_CLIS_DIR) : join(ROOT, '.agent-clis');
 export const CLAUDE_BIN = join(CLIS_DIR, 'node_modules/@anthropic-ai/claude-code/bin/claude.exe');
 export const CODEX_JS = join(CLIS_DIR, 'node_modules/@openai/codex/bin/codex.js');
+export const INSPECTOR_JS = join(CLIS_DIR, 'node_modules/@modelcontextprotocol/inspector/clients/launcher/build/index.js');
 export const WARRANT_CLI = join(ROOT, 'dist/cli/main.js');
 
 /** Throws (never skips) when the pinned CLIs are not installed: the suite must fail in CI. */
 export function requireAgentClis(): void {
-  const missing = [CLAUDE_BIN, CODEX_JS, WARRANT_CLI, WARRANT_HOOK].filter((p) => !existsSync(p));
+  const missing = [CLAUDE_BIN, CODEX_JS, INSPECTOR_JS, WARRANT_CLI, WARRANT_HOOK].filter((p) => !existsSync(p));
   if (missing.length > 0) throw new Error(`missing ${missing.join(', ')}: run \`npm run test:agents\` (it builds and runs scripts/install-agent-clis.mjs)`);
 }
 

@@ -33,16 +33,31 @@ describeEachDialect('MCP over Streamable HTTP, the real SDK client in-process', 
     const none = await h.request('POST', '/mcp', { body: { jsonrpc: '2.0', id: 1, method: 'tools/list' } });
     expect(none.status).toBe(401);
     expect(none.body.error).toBe('unauthenticated');
-    // a Bearer challenge with our message, and nothing that sends a client looking for OAuth
-    expect(none.headers.get('www-authenticate')).toBe('Bearer realm="warrant", error_description="This route needs a credential: send Authorization: Bearer <token>."');
+    // a Bearer challenge with our message and the protected-resource metadata (RFC 9728), which names no authorization server
+    const noneChallenge = none.headers.get('www-authenticate')!;
+    expect(noneChallenge).toMatch(
+      /^Bearer realm="warrant", error_description="[^"]+", resource_metadata="http:\/\/[^"]+\/\.well-known\/oauth-protected-resource\/mcp"$/,
+    );
+    expect(noneChallenge).toContain('error_description="This route needs a credential: send Authorization: Bearer <token>."');
     for (const path of ['/mcp', '/mcp/self'] as const) {
       const bad = await h.request('POST', path, { token: 'wrt_s_not-a-real-token', body: { jsonrpc: '2.0', id: 1, method: 'tools/list' } });
       expect([bad.status, bad.body.error]).toEqual([401, 'invalid-token']);
       const challenge = bad.headers.get('www-authenticate')!;
-      expect(challenge).toMatch(/^Bearer realm="warrant", error="invalid_token", error_description="[^"]+"$/);
+      expect(challenge).toMatch(/^Bearer realm="warrant", error="invalid_token", error_description="[^"]+", resource_metadata="[^"]+"$/);
       expect(challenge).toContain(bad.body.message);
-      expect(challenge).not.toContain('resource_metadata');
+      const metadataUrl = new URL(/resource_metadata="([^"]+)"/.exec(challenge)![1]!);
+      expect(metadataUrl.pathname).toBe(`/.well-known/oauth-protected-resource${path}`);
+      const metadata = await h.request('GET', metadataUrl.pathname, { token: null });
+      expect(metadata.status).toBe(200);
+      expect(metadata.body.resource).toBe(`${metadataUrl.origin}${path}`);
+      expect(metadata.body.bearer_methods_supported).toEqual(['header']);
+      expect(metadata.body).not.toHaveProperty('authorization_servers');
+      expect(metadata.body.warrant_credentials).toContain('No OAuth');
     }
+    // a client that starts OAuth anyway and registers at the origin gets Warrant's refusal
+    const register = await h.request('POST', '/register', { token: null, body: { redirect_uris: ['http://127.0.0.1:1/cb'] } });
+    expect([register.status, register.body.error]).toEqual([404, 'not-found']);
+    expect(register.body.message).toContain('offers no OAuth sign-in');
     // the SDK's own client, holding a bad token, fails with Warrant's message (no OAuth provider asked for)
     await expect(mcpClient(h, 'wrt_s_not-a-real-token')).rejects.toThrow(/invalid-token|not known to this deployment/);
     // a refusal that is not about the credential carries no challenge

@@ -9,6 +9,7 @@ import { WarrantError } from '../../core/errors.js';
 import { serializeHierarchy } from '../../render/hierarchy-json.js';
 import type { LiveEventRecord } from '../../app/live-hub.js';
 import type { HttpEnv } from '../env.js';
+import { LIVE_STREAM_ROUTE } from '../live-schemas.js';
 
 const KEEPALIVE_MS = 15_000;
 /** how many hierarchies one stream may watch */
@@ -30,6 +31,8 @@ type Frame = { kind: 'live'; record: LiveEventRecord } | { kind: 'derived'; even
  *   one of those views really changed, computed once per change for every watcher.
  */
 export function registerLiveRoutes(app: OpenAPIHono<HttpEnv>, ctx: AppContext): void {
+  // documented, not validated: the stream reads its own query and header (src/http/live-schemas.ts)
+  app.openAPIRegistry.registerPath(LIVE_STREAM_ROUTE);
   app.get('/api/v1/events/stream', (c) => streamLiveEvents(c, ctx, c.get('caller')));
 }
 

@@ -1,13 +1,33 @@
-import type { OpenAPIHono } from '@hono/zod-openapi';
+import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
 import { sql } from 'kysely';
 import type { AppContext } from '../../app/context.js';
 import { restCaller, type HttpEnv } from '../env.js';
 import type { Metrics } from '../metrics.js';
 import { WarrantError } from '../../core/errors.js';
 import { permissionKind } from '../../app/caller.js';
+import { ErrorSchema } from '../schemas.js';
+
+/** Documented, not validated (it takes no input): Prometheus' text exposition format. */
+const METRICS_ROUTE = createRoute({
+  method: 'get',
+  path: '/metrics',
+  operationId: 'getMetrics',
+  summary: 'Prometheus metrics of this node (the fleet key or an admin)',
+  description:
+    "Prometheus' text exposition format (0.0.4): request counts and latencies, live-stream clients, inbox depth, " +
+    'store latency and the newest live event id (docs/operations.md).',
+  responses: {
+    200: {
+      description: 'the metrics',
+      content: { 'text/plain': { schema: z.string().openapi({ example: '# TYPE warrant_sse_clients gauge\nwarrant_sse_clients 2\n' }) } },
+    },
+    403: { description: 'forbidden: metrics need the fleet key or an admin', content: { 'application/json': { schema: ErrorSchema } } },
+  },
+});
 
 /** `GET /metrics`: Prometheus text; the fleet key or an admin (docs/concepts.md). */
 export function registerMetricsRoute(app: OpenAPIHono<HttpEnv>, ctx: AppContext, metrics: Metrics): void {
+  app.openAPIRegistry.registerPath(METRICS_ROUTE);
   app.get('/metrics', async (c) => {
     const caller = await restCaller(ctx, c);
     const kind = permissionKind(caller);

@@ -4,7 +4,7 @@ import { changeQueuedItem, deliverNew, listEnqueued } from '../../app/inbox/deli
 import { messageParent } from '../../app/inbox/message-parent.js';
 import { readInbox } from '../../app/inbox/runtime-inbox.js';
 import { WarrantError } from '../../core/errors.js';
-import { MAX_LEASE_BATCH } from '../../core/inbox-rules.js';
+import { MAX_INBOX_CONTENT_BYTES, MAX_LEASE_BATCH } from '../../core/inbox-rules.js';
 import { serializeAckReport, serializeDelivery, serializeInboxItem, serializeLeasedItem, serializeQueueChange } from '../../render/inbox-json.js';
 import { renderDelivery, renderInboxList, renderQueueChange, renderReadInbox } from '../../render/inbox-markdown.js';
 import { morePages } from '../../render/session-markdown.js';
@@ -34,7 +34,11 @@ export const manageEnqueuedMessages = defineTool({
     z.object({
       action: z.enum(['list', 'create', 'send_now', 'interrupt', 'withdraw']).describe('what to do; see the description'),
       session_id: Ref.describe('the session whose queue: `42`, `#42`, a uid or a uid prefix'),
-      content: z.string().optional().describe('create, interrupt: the text to deliver'),
+      content: z
+        .string()
+        .max(MAX_INBOX_CONTENT_BYTES)
+        .optional()
+        .describe('create, interrupt: the text to deliver, at most 256 KiB of UTF-8 (`content-too-large`)'),
       message_id: z.number().int().positive().max(Number.MAX_SAFE_INTEGER).optional().describe('send_now, interrupt, withdraw: a queued message\'s id'),
       acting_session_id: Ref.optional().describe('fleet key only: the session you act for (declared)'),
       state: z.string().max(200).optional().describe('list: comma-separated states, or `all`'),
@@ -106,7 +110,8 @@ export const messageParentTool = defineTool({
   title: 'Message your parent session',
   description: () =>
     'Send `content` to the session that spawned you (your lineage parent) — for example "you gave me the wrong scope". It arrives in its inbox as a peer message from you: untrusted, coordination only. Fails with `no-parent` when you have none.',
-  inputSchema: () => z.object({ content: z.string().describe('the text your parent receives') }),
+  inputSchema: () =>
+    z.object({ content: z.string().max(MAX_INBOX_CONTENT_BYTES).describe('the text your parent receives, at most 256 KiB of UTF-8 (`content-too-large`)') }),
   handler: async (ctx, caller, args) => {
     const r = await messageParent(ctx, caller, null, args.content);
     return {

@@ -15,7 +15,7 @@ export const SEND_MESSAGE_DESCRIPTION =
 function sendSchema(group: ToolGroup) {
   const base = z.object({
     to: Ref.optional().describe('the target session ref; for a reply optional (the original\'s sender)'),
-    payload: z.string().describe(`UTF-8 text, at most ${MAX_PAYLOAD_BYTES} bytes`),
+    payload: z.string().max(MAX_PAYLOAD_BYTES).describe(`UTF-8 text, at most ${MAX_PAYLOAD_BYTES} bytes`),
     ref: z.string().max(200).optional().describe('your idempotency key: reuse it only to retry the same message'),
     reply_to: z.union([z.string().max(200), z.number().int().positive()]).optional().describe('what this answers: a message id (msg_…) or an inbox item id you received'),
     ttl: z.number().int().min(MIN_TTL_SECONDS).max(MAX_TTL_SECONDS).optional().describe('seconds until the deadline, 1 to 86,400 (default 900; a reply: the original\'s remaining time)'),

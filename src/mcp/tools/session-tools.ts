@@ -5,6 +5,8 @@ import { listSessions } from '../../app/sessions/read-sessions.js';
 import { getSessionDetail } from '../../app/sessions/session-detail.js';
 import { archiveSession, changeLifecycle } from '../../app/sessions/lifecycle.js';
 import { WarrantError } from '../../core/errors.js';
+import { MAX_INBOX_CONTENT_BYTES } from '../../core/inbox-rules.js';
+import { MAX_BODY_BYTES } from '../../http/app.js';
 import { deliverNew } from '../../app/inbox/deliveries.js';
 import { removeUncleEdge } from '../../app/lineage/uncle-edges.js';
 import { serializeDelivery } from '../../render/inbox-json.js';
@@ -31,10 +33,10 @@ export const startSession = defineTool({
   inputSchema: () =>
     z.object({
       title: z.string().max(200).optional().describe('a short title (derived from the prompt when absent)'),
-      prompt: z.string().optional().describe('the task the new session is given, stored with it'),
+      prompt: z.string().max(MAX_BODY_BYTES).optional().describe('the task the new session is given, stored with it (the whole request is at most 1 MiB)'),
       agent_root: z.string().max(64).optional().describe('the agent type, e.g. `reviewer`'),
       model: z.string().max(200).optional().describe('the model it runs on, as you name it'),
-      parent_session_id: z.union([z.string().max(10_000), z.number()]).optional().describe('fleet key: the parent (declared); an unresolvable one is dropped, never an error'),
+      parent_session_id: Ref.optional().describe('fleet key: the parent, a session ref (declared); one that resolves to no session is dropped, never an error'),
       acting_session_id: Ref.optional().describe(ACTING),
       custom_metadata: z.record(z.string(), z.unknown()).optional().describe('your own JSON object, kept with the session'),
     }),
@@ -140,7 +142,11 @@ export const actionSession = defineTool({
     z.object({
       action: z.enum([...LIFECYCLE_ACTIONS, 'follow_up', 'remove_uncle']).describe('what to do; see the description'),
       session_id: Ref.describe(SESSION_REF),
-      content: z.string().optional().describe('follow_up: the text the session receives'),
+      content: z
+        .string()
+        .max(MAX_INBOX_CONTENT_BYTES)
+        .optional()
+        .describe('follow_up: the text the session receives, at most 256 KiB of UTF-8 (`content-too-large`)'),
       uncle_session_id: Ref.optional().describe('remove_uncle: the senior end of the edge'),
       acting_session_id: Ref.optional().describe(ACTING),
     }),

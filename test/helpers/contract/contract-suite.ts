@@ -15,10 +15,7 @@ import { formatViolations, runContract, type ContractFigures } from './run-contr
 const SEED = Number(process.env.WARRANT_CONTRACT_SEED ?? 20261201);
 const RUNS = Number(process.env.WARRANT_CONTRACT_RUNS ?? 4);
 
-/**
- * Documented operations the generator does not call, each with why. (The SSE stream, metrics
- * and Slack's signed route are not in the document yet; when they are, they belong here.)
- */
+/** Documented operations the generator does not call, each with why. */
 export const NOT_EXERCISED: Record<string, string> = {
   'GET /api/v1/events/stream': 'an SSE stream never ends by itself; test/http/live-events.test.ts and live-resync.test.ts hold it to its events and Last-Event-ID',
   'POST /integrations/slack/events': "the credential is Slack's HMAC signature of the raw body, which a schema-driven generator cannot make; test/human-messages/slack-ingress.test.ts covers it",
