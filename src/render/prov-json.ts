@@ -36,7 +36,7 @@ function responsibleId(cause: NonNullable<ReturnType<ProvSource['sessions']['get
   }
 }
 
-export function renderProvJson(src: ProvSource): Record<string, unknown> {
+export function renderProvJson(src: ProvSource) {
   const h = src.provenance.hierarchy;
   const inTree = new Set(h.nodes.map((n) => n.id));
   const doc: Record<string, Record<string, Attrs>> = {

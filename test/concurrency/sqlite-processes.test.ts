@@ -62,7 +62,7 @@ describe('concurrency at a barrier [sqlite, separate processes]', () => {
       for (const r of team) r.send({ cmd: 'go', token, request });
       const done = await Promise.all(team.map((r) => r.next()));
       for (const m of done) expect(m.event, m.message).toBe('done');
-      await scenario.check(h, id, done.map((m) => ({ status: m.status, body: m.body }) as RaceResponse), tag);
+      await scenario.check(h, id, done.map((m) => ({ status: m.status, body: m.body })), tag);
     });
   }
 });

@@ -1,0 +1,66 @@
+import { spawnSync } from 'node:child_process';
+import { copyFileSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+/**
+ * `.ci/run` runs `npm run lint` and `npm run typecheck` before the tests and counts a failure of
+ * either as a failed check. This shows both commands' configurations catch a deliberate error:
+ * a scratch project holds this repository's eslint.config.js and tsconfig files and a few small
+ * files, and the same binaries run over it.
+ */
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+let dir = '';
+
+function run(bin: string, args: string[]): { status: number | null; out: string } {
+  const r = spawnSync(process.execPath, [join(ROOT, 'node_modules', bin), ...args], { cwd: dir, encoding: 'utf8', timeout: 170_000 });
+  return { status: r.status, out: `${r.stdout}${r.stderr}` };
+}
+
+const eslint = (file: string) => run('eslint/bin/eslint.js', ['--no-warn-ignored', '-f', 'json', file]);
+const ruleIds = (out: string): string[] => (JSON.parse(out) as { messages: { ruleId: string | null }[] }[]).flatMap((f) => f.messages.map((m) => m.ruleId ?? 'parse-error'));
+
+describe('the lint and typecheck gates of .ci/run', () => {
+  beforeAll(() => {
+    dir = mkdtempSync(join(tmpdir(), 'warrant-checks-'));
+    for (const f of ['eslint.config.js', 'tsconfig.json', 'tsconfig.check.json', 'package.json']) copyFileSync(join(ROOT, f), join(dir, f));
+    symlinkSync(join(ROOT, 'node_modules'), join(dir, 'node_modules'), 'dir');
+    mkdirSync(join(dir, 'src'));
+    mkdirSync(join(dir, 'test'));
+    writeFileSync(join(dir, 'src', 'clean.ts'), 'export async function ping(): Promise<number> {\n  return 1;\n}\nexport async function use(): Promise<number> {\n  return (await ping()) + 1;\n}\n');
+    writeFileSync(join(dir, 'src', 'floating.ts'), "import { ping } from './clean.js';\nexport function fire(): void {\n  ping();\n}\n");
+    writeFileSync(join(dir, 'src', 'asserted.ts'), 'export function same(n: number): number {\n  return n as number;\n}\n');
+    writeFileSync(join(dir, 'src', 'unused.ts'), 'const leftover = 1;\nexport const used = 2;\n');
+    writeFileSync(join(dir, 'test', 'typed.test.ts'), "export const n: number = 'not a number';\n");
+  });
+  afterAll(() => {
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('passes a clean file (so the failures below are the rules, not the setup)', () => {
+    const r = eslint('src/clean.ts');
+    expect(ruleIds(r.out)).toEqual([]);
+    expect(r.status).toBe(0);
+  }, 180_000);
+
+  it('fails on a floating promise, an unnecessary assertion and an unused variable', () => {
+    for (const [file, rule] of [
+      ['src/floating.ts', '@typescript-eslint/no-floating-promises'],
+      ['src/asserted.ts', '@typescript-eslint/no-unnecessary-type-assertion'],
+      ['src/unused.ts', '@typescript-eslint/no-unused-vars'],
+    ] as const) {
+      const r = eslint(file);
+      expect(ruleIds(r.out), file).toContain(rule);
+      expect(r.status, file).not.toBe(0);
+    }
+  }, 180_000);
+
+  it('fails typecheck on a type error in a test file (tsconfig.check.json covers test/)', () => {
+    const r = run('typescript/bin/tsc', ['-p', 'tsconfig.check.json']);
+    expect(r.out).toContain('test/typed.test.ts');
+    expect(r.out).toContain('TS2322');
+    expect(r.status).not.toBe(0);
+  }, 180_000);
+});
