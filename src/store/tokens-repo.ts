@@ -1,6 +1,6 @@
 import type { CredentialKind } from '../core/tokens.js';
 import type { Executor } from './dialect/dialect.js';
-import { toUser, type UserRecord, type UserRow } from './users-repo.js';
+import { toUser, type UserRecord } from './users-repo.js';
 
 export interface TokenRecord {
   id: number;

@@ -3,7 +3,7 @@ import { createInterface } from 'node:readline';
 import { resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openHarness, type Harness } from '../helpers/harness.js';
-import { SCENARIOS, type RaceResponse } from './scenarios.js';
+import { SCENARIOS } from './scenarios.js';
 
 /**
  * SQLite across processes (spec 07): each racer is its own process on the same database file.
