@@ -20,7 +20,9 @@ const LOOSE_STRINGS = ['@typescript-eslint/no-base-to-string', '@typescript-esli
 const level = (rules, value) => Object.fromEntries(rules.map((r) => [r, value]));
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'node_modules/**', 'native/build/**', '.agent-clis/**', 'bench/results/**', 'test/fixtures/**', 'test/**/fixtures/**', 'coverage/**'] },
+  {
+    ignores: ['dist/**', 'node_modules/**', 'native/build/**', '.agent-clis/**', 'bench/results/**', 'test/fixtures/**', 'test/**/fixtures/**', 'coverage/**'],
+  },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {
@@ -33,7 +35,10 @@ export default tseslint.config(
       '@typescript-eslint/no-floating-promises': 'error',
       '@typescript-eslint/no-misused-promises': 'error',
       '@typescript-eslint/no-unnecessary-type-assertion': 'error',
-      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrorsIgnorePattern: '^_', ignoreRestSiblings: true }],
+      '@typescript-eslint/no-unused-vars': [
+        'error',
+        { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrorsIgnorePattern: '^_', ignoreRestSiblings: true },
+      ],
       // off: an `async` method without `await` is how an implementation of an async interface
       // (the settings parsers, the SQLite driver, Kysely's migration provider) returns a promise
       '@typescript-eslint/require-await': 'off',

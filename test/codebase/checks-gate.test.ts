@@ -28,7 +28,10 @@ describe('the lint and typecheck gates of .ci/run', () => {
     symlinkSync(join(ROOT, 'node_modules'), join(dir, 'node_modules'), 'dir');
     mkdirSync(join(dir, 'src'));
     mkdirSync(join(dir, 'test'));
-    writeFileSync(join(dir, 'src', 'clean.ts'), 'export async function ping(): Promise<number> {\n  return 1;\n}\nexport async function use(): Promise<number> {\n  return (await ping()) + 1;\n}\n');
+    writeFileSync(
+      join(dir, 'src', 'clean.ts'),
+      'export async function ping(): Promise<number> {\n  return 1;\n}\nexport async function use(): Promise<number> {\n  return (await ping()) + 1;\n}\n',
+    );
     writeFileSync(join(dir, 'src', 'floating.ts'), "import { ping } from './clean.js';\nexport function fire(): void {\n  ping();\n}\n");
     writeFileSync(join(dir, 'src', 'asserted.ts'), 'export function same(n: number): number {\n  return n as number;\n}\n');
     writeFileSync(join(dir, 'src', 'unused.ts'), 'const leftover = 1;\nexport const used = 2;\n');
@@ -40,7 +43,12 @@ describe('the lint and typecheck gates of .ci/run', () => {
 
   it('passes a clean file and fails on a floating promise, an unnecessary assertion and an unused variable', () => {
     const r = eslint(['src/clean.ts', 'src/floating.ts', 'src/asserted.ts', 'src/unused.ts']);
-    const byFile = new Map((JSON.parse(r.out) as { filePath: string; messages: { ruleId: string | null }[] }[]).map((f) => [f.filePath.slice(dir.length + 1), f.messages.map((m) => m.ruleId ?? 'parse-error')]));
+    const byFile = new Map(
+      (JSON.parse(r.out) as { filePath: string; messages: { ruleId: string | null }[] }[]).map((f) => [
+        f.filePath.slice(dir.length + 1),
+        f.messages.map((m) => m.ruleId ?? 'parse-error'),
+      ]),
+    );
     // the clean file passes, so the failures below are the rules, not the setup
     expect(byFile.get('src/clean.ts')).toEqual([]);
     expect(byFile.get('src/floating.ts')).toContain('@typescript-eslint/no-floating-promises');

@@ -15,7 +15,13 @@ const probe = createRoute({
   method: 'get',
   path: '/probe',
   responses: {
-    200: { description: 'ok', content: { 'application/json': { schema: z.object({ a: z.number(), b: z.enum(['x', 'y']).nullable() }) }, 'text/markdown': { schema: { type: 'string' as const } } } },
+    200: {
+      description: 'ok',
+      content: {
+        'application/json': { schema: z.object({ a: z.number(), b: z.enum(['x', 'y']).nullable() }) },
+        'text/markdown': { schema: { type: 'string' as const } },
+      },
+    },
     204: { description: 'nothing' },
   },
 });
@@ -39,6 +45,7 @@ const facts = {
 
 describe('wire types joined to the response schemas', () => {
   it('accepts only declared statuses and bodies assignable to the declared schema', () => {
+    expect(Object.keys(probe.responses)).toEqual(['200', '204']);
     expect(facts).toEqual({
       matchingBody: true,
       markdown: true,
