@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { copyFileSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -63,4 +63,22 @@ describe('the lint and typecheck gates of .ci/run', () => {
     expect(r.out).toContain('TS2322');
     expect(r.status).not.toBe(0);
   }, 300_000);
+
+  it('.ci/run counts a failed check in its final line, with every test passing', () => {
+    const ci = readFileSync(join(ROOT, '.ci', 'run'), 'utf8');
+    // the checks run before the tests and do not stop them
+    expect(ci.indexOf('npm run lint ||')).toBeGreaterThan(-1);
+    expect(ci.indexOf('npm run typecheck ||')).toBeLessThan(ci.indexOf('npm test'));
+    const summary = /node -e '([\s\S]*?)'\n/.exec(ci)?.[1];
+    expect(summary).toBeDefined();
+    mkdirSync(join(dir, 'test-results'), { recursive: true });
+    writeFileSync(join(dir, 'test-results', 'vitest.json'), JSON.stringify({ numPassedTests: 3, numFailedTests: 0, success: true }));
+    const line = (checksFailed: string) =>
+      spawnSync(process.execPath, ['-e', summary!], { cwd: dir, encoding: 'utf8', env: { ...process.env, CHECKS_FAILED: checksFailed } })
+        .stdout.trim()
+        .split('\n')
+        .pop();
+    expect(line('1')).toBe('3 passed, 1 failed');
+    expect(line('0')).toBe('3 passed, 0 failed');
+  });
 });
