@@ -46,7 +46,7 @@ const round = (x: number, digits = 3) => Number(x.toFixed(digits));
 
 async function liveSession(ctx: AppContext, fleet: Caller, title: string): Promise<{ id: number; caller: Caller }> {
   const r = await createSession(ctx, fleet, { title, attach: true });
-  return { id: r.session.id, caller: await authenticate(ctx, r.sessionToken!, 'rest', 'rest') };
+  return { id: r.session.id, caller: await authenticate(ctx, r.sessionToken, 'rest', 'rest') };
 }
 
 /** Leases everything waiting and acknowledges it, as the target's runtime; returns how many. */

@@ -55,7 +55,7 @@ async function startServer(env: Record<string, string>): Promise<{ child: ChildP
   const child = spawn(process.execPath, [CLI, 'serve', '--port', '0'], { env: { ...process.env, WARRANT_LOG_LEVEL: 'error', ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
   let out = '';
   const url = await new Promise<string>((ok, fail) => {
-    child.stdout!.on('data', (d: Buffer) => {
+    child.stdout.on('data', (d: Buffer) => {
       out += d;
       const m = /listening on (http\S+)/.exec(out);
       if (m) ok(m[1]!);
@@ -101,7 +101,7 @@ export async function restBench(
       new Promise<string>((ok, fail) => {
         const c = spawn(process.execPath, [CLI, ...args], { env: cliEnv, stdio: ['ignore', 'pipe', 'inherit'] });
         let o = '';
-        c.stdout!.on('data', (d: Buffer) => (o += d));
+        c.stdout.on('data', (d: Buffer) => (o += d));
         c.on('close', (code) => (code === 0 ? ok(o) : fail(new Error(`warrant ${args.join(' ')} exited ${code}`))));
       });
     const humanKey = `bench-${process.pid}`;

@@ -68,6 +68,7 @@ function parseArgs(argv: string[]): BenchOptions & { with1m: boolean } {
       case '--help':
         process.stdout.write(USAGE);
         process.exit(0);
+      // falls through (exit never returns)
       default:
         throw new Error(`unknown option ${a}\n\n${USAGE}`);
     }

@@ -104,7 +104,7 @@ export async function authenticate(
       principal = { kind: 'session', sessionId: row.sessionId!, activation: row.activation! };
       break;
     case 'human': {
-      const user = found!.user;
+      const user = found.user;
       if (!user || user.removedAt) throw new WarrantError('invalid-token', 'The human token belongs to a user who was removed from the roster.');
       principal = { kind: 'human', userId: user.id, userKey: user.key, isAdmin: user.isAdmin };
       break;
@@ -113,7 +113,7 @@ export async function authenticate(
       principal = { kind: 'client', name: row.clientName! };
       break;
     case 'witness': {
-      const user = found!.user;
+      const user = found.user;
       if (!user || user.removedAt) throw new WarrantError('invalid-token', 'The witness credential belongs to a user who was removed from the roster.');
       // docs/design/terminal-channel.md: a valid witness credential reaches the terminal routes and nothing else
       if (!options.witnessRoute) throw new WarrantError('witness-credential-scope', WITNESS_SCOPE_MESSAGE);

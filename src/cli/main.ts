@@ -99,7 +99,8 @@ export async function main(argv: string[]): Promise<number> {
   }
 }
 
-main(process.argv).then((code) => {
+// `void`: main handles its own errors and resolves with the exit code; nothing awaits the entry point
+void main(process.argv).then((code) => {
   // serve and mcp never return; everything else exits with its code
   process.exitCode = code;
   if (code !== 0 && exitPolicy.hardExitOnFailure) setTimeout(() => process.exit(code), 250).unref();

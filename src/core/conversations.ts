@@ -125,7 +125,7 @@ export function checkReportedText(value: unknown, field: string, max: number, op
   if (value === undefined || value === null) return options.optional ? { ok: true, value: null } : { ok: false, reason: `${field}: required` };
   if (typeof value !== 'string') return { ok: false, reason: `${field}: must be text` };
   if (value.length === 0 || value.length > max) return { ok: false, reason: `${field}: 1 to ${max} characters` };
-  // eslint-disable-next-line no-control-regex
+   
   if (/[\u0000-\u001f\u007f]/.test(value)) return { ok: false, reason: `${field}: must not contain control characters` };
   if (hasLoneSurrogate(value)) return { ok: false, reason: `${field}: is not valid UTF-8 text` };
   return { ok: true, value };

@@ -77,7 +77,7 @@ function checkRef(raw: unknown): { ok: true; value: string | null } | { ok: fals
   if (raw === undefined || raw === null) return { ok: true, value: null };
   if (typeof raw !== 'string') return { ok: false, reason: 'must be text' };
   if (raw.length === 0 || raw.length > MAX_REF_LENGTH) return { ok: false, reason: `must be 1 to ${MAX_REF_LENGTH} characters` };
-  // eslint-disable-next-line no-control-regex
+   
   if (/[\u0000-\u001f\u007f]/.test(raw) || hasLoneSurrogate(raw)) return { ok: false, reason: 'must be printable text' };
   return { ok: true, value: raw };
 }

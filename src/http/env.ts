@@ -1,4 +1,6 @@
-import type { Context } from 'hono';
+import type { Context, Input } from 'hono';
+import type { ContentfulStatusCode } from 'hono/utils/http-status';
+import type { Hook, OpenAPIHono, RouteConfig, RouteHandler, z } from '@hono/zod-openapi';
 import type { Caller } from '../app/caller.js';
 import type { AppContext } from '../app/context.js';
 import { authenticate } from '../app/credentials.js';
@@ -22,27 +24,61 @@ export async function restCaller(ctx: AppContext, c: Context): Promise<Caller> {
   return authenticate(ctx, bearerOf(c), 'rest', client === 'cli' ? 'cli' : 'rest', { witnessRoute });
 }
 
+/*
+ * The wire types: a handler's answer carries, for the compiler only, the body and status it
+ * was built with, and `route` accepts only the answers its route's responses declare — a
+ * JSON body must be assignable to `z.input` of the declared schema under that status. So a
+ * serializer that drifts from the OpenAPI document fails `tsc` (docs/api.md).
+ */
+declare const wire: unique symbol;
+/** A JSON answer: `body` is what was serialized (a phantom field; nothing at run time). */
+export type JsonResponse<B, S extends number> = Response & { readonly [wire]: { json: B; status: S } };
+/** A `format=markdown` answer. */
+export type MarkdownResponse<S extends number> = Response & { readonly [wire]: { markdown: true; status: S } };
+/** An answer without a body (`204`). */
+export type EmptyResponse<S extends number> = Response & { readonly [wire]: { empty: true; status: S } };
+
+type JsonSchemaOf<C> = C extends { content: { 'application/json': { schema: infer S extends z.ZodType } } } ? S : never;
+type AnswerFor<C, S extends number> =
+  | ([JsonSchemaOf<C>] extends [never] ? never : JsonResponse<z.input<JsonSchemaOf<C>>, S>)
+  | (C extends { content: { 'text/markdown': unknown } } ? MarkdownResponse<S> : never)
+  | (C extends { content: unknown } ? never : EmptyResponse<S>);
+type StatusOf<R extends RouteConfig> = Extract<keyof R['responses'], number>;
+/** Every answer the route's responses declare. */
+export type RouteAnswer<R extends RouteConfig> = { [S in StatusOf<R>]: AnswerFor<R['responses'][S], S> }[StatusOf<R>];
+
+type RouteContext<R extends RouteConfig> = Parameters<RouteHandler<R, HttpEnv>>[0];
+type PathOf<R extends RouteConfig> = RouteContext<R> extends Context<HttpEnv, infer P extends string, Input> ? P : never;
+type InputOf<R extends RouteConfig> = RouteContext<R> extends Context<HttpEnv, string, infer I extends Input> ? I : never;
+
 /** The shared markdown rendering, for `format=markdown` (the CLI prints it as is). */
-export function markdown(c: Context, text: string, status = 200): Response {
-  return c.text(text.endsWith('\n') ? text : text + '\n', status as 200, { 'content-type': 'text/markdown; charset=utf-8' });
+export function markdown<S extends ContentfulStatusCode = 200>(c: Context, text: string, status?: S): MarkdownResponse<NoInfer<S>> {
+  const res = c.text(text.endsWith('\n') ? text : text + '\n', status ?? 200, { 'content-type': 'text/markdown; charset=utf-8' });
+  return res as unknown as MarkdownResponse<S>;
 }
 
-/** Responds with JSON; handlers return plain Responses so the wire objects need no casts. */
-export function json(c: Context, body: unknown, status = 200): Response {
-  return c.json(body as object, status as 200);
+/** Responds with JSON; the answer's type keeps the body's type for `route` to check. */
+export function json<B, S extends ContentfulStatusCode = 200>(c: Context, body: B, status?: S, headers?: Record<string, string>): JsonResponse<B, NoInfer<S>> {
+  const res = c.json(body as object, status ?? 200, headers);
+  return res as unknown as JsonResponse<B, S>;
 }
 
-import type { OpenAPIHono, RouteConfig, RouteHandler } from '@hono/zod-openapi';
+/** Responds with no body. */
+export function noContent(c: Context): EmptyResponse<204> {
+  return c.body(null, 204) as unknown as EmptyResponse<204>;
+}
 
 /**
- * Registers an OpenAPI route whose handler returns a plain Response. The route's schemas
- * still validate input and document the output; the serializers own the wire shape, so the
- * typed-response check is bypassed here, in one place.
+ * Registers an OpenAPI route. The route's schemas validate input and document the output;
+ * the handler's answer is checked against the declared responses (RouteAnswer). The library
+ * is given the route as a plain RouteConfig because its own response typing treats a
+ * `text/markdown` answer as any Response, which is looser than RouteAnswer.
  */
 export function route<R extends RouteConfig>(
   app: OpenAPIHono<HttpEnv>,
   config: R,
-  handler: (c: Parameters<RouteHandler<R, HttpEnv>>[0]) => Promise<Response>,
+  handler: (c: Context<HttpEnv, PathOf<R>, InputOf<R>>) => Promise<RouteAnswer<R> & Response>,
+  hook?: Hook<InputOf<R>, HttpEnv, PathOf<R>, undefined>,
 ): void {
-  app.openapi(config, handler as never);
+  app.openapi<RouteConfig, InputOf<R>, PathOf<R>>(config, handler, hook);
 }

@@ -24,7 +24,7 @@ export const ReportedText = (max: number) =>
     .string()
     .min(1)
     .max(max)
-    // eslint-disable-next-line no-control-regex
+     
     .regex(/^[^\u0000-\u001f\u007f]*$/, 'must not contain control characters');
 
 /** A list cursor: opaque base64url, passed back unchanged from `next_cursor`. */

@@ -116,7 +116,7 @@ function isLegacyMcp(entry: unknown): boolean {
 /** Whether an MCP entry runs an older install of this package (same shape, other paths). */
 function isStaleWarrantMcp(entry: unknown): boolean {
   const e = entry as Json | null;
-  const args = Array.isArray(e?.args) ? (e!.args as unknown[]) : [];
+  const args = Array.isArray(e?.args) ? (e.args as unknown[]) : [];
   return args.length === 3 && typeof args[0] === 'string' && /[\\/]dist[\\/]cli[\\/]main\.js$/.test(args[0]) && args[1] === 'mcp' && args[2] === '--self';
 }
 

@@ -28,7 +28,7 @@ export interface ToolDefinition<S extends z.ZodObject = z.ZodObject> {
 }
 
 export function defineTool<S extends z.ZodObject>(tool: ToolDefinition<S>): ToolDefinition<z.ZodObject> {
-  return tool as unknown as ToolDefinition<z.ZodObject>;
+  return tool;
 }
 
 /** On the self_session surface every tool acts on the bound session only. */

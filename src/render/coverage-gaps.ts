@@ -50,7 +50,7 @@ export function gapSentence(gap: CoverageGap): string {
   }
 }
 
-export function serializeGap(gap: CoverageGap): Record<string, unknown> {
+export function serializeGap(gap: CoverageGap) {
   return {
     channel: gap.channel,
     kind: gap.kind,
@@ -59,7 +59,7 @@ export function serializeGap(gap: CoverageGap): Record<string, unknown> {
     ...(gap.deletedSessionId !== undefined ? { deleted_session_id: gap.deletedSessionId, human_messages: gap.humanMessages } : {}),
     ...(gap.startedAt !== undefined ? { started_at: gap.startedAt, activations: gap.activations ?? [] } : {}),
     ...(gap.unmatchedAt !== undefined ? { unmatched_at: gap.unmatchedAt } : {}),
-    ...(gap.matchPending ? { match_pending: true } : {}),
+    ...(gap.matchPending ? { match_pending: true as const } : {}),
     message: gapSentence(gap),
   };
 }

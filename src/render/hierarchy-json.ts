@@ -1,12 +1,14 @@
+import type { Genesis } from '../core/genesis.js';
+import type { SessionStatus } from '../core/lifecycle.js';
 import type { DrawnUnder, Hierarchy, HierarchyNode } from '../core/hierarchy-types.js';
 import { drawnUnderText, hierarchyNote } from './hierarchy-notes.js';
 
 /** The wire form of "drawn under": the structure, and the sentence every surface shows. */
-export function serializeDrawnUnder(d: DrawnUnder | null): Record<string, unknown> | null {
+export function serializeDrawnUnder(d: DrawnUnder | null) {
   if (!d) return null;
-  if (d.reason === 'ceiling') return { reason: 'ceiling', uncle_id: null, spawn_parent: null, spawn_parent_id: null, text: drawnUnderText(d) };
+  if (d.reason === 'ceiling') return { reason: 'ceiling' as const, uncle_id: null, spawn_parent: null, spawn_parent_id: null, text: drawnUnderText(d) };
   return {
-    reason: 'uncle',
+    reason: 'uncle' as const,
     uncle_id: d.uncleId,
     spawn_parent: d.spawnParent.kind,
     spawn_parent_id: d.spawnParent.kind === 'in-tree' ? d.spawnParent.id : null,
@@ -14,16 +16,17 @@ export function serializeDrawnUnder(d: DrawnUnder | null): Record<string, unknow
   };
 }
 
-export function serializeHierarchyNode(n: HierarchyNode): Record<string, unknown> {
+export function serializeHierarchyNode(n: HierarchyNode) {
   return {
     id: n.id,
     uid: n.uid,
     title: n.title,
-    status: n.status,
+    // the walk's rows carry these as the store's strings (its columns are checked); the wire names the values
+    status: n.status as SessionStatus,
     owner: n.owner,
     agent_root: n.agentRoot,
-    genesis: n.genesis,
-    scheduling_class: n.schedulingClass,
+    genesis: n.genesis as Genesis,
+    scheduling_class: n.schedulingClass as 'priority' | 'spot',
     depth: n.depth,
     render_parent_id: n.renderParentId,
     spawn_edge: n.spawnEdge,
@@ -36,7 +39,7 @@ export function serializeHierarchyNode(n: HierarchyNode): Record<string, unknown
 }
 
 /** docs/concepts.md: `{origin_id, roots, truncated, note, nodes}`, nodes in output order — one shape everywhere. */
-export function serializeHierarchy(h: Hierarchy): Record<string, unknown> {
+export function serializeHierarchy(h: Hierarchy) {
   return {
     origin_id: h.originId,
     roots: h.roots,

@@ -2,7 +2,7 @@ import type { HumanMessageEntry, HumanRecord, PersonNote } from '../app/human-me
 import { serializeGap } from './coverage-gaps.js';
 
 /** The wire form of human messages, shared by REST, MCP and the CLI. */
-export function serializeHumanMessage(e: HumanMessageEntry): Record<string, unknown> {
+export function serializeHumanMessage(e: HumanMessageEntry) {
   return {
     id: e.id,
     session_id: e.sessionId,
@@ -19,11 +19,11 @@ export function serializeHumanMessage(e: HumanMessageEntry): Record<string, unkn
   };
 }
 
-export function serializePerson(p: PersonNote): Record<string, unknown> {
+export function serializePerson(p: PersonNote) {
   return { key: p.key, display_name: p.displayName, notes: p.notes };
 }
 
-export function serializeHumanRecord(r: HumanRecord): Record<string, unknown> {
+export function serializeHumanRecord(r: HumanRecord) {
   return {
     counts: { here: r.counts.here, elsewhere: r.counts.elsewhere, is_floor: r.truncated },
     truncated: r.truncated,

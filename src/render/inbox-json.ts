@@ -5,7 +5,7 @@ import type { UncleEdgeResult } from '../app/lineage/uncle-edges.js';
 import { serializeAttributed } from './record-json.js';
 
 /** Wire forms (snake_case) of inbox items, deliveries and uncle-edge outcomes, shared by REST and MCP. */
-export function serializeInboxItem(i: InboxItemView): Record<string, unknown> {
+export function serializeInboxItem(i: InboxItemView) {
   return {
     id: i.id,
     session_id: i.sessionId,
@@ -31,23 +31,27 @@ export function serializeInboxItem(i: InboxItemView): Record<string, unknown> {
   };
 }
 
-export function serializeLeasedItem(i: LeasedItem): Record<string, unknown> {
+export function serializeLeasedItem(i: LeasedItem) {
   return { ...serializeInboxItem(i), redelivery: i.redelivery, frame: { format: i.frame.format, text: i.frame.text } };
 }
 
-export function serializeUncleEdge(u: UncleEdgeResult | null): Record<string, unknown> | null {
-  if (!u) return null;
+/** A delivery always reports its edge's outcome; a queue change may have none (null). */
+export function serializeUncleEdgeOutcome(u: UncleEdgeResult) {
   return { outcome: u.outcome, acting_session_id: u.actingSessionId, session_id: u.targetSessionId, basis: u.basis, source: u.source };
 }
 
-export function serializeDelivery(r: DeliveryResult): Record<string, unknown> {
-  return { inbox_item: serializeInboxItem(r.item), uncle_edge: serializeUncleEdge(r.uncleEdge) };
+export function serializeUncleEdge(u: UncleEdgeResult | null) {
+  return u ? serializeUncleEdgeOutcome(u) : null;
 }
 
-export function serializeQueueChange(r: QueueChangeResult): Record<string, unknown> {
+export function serializeDelivery(r: DeliveryResult) {
+  return { inbox_item: serializeInboxItem(r.item), uncle_edge: serializeUncleEdgeOutcome(r.uncleEdge) };
+}
+
+export function serializeQueueChange(r: QueueChangeResult) {
   return { inbox_item: serializeInboxItem(r.item), changed: r.changed, uncle_edge: serializeUncleEdge(r.uncleEdge) };
 }
 
-export function serializeAckReport(r: AckReport): Record<string, unknown> {
+export function serializeAckReport(r: AckReport) {
   return { delivered: r.delivered, already_delivered: r.alreadyDelivered, rejected: r.rejected };
 }

@@ -2,7 +2,7 @@ import type { ConversationView } from '../app/conversations/conversation-history
 import type { MessageReceipt, MessageView } from '../app/messages/message-views.js';
 
 /** Wire forms (snake_case) of agent messages and conversation history, shared by REST and MCP (docs/messages.md). */
-export function serializeReceipt(r: MessageReceipt): Record<string, unknown> {
+export function serializeReceipt(r: MessageReceipt) {
   return {
     id: r.id,
     ref: r.ref,
@@ -19,23 +19,24 @@ export function serializeReceipt(r: MessageReceipt): Record<string, unknown> {
   };
 }
 
-export function serializeMessage(m: MessageView): Record<string, unknown> {
+export function serializeMessage(m: MessageView) {
   return {
     ...serializeReceipt(m),
     state: m.state,
     terminal_at: m.terminalAt,
-    terminal_reason: m.terminalReason,
+    // the store keeps the reason as text; these three are the values it writes (docs/messages.md)
+    terminal_reason: m.terminalReason as 'acknowledged' | 'deadline' | 'target-deleted' | null,
     payload: m.payload,
     payload_reclaimed_at: m.payloadReclaimedAt,
     reply_id: m.replyId,
   };
 }
 
-export function serializeSendResult(r: { receipt: MessageReceipt; replayed: boolean }): Record<string, unknown> {
+export function serializeSendResult(r: { receipt: MessageReceipt; replayed: boolean }) {
   return { message: serializeReceipt(r.receipt), replayed: r.replayed };
 }
 
-export function serializeConversation(c: ConversationView): Record<string, unknown> {
+export function serializeConversation(c: ConversationView) {
   return {
     provider: c.provider,
     conversation_id: c.conversationId,

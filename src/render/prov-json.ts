@@ -67,7 +67,7 @@ function agentMessageTypes(m: ProvAgentMessage): QualifiedName | QualifiedName[]
   return qn('warrant:AgentMessage');
 }
 
-export function renderProvJson(src: ProvSource): Record<string, unknown> {
+export function renderProvJson(src: ProvSource) {
   const h = src.provenance.hierarchy;
   const inTree = new Set(h.nodes.map((n) => n.id));
   const doc = Object.fromEntries(SECTIONS.map((s) => [s, {}])) as Record<Section, Record<string, Attrs>>;

@@ -20,7 +20,7 @@ export function renderProvenance(p: Provenance, pagingHint: (cursor: string) => 
 }
 
 /** The JSON form: `session_hierarchy` in the shape of docs/concepts.md, and the record beside it. */
-export function serializeProvenance(p: Provenance): Record<string, unknown> {
+export function serializeProvenance(p: Provenance) {
   return {
     session_id: p.session.id,
     session_uid: p.session.uid,

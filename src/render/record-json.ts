@@ -6,11 +6,11 @@ import type { CreateSessionResult } from '../app/sessions/create-session.js';
 import { serializeSession } from './session-json.js';
 
 /** Wire forms of events, deletion records and create results, shared by every surface. */
-export function serializeAttributed(a: (ActorView & { basis: string | null }) | null): Record<string, unknown> | null {
+export function serializeAttributed(a: (ActorView & { basis: string | null }) | null) {
   return a ? { kind: a.kind, ref: a.ref, display_name: a.displayName, basis: a.basis } : null;
 }
 
-export function serializeEvent(e: EventView): Record<string, unknown> {
+export function serializeEvent(e: EventView) {
   return {
     id: e.id,
     session_id: e.sessionId,
@@ -24,7 +24,7 @@ export function serializeEvent(e: EventView): Record<string, unknown> {
   };
 }
 
-export function serializeDeletion(d: DeletionView): Record<string, unknown> {
+export function serializeDeletion(d: DeletionView) {
   return {
     id: d.id,
     session_id: d.sessionId,
@@ -45,12 +45,12 @@ export function serializeDeletion(d: DeletionView): Record<string, unknown> {
   };
 }
 
-export function serializeParentResolution(r: ParentResolution): Record<string, unknown> {
+export function serializeParentResolution(r: ParentResolution) {
   return { requested: r.requested, resolved_id: r.resolvedId, basis: r.basis, dropped: r.dropped, source: r.source };
 }
 
-export function serializeCreateResult(r: CreateSessionResult): Record<string, unknown> {
-  const out: Record<string, unknown> = {
+export function serializeCreateResult(r: CreateSessionResult) {
+  return {
     session: serializeSession(r.session),
     parent_resolution: serializeParentResolution(r.parentResolution),
     creator_resolution: {
@@ -59,8 +59,7 @@ export function serializeCreateResult(r: CreateSessionResult): Record<string, un
       basis: r.creatorResolution.basis,
       dropped: r.creatorResolution.dropped,
     },
+    ...(r.sessionToken ? { session_token: r.sessionToken } : {}),
+    ...(r.sessionTokenSuperseded ? { session_token_superseded: true } : {}),
   };
-  if (r.sessionToken) out.session_token = r.sessionToken;
-  if (r.sessionTokenSuperseded) out.session_token_superseded = true;
-  return out;
 }

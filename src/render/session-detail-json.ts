@@ -5,7 +5,7 @@ import { serializeHumanMessage } from './human-messages-json.js';
 import { serializeSession } from './session-json.js';
 
 /** docs/api.md: top-level keys beside `session`; `human_messages` a bare array of the newest 25, each with its scope. */
-export function serializeSessionDetail(detail: SessionDetail): Record<string, unknown> {
+export function serializeSessionDetail(detail: SessionDetail) {
   return {
     session: serializeSession(detail.session),
     session_hierarchy: serializeHierarchy(detail.hierarchy),

@@ -1,13 +1,13 @@
 import type { ActorView, SessionView } from '../app/views.js';
 
 /** The wire form (snake_case) of a session, shared by REST, MCP, CLI and live events. */
-export function serializeActor(actor: ActorView | null): Record<string, unknown> | null {
+export function serializeActor(actor: ActorView | null) {
   if (!actor) return null;
   return { kind: actor.kind, ref: actor.ref, display_name: actor.displayName };
 }
 
-export function serializeSession(s: SessionView): Record<string, unknown> {
-  const out: Record<string, unknown> = {
+export function serializeSession(s: SessionView) {
+  return {
     id: s.id,
     uid: s.uid,
     title: s.title,
@@ -34,7 +34,6 @@ export function serializeSession(s: SessionView): Record<string, unknown> {
     activation: s.activation,
     created_at: s.createdAt,
     updated_at: s.updatedAt,
+    ...(s.customMetadata !== undefined ? { custom_metadata: s.customMetadata } : {}),
   };
-  if (s.customMetadata !== undefined) out.custom_metadata = s.customMetadata;
-  return out;
 }

@@ -25,7 +25,7 @@ export function warrantMeaning(v: Pick<WarrantVerdict, 'answer' | 'counts'>): st
     : `${who}; nothing else is on record, but capture could not have seen everything (see the gaps), so this is not an answer`;
 }
 
-export function serializeWarrant(v: WarrantVerdict): Record<string, unknown> {
+export function serializeWarrant(v: WarrantVerdict) {
   return {
     session_id: v.sessionId,
     answer: v.answer,

@@ -64,7 +64,7 @@ export function feedInbox(client: ApiClient, sessionId: number, adapter: InputAd
   })();
   return async () => {
     stopped = true;
-    (wake as (() => void) | null)?.();
+    (wake)?.();
     await loop;
   };
 }

@@ -31,10 +31,10 @@ export async function latestCheckpoint(db: Executor, keyHash?: string): Promise<
   let q = db.selectFrom('audit_checkpoints').selectAll();
   if (keyHash) q = q.where('key_hash', '=', keyHash);
   const row = await q.orderBy('seq', 'desc').orderBy('id', 'desc').limit(1).executeTakeFirst();
-  return row ? toRecord(row as Row) : null;
+  return row ? toRecord(row) : null;
 }
 
 export async function checkpointAt(db: Executor, seq: number, keyHash: string): Promise<CheckpointRecord | null> {
   const row = await db.selectFrom('audit_checkpoints').selectAll().where('seq', '=', seq).where('key_hash', '=', keyHash).executeTakeFirst();
-  return row ? toRecord(row as Row) : null;
+  return row ? toRecord(row) : null;
 }

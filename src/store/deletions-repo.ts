@@ -134,5 +134,5 @@ export async function listDeletions(db: Executor, f: DeletionFilter): Promise<De
   }
   if (f.beforeId !== undefined) q = q.where('id', '<', f.beforeId);
   const rows = await q.orderBy('id', 'desc').limit(f.limit).execute();
-  return rows.map((r) => toRecord(r as Row));
+  return rows.map((r) => toRecord(r));
 }

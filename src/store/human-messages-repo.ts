@@ -100,7 +100,7 @@ export async function humanMessagesOf(
   q = q.orderBy('m.id', 'desc');
   if (page.limit !== undefined) q = q.limit(page.limit);
   const rows = await q.execute();
-  return rows.map((r) => toRecord(r as Row));
+  return rows.map((r) => toRecord(r));
 }
 
 /** Counts per session of the set: all records, and those not withdrawn. */
@@ -132,7 +132,7 @@ export async function findHumanMessageById(db: Executor, id: number): Promise<Hu
     .select([...COLUMNS, 'w.created_at as withdrawn_at'])
     .where('m.id', '=', id)
     .executeTakeFirst();
-  return row ? toRecord(row as Row) : null;
+  return row ? toRecord(row) : null;
 }
 
 export async function findHumanMessageByInboxItem(db: Executor, inboxItemId: number): Promise<HumanMessageRecord | null> {
@@ -142,7 +142,7 @@ export async function findHumanMessageByInboxItem(db: Executor, inboxItemId: num
     .select([...COLUMNS, 'w.created_at as withdrawn_at'])
     .where('m.inbox_item_id', '=', inboxItemId)
     .executeTakeFirst();
-  return row ? toRecord(row as Row) : null;
+  return row ? toRecord(row) : null;
 }
 
 export async function coverageLog(db: Executor): Promise<ChannelChange[]> {

@@ -145,7 +145,7 @@ export async function insertInboxItem(db: Executor, item: NewInboxItem): Promise
 
 export async function findInboxItem(db: Executor, id: number): Promise<InboxItemRecord | null> {
   const row = await db.selectFrom('inbox_items').selectAll().where('id', '=', id).executeTakeFirst();
-  return row ? toRecord(row as Row) : null;
+  return row ? toRecord(row) : null;
 }
 
 export async function findInboxItems(db: Executor, sessionId: number, ids: readonly number[]): Promise<InboxItemRecord[]> {

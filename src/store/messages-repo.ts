@@ -137,12 +137,12 @@ export async function insertMessage(db: Executor, m: NewMessage): Promise<void> 
 
 export async function findMessage(db: Executor, id: string): Promise<MessageRecord | null> {
   const row = await db.selectFrom('agent_messages').selectAll().where('id', '=', id).executeTakeFirst();
-  return row ? toRecord(row as Row) : null;
+  return row ? toRecord(row) : null;
 }
 
 export async function findMessageBySenderRef(db: Executor, sourceSessionId: number, ref: string): Promise<MessageRecord | null> {
   const row = await db.selectFrom('agent_messages').selectAll().where('source_session_id', '=', sourceSessionId).where('ref', '=', ref).executeTakeFirst();
-  return row ? toRecord(row as Row) : null;
+  return row ? toRecord(row) : null;
 }
 
 /** The message that answers `replyTo` (a message id or an inbox item id's digits), if one committed. */
@@ -154,7 +154,7 @@ export async function findReplyTo(db: Executor, replyTo: string): Promise<string
 export async function findMessagesByInboxItems(db: Executor, itemIds: readonly number[]): Promise<MessageRecord[]> {
   if (itemIds.length === 0) return [];
   const rows = await db.selectFrom('agent_messages').selectAll().where('inbox_item_id', 'in', [...new Set(itemIds)]).execute();
-  return rows.map((r) => toRecord(r as Row));
+  return rows.map((r) => toRecord(r));
 }
 
 /** Agent messages sent from or to any of `sessionIds`, oldest first (the PROV export's messages). */
@@ -177,12 +177,12 @@ export async function dueMessages(db: Executor, now: string, options: { targetSe
   let q = db.selectFrom('agent_messages').selectAll().where('state', '=', sql.lit('accepted')).where('deadline', '<=', now);
   if (options.targetSessionId !== undefined) q = q.where('target_session_id', '=', options.targetSessionId);
   const rows = await q.orderBy('deadline').limit(options.limit).execute();
-  return rows.map((r) => toRecord(r as Row));
+  return rows.map((r) => toRecord(r));
 }
 
 export async function acceptedMessagesTo(db: Executor, targetSessionId: number): Promise<MessageRecord[]> {
   const rows = await db.selectFrom('agent_messages').selectAll().where('target_session_id', '=', targetSessionId).where('state', '=', sql.lit('accepted')).orderBy('seq').execute();
-  return rows.map((r) => toRecord(r as Row));
+  return rows.map((r) => toRecord(r));
 }
 
 /** Compare-and-set from `accepted`: of two concurrent settlements exactly one lands. */
@@ -196,7 +196,7 @@ export async function reclaimableMessages(db: Executor, options: { before?: stri
   let q = db.selectFrom('agent_messages').selectAll().where('reclaimed_at', 'is', null).where('terminal_at', 'is not', null);
   if (options.before !== undefined) q = q.where('terminal_at', '<=', options.before);
   const rows = await q.orderBy('terminal_at').orderBy('seq').limit(options.limit).execute();
-  return rows.map((r) => toRecord(r as Row));
+  return rows.map((r) => toRecord(r));
 }
 
 /** How many terminal messages could be reclaimed now (counted up to `max`). */
@@ -339,12 +339,12 @@ export async function insertHistory(db: Executor, h: Omit<HistoryRecord, 'seq'>)
 
 export async function historyPage(db: Executor, afterSeq: number, limit: number): Promise<HistoryRecord[]> {
   const rows = await db.selectFrom('message_history').selectAll().where('seq', '>', afterSeq).orderBy('seq').limit(limit).execute();
-  return rows.map((r) => toHistory(r as HistoryRow));
+  return rows.map((r) => toHistory(r));
 }
 
 export async function findHistory(db: Executor, messageId: string): Promise<HistoryRecord | null> {
   const row = await db.selectFrom('message_history').selectAll().where('message_id', '=', messageId).executeTakeFirst();
-  return row ? toHistory(row as HistoryRow) : null;
+  return row ? toHistory(row) : null;
 }
 
 export async function countHistory(db: Executor): Promise<number> {

@@ -121,7 +121,7 @@ function selectCore(db: Executor, d: StoreDialect) {
 
 export async function findSessionById(db: Executor, d: StoreDialect, id: number): Promise<SessionRecord | null> {
   const row = await selectCore(db, d).where('id', '=', id).executeTakeFirst();
-  return row ? toRecord(row as CoreRow) : null;
+  return row ? toRecord(row) : null;
 }
 
 export async function findSessionsByIds(db: Executor, d: StoreDialect, ids: readonly number[]): Promise<SessionRecord[]> {
@@ -211,13 +211,13 @@ export async function insertSession(db: Executor, d: StoreDialect, row: NewSessi
     .returning(CORE_COLUMNS)
     .returning(d.jsonTextField('custom_metadata', LEGACY_PARENT_KEY).as('legacy_parent_key'))
     .executeTakeFirstOrThrow();
-  return toRecord(inserted as unknown as CoreRow);
+  return toRecord(inserted);
 }
 
 /** The child a runtime parent created for (provider, conversation), if any (one at most: a unique index). */
 export async function findRuntimeChild(db: Executor, d: StoreDialect, parentId: number, provider: string, conversationId: string): Promise<SessionRecord | null> {
   const row = await selectCore(db, d).where('runtime_parent_id', '=', parentId).where('provider', '=', provider).where('runtime_conversation_id', '=', conversationId).executeTakeFirst();
-  return row ? toRecord(row as CoreRow) : null;
+  return row ? toRecord(row) : null;
 }
 
 export interface SessionChanges {
@@ -328,7 +328,7 @@ export async function spawnChildrenOf(
     .execute();
   const out: { parentId: number; child: SessionRecord }[] = [];
   for (const r of rows) {
-    const child = toRecord(r as CoreRow);
+    const child = toRecord(r);
     const parentId =
       child.parentBasis === 'legacy' && child.legacyParentKey !== null ? keyToId.get(child.legacyParentKey) : child.parentSessionId;
     if (parentId !== undefined && parentId !== null) out.push({ parentId, child });

@@ -54,7 +54,7 @@ function toWitness(r: WitnessRow): TerminalWitnessRecord {
 
 export async function findWitness(db: Executor, sessionId: number, activation: number): Promise<TerminalWitnessRecord | null> {
   const row = await db.selectFrom('terminal_witnesses').selectAll().where('session_id', '=', sessionId).where('activation', '=', activation).executeTakeFirst();
-  return row ? toWitness(row as WitnessRow) : null;
+  return row ? toWitness(row) : null;
 }
 
 /** The activation's witness is now this credential (a second mint replaces the first). */
@@ -122,7 +122,7 @@ export async function findTurn(db: Executor, id: number): Promise<TerminalTurnRe
     .select(['id', 'session_id', 'activation', 'digest', 'length', 'reliable', 'pasted', 'reported_at', 'human_message_id'])
     .where('id', '=', id)
     .executeTakeFirst();
-  return row ? toTurn(row as TurnRow) : null;
+  return row ? toTurn(row) : null;
 }
 
 /** Compare-and-set: of two witnessed prompts racing for one turn, exactly one consumes it. */
@@ -205,7 +205,7 @@ export async function terminalRunRows(db: Executor, sessionIds: readonly number[
   if (sessionIds.length === 0) return out;
   const ids = [...new Set(sessionIds)];
   for (const r of await db.selectFrom('terminal_witnesses').selectAll().where('session_id', 'in', ids).execute()) {
-    const w = toWitness(r as WitnessRow);
+    const w = toWitness(r);
     out.witnesses.set(runKey(w.sessionId, w.activation), w);
   }
   const turns = await db.selectFrom('terminal_turns').select(['session_id', 'activation', 'reported_at', 'human_message_id']).where('session_id', 'in', ids).orderBy('id').execute();

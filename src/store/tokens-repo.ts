@@ -1,6 +1,6 @@
 import type { CredentialKind } from '../core/tokens.js';
 import type { Executor } from './dialect/dialect.js';
-import { toUser, type UserRecord, type UserRow } from './users-repo.js';
+import { toUser, type UserRecord } from './users-repo.js';
 
 export interface TokenRecord {
   id: number;
@@ -49,7 +49,7 @@ function toToken(r: TokenRow): TokenRecord {
 /** Looks a token up by its SHA-256 (the caller compares the stored digest in constant time). */
 export async function findTokenByHash(db: Executor, hash: string): Promise<TokenRecord | null> {
   const row = await db.selectFrom('tokens').select(COLUMNS).where('token_hash', '=', hash).executeTakeFirst();
-  return row ? toToken(row as TokenRow) : null;
+  return row ? toToken(row) : null;
 }
 
 /**
@@ -101,8 +101,8 @@ export async function findTokenWithUserByHash(db: Executor, hash: string): Promi
           removed_at: row.u_removed_at ?? null,
           created_at: row.u_created_at!,
           updated_at: row.u_updated_at!,
-        } as UserRow);
-  return { token: toToken(row as unknown as TokenRow), user };
+        });
+  return { token: toToken(row), user };
 }
 
 export async function insertToken(
@@ -142,12 +142,12 @@ export async function listTokens(db: Executor, filter: { kind?: CredentialKind; 
   if (filter.kind) q = q.where('kind', '=', filter.kind);
   if (filter.userId !== undefined) q = q.where('user_id', '=', filter.userId);
   const rows = await q.orderBy('id').execute();
-  return rows.map((r) => toToken(r as TokenRow));
+  return rows.map((r) => toToken(r));
 }
 
 export async function findTokenById(db: Executor, id: number): Promise<TokenRecord | null> {
   const row = await db.selectFrom('tokens').select(COLUMNS).where('id', '=', id).executeTakeFirst();
-  return row ? toToken(row as TokenRow) : null;
+  return row ? toToken(row) : null;
 }
 
 export async function revokeToken(db: Executor, id: number, now: string): Promise<boolean> {
@@ -163,7 +163,7 @@ export async function sessionTokenFor(db: Executor, sessionId: number, activatio
     .where('session_id', '=', sessionId)
     .where('activation', '=', activation)
     .executeTakeFirst();
-  return row ? toToken(row as TokenRow) : null;
+  return row ? toToken(row) : null;
 }
 
 export async function countActiveHumanTokens(db: Executor): Promise<number> {

@@ -33,7 +33,7 @@ function toRecord(r: Row): UncleEdgeRecord {
 /** The edge uncle → junior, exactly that direction. */
 export async function findUncleEdge(db: Executor, juniorId: number, uncleId: number): Promise<UncleEdgeRecord | null> {
   const row = await db.selectFrom('session_uncles').selectAll().where('session_id', '=', juniorId).where('uncle_session_id', '=', uncleId).executeTakeFirst();
-  return row ? toRecord(row as Row) : null;
+  return row ? toRecord(row) : null;
 }
 
 export async function insertUncleEdge(db: Executor, edge: UncleEdgeRecord): Promise<void> {
@@ -62,5 +62,5 @@ export async function uncleEdgesTouching(db: Executor, sessionId: number): Promi
     .selectAll()
     .where((eb) => eb.or([eb('session_id', '=', sessionId), eb('uncle_session_id', '=', sessionId)]))
     .execute();
-  return rows.map((r) => toRecord(r as Row));
+  return rows.map((r) => toRecord(r));
 }

@@ -52,25 +52,25 @@ export function toUser(row: UserRow): UserRecord {
 
 export async function findUserByKey(db: Executor, key: string): Promise<UserRecord | null> {
   const row = await db.selectFrom('users').selectAll().where('key', '=', key).executeTakeFirst();
-  return row ? toUser(row as UserRow) : null;
+  return row ? toUser(row) : null;
 }
 
 export async function findUserById(db: Executor, id: number): Promise<UserRecord | null> {
   const row = await db.selectFrom('users').selectAll().where('id', '=', id).executeTakeFirst();
-  return row ? toUser(row as UserRow) : null;
+  return row ? toUser(row) : null;
 }
 
 export async function findUsersByIds(db: Executor, ids: readonly number[]): Promise<Map<number, UserRecord>> {
   const out = new Map<number, UserRecord>();
   if (ids.length === 0) return out;
   const rows = await db.selectFrom('users').selectAll().where('id', 'in', [...new Set(ids)]).execute();
-  for (const r of rows) out.set(Number(r.id), toUser(r as UserRow));
+  for (const r of rows) out.set(Number(r.id), toUser(r));
   return out;
 }
 
 export async function listUsers(db: Executor): Promise<UserRecord[]> {
   const rows = await db.selectFrom('users').selectAll().orderBy('key').execute();
-  return rows.map((r) => toUser(r as UserRow));
+  return rows.map((r) => toUser(r));
 }
 
 export async function countUsers(db: Executor): Promise<number> {

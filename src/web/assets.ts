@@ -35,7 +35,7 @@ export function mountAssets(app: Hono<any>, guard: HostGuard, dir = ASSET_DIR): 
     const file = join(dir, name);
     if (!TYPES[ext] || !existsSync(file)) return null;
     const body = readFileSync(file);
-    const asset = { body, type: TYPES[ext]!, etag: `"${createHash('sha256').update(body).digest('base64url').slice(0, 22)}"` };
+    const asset = { body, type: TYPES[ext], etag: `"${createHash('sha256').update(body).digest('base64url').slice(0, 22)}"` };
     cache.set(name, asset);
     return asset;
   };

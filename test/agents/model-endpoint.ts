@@ -234,7 +234,8 @@ export async function startModelEndpoint(steps: Step[], options: { defaultText?:
     return { reply: { text: options.defaultText ?? 'Done.' } };
   };
 
-  const server: Server = createServer(async (req, res) => {
+  // the handler answers every request itself (its try/catch); `void`: node's server does not await it
+  const server: Server = createServer((req, res) => void (async () => {
     const raw = await readBody(req);
     const body = parse(raw);
     const path = (req.url ?? '/').split('?')[0]!;
@@ -269,7 +270,7 @@ export async function startModelEndpoint(steps: Step[], options: { defaultText?:
     } catch (error) {
       json(res, 500, { error: { type: 'scripted_endpoint_error', message: (error as Error).message } });
     }
-  });
+  })());
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   return {

@@ -27,7 +27,7 @@ describeEachDialect('hierarchy walk properties on the store', (t) => {
           const byKey = parent !== null && legacy[i]!;
           const body: Record<string, unknown> = { title: r.title, ...(owner ? { owner } : {}) };
           if (parent !== null && !byKey) body.parent_session_id = parent;
-          if (byKey) body.custom_metadata = { router_session_id: i % 2 === 0 ? String(parent) : uidOf.get(parent!)! };
+          if (byKey) body.custom_metadata = { router_session_id: i % 2 === 0 ? String(parent) : uidOf.get(parent)! };
           const created = await h.create(h.fleetKey, body);
           expect(created.session.lineage_parent_id).toBe(parent);
           map.set(r.id, created.session.id);

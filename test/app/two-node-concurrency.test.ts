@@ -37,7 +37,7 @@ describe.skipIf(!pgAvailable())('two API nodes on one PostgreSQL: concurrent gra
       headers: { host: 'localhost', authorization: `Bearer ${token}`, 'content-type': 'application/json' },
       body: JSON.stringify({ content: 'concurrent' }),
     });
-    return { status: res.status, body: (await res.json()) as any };
+    return { status: res.status, body: (await res.json()) };
   };
 
   async function waitingOnGraphLock(): Promise<number> {
@@ -95,7 +95,7 @@ describe.skipIf(!pgAvailable())('two API nodes on one PostgreSQL: concurrent gra
       headers: { host: 'localhost', authorization: `Bearer ${token}`, 'content-type': 'application/json' },
       body: JSON.stringify(body),
     });
-    return { status: res.status, body: (await res.json()) as any };
+    return { status: res.status, body: (await res.json()) };
   };
 
   it('the same send_now from two nodes at once takes effect once, with one event', async () => {

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { expect, it } from 'vitest';
 import { describeEachDialect, uniqueKey, type Harness } from '../helpers/harness.js';
-import { findCycle, followUp, liveSession, uncleRows, type Live } from '../helpers/lineage.js';
+import { findCycle, liveSession, uncleRows, type Live } from '../helpers/lineage.js';
 
 /**
  * docs/design/quality.md "Property tests": random sequences of spawns, follow-ups with random acting

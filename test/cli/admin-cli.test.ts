@@ -113,7 +113,7 @@ describe('WARRANT_FLEET_KEY', () => {
     const as = (token: string) => fetch(`${server.url}/api/v1/sessions`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify({ title: 'fleet made' }) });
     const made = await as(supplied);
     expect(made.status).toBe(201);
-    expect(((await made.json()) as any).session.creator).toBeNull();
+    expect(((await made.json())).session.creator).toBeNull();
     expect((await as(server.fleetKey)).status).toBe(201);
     expect(server.fleetKey).not.toBe(supplied);
     expect(server.output()).not.toContain(supplied);
@@ -162,13 +162,13 @@ describe('warrant users edit, rename, tokens revoke (admin, direct store access)
   it('rename keeps the person: records name the new key and still show the key they were captured under', async () => {
     expect((await runCli(['users', 'add', 'linus', '--name', 'Linus'], { env })).code).toBe(0);
     const token = JSON.parse((await runCli(['users', 'tokens', 'issue', 'linus', '--json'], { env })).stdout).token as string;
-    const created = (await (await api(token, 'POST', '/api/v1/sessions', { title: 'asked by linus', prompt: 'merge the window' })).json()) as any;
+    const created = (await (await api(token, 'POST', '/api/v1/sessions', { title: 'asked by linus', prompt: 'merge the window' })).json());
     const renamed = await runCli(['users', 'rename', 'linus', 'torvalds', '--json'], { env });
     expect(renamed.code, renamed.stderr).toBe(0);
     expect(JSON.parse(renamed.stdout).user).toMatchObject({ key: 'torvalds', display_name: 'Linus' });
     const text = await runCli(['users', 'rename', 'torvalds', 'lt'], { env });
     expect(text.stdout).toContain('Renamed torvalds to lt. Nothing is orphaned');
-    const prov = (await (await api(server.fleetKey, 'GET', `/api/v1/sessions/${created.session.id}/provenance`)).json()) as any;
+    const prov = (await (await api(server.fleetKey, 'GET', `/api/v1/sessions/${created.session.id}/provenance`)).json());
     expect(prov.human_messages.entries).toHaveLength(1);
     expect(JSON.stringify(prov.human_messages.entries[0])).toContain('"lt"');
     expect(JSON.stringify(prov.human_messages.entries[0])).toContain('"linus"');

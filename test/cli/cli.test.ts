@@ -16,9 +16,9 @@ describe('the warrant CLI against a real server (built binary)', () => {
   });
 
   it('prints the capture coverage at start', () => {
-    expect(server.output()).toMatch(/Human-message capture:\n  web UI +NOT instrumented — single-admin mode with no admin key/);
-    expect(server.output()).toMatch(/  Slack +NOT instrumented — Slack ingress is not configured/);
-    expect(server.output()).toMatch(/  CLI +NOT instrumented — no roster user holds an active human token/);
+    expect(server.output()).toMatch(/Human-message capture:\n {2}web UI +NOT instrumented — single-admin mode with no admin key/);
+    expect(server.output()).toMatch(/ {2}Slack +NOT instrumented — Slack ingress is not configured/);
+    expect(server.output()).toMatch(/ {2}CLI +NOT instrumented — no roster user holds an active human token/);
     // the terminal is per run: witnessed only under `warrant run` with a human token and a TTY
     expect(server.output()).toContain('  terminal per run — `warrant run` with a human token and a TTY witnesses what is typed;');
   });
@@ -34,7 +34,7 @@ describe('the warrant CLI against a real server (built binary)', () => {
       method: 'POST',
       headers: { authorization: `Bearer ${server.fleetKey}`, 'content-type': 'application/json' },
       body: JSON.stringify({ title: 'shown by the CLI', prompt: 'hello' }),
-    }).then((r) => r.json() as Promise<any>);
+    }).then((r) => r.json());
     const rest = await fetch(`${server.url}/api/v1/sessions/${created.session.id}`, { headers: { authorization: `Bearer ${server.fleetKey}` } }).then((r) => r.json());
     const cli = await runCli(['sessions', 'show', String(created.session.id), '--json'], { env });
     expect(cli.code).toBe(0);
@@ -53,7 +53,7 @@ describe('the warrant CLI against a real server (built binary)', () => {
       method: 'POST',
       headers: { authorization: `Bearer ${server.fleetKey}`, 'content-type': 'application/json' },
       body: JSON.stringify({ title: 'lifecycle via cli' }),
-    }).then((r) => r.json() as Promise<any>);
+    }).then((r) => r.json());
     const archived = await runCli(['archive', String(s.session.id)], { env });
     expect(archived.code).toBe(0);
     expect(archived.stdout).toContain(`Archived: #${s.session.id}`);
@@ -97,7 +97,7 @@ describe('the warrant CLI against a real server (built binary)', () => {
       method: 'POST',
       headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', 'x-warrant-client': 'cli' },
       body: JSON.stringify({ title: "ada's" }),
-    }).then((r) => r.json() as Promise<any>);
+    }).then((r) => r.json());
     expect(mine.session).toMatchObject({ owner: 'ada', genesis: 'cli', creator: { kind: 'human', ref: 'ada', display_name: 'Ada Lovelace' }, creator_basis: 'authenticated' });
     const tokens = await runCli(['users', 'tokens', 'list', 'ada', '--json'], { env });
     expect(JSON.parse(tokens.stdout).tokens).toHaveLength(1);

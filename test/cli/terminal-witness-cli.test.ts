@@ -29,7 +29,7 @@ describe('warrant check on terminal runs (built server and CLI)', () => {
 
   const api = async (token: string, path: string, body?: unknown) => {
     const res = await fetch(`${server.url}${path}`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify(body ?? {}) });
-    return { status: res.status, body: (await res.json()) as any };
+    return { status: res.status, body: (await res.json()) };
   };
   const attachWithTty = async () => {
     const created = await api(human, '/api/v1/sessions', { title: 'typed at', attach: true, runner: { tty: true } });

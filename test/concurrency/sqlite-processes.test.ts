@@ -3,7 +3,7 @@ import { createInterface } from 'node:readline';
 import { resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openHarness, type Harness } from '../helpers/harness.js';
-import { SCENARIOS, type RaceResponse } from './scenarios.js';
+import { SCENARIOS } from './scenarios.js';
 
 /**
  * SQLite across processes (docs/design/quality.md): each racer is its own process on the same database file.
@@ -62,7 +62,7 @@ describe('concurrency at a barrier [sqlite, separate processes]', () => {
       for (const r of team) r.send({ cmd: 'go', token, request });
       const done = await Promise.all(team.map((r) => r.next()));
       for (const m of done) expect(m.event, m.message).toBe('done');
-      await scenario.check(h, id, done.map((m) => ({ status: m.status, body: m.body }) as RaceResponse), tag);
+      await scenario.check(h, id, done.map((m) => ({ status: m.status, body: m.body })), tag);
     });
   }
 });

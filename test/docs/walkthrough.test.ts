@@ -52,7 +52,7 @@ function codeBlockAfter(markdown: string, marker: string, n = 1): string {
 describe('the walk-through with the stand-in agent (docs/examples/tour.sh)', () => {
   let server: ServerProcess;
   let run: { code: number; stdout: string; stderr: string };
-  const api = async (path: string) => (await fetch(`${server.url}${path}`, { headers: { authorization: `Bearer ${server.fleetKey}` } })).json() as Promise<any>;
+  const api = async (path: string) => (await fetch(`${server.url}${path}`, { headers: { authorization: `Bearer ${server.fleetKey}` } })).json();
   beforeAll(async () => {
     server = await startServer();
     run = await sh('docs/examples/tour.sh', { WARRANT_URL: server.url, WARRANT_CLI: CLI, WARRANT_DATA_DIR: server.dataDir });

@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { expect } from 'vitest';
 import { LineageGraph, runWalkSync } from '../../src/core/hierarchy-graph.js';
 import { walkHierarchy } from '../../src/core/hierarchy-walk.js';
-import { DEFAULT_BOUNDS, hierarchyFromOutcome, type Hierarchy, type OwnerFilter, type WalkBounds, type WalkEdge } from '../../src/core/hierarchy-types.js';
+import { hierarchyFromOutcome, type Hierarchy, type OwnerFilter, type WalkBounds, type WalkEdge } from '../../src/core/hierarchy-types.js';
 import { renderHierarchyOutline } from '../../src/render/hierarchy-outline.js';
 import { row, type Row } from './hierarchy-fixtures.js';
 import { referenceHierarchy } from './hierarchy-reference.js';

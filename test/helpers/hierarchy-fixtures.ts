@@ -1,7 +1,7 @@
 import { LineageGraph } from '../../src/core/hierarchy-graph.js';
 import type { HierarchyRowFields, WalkEdge } from '../../src/core/hierarchy-types.js';
 
-export interface Row extends HierarchyRowFields {}
+export type Row = HierarchyRowFields;
 
 export function row(id: number, fields: Partial<Row> = {}): Row {
   return {

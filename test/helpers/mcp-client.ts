@@ -5,7 +5,7 @@ import type { Harness } from './harness.js';
 export async function mcpClient(h: Harness, token: string, path: '/mcp' | '/mcp/self' = '/mcp'): Promise<Client> {
   const client = new Client({ name: 'warrant-tests', version: '1.0.0' });
   const transport = new StreamableHTTPClientTransport(new URL(`http://localhost${path}`), {
-    fetch: async (url, init) => h.service.app.request(String(url), init as RequestInit),
+    fetch: async (url, init) => h.service.app.request(String(url), init),
     requestInit: { headers: { authorization: `Bearer ${token}` } },
   });
   await client.connect(transport);

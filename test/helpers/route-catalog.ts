@@ -1,7 +1,6 @@
 import { ERROR_STATUS } from '../../src/core/errors.js';
 import type { Act, PrincipalKind, TargetRelation } from '../../src/core/permissions.js';
 import type { Harness } from './harness.js';
-import { uniqueKey } from './harness.js';
 import { callTool, mcpClient } from './mcp-client.js';
 
 /**

@@ -27,8 +27,8 @@ export async function startServer(options: { args?: string[]; env?: Record<strin
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';
-  child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
-  child.stderr!.on('data', (d: Buffer) => (out += d.toString()));
+  child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+  child.stderr.on('data', (d: Buffer) => (out += d.toString()));
   const url = await new Promise<string>((resolveUrl, reject) => {
     const timer = setTimeout(() => reject(new Error(`server did not start:\n${out}`)), 30_000);
     const check = () => {
@@ -38,7 +38,7 @@ export async function startServer(options: { args?: string[]; env?: Record<strin
         resolveUrl(m[1]!);
       }
     };
-    child.stdout!.on('data', check);
+    child.stdout.on('data', check);
     child.once('exit', (code) => {
       clearTimeout(timer);
       reject(new Error(`server exited with ${code}:\n${out}`));

@@ -72,7 +72,7 @@ describeEachDialect('the agent terminal is a capture channel', (t) => {
           `- ${sentence(id)}`,
         ]);
         const p = await callTool(c, 'get_session_provenance', args);
-        expect((p.data as any).human_messages.capture_gaps, surface).toEqual([gap]);
+        expect((p.data).human_messages.capture_gaps, surface).toEqual([gap]);
         expect(p.text, surface).toContain(`- ${sentence(id)}`);
         expect(p.text, surface).not.toContain(AFFIRMATIVE_ABSENCE);
         const summary = await callTool(c, 'get_session', args);

@@ -155,7 +155,7 @@ describeEachDialect(
         const check = await callTool(client, 'check_warrant', { session_id: r.id });
         expect(check.data).toMatchObject({ answer: 'here', gaps: [] });
         const prov = await callTool(client, 'get_session_provenance', { session_id: r.id });
-        expect((prov.data as any).human_messages.entries[0]).toMatchObject({ entry_point: 'cli.terminal_prompt', witness_isolation: 'other-uid' });
+        expect((prov.data).human_messages.entries[0]).toMatchObject({ entry_point: 'cli.terminal_prompt', witness_isolation: 'other-uid' });
         expect(prov.text).toContain('witness_isolation: other-uid');
       } finally {
         await client.close();

@@ -131,7 +131,7 @@ describe('MCP against a real listening server: HTTP, and stdio through `warrant 
   it('the SDK client lists and calls tools over stdio (a thin proxy to the server)', async () => {
     const client = new Client({ name: 'stdio-test', version: '1.0.0' });
     await client.connect(
-      new StdioClientTransport({ command: process.execPath, args: [CLI, 'mcp'], env: { ...process.env, WARRANT_URL: server.url, WARRANT_TOKEN: server.fleetKey } as Record<string, string> }),
+      new StdioClientTransport({ command: process.execPath, args: [CLI, 'mcp'], env: { ...process.env, WARRANT_URL: server.url, WARRANT_TOKEN: server.fleetKey } }),
     );
     expect((await client.listTools()).tools.map((x) => x.name)).toEqual(expect.arrayContaining(['start_session', 'get_session', 'action_session']));
     const ok = (await client.callTool({ name: 'start_session', arguments: { title: 'over stdio' } })) as any;
@@ -147,13 +147,13 @@ describe('MCP against a real listening server: HTTP, and stdio through `warrant 
       method: 'POST',
       headers: { authorization: `Bearer ${server.fleetKey}`, 'content-type': 'application/json' },
       body: JSON.stringify({ title: 'stdio self', attach: true }),
-    }).then((r) => r.json() as Promise<any>);
+    }).then((r) => r.json());
     const client = new Client({ name: 'stdio-self', version: '1.0.0' });
     await client.connect(
       new StdioClientTransport({
         command: process.execPath,
         args: [CLI, 'mcp', '--self'],
-        env: { ...process.env, WARRANT_URL: server.url, WARRANT_SESSION_TOKEN: created.session_token, WARRANT_TOKEN: '' } as Record<string, string>,
+        env: { ...process.env, WARRANT_URL: server.url, WARRANT_SESSION_TOKEN: created.session_token, WARRANT_TOKEN: '' },
       }),
     );
     const names = (await client.listTools()).tools.map((x) => x.name);

@@ -14,7 +14,7 @@ describe('warrant run: fast children, the environment boundary, the host CLI ins
   const dir = mkdtempSync(join(tmpdir(), 'warrant-run-fast-'));
   const api = async (path: string) => {
     const r = await fetch(`${server.url}${path}`, { headers: { authorization: `Bearer ${server.fleetKey}` } });
-    return r.json() as Promise<any>;
+    return r.json();
   };
   const runtimeEvents = async (id: number) => ((await api(`/api/v1/sessions/${id}/events`)).events as any[]).filter((e) => ['started', 'idle', 'exited', 'error'].includes(e.type));
   const sessionTitled = async (title: string) => (await api(`/api/v1/sessions?q=${encodeURIComponent(title)}`)).sessions.find((s: any) => s.title === title);

@@ -32,7 +32,7 @@ describe('warrant run and the agent hooks: subagents and nested agents as child 
   const dir = mkdtempSync(join(tmpdir(), 'warrant-run-hooks-'));
   const api = async (path: string) => {
     const r = await fetch(`${server.url}${path}`, { headers: { authorization: `Bearer ${server.fleetKey}` } });
-    return r.json() as Promise<any>;
+    return r.json();
   };
   const sessionTitled = async (title: string) => (await api(`/api/v1/sessions?q=${encodeURIComponent(title)}`)).sessions.find((s: any) => s.title === title);
   const childrenOf = async (id: number) => (await api(`/api/v1/sessions?parent=${id}`)).sessions as any[];

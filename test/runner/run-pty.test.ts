@@ -43,7 +43,7 @@ describe('warrant run on a terminal: the agent under the runner PTY, inbox items
       headers: { authorization: `Bearer ${server.fleetKey}`, ...(body ? { 'content-type': 'application/json' } : {}) },
       ...(body ? { body: JSON.stringify(body) } : {}),
     });
-    return r.json() as Promise<any>;
+    return r.json();
   };
   beforeAll(async () => {
     server = await startServer();
@@ -60,7 +60,7 @@ describe('warrant run on a terminal: the agent under the runner PTY, inbox items
       name: 'xterm-256color',
       cols: 100,
       rows: 30,
-      env: { ...process.env, TERM: 'xterm-256color', WARRANT_URL: server.url, WARRANT_TOKEN: server.fleetKey, WARRANT_SESSION_TOKEN: '' } as Record<string, string>,
+      env: { ...process.env, TERM: 'xterm-256color', WARRANT_URL: server.url, WARRANT_TOKEN: server.fleetKey, WARRANT_SESSION_TOKEN: '' },
     });
     term.onData((d) => (screen += d));
     const exited = new Promise<number>((r) => term.onExit(({ exitCode }) => r(exitCode)));

@@ -69,9 +69,9 @@ describe('the agent cannot read the runner credentials as the same OS user', () 
       t.type('\x04');
       expect(await t.exited).toBe(7);
       const list = await fetch(`${server.url}/api/v1/sessions?q=${encodeURIComponent('as another user')}`, { headers: { authorization: `Bearer ${server.fleetKey}` } });
-      const session = ((await list.json()) as any).sessions[0];
+      const session = ((await list.json())).sessions[0];
       const prov = await fetch(`${server.url}/api/v1/sessions/${session.id}/provenance`, { headers: { authorization: `Bearer ${server.fleetKey}` } });
-      const entries = ((await prov.json()) as any).human_messages.entries;
+      const entries = ((await prov.json())).human_messages.entries;
       expect(entries).toHaveLength(1);
       expect(entries[0]).toMatchObject({ entry_point: 'cli.terminal_prompt', content: 'hello from another user', witness_isolation: 'same-uid' });
     } finally {

@@ -22,7 +22,7 @@ describe('warrant run witnesses what a person types at the agent terminal', () =
 
   const get = async (path: string) => {
     const r = await fetch(`${server.url}${path}`, { headers: { authorization: `Bearer ${server.fleetKey}` } });
-    return r.json() as Promise<any>;
+    return r.json();
   };
   const sessionTitled = async (title: string) => (await get(`/api/v1/sessions?q=${encodeURIComponent(title)}`)).sessions.find((s: any) => s.title === title);
   const messagesOf = async (id: number) => (await get(`/api/v1/sessions/${id}/provenance`)).human_messages.entries as any[];

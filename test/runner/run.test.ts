@@ -13,7 +13,7 @@ describe('warrant run (docs/integrations.md) with the stand-in agent', () => {
   const dir = mkdtempSync(join(tmpdir(), 'warrant-run-'));
   const api = async (path: string, token = server.fleetKey) => {
     const r = await fetch(`${server.url}${path}`, { headers: { authorization: `Bearer ${token}` } });
-    return r.json() as Promise<any>;
+    return r.json();
   };
   beforeAll(async () => {
     server = await startServer();
@@ -80,7 +80,7 @@ describe('warrant run (docs/integrations.md) with the stand-in agent', () => {
       env: { ...process.env, WARRANT_URL: server.url, WARRANT_TOKEN: server.fleetKey, WARRANT_SESSION_TOKEN: '' },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
-    await new Promise<void>((ready) => child.stdout!.on('data', (d: Buffer) => d.toString().includes('ready') && ready()));
+    await new Promise<void>((ready) => child.stdout.on('data', (d: Buffer) => d.toString().includes('ready') && ready()));
     const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
     child.kill('SIGTERM');
     expect(await exited).toBe(0);
@@ -94,7 +94,7 @@ describe('warrant run (docs/integrations.md) with the stand-in agent', () => {
       method: 'POST',
       headers: { authorization: `Bearer ${server.fleetKey}`, 'content-type': 'application/json' },
       body: JSON.stringify({ title: 'waiting in pending' }),
-    }).then((x) => x.json() as Promise<any>);
+    }).then((x) => x.json());
     const r = await runCli(['run', '--session', String(created.session.id), '--', process.execPath, AGENT, '{}'], { env: { WARRANT_URL: server.url, WARRANT_TOKEN: server.fleetKey } });
     expect(r.code).toBe(0);
     expect((await api(`/api/v1/sessions/${created.session.id}`)).session).toMatchObject({ status: 'stopped', activation: 1 });
@@ -128,7 +128,7 @@ describe('warrant run and the inbox', () => {
     await server?.stop();
   });
   const post = async (path: string, body: unknown) =>
-    fetch(`${server.url}${path}`, { method: 'POST', headers: { authorization: `Bearer ${server.fleetKey}`, 'content-type': 'application/json' }, body: JSON.stringify(body) }).then((r) => r.json() as Promise<any>);
+    fetch(`${server.url}${path}`, { method: 'POST', headers: { authorization: `Bearer ${server.fleetKey}`, 'content-type': 'application/json' }, body: JSON.stringify(body) }).then((r) => r.json());
 
   it('`warrant stop` on a running session ends its process: the stop becomes a signal, the session stopped', async () => {
     const signalFile = join(dir, 'stopped.txt');
@@ -136,15 +136,15 @@ describe('warrant run and the inbox', () => {
       env: { ...process.env, WARRANT_URL: server.url, WARRANT_TOKEN: server.fleetKey, WARRANT_SESSION_TOKEN: '' },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
-    await new Promise<void>((ready) => child.stdout!.on('data', (d: Buffer) => d.toString().includes('ready') && ready()));
+    await new Promise<void>((ready) => child.stdout.on('data', (d: Buffer) => d.toString().includes('ready') && ready()));
     const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
-    const list = await fetch(`${server.url}/api/v1/sessions?q=stop%20me`, { headers: { authorization: `Bearer ${server.fleetKey}` } }).then((r) => r.json() as Promise<any>);
+    const list = await fetch(`${server.url}/api/v1/sessions?q=stop%20me`, { headers: { authorization: `Bearer ${server.fleetKey}` } }).then((r) => r.json());
     const id = list.sessions[0].id;
     const stop = await post(`/api/v1/sessions/${id}/stop`, {});
     expect(stop.changed).toBe(true);
     expect(await exited).toBe(143);
     expect(readFileSync(signalFile, 'utf8')).toBe('SIGTERM');
-    const s = (await fetch(`${server.url}/api/v1/sessions/${id}`, { headers: { authorization: `Bearer ${server.fleetKey}` } }).then((r) => r.json() as Promise<any>)).session;
+    const s = (await fetch(`${server.url}/api/v1/sessions/${id}`, { headers: { authorization: `Bearer ${server.fleetKey}` } }).then((r) => r.json())).session;
     expect(s.status).toBe('stopped');
 
     // resumed: the stop was the previous runtime's, so the new one is never sent it
@@ -156,15 +156,15 @@ describe('warrant run and the inbox', () => {
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let resumedErr = '';
-    resumed.stderr!.on('data', (d: Buffer) => (resumedErr += d.toString()));
+    resumed.stderr.on('data', (d: Buffer) => (resumedErr += d.toString()));
     const resumedExit = new Promise<number | null>((r) => resumed.once('exit', (code) => r(code)));
     // what the runner polls for holds nothing for the new activation
     for (;;) {
-      const now = (await fetch(`${server.url}/api/v1/sessions/${id}`, { headers: { authorization: `Bearer ${server.fleetKey}` } }).then((r) => r.json() as Promise<any>)).session;
+      const now = (await fetch(`${server.url}/api/v1/sessions/${id}`, { headers: { authorization: `Bearer ${server.fleetKey}` } }).then((r) => r.json())).session;
       if (now.activation === 2) break;
       await new Promise((r) => setTimeout(r, 50));
     }
-    const control = await fetch(`${server.url}/api/v1/sessions/${id}/inbox?kind=control&state=pending,leased`, { headers: { authorization: `Bearer ${server.fleetKey}` } }).then((r) => r.json() as Promise<any>);
+    const control = await fetch(`${server.url}/api/v1/sessions/${id}/inbox?kind=control&state=pending,leased`, { headers: { authorization: `Bearer ${server.fleetKey}` } }).then((r) => r.json());
     expect(control.items).toEqual([]);
     expect(await resumedExit, resumedErr).toBe(0);
     expect(resumedErr).not.toContain('stop requested');
@@ -197,9 +197,9 @@ describe('warrant run and the inbox', () => {
       env: { ...process.env, WARRANT_URL: server.url, WARRANT_TOKEN: server.fleetKey, WARRANT_SESSION_TOKEN: '' },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
-    await new Promise<void>((ready) => child.stdout!.on('data', (d: Buffer) => d.toString().includes('ready') && ready()));
+    await new Promise<void>((ready) => child.stdout.on('data', (d: Buffer) => d.toString().includes('ready') && ready()));
     const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
-    const list = await fetch(`${server.url}/api/v1/sessions?q=reads%20stream-json`, { headers: { authorization: `Bearer ${server.fleetKey}` } }).then((r) => r.json() as Promise<any>);
+    const list = await fetch(`${server.url}/api/v1/sessions?q=reads%20stream-json`, { headers: { authorization: `Bearer ${server.fleetKey}` } }).then((r) => r.json());
     const id = list.sessions[0].id;
     await post(`/api/v1/sessions/${id}/follow_up`, { content: 'first' });
     await post(`/api/v1/sessions/${id}/follow_up`, { content: 'ignored' });
@@ -211,7 +211,7 @@ describe('warrant run and the inbox', () => {
       ['user', 'user', 'ignored'],
       ['user', 'user', 'last'],
     ]);
-    const inbox = await fetch(`${server.url}/api/v1/sessions/${id}/inbox?state=all`, { headers: { authorization: `Bearer ${server.fleetKey}` } }).then((r) => r.json() as Promise<any>);
+    const inbox = await fetch(`${server.url}/api/v1/sessions/${id}/inbox?state=all`, { headers: { authorization: `Bearer ${server.fleetKey}` } }).then((r) => r.json());
     // written is not delivered: the item nobody reported taking stays written (then undelivered)
     expect(inbox.items.map((i: any) => [i.frame?.text ?? i.content, i.state])).toEqual([
       ['first', 'delivered'],

@@ -139,7 +139,7 @@ describeEachDialect('web UI provenance panel', (t) => {
   });
 
   it('lists human messages here and elsewhere, as text, newest first, with counts, People notes and older pages', async () => {
-    const h = t();
+    t();
     const rootRes = await web.post('/sessions', { prompt: 'Root ask <img src=x onerror=alert(1)>', title: 'human root' });
     const root = sessionFrom(rootRes.location);
     const child = sessionFrom((await web.post('/sessions', { prompt: 'child ask', parent: `#${root}` })).location);

@@ -1,7 +1,7 @@
 import { WarrantError } from '../../core/errors.js';
 import { decideQueueChange, isQueueItem, type InboxKind, type InboxMode, type QueueChange } from '../../core/inbox-rules.js';
 import type { UncleSource } from '../../core/uncle-edge-rules.js';
-import { findInboxItem, lapseExpiredLeases, updateInboxItemIfState, type InboxItemRecord } from '../../store/inbox-repo.js';
+import { findInboxItem, lapseExpiredLeases, updateInboxItemIfState } from '../../store/inbox-repo.js';
 import type { SessionRecord } from '../../store/sessions-repo.js';
 import { authorize, requireSession, visibilityOf } from '../access.js';
 import { attributionOf, checkActingSessionClaim, resolveActing, type Acting } from '../acting.js';
@@ -42,7 +42,7 @@ export function captureEntryPoint(caller: Caller, action: NewDeliveryAction): En
 }
 
 function uncleSource(caller: Caller, action: 'follow_up' | 'enqueue' | 'send_now' | 'interrupt'): UncleSource {
-  return `${caller.surface === 'mcp' ? 'mcp' : 'rest'}.${action}` as UncleSource;
+  return `${caller.surface === 'mcp' ? 'mcp' : 'rest'}.${action}`;
 }
 
 /**

@@ -88,7 +88,7 @@ export async function correctParent(
         { old: oldParentId, new: newParentId, old_basis: current.parentBasis, new_basis: 'corrected', old_parent_session_id: current.parentSessionId },
         attribution,
       );
-      await announceLineageChange(w, { kind: 'parent_changed', sessionIds: [current.id, ...(oldParentId !== null ? [oldParentId] : []), ...(newParentId !== null ? [newParentId] : [])] });
+      announceLineageChange(w, { kind: 'parent_changed', sessionIds: [current.id, ...(oldParentId !== null ? [oldParentId] : []), ...(newParentId !== null ? [newParentId] : [])] });
       return { session: (await findSessionById(w.tx, ctx.store, current.id))!, changed: true };
     }
     const fresh = await findSessionById(w.tx, ctx.store, current.id);

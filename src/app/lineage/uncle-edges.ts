@@ -121,11 +121,11 @@ export async function recordUncleEdge(ctx: AppContext, request: UncleEdgeRequest
           await insertUncleEdge(w.tx, written);
           const details = edgeDetails(written);
           await onBothTimelines(w, b, a, 'uncle_linked', details, request.attribution);
-          await announceLineageChange(w, { kind: 'uncle_linked', sessionIds: [a, b] });
+          announceLineageChange(w, { kind: 'uncle_linked', sessionIds: [a, b] });
         } else if (decided.effect === 'keep') {
           const details = { ...edgeDetails(written), replaced: replaced ? edgeDetails(replaced) : null };
           await onBothTimelines(w, b, a, 'uncle_inverted', details, request.attribution);
-          await announceLineageChange(w, { kind: 'uncle_inverted', sessionIds: [a, b] });
+          announceLineageChange(w, { kind: 'uncle_inverted', sessionIds: [a, b] });
         }
         return decided;
       },
@@ -187,7 +187,7 @@ export async function removeUncleEdge(
       };
       const attribution = attributionOf(acting);
       await onBothTimelines(w, junior.id, uncle.id, 'uncle_removed', details, attribution);
-      await announceLineageChange(w, { kind: 'uncle_removed', sessionIds: [junior.id, uncle.id] });
+      announceLineageChange(w, { kind: 'uncle_removed', sessionIds: [junior.id, uncle.id] });
       return { removed: edge };
     },
     { graph: true },

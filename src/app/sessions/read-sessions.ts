@@ -119,7 +119,7 @@ export async function listSessionEvents(
 function withoutSender(details: Record<string, unknown>): Record<string, unknown> {
   const out = { ...details };
   const sender = out.sender;
-  if (sender && typeof sender === 'object' && (sender as { kind?: unknown }).kind === 'session') out.sender = { ...(sender as object), ref: null };
+  if (sender && typeof sender === 'object' && (sender as { kind?: unknown }).kind === 'session') out.sender = { ...(sender), ref: null };
   // the acting session, under the names events give it
   for (const key of ['sender_session_id', 'acting_session_id']) if (key in out) out[key] = null;
   return out;

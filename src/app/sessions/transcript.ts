@@ -66,7 +66,7 @@ function text(value: unknown, name: string, max: number): string {
   return r.value!;
 }
 
-// eslint-disable-next-line no-control-regex
+ 
 const UNSTORABLE = /[\n\u0000]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
 
 function checkAppend(input: TranscriptAppend): { key: Omit<PositionKey, 'sessionId'>; offset: number; lines: string[]; restarted: boolean; bytes: number } {

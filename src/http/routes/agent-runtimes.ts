@@ -27,7 +27,7 @@ const errors = {
 const ok = <T extends z.ZodType>(schema: T, description: string) => ({ description, content: { 'application/json': { schema } } });
 
 /** Wire form of a transcript record (snake_case). */
-export function serializeTranscriptRecord(r: TranscriptRecordView): Record<string, unknown> {
+export function serializeTranscriptRecord(r: TranscriptRecordView) {
   return { id: r.id, provider: r.provider, conversation_id: r.conversationId, offset: r.offset, restarted: r.restarted, line: r.line, record: r.record, created_at: r.createdAt };
 }
 
@@ -59,7 +59,8 @@ export function registerAgentRuntimeRoutes(app: OpenAPIHono<HttpEnv>, ctx: AppCo
         agentRoot: body.agent_root ?? null,
         transcriptPath: body.transcript_path ?? null,
       });
-      return json(c, { session: serializeSession(r.session), created: r.created }, r.created ? 201 : 200);
+      if (r.created) return json(c, { session: serializeSession(r.session), created: true as const }, 201);
+      return json(c, { session: serializeSession(r.session), created: false as const }, 200);
     },
   );
 
@@ -100,7 +101,7 @@ export function registerAgentRuntimeRoutes(app: OpenAPIHono<HttpEnv>, ctx: AppCo
     async (c) => {
       const q = c.req.valid('query');
       const r = await readTranscriptPosition(ctx, c.get('caller'), c.req.valid('param').ref, { provider: q.provider, conversationId: q.conversation_id });
-      return json(c, { session_id: r.sessionId, provider: r.provider, conversation_id: r.conversationId, next_offset: r.nextOffset, transcripts: r.enabled ? 'on' : 'off' });
+      return json(c, { session_id: r.sessionId, provider: r.provider, conversation_id: r.conversationId, next_offset: r.nextOffset, transcripts: r.enabled ? ('on' as const) : ('off' as const) });
     },
   );
 

@@ -1,4 +1,5 @@
 import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
+import type { Context } from 'hono';
 import type { AppContext } from '../../app/context.js';
 import { changeQueuedItem, deliverNew, listEnqueued, type NewDeliveryAction } from '../../app/inbox/deliveries.js';
 import type { QueueChange } from '../../core/inbox-rules.js';
@@ -17,7 +18,6 @@ const errors = {
   409: { description: 'target-unavailable (archived), enqueued-message-not-pending', content: { 'application/json': { schema: ErrorSchema } } },
   413: { description: 'content-too-large', content: { 'application/json': { schema: ErrorSchema } } },
 };
-const ok = <T extends z.ZodType>(schema: T, description: string) => ({ description, content: { 'application/json': { schema } } });
 const UNCLE_NOTE =
   'The delivery commits first; then the uncle-edge rules run in their own transaction and `uncle_edge.outcome` reports what happened (a delivery is never undone by its edge). With a session token the caller is the acting session; a fleet key may declare `acting_session_id`; humans are never uncles.';
 
@@ -69,34 +69,38 @@ export function registerDeliveryRoutes(app: OpenAPIHono<HttpEnv>, ctx: AppContex
     },
   );
 
-  const queueRoute = (change: QueueChange, operationId: string, method: 'post' | 'delete', path: string, summary: string) =>
-    route(
-      app,
-      createRoute({
-        method,
-        path,
-        operationId,
-        summary,
-        description:
-          change === 'withdraw'
-            ? 'Withdraws a pending enqueued message before delivery (no uncle edge). A leased message is refused: the runtime may already be showing it.'
-            : `${UNCLE_NOTE} A change with no effect records nothing (\`changed: false\`, \`uncle_edge: null\`).`,
-        request: {
-          params: MessageIdParam,
-          query: FormatQuery.extend({ acting_session_id: z.string().max(200).optional() }),
-          ...(method === 'post' ? { body: { content: { 'application/json': { schema: ActingOnlyBody } }, required: false } } : {}),
-        },
-        responses: { 200: jsonOrMarkdown(QueueChangeResponse, 'the message after the change'), ...errors },
-      }),
-      async (c) => {
-        const { ref, mid } = c.req.valid('param');
-        const q = c.req.valid('query');
-        const body = method === 'post' ? ((c.req.valid('json' as never) as { acting_session_id?: string | number | null } | undefined) ?? {}) : {};
-        const r = await changeQueuedItem(ctx, c.get('caller'), ref, mid, change, { actingSessionId: body.acting_session_id ?? q.acting_session_id ?? null });
-        if (q.format === 'markdown') return markdown(c, renderQueueChange(r, change));
-        return json(c, serializeQueueChange(r));
-      },
-    );
+  const queueRoute = (change: QueueChange, operationId: string, method: 'post' | 'delete', path: string, summary: string) => {
+    const description =
+      change === 'withdraw'
+        ? 'Withdraws a pending enqueued message before delivery (no uncle edge). A leased message is refused: the runtime may already be showing it.'
+        : `${UNCLE_NOTE} A change with no effect records nothing (\`changed: false\`, \`uncle_edge: null\`).`;
+    const query = FormatQuery.extend({ acting_session_id: z.string().max(200).optional() });
+    const responses = { 200: jsonOrMarkdown(QueueChangeResponse, 'the message after the change'), ...errors };
+    const answer = async (c: Context<HttpEnv>, p: { ref: string; mid: number }, q: z.output<typeof query>, bodyActing: string | number | null | undefined) => {
+      const r = await changeQueuedItem(ctx, c.get('caller'), p.ref, p.mid, change, { actingSessionId: bodyActing ?? q.acting_session_id ?? null });
+      if (q.format === 'markdown') return markdown(c, renderQueueChange(r, change));
+      return json(c, serializeQueueChange(r));
+    };
+    if (method === 'post') {
+      route(
+        app,
+        createRoute({
+          method,
+          path,
+          operationId,
+          summary,
+          description,
+          request: { params: MessageIdParam, query, body: { content: { 'application/json': { schema: ActingOnlyBody } }, required: false } },
+          responses,
+        }),
+        async (c) => answer(c, c.req.valid('param'), c.req.valid('query'), c.req.valid('json')?.acting_session_id),
+      );
+    } else {
+      route(app, createRoute({ method, path, operationId, summary, description, request: { params: MessageIdParam, query }, responses }), async (c) =>
+        answer(c, c.req.valid('param'), c.req.valid('query'), undefined),
+      );
+    }
+  };
 
   queueRoute('send_now', 'sendEnqueuedMessageNow', 'post', '/api/v1/sessions/{ref}/enqueued_messages/{mid}/send_now', 'Send a queued message now (it becomes the next turn)');
   queueRoute('interrupt', 'interruptWithEnqueuedMessage', 'post', '/api/v1/sessions/{ref}/enqueued_messages/{mid}/interrupt', 'Interrupt with a queued message (mode interrupt)');

@@ -53,7 +53,11 @@ export function registerLineageRoutes(app: OpenAPIHono<HttpEnv>, ctx: AppContext
       const q = c.req.valid('query');
       const ref = c.req.valid('param').ref;
       // W3C PROV-JSON (docs/integrations.md): the whole hierarchy and every human message as a PROV document
-      if (q.format === 'prov-json') return c.json(renderProvJson(await provSource(ctx, c.get('caller'), ref)), 200, { 'content-type': 'application/json; charset=utf-8' });
+      if (q.format === 'prov-json') {
+        // one map per PROV record kind beside `prefix`: a catchall whose type the renderer's Record<string, unknown> cannot spell
+        const doc = renderProvJson(await provSource(ctx, c.get('caller'), ref)) as z.input<typeof ProvJsonDocument>;
+        return json(c, doc, 200, { 'content-type': 'application/json; charset=utf-8' });
+      }
       const p = await getProvenance(ctx, c.get('caller'), ref, { cursor: q.cursor ?? null, ...(q.limit ? { limit: q.limit } : {}) });
       if (q.format === 'markdown') return markdown(c, renderProvenance(p, (cursor) => `GET /api/v1/sessions/${ref}/provenance?format=markdown&cursor=${cursor}`));
       return json(c, serializeProvenance(p));

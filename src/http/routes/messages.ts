@@ -17,7 +17,8 @@ const SessionNotFound = ErrorSchema.extend({ error: z.literal('session-not-found
 
 /** docs/messages.md: send and status. Refusals carry `{error, message, action, previous_id?}`. */
 export function registerMessageRoutes(app: OpenAPIHono<HttpEnv>, ctx: AppContext): void {
-  app.openapi(
+  route(
+    app,
     createRoute({
       method: 'post',
       path: '/api/v1/messages',
@@ -40,20 +41,21 @@ export function registerMessageRoutes(app: OpenAPIHono<HttpEnv>, ctx: AppContext
         503: refusal('store-unavailable, store-capacity, outcome-unknown'),
       },
     }),
-    (async (c: any) => {
+    async (c) => {
       const r = await sendMessage(ctx, c.get('caller'), c.req.valid('json'));
-      if (c.req.valid('query').format === 'markdown') return markdown(c, renderReceipt(r.receipt, r.replayed), r.replayed ? 200 : 201);
-      return json(c, serializeSendResult(r), r.replayed ? 200 : 201);
-    }) as never,
+      const md = c.req.valid('query').format === 'markdown';
+      if (r.replayed) return md ? markdown(c, renderReceipt(r.receipt, r.replayed), 200) : json(c, serializeSendResult(r), 200);
+      return md ? markdown(c, renderReceipt(r.receipt, r.replayed), 201) : json(c, serializeSendResult(r), 201);
+    },
     // a message that fails its schema is an invalid envelope (422), never a plain 400
-    ((result: { success: boolean; target: string; error?: { issues: { path: PropertyKey[]; message: string }[] } }) => {
+    (result) => {
       if (result.success) return undefined;
-      const issue = result.error?.issues[0];
+      const issue = result.error.issues[0];
       const path = issue?.path.map(String).join('.') || 'body';
       // acting_session_id says who sends, not what: a bad one is a plain invalid request
       if (result.target !== 'json' || path === 'acting_session_id') throw new WarrantError('invalid-request', `${path}: ${issue?.message ?? 'invalid'}.`, { details: { field: path } });
       throw messageRefusal('envelope-invalid', `${path}: ${issue?.message ?? 'invalid'}.`, { field: path, reason: issue?.message ?? 'invalid' });
-    }) as never,
+    },
   );
 
   route(

@@ -20,7 +20,7 @@ export function registerSystemRoutes(app: OpenAPIHono<HttpEnv>, ctx: AppContext)
     async (c) => {
       try {
         await sql`select 1`.execute(ctx.store.kysely);
-        return json(c, { status: 'ok', store: 'ok' });
+        return json(c, { status: 'ok', store: 'ok' } as const);
       } catch {
         return json(c, { status: 'degraded', store: 'unreachable' }, 503);
       }

@@ -1,7 +1,7 @@
 import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
 import type { AppContext } from '../../app/context.js';
 import { removeUncleEdge } from '../../app/lineage/uncle-edges.js';
-import { route, type HttpEnv } from '../env.js';
+import { noContent, route, type HttpEnv } from '../env.js';
 import { UncleLinkParams } from '../inbox-schemas.js';
 import { ErrorSchema } from '../schemas.js';
 
@@ -28,7 +28,7 @@ export function registerUncleRoutes(app: OpenAPIHono<HttpEnv>, ctx: AppContext):
     async (c) => {
       const { junior, uncle } = c.req.valid('param');
       await removeUncleEdge(ctx, c.get('caller'), junior, uncle, { actingSessionId: c.req.valid('query').acting_session_id ?? null });
-      return c.body(null, 204);
+      return noContent(c);
     },
   );
 }

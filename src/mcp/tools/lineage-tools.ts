@@ -44,7 +44,7 @@ export const getSessionProvenance = defineTool({
   annotations: { readOnlyHint: true },
   handler: async (ctx, caller, args, group) => {
     const ref = group === 'self_session' ? selfSessionId(caller) : (args as unknown as { session_id: string | number }).session_id;
-    const cursor = (args as { cursor?: string }).cursor ?? null;
+    const cursor = (args).cursor ?? null;
     const p = await getProvenance(ctx, caller, ref, { cursor });
     const hint = (next: string) => `call get_session_provenance again with cursor "${next}"`;
     return { text: renderProvenance(p, hint), data: serializeProvenance(p), notes: provenanceNotes(p, hint) };

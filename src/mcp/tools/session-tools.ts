@@ -112,7 +112,7 @@ export const getSessionTool = defineTool({
   annotations: { readOnlyHint: true },
   handler: async (ctx, caller, args, group) => {
     const ref = group === 'self_session' ? String(selfSessionId(caller)) : String((args as unknown as { session_id: string | number }).session_id);
-    const verbose = (args as { verbose?: boolean }).verbose === true;
+    const verbose = (args).verbose === true;
     const detail = await getSessionDetail(ctx, caller, ref, { summary: !verbose });
     const id = detail.session.id;
     const hint = (c: string) => (group === 'self_session' ? `call get_session_provenance with cursor "${c}"` : `call get_session_provenance with session_id ${id} and cursor "${c}"`);
@@ -174,7 +174,7 @@ export const actionSession = defineTool({
       };
     }
     if (!(LIFECYCLE_ACTIONS as readonly string[]).includes(args.action)) throw new WarrantError('invalid-request', `action: unknown action ${args.action}.`);
-    const r = await changeLifecycle(ctx, caller, ref, args.action as 'unarchive' | 'stop' | 'resume', args.acting_session_id ?? null);
+    const r = await changeLifecycle(ctx, caller, ref, args.action, args.acting_session_id ?? null);
     return {
       text: r.changed ? `Session #${r.session.id} is now ${r.session.status}.` : `No change: session #${r.session.id} is ${r.session.status} (nothing was recorded).`,
       data: { session: serializeSession(r.session), changed: r.changed },

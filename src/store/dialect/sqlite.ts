@@ -72,7 +72,8 @@ class SqliteConnection implements DatabaseConnection {
     return { numAffectedRows: BigInt(changes), insertId: BigInt(lastInsertRowid), rows: [] };
   }
 
-  // eslint-disable-next-line require-yield
+   
+  // eslint-disable-next-line require-yield -- Kysely's driver interface asks for a generator; SQLite never streams
   async *streamQuery<R>(): AsyncIterableIterator<QueryResult<R>> {
     throw new Error('streaming is not used with SQLite');
   }

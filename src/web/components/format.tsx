@@ -1,6 +1,5 @@
 import type { ActorView } from '../../app/views.js';
 import { HIDDEN_SESSION_LABEL } from '../../core/actors.js';
-import type { SessionStatus } from '../../core/lifecycle.js';
 
 /** Small shared renderings: times, statuses, actors with their basis, genesis pills. */
 
@@ -10,7 +9,7 @@ export function Time(props: { iso: string }) {
   return <time datetime={props.iso}>{label}</time>;
 }
 
-export function Status(props: { status: SessionStatus | string }) {
+export function Status(props: { status: string }) {
   return <span class={`status status-${props.status}`}>{props.status}</span>;
 }
 

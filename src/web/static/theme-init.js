@@ -4,7 +4,7 @@
   try {
     var t = localStorage.getItem('warrant.theme');
     if (t === 'light' || t === 'dark') document.documentElement.setAttribute('data-theme', t);
-  } catch (e) {
+  } catch {
     /* storage blocked: follow the system */
   }
 })();

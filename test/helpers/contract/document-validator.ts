@@ -98,7 +98,7 @@ export class DocumentValidator {
   }
 
   /** whether a value is valid against one of the document's schemas */
-  accepts = (schema: JsonSchema, value: unknown): boolean => this.validatorOf(schema)(value) as boolean;
+  accepts = (schema: JsonSchema, value: unknown): boolean => this.validatorOf(schema)(value);
 
   /** Every way the response breaks the document; [] when it conforms. */
   check(operation: Operation, status: number, contentType: string | null, bodyText: string): string[] {

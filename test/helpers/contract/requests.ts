@@ -47,12 +47,12 @@ export function requestArbitrary(validator: DocumentValidator, operation: Operat
     : fc.constant(undefined);
   const body = happy && jsonBody && !operation.spec.requestBody.required ? fc.constant(undefined) : bodyArb;
   return fc.record({ path: group('path'), query: group('query'), headers: group('header'), body }).map(({ path, query, headers, body }) => {
-    let url = operation.path.replace(/\{([^}]+)\}/g, (_, name: string) => encodeURIComponent(asText((path as Record<string, unknown>)[name])));
+    let url = operation.path.replace(/\{([^}]+)\}/g, (_, name: string) => encodeURIComponent(asText((path)[name])));
     const search = new URLSearchParams();
-    for (const [k, v] of Object.entries(query as Record<string, unknown>)) if (v !== undefined) search.set(k, asText(v));
+    for (const [k, v] of Object.entries(query)) if (v !== undefined) search.set(k, asText(v));
     if ([...search.keys()].length > 0) url += `?${search.toString()}`;
     const h: Record<string, string> = {};
-    for (const [k, v] of Object.entries(headers as Record<string, unknown>)) if (v !== undefined) h[k] = asText(v);
+    for (const [k, v] of Object.entries(headers)) if (v !== undefined) h[k] = asText(v);
     return { method: operation.method.toUpperCase(), url, headers: h, ...(body !== undefined ? { body } : {}) };
   });
 }

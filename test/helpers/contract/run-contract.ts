@@ -7,7 +7,7 @@ import { requestArbitrary, type GeneratedRequest } from './requests.js';
  * Request rules no schema can state, each with why. A `400 invalid-request` to a request the
  * document calls valid is otherwise a violation: the document under-describes the route.
  */
-export const RULES_BEYOND_SCHEMA: { operation: string | '*'; field: string; why: string }[] = [
+export const RULES_BEYOND_SCHEMA: { /** an operationId, or `*` for every operation */ operation: string; field: string; why: string }[] = [
   { operation: '*', field: 'cursor', why: 'a cursor is opaque: its format is documented (base64url), its content only the server that minted it can check' },
   { operation: 'POST /api/v1/sessions', field: 'owner', why: 'who may name an owner depends on the credential (fleet and integration keys only), which no request schema sees; the field says so' },
   { operation: 'POST /api/v1/sessions', field: 'runner', why: 'a cross-field rule (only with attach: true) that zod-to-openapi cannot state; the field says so' },

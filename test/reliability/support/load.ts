@@ -52,7 +52,7 @@ export function mixedLoad(url: string, token: string, options: LoadOptions): Mix
   let stopped = false;
   const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
 
-  const call = async (op: Op, method: string, path: string, body?: unknown): Promise<any | null> => {
+  const call = async (op: Op, method: string, path: string, body?: unknown): Promise<any> => {
     const res = await fetch(url + path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
     const text = await res.text();
     answered++;

@@ -112,7 +112,7 @@ export async function serialWriter(url: string, token: string, keepGoing: (writt
   const ids: number[] = [];
   for (let n = 0; keepGoing(n); n++) {
     const res = await fetch(`${url}/api/v1/sessions`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify({ title: title(n) }) });
-    const body = (await res.json()) as any;
+    const body = (await res.json());
     if (res.status !== 201) throw new Error(`writer: ${res.status} ${JSON.stringify(body)}`);
     ids.push(Number(body.session.id));
   }
