@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { ApiClient, clientOptionsFromEnv } from '../api-client.js';
-import { printJson, printText, printMarkdown } from '../output.js';
+import { printJson, printMarkdown } from '../output.js';
 
 /** `warrant deletions list`: the deletion records (docs/attribution.md), from the server. */
 export function registerDeletionCommands(program: Command): void {

@@ -2,7 +2,7 @@ import { createWriteStream } from 'node:fs';
 import { once } from 'node:events';
 import type { Command } from 'commander';
 import { ApiClient, ApiError, clientOptionsFromEnv } from '../api-client.js';
-import { CliExit, EXIT_FAILURE, printJson, printText, printMarkdown } from '../output.js';
+import { CliExit, EXIT_FAILURE, printJson, printMarkdown } from '../output.js';
 import { ProgressBar } from '../progress.js';
 import { storeFlags, withStore, type StoreFlags } from '../store-access.js';
 

@@ -1,6 +1,6 @@
 import { Option, type Command } from 'commander';
 import { ApiClient, clientOptionsFromEnv, refPath } from '../api-client.js';
-import { CliExit, printJson, printText, printMarkdown } from '../output.js';
+import { CliExit, printJson, printMarkdown } from '../output.js';
 
 /** `warrant provenance <ref>`: the server's provenance rendering (the same as MCP's). */
 export function registerProvenanceCommand(program: Command): void {
