@@ -34,18 +34,18 @@ describe('signed notes', () => {
     expect(parsed.signatures[0]!.keyHash.toString(16)).toBe('c74f20a3');
   });
 
-  it('a checkpoint verifies under its key in every accepted form, and not under another key or after any edit', () => {
+  it('a checkpoint of an earlier version (the chain-head body) still verifies, reported as legacy-v1, and not under another key or after any edit', () => {
     const signer = signerFromText(generateSignerKey(randomIds, 'ops-key'));
     const claim = { seq: 42, hash: 'ab'.repeat(32), time: '2026-11-29T12:00:00.000Z' };
     const note = signCheckpointNote(signer, claim);
     expect(note.startsWith('warrant audit checkpoint v1\nseq 42\nhash ' + 'ab'.repeat(32) + '\ntime 2026-11-29T12:00:00.000Z\n\n— ops-key ')).toBe(true);
-    expect(verifyCheckpointNote(note, parsePublicKeyInput(signer.verifierKey))).toEqual({ ...claim, keyName: 'ops-key' });
+    expect(verifyCheckpointNote(note, parsePublicKeyInput(signer.verifierKey))).toEqual({ format: 'legacy-v1', ...claim, keyName: 'ops-key' });
     // raw base64 and PEM (inline and as a file)
-    expect(verifyCheckpointNote(note, parsePublicKeyInput(Buffer.from(signer.publicKey).toString('base64'))).seq).toBe(42);
+    expect(verifyCheckpointNote(note, parsePublicKeyInput(Buffer.from(signer.publicKey).toString('base64')))).toMatchObject({ seq: 42 });
     const pem = createPublicKey(signer.privateKey).export({ format: 'pem', type: 'spki' }).toString();
     const dir = mkdtempSync(join(tmpdir(), 'warrant-key-'));
     writeFileSync(join(dir, 'key.pem'), pem);
-    expect(verifyCheckpointNote(note, parsePublicKeyInput(join(dir, 'key.pem'))).seq).toBe(42);
+    expect(verifyCheckpointNote(note, parsePublicKeyInput(join(dir, 'key.pem')))).toMatchObject({ seq: 42 });
 
     const other = signerFromText(generateSignerKey(randomIds, 'ops-key'));
     expect(() => verifyCheckpointNote(note, parsePublicKeyInput(other.verifierKey))).toThrow(expect.objectContaining({ token: 'checkpoint-signature-invalid' }));
@@ -76,7 +76,10 @@ describeEachDialect(
       expect(first.written).toBe(true);
       const head = (await auditHead(h.store.kysely))!;
       expect(first.checkpoint).toMatchObject({ seq: head.seq, hash: head.hash, keyName: 'test-log', signedAt: clock.now().toISOString() });
-      expect(verifyCheckpointNote(first.checkpoint!.note, key)).toMatchObject({ seq: head.seq, hash: head.hash });
+      // a C2SP tlog-checkpoint: the origin (the key's name while audit_origin is unset), the tree size, the base64 root
+      expect(first.checkpoint!.note).toMatch(new RegExp(`^test-log\n${head.seq}\n[A-Za-z0-9+/]{43}=\n\n— test-log `));
+      expect(verifyCheckpointNote(first.checkpoint!.note, key)).toMatchObject({ format: 'tlog-checkpoint', origin: 'test-log', treeSize: head.seq });
+      expect(first.checkpoint!.rootHash).toMatch(/^[0-9a-f]{64}$/);
       expect(await writeCheckpoint(h.ctx)).toMatchObject({ written: false, reason: 'head-already-signed' });
 
       // housekeeping: the log grows, but the interval (default 1h) has not passed
@@ -89,9 +92,10 @@ describeEachDialect(
       clock.advance(61 * 60_000);
       expect(await periodicCheckpoint(h.ctx)).toMatchObject({ written: false, reason: 'head-already-signed' });
 
-      const report = await verifyStoredChain(h.store.kysely, { checkpoints: [first.checkpoint!, second!.checkpoint!].map((c) => ({ seq: c.seq, hash: c.hash })) });
+      const cps = [first.checkpoint!, second!.checkpoint!];
+      const report = await verifyStoredChain(h.store.kysely, { checkpoints: [...cps.map((c) => ({ seq: c.seq, hash: c.hash })), ...cps.map((c) => ({ seq: c.seq, rootHash: c.rootHash! }))] });
       expect(report.ok).toBe(true);
-      expect(report.checkpoints.map((c) => c.outcome)).toEqual(['matched', 'matched']);
+      expect(report.checkpoints.map((c) => c.outcome)).toEqual(['matched', 'matched', 'matched', 'matched']);
       // checkpoints are immutable like the log
       await expect(h.store.kysely.updateTable('audit_checkpoints').set({ hash: '0'.repeat(64) }).execute()).rejects.toThrow(/immutable/);
     });
@@ -102,6 +106,7 @@ describeEachDialect(
       for (let i = 0; i < 3; i++) await h.create(h.fleetKey, { title: `s${i}` });
       const cp = (await writeCheckpoint(h.ctx)).checkpoint!;
       const expectation = [{ seq: cp.seq, hash: cp.hash }];
+      const rootExpectation = [{ seq: cp.seq, rootHash: cp.rootHash! }];
       const db = h.store.kysely;
       for (const stmt of h.store.dropImmutableTriggersSql('audit_log')) await sql.raw(stmt).execute(db);
 
@@ -118,6 +123,8 @@ describeEachDialect(
       expect(rewritten.broken).toBeNull();
       expect(rewritten.ok).toBe(false);
       expect(rewritten.checkpoints).toEqual([{ seq: cp.seq, hash: cp.hash, outcome: 'hash-differs' }]);
+      // the tree checkpoint catches it too: the Merkle root over the rewritten entries differs
+      expect((await verifyStoredChain(db, { checkpoints: rootExpectation })).checkpoints).toEqual([{ seq: cp.seq, rootHash: cp.rootHash, outcome: 'root-differs' }]);
 
       // truncation: the newest entries removed
       await db.deleteFrom('audit_log').where('seq', '>=', cp.seq - 1).execute();
