@@ -8,6 +8,7 @@ import { authorize } from '../../app/access.js';
 import { CliExit, EXIT_FAILURE, EXIT_USAGE, printJson, printText } from '../output.js';
 import { ProgressBar } from '../progress.js';
 import { storeFlags, withStore, type StoreFlags } from '../store-access.js';
+import { registerAuditProofCommands } from './audit-proofs.js';
 
 /**
  * `warrant audit verify|export|checkpoint` (docs/attribution.md, docs/api.md): admin commands that open the store
@@ -91,6 +92,7 @@ async function* fileLines(path: string): AsyncGenerator<string> {
 
 export function registerAuditCommands(program: Command): void {
   const audit = program.command('audit').description('the tamper-evident audit log (admin: opens the store directly)');
+  registerAuditProofCommands(audit);
 
   storeFlags(
     audit
