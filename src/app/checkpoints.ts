@@ -146,11 +146,9 @@ export function verifyCheckpointNote(note: string, key: VerifierKey): Checkpoint
     }
   }
   if (verifiedBy !== null) return { ...parseAnyCheckpointBody(body), keyName: verifiedBy };
-  {
   throw new WarrantError('checkpoint-signature-invalid', 'No signature on the checkpoint verifies under the given public key: the checkpoint was not signed by that key, or it was altered.', {
     status: 400,
   });
-  }
 }
 
 export async function checkpointSigner(ctx: AppContext): Promise<CheckpointSigner | null> {

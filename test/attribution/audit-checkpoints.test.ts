@@ -13,12 +13,13 @@ import {
   parsePublicKeyInput,
   periodicCheckpoint,
   signCheckpointNote,
+  signTreeHeadNote,
   signerFromText,
   verifyCheckpointNote,
   writeCheckpoint,
 } from '../../src/app/checkpoints.js';
 import { changeSetting } from '../../src/app/settings.js';
-import { parseSignedNote } from '../../src/core/signed-note.js';
+import { parseSignedNote, parseTreeHeadBody } from '../../src/core/signed-note.js';
 import { auditHead, auditPage } from '../../src/store/audit-repo.js';
 import { describeEachDialect, ManualClock } from '../helpers/harness.js';
 
@@ -53,6 +54,25 @@ describe('signed notes', () => {
     expect(() => verifyCheckpointNote('no signatures here\n', parsePublicKeyInput(signer.verifierKey))).toThrow(expect.objectContaining({ token: 'invalid-checkpoint' }));
     expect(() => parsePublicKeyInput('not a key')).toThrow(expect.objectContaining({ token: 'invalid-key' }));
     expect(() => signerFromText('PRIVATE+KEY+ops-key+00000000+' + signer.verifierKey.split('+').slice(2).join('+'))).toThrow(expect.objectContaining({ token: 'invalid-key' }));
+  });
+});
+
+describe('tree checkpoints (C2SP tlog-checkpoint)', () => {
+  it('round-trip through the parser; a second, failing signature by the trusted key rejects the note; other keys are ignored', () => {
+    const signer = signerFromText(generateSignerKey(randomIds, 'acme.example/log'));
+    const other = signerFromText(generateSignerKey(randomIds, 'witness.example'));
+    const head = { origin: 'acme.example/log', treeSize: 20852163, rootHash: new Uint8Array(32).fill(9) };
+    const note = signTreeHeadNote(signer, head);
+    expect(note.split('\n').slice(0, 4)).toEqual(['acme.example/log', '20852163', Buffer.from(head.rootHash).toString('base64'), '']);
+    const key = parsePublicKeyInput(signer.verifierKey);
+    expect(verifyCheckpointNote(note, key)).toEqual({ format: 'tlog-checkpoint', ...head, keyName: 'acme.example/log' });
+    const line = note.split('\n')[4]!;
+    const cosigned = note + signTreeHeadNote(other, head).split('\n')[4] + '\n';
+    expect(verifyCheckpointNote(cosigned, key)).toMatchObject({ treeSize: 20852163 });
+    const broken = line.slice(0, -6) + (line.slice(-6, -5) === 'A' ? 'B' : 'A') + line.slice(-5);
+    expect(() => verifyCheckpointNote(note + broken + '\n', key)).toThrow(expect.objectContaining({ token: 'checkpoint-signature-invalid' }));
+    expect(() => verifyCheckpointNote(note.replace('20852163', '20852164'), key)).toThrow(expect.objectContaining({ token: 'checkpoint-signature-invalid' }));
+    expect(parseTreeHeadBody('acme\n012\n' + Buffer.alloc(32).toString('base64') + '\n')).toBeNull();
   });
 });
 
