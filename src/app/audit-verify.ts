@@ -1,5 +1,7 @@
 import { AUDIT_SCHEMA_VERSION, CHAIN_BREAK_DESCRIPTIONS, CHAIN_START, verifyLinks, type ChainBreak, type ChainCursor, type ChainHasher, type ChainLink } from '../core/audit-chain.js';
 import { WarrantError } from '../core/errors.js';
+import { CompactRange, leafHash } from '../core/merkle-tree.js';
+import { sha256Bytes } from '../store/audit-tree-repo.js';
 import { auditHead, auditPage } from '../store/audit-repo.js';
 import type { Executor } from '../store/dialect/dialect.js';
 import { nodeChainHasher } from './audit.js';
@@ -10,13 +12,14 @@ import { nodeChainHasher } from './audit.js';
  * export can be checked by someone who does not trust the database host.
  */
 
-/** A signed checkpoint's claim the log must agree with: entry `seq` has hash `hash`. */
-export interface CheckpointExpectation {
-  seq: number;
-  hash: string;
-}
+/**
+ * A signed checkpoint's claim the log must agree with: entry `seq` has chain hash `hash` (the
+ * checkpoints of earlier versions), or the Merkle tree of the first `seq` entries has root
+ * `rootHash` (hex; a tlog-checkpoint, docs/audit-log.md).
+ */
+export type CheckpointExpectation = { seq: number; hash: string; rootHash?: undefined } | { seq: number; rootHash: string; hash?: undefined };
 
-export type CheckpointOutcome = 'matched' | 'hash-differs' | 'log-ends-before-checkpoint' | 'not-reached-chain-broken';
+export type CheckpointOutcome = 'matched' | 'hash-differs' | 'root-differs' | 'log-ends-before-checkpoint' | 'not-reached-chain-broken';
 
 export interface VerifyReport {
   ok: boolean;
@@ -28,18 +31,29 @@ export interface VerifyReport {
   checkpoints: (CheckpointExpectation & { outcome: CheckpointOutcome })[];
 }
 
+const encoder = new TextEncoder();
+
 /** Feeds links in order; remembers the first break and checks checkpoint claims on the way. */
 export class ChainVerifier {
   private cursor: ChainCursor = CHAIN_START;
   private brokenAt: ChainBreak | null = null;
   private readonly expected = new Map<number, string>();
-  private readonly outcomes = new Map<number, CheckpointOutcome>();
+  private readonly expectedRoots = new Map<number, string>();
+  private readonly outcomes = new Map<string, CheckpointOutcome>();
+  private readonly checkpoints: readonly CheckpointExpectation[];
+  /** the Merkle tree of the verified prefix, kept only when a checkpoint claims a root */
+  private readonly tree: CompactRange | null;
 
   constructor(
     private readonly hasher: ChainHasher = nodeChainHasher,
     checkpoints: readonly CheckpointExpectation[] = [],
   ) {
-    for (const c of checkpoints) this.expected.set(c.seq, c.hash);
+    this.checkpoints = checkpoints;
+    for (const c of checkpoints) {
+      if (c.rootHash !== undefined) this.expectedRoots.set(c.seq, c.rootHash);
+      else this.expected.set(c.seq, c.hash);
+    }
+    this.tree = this.expectedRoots.size > 0 ? new CompactRange(sha256Bytes) : null;
   }
 
   get verified(): number {
@@ -53,7 +67,12 @@ export class ChainVerifier {
     const good = r.broken ? links.filter((l) => l.seq < r.broken!.seq) : links;
     for (const l of good) {
       const want = this.expected.get(l.seq);
-      if (want !== undefined) this.outcomes.set(l.seq, want === l.hash ? 'matched' : 'hash-differs');
+      if (want !== undefined) this.outcomes.set(`h${l.seq}`, want === l.hash ? 'matched' : 'hash-differs');
+      if (this.tree) {
+        this.tree.append(leafHash(sha256Bytes, encoder.encode(l.entry)));
+        const root = this.expectedRoots.get(l.seq);
+        if (root !== undefined) this.outcomes.set(`r${l.seq}`, Buffer.from(this.tree.root()).toString('hex') === root ? 'matched' : 'root-differs');
+      }
     }
     this.cursor = r.cursor;
     this.brokenAt = r.broken;
@@ -61,10 +80,9 @@ export class ChainVerifier {
   }
 
   report(): VerifyReport {
-    const checkpoints = [...this.expected].map(([seq, hash]) => ({
-      seq,
-      hash,
-      outcome: this.outcomes.get(seq) ?? (this.brokenAt && seq >= this.brokenAt.seq ? 'not-reached-chain-broken' : 'log-ends-before-checkpoint'),
+    const checkpoints = this.checkpoints.map((c) => ({
+      ...c,
+      outcome: this.outcomes.get(`${c.rootHash !== undefined ? 'r' : 'h'}${c.seq}`) ?? (this.brokenAt && c.seq >= this.brokenAt.seq ? 'not-reached-chain-broken' : 'log-ends-before-checkpoint'),
     }));
     const ok = this.brokenAt === null && checkpoints.every((c) => c.outcome === 'matched');
     return {

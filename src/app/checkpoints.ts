@@ -5,6 +5,11 @@ import { parseDuration } from '../core/durations.js';
 import {
   formatCheckpointBody,
   formatSignedNote,
+  formatTreeHeadBody,
+  isValidOrigin,
+  parseAnyCheckpointBody,
+  type CheckpointBody,
+  type TreeHead,
   formatSignerKey,
   formatVerifierKey,
   fromBase64,
@@ -12,16 +17,17 @@ import {
   keyHashFromDigest,
   keyHashInput,
   looksLikeVerifierKey,
-  parseCheckpointBody,
   parseSignedNote,
   parseSignerKey,
   parseVerifierKey,
   type CheckpointClaim,
 } from '../core/signed-note.js';
 import { auditHead } from '../store/audit-repo.js';
+import { extendTree } from '../store/audit-tree-repo.js';
 import { insertCheckpoint, latestCheckpoint, type CheckpointRecord } from '../store/checkpoints-repo.js';
 import { getSetting } from '../store/settings-repo.js';
 import { sha256Hex } from './audit.js';
+import { treeRoot } from './audit-tree.js';
 import type { AppContext, IdSource } from './context.js';
 
 /**
@@ -34,6 +40,8 @@ export const SETTING_CHECKPOINT_KEY = 'checkpoint_key';
 export const SETTING_CHECKPOINT_INTERVAL = 'checkpoint_interval';
 export const DEFAULT_CHECKPOINT_INTERVAL = '1h';
 export const DEFAULT_KEY_NAME = 'warrant-audit';
+/** The log's origin line (docs/audit-log.md); unset: the checkpoint key's name, as C2SP recommends. */
+export const SETTING_AUDIT_ORIGIN = 'audit_origin';
 
 const PKCS8_ED25519_PREFIX = Buffer.from('302e020100300506032b657004220420', 'hex');
 const SPKI_ED25519_PREFIX = Buffer.from('302a300506032b6570032100', 'hex');
@@ -75,7 +83,14 @@ export function signerFromText(text: string): CheckpointSigner {
   return { name: parsed.name, keyHash, privateKey, publicKey, verifierKey: formatVerifierKey({ name: parsed.name, keyHash, key: publicKey }) };
 }
 
-/** Signs a checkpoint claim as a note. */
+/** Signs a tree head as a C2SP `tlog-checkpoint` note (what Warrant signs now). */
+export function signTreeHeadNote(signer: CheckpointSigner, head: TreeHead): string {
+  const body = formatTreeHeadBody(head);
+  const signature = new Uint8Array(sign(null, Buffer.from(body, 'utf8'), signer.privateKey));
+  return formatSignedNote(body, [{ name: signer.name, keyHash: signer.keyHash, signature }]);
+}
+
+/** Signs a chain-head claim in the body earlier versions wrote (tests of legacy checkpoints). */
 export function signCheckpointNote(signer: CheckpointSigner, claim: CheckpointClaim): string {
   const body = formatCheckpointBody(claim);
   const signature = new Uint8Array(sign(null, Buffer.from(body, 'utf8'), signer.privateKey));
@@ -116,16 +131,21 @@ export function parsePublicKeyInput(input: string): VerifierKey {
  * Checks a checkpoint note against a public key the verifier trusts, and returns its claim.
  * Refuses (`checkpoint-signature-invalid`) unless a signature line verifies under that key.
  */
-export function verifyCheckpointNote(note: string, key: VerifierKey): CheckpointClaim & { keyName: string } {
+export function verifyCheckpointNote(note: string, key: VerifierKey): CheckpointBody & { keyName: string } {
   const { body, signatures } = parseSignedNote(note);
   const publicKey = createPublicKey({ key: Buffer.concat([SPKI_ED25519_PREFIX, Buffer.from(key.publicKey)]), format: 'der', type: 'spki' });
+  let verifiedBy: string | null = null;
   for (const s of signatures) {
+    // C2SP signed-note: signatures of unknown keys are ignored; one of the known key that fails rejects the note
     if (key.name !== null && s.name !== key.name) continue;
     if (s.keyHash !== keyHashOf(s.name, key.publicKey)) continue;
-    if (s.signature.length === 64 && verify(null, Buffer.from(body, 'utf8'), publicKey, Buffer.from(s.signature))) {
-      return { ...parseCheckpointBody(body), keyName: s.name };
+    if (s.signature.length === 64 && verify(null, Buffer.from(body, 'utf8'), publicKey, Buffer.from(s.signature))) verifiedBy ??= s.name;
+    else if (key.name !== null) {
+      verifiedBy = null;
+      break;
     }
   }
+  if (verifiedBy !== null) return { ...parseAnyCheckpointBody(body), keyName: verifiedBy };
   throw new WarrantError('checkpoint-signature-invalid', 'No signature on the checkpoint verifies under the given public key: the checkpoint was not signed by that key, or it was altered.', {
     status: 400,
   });
@@ -138,12 +158,19 @@ export async function checkpointSigner(ctx: AppContext): Promise<CheckpointSigne
 
 export type CheckpointWrite = { written: true; checkpoint: CheckpointRecord } | { written: false; reason: 'no-key' | 'empty-log' | 'head-already-signed'; checkpoint: CheckpointRecord | null };
 
-/** Signs the current head now (when the log is not empty and the head is not signed yet). */
+/** The log's origin line: the `audit_origin` setting, else the signing key's name. */
+export async function auditOrigin(ctx: AppContext, signer: CheckpointSigner | null): Promise<string> {
+  const set = await getSetting(ctx.store.kysely, SETTING_AUDIT_ORIGIN);
+  if (set && isValidOrigin(set)) return set;
+  return signer?.name ?? DEFAULT_KEY_NAME;
+}
+
 /** The newest signed checkpoint, or null. */
 export async function newestCheckpoint(ctx: AppContext): Promise<CheckpointRecord | null> {
   return latestCheckpoint(ctx.store.kysely);
 }
 
+/** Signs the current head now (when the log is not empty and the head is not signed yet). */
 export async function writeCheckpoint(ctx: AppContext): Promise<CheckpointWrite> {
   const signer = await checkpointSigner(ctx);
   const db = ctx.store.kysely;
@@ -153,8 +180,12 @@ export async function writeCheckpoint(ctx: AppContext): Promise<CheckpointWrite>
   const head = await auditHead(db);
   if (!head) return { written: false, reason: 'empty-log', checkpoint: last };
   if (last && last.seq >= head.seq) return { written: false, reason: 'head-already-signed', checkpoint: last };
-  const claim = { seq: head.seq, hash: head.hash, time: ctx.clock.now().toISOString() };
-  const record = { seq: head.seq, hash: head.hash, signedAt: claim.time, keyName: signer.name, keyHash: keyHash!, note: signCheckpointNote(signer, claim) };
+  // the tree covers the head before it is signed (it grows from the stored frontier)
+  await extendTree(db);
+  const root = await treeRoot(db, head.seq);
+  const origin = await auditOrigin(ctx, signer);
+  const note = signTreeHeadNote(signer, { origin, treeSize: head.seq, rootHash: root });
+  const record = { seq: head.seq, hash: head.hash, rootHash: Buffer.from(root).toString('hex'), signedAt: ctx.clock.now().toISOString(), keyName: signer.name, keyHash: keyHash!, note };
   await insertCheckpoint(db, record);
   return { written: true, checkpoint: (await latestCheckpoint(db, keyHash))! };
 }

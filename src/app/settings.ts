@@ -9,7 +9,8 @@ import type { Executor } from '../store/dialect/dialect.js';
 import { authorize } from './access.js';
 import { DEPLOYMENT_MODES, SETTING_ADMIN_USER, SETTING_ALLOWED_HOSTS, SETTING_DEPLOYMENT_MODE, SETTING_SERVER_SECRET_CHECK, SETTING_SLACK_SIGNING_SECRET } from './bootstrap.js';
 import { callerActor, type Caller } from './caller.js';
-import { DEFAULT_CHECKPOINT_INTERVAL, DEFAULT_KEY_NAME, SETTING_CHECKPOINT_INTERVAL, SETTING_CHECKPOINT_KEY, generateSignerKey, signerFromText } from './checkpoints.js';
+import { DEFAULT_CHECKPOINT_INTERVAL, DEFAULT_KEY_NAME, SETTING_AUDIT_ORIGIN, SETTING_CHECKPOINT_INTERVAL, SETTING_CHECKPOINT_KEY, generateSignerKey, signerFromText } from './checkpoints.js';
+import { isValidOrigin } from '../core/signed-note.js';
 import type { AppContext } from './context.js';
 import { SETTING_AUTO_ARCHIVE_AFTER, SETTING_DELETE_ARCHIVED_AFTER } from './retention.js';
 import { inWriteTx } from './write-scope.js';
@@ -185,6 +186,21 @@ export const SETTING_DEFINITIONS: readonly SettingDefinition[] = [
     },
     show: (stored) => signerFromText(stored).verifierKey,
     logValue: (stored) => ({ verifier_key: signerFromText(stored).verifierKey }),
+  },
+  {
+    key: SETTING_AUDIT_ORIGIN,
+    description: "the log's name on the first line of every checkpoint (docs/audit-log.md), e.g. acme.example/warrant; verifiers expect it to stay the same",
+    secret: false,
+    defaultText: "the checkpoint key's name",
+    settable: true,
+    takesEffect: 'at the next checkpoint',
+    async parse(input) {
+      const v = input.trim();
+      if (!isValidOrigin(v)) throw invalid(SETTING_AUDIT_ORIGIN, `${JSON.stringify(input)}: 1–128 printable characters without spaces or "+" (a schema-less URL such as acme.example/warrant).`);
+      return v;
+    },
+    show: (stored) => stored,
+    logValue: (stored) => stored,
   },
   durationSetting(SETTING_CHECKPOINT_INTERVAL, 'how often housekeeping signs a checkpoint when the log has grown', DEFAULT_CHECKPOINT_INTERVAL, 60_000, 'at the next housekeeping run'),
   durationSetting(SETTING_AUTO_ARCHIVE_AFTER, 'archive stopped and failed sessions (with their whole spawn subtree) untouched this long; housekeeping, as `system`', 'off', 3_600_000, 'at the next housekeeping run'),

@@ -125,6 +125,47 @@ export function parseCheckpointBody(body: string): CheckpointClaim {
   return { seq: Number(m[1]), hash: m[2]!, time: m[3]! };
 }
 
+/**
+ * docs/audit-log.md: a C2SP `tlog-checkpoint` body — the log's origin, its tree size and the
+ * base64 RFC 9162 root hash, each on its own line. Warrant writes no extension lines.
+ */
+export interface TreeHead {
+  origin: string;
+  treeSize: number;
+  rootHash: Uint8Array;
+}
+
+/** An origin (the log's name): a key name's rules, so the signature line can carry it too. */
+export function isValidOrigin(origin: string): boolean {
+  return /^[\x21-\x2a\x2c-\x7e]{1,128}$/.test(origin);
+}
+
+export function formatTreeHeadBody(head: TreeHead): string {
+  if (!isValidOrigin(head.origin)) throw refuse('invalid-origin', 'The log origin must be 1–128 printable characters without spaces or "+".');
+  if (head.rootHash.length !== 32) throw refuse('invalid-checkpoint', 'A root hash is 32 bytes.');
+  return `${head.origin}\n${head.treeSize}\n${toBase64(head.rootHash)}\n`;
+}
+
+/** Parses a `tlog-checkpoint` body, or returns null when the text is not one. */
+export function parseTreeHeadBody(body: string): TreeHead | null {
+  const m = /^([^\n]+)\n(0|[1-9]\d{0,15})\n([A-Za-z0-9+/]{43}=)\n((?:[^\n]+\n)*)$/.exec(body);
+  if (!m || !isValidOrigin(m[1]!)) return null;
+  const treeSize = Number(m[2]);
+  const rootHash = fromBase64(m[3]!);
+  if (!Number.isSafeInteger(treeSize) || !rootHash || rootHash.length !== 32) return null;
+  return { origin: m[1]!, treeSize, rootHash };
+}
+
+/** A checkpoint as read: the tree head Warrant signs now, or the chain-head body of earlier versions. */
+export type CheckpointBody = ({ format: 'tlog-checkpoint' } & TreeHead) | ({ format: 'legacy-v1' } & CheckpointClaim);
+
+export function parseAnyCheckpointBody(body: string): CheckpointBody {
+  if (body.startsWith(`${CHECKPOINT_HEADER}\n`)) return { format: 'legacy-v1', ...parseCheckpointBody(body) };
+  const head = parseTreeHeadBody(body);
+  if (head) return { format: 'tlog-checkpoint', ...head };
+  throw refuse('invalid-checkpoint', 'The note is not an audit checkpoint (expected an origin line, the tree size and the base64 root hash).');
+}
+
 export function formatSignedNote(body: string, signatures: readonly NoteSignature[]): string {
   const lines = signatures.map((s) => {
     const blob = new Uint8Array(4 + s.signature.length);
@@ -138,6 +179,8 @@ export function formatSignedNote(body: string, signatures: readonly NoteSignatur
 /** Splits a signed note into its signed body and its signature lines. */
 export function parseSignedNote(text: string): { body: string; signatures: NoteSignature[] } {
   const normalized = text.replace(/\r\n/g, '\n');
+  // a signed note holds no control characters but newline (C2SP signed-note)
+  if (/[\x00-\x09\x0b-\x1f]/.test(normalized)) throw refuse('invalid-checkpoint', 'The note contains a control character; a signed note holds none but newlines.');
   const split = normalized.lastIndexOf('\n\n');
   if (split < 0) throw refuse('invalid-checkpoint', 'The note has no signature block (a blank line followed by "— name signature" lines).');
   const body = normalized.slice(0, split + 1);

@@ -219,6 +219,15 @@ export interface AuditCheckpointsTable {
   key_name: string;
   key_hash: string;
   note: string;
+  /** the Merkle root (hex) a tlog-checkpoint signs; null on the chain-head checkpoints signed before (migration 016) */
+  root_hash: ColumnType<string | null, string | null | undefined, never>;
+}
+
+/** docs/audit-log.md: the perfect subtrees of the log's Merkle tree (level 0: leaf hashes). */
+export interface AuditTreeNodesTable {
+  level: number;
+  idx: number;
+  hash: string;
 }
 
 export interface SessionUnclesTable {
@@ -395,6 +404,7 @@ export interface Database {
   session_deletions: SessionDeletionsTable;
   audit_log: AuditLogTable;
   audit_checkpoints: AuditCheckpointsTable;
+  audit_tree_nodes: AuditTreeNodesTable;
   sessions: SessionsTable;
   session_prompts: SessionPromptsTable;
   session_transcripts: SessionTranscriptsTable;

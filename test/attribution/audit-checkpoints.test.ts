@@ -13,12 +13,13 @@ import {
   parsePublicKeyInput,
   periodicCheckpoint,
   signCheckpointNote,
+  signTreeHeadNote,
   signerFromText,
   verifyCheckpointNote,
   writeCheckpoint,
 } from '../../src/app/checkpoints.js';
 import { changeSetting } from '../../src/app/settings.js';
-import { parseSignedNote } from '../../src/core/signed-note.js';
+import { parseSignedNote, parseTreeHeadBody } from '../../src/core/signed-note.js';
 import { auditHead, auditPage } from '../../src/store/audit-repo.js';
 import { describeEachDialect, ManualClock } from '../helpers/harness.js';
 
@@ -34,18 +35,18 @@ describe('signed notes', () => {
     expect(parsed.signatures[0]!.keyHash.toString(16)).toBe('c74f20a3');
   });
 
-  it('a checkpoint verifies under its key in every accepted form, and not under another key or after any edit', () => {
+  it('a checkpoint of an earlier version (the chain-head body) still verifies, reported as legacy-v1, and not under another key or after any edit', () => {
     const signer = signerFromText(generateSignerKey(randomIds, 'ops-key'));
     const claim = { seq: 42, hash: 'ab'.repeat(32), time: '2026-11-29T12:00:00.000Z' };
     const note = signCheckpointNote(signer, claim);
     expect(note.startsWith('warrant audit checkpoint v1\nseq 42\nhash ' + 'ab'.repeat(32) + '\ntime 2026-11-29T12:00:00.000Z\n\n— ops-key ')).toBe(true);
-    expect(verifyCheckpointNote(note, parsePublicKeyInput(signer.verifierKey))).toEqual({ ...claim, keyName: 'ops-key' });
+    expect(verifyCheckpointNote(note, parsePublicKeyInput(signer.verifierKey))).toEqual({ format: 'legacy-v1', ...claim, keyName: 'ops-key' });
     // raw base64 and PEM (inline and as a file)
-    expect(verifyCheckpointNote(note, parsePublicKeyInput(Buffer.from(signer.publicKey).toString('base64'))).seq).toBe(42);
+    expect(verifyCheckpointNote(note, parsePublicKeyInput(Buffer.from(signer.publicKey).toString('base64')))).toMatchObject({ seq: 42 });
     const pem = createPublicKey(signer.privateKey).export({ format: 'pem', type: 'spki' }).toString();
     const dir = mkdtempSync(join(tmpdir(), 'warrant-key-'));
     writeFileSync(join(dir, 'key.pem'), pem);
-    expect(verifyCheckpointNote(note, parsePublicKeyInput(join(dir, 'key.pem'))).seq).toBe(42);
+    expect(verifyCheckpointNote(note, parsePublicKeyInput(join(dir, 'key.pem')))).toMatchObject({ seq: 42 });
 
     const other = signerFromText(generateSignerKey(randomIds, 'ops-key'));
     expect(() => verifyCheckpointNote(note, parsePublicKeyInput(other.verifierKey))).toThrow(expect.objectContaining({ token: 'checkpoint-signature-invalid' }));
@@ -53,6 +54,25 @@ describe('signed notes', () => {
     expect(() => verifyCheckpointNote('no signatures here\n', parsePublicKeyInput(signer.verifierKey))).toThrow(expect.objectContaining({ token: 'invalid-checkpoint' }));
     expect(() => parsePublicKeyInput('not a key')).toThrow(expect.objectContaining({ token: 'invalid-key' }));
     expect(() => signerFromText('PRIVATE+KEY+ops-key+00000000+' + signer.verifierKey.split('+').slice(2).join('+'))).toThrow(expect.objectContaining({ token: 'invalid-key' }));
+  });
+});
+
+describe('tree checkpoints (C2SP tlog-checkpoint)', () => {
+  it('round-trip through the parser; a second, failing signature by the trusted key rejects the note; other keys are ignored', () => {
+    const signer = signerFromText(generateSignerKey(randomIds, 'acme.example/log'));
+    const other = signerFromText(generateSignerKey(randomIds, 'witness.example'));
+    const head = { origin: 'acme.example/log', treeSize: 20852163, rootHash: new Uint8Array(32).fill(9) };
+    const note = signTreeHeadNote(signer, head);
+    expect(note.split('\n').slice(0, 4)).toEqual(['acme.example/log', '20852163', Buffer.from(head.rootHash).toString('base64'), '']);
+    const key = parsePublicKeyInput(signer.verifierKey);
+    expect(verifyCheckpointNote(note, key)).toEqual({ format: 'tlog-checkpoint', ...head, keyName: 'acme.example/log' });
+    const line = note.split('\n')[4]!;
+    const cosigned = note + signTreeHeadNote(other, head).split('\n')[4] + '\n';
+    expect(verifyCheckpointNote(cosigned, key)).toMatchObject({ treeSize: 20852163 });
+    const broken = line.slice(0, -6) + (line.slice(-6, -5) === 'A' ? 'B' : 'A') + line.slice(-5);
+    expect(() => verifyCheckpointNote(note + broken + '\n', key)).toThrow(expect.objectContaining({ token: 'checkpoint-signature-invalid' }));
+    expect(() => verifyCheckpointNote(note.replace('20852163', '20852164'), key)).toThrow(expect.objectContaining({ token: 'checkpoint-signature-invalid' }));
+    expect(parseTreeHeadBody('acme\n012\n' + Buffer.alloc(32).toString('base64') + '\n')).toBeNull();
   });
 });
 
@@ -76,7 +96,10 @@ describeEachDialect(
       expect(first.written).toBe(true);
       const head = (await auditHead(h.store.kysely))!;
       expect(first.checkpoint).toMatchObject({ seq: head.seq, hash: head.hash, keyName: 'test-log', signedAt: clock.now().toISOString() });
-      expect(verifyCheckpointNote(first.checkpoint!.note, key)).toMatchObject({ seq: head.seq, hash: head.hash });
+      // a C2SP tlog-checkpoint: the origin (the key's name while audit_origin is unset), the tree size, the base64 root
+      expect(first.checkpoint!.note).toMatch(new RegExp(`^test-log\n${head.seq}\n[A-Za-z0-9+/]{43}=\n\n— test-log `));
+      expect(verifyCheckpointNote(first.checkpoint!.note, key)).toMatchObject({ format: 'tlog-checkpoint', origin: 'test-log', treeSize: head.seq });
+      expect(first.checkpoint!.rootHash).toMatch(/^[0-9a-f]{64}$/);
       expect(await writeCheckpoint(h.ctx)).toMatchObject({ written: false, reason: 'head-already-signed' });
 
       // housekeeping: the log grows, but the interval (default 1h) has not passed
@@ -89,9 +112,10 @@ describeEachDialect(
       clock.advance(61 * 60_000);
       expect(await periodicCheckpoint(h.ctx)).toMatchObject({ written: false, reason: 'head-already-signed' });
 
-      const report = await verifyStoredChain(h.store.kysely, { checkpoints: [first.checkpoint!, second!.checkpoint!].map((c) => ({ seq: c.seq, hash: c.hash })) });
+      const cps = [first.checkpoint!, second!.checkpoint!];
+      const report = await verifyStoredChain(h.store.kysely, { checkpoints: [...cps.map((c) => ({ seq: c.seq, hash: c.hash })), ...cps.map((c) => ({ seq: c.seq, rootHash: c.rootHash! }))] });
       expect(report.ok).toBe(true);
-      expect(report.checkpoints.map((c) => c.outcome)).toEqual(['matched', 'matched']);
+      expect(report.checkpoints.map((c) => c.outcome)).toEqual(['matched', 'matched', 'matched', 'matched']);
       // checkpoints are immutable like the log
       await expect(h.store.kysely.updateTable('audit_checkpoints').set({ hash: '0'.repeat(64) }).execute()).rejects.toThrow(/immutable/);
     });
@@ -102,6 +126,7 @@ describeEachDialect(
       for (let i = 0; i < 3; i++) await h.create(h.fleetKey, { title: `s${i}` });
       const cp = (await writeCheckpoint(h.ctx)).checkpoint!;
       const expectation = [{ seq: cp.seq, hash: cp.hash }];
+      const rootExpectation = [{ seq: cp.seq, rootHash: cp.rootHash! }];
       const db = h.store.kysely;
       for (const stmt of h.store.dropImmutableTriggersSql('audit_log')) await sql.raw(stmt).execute(db);
 
@@ -118,6 +143,8 @@ describeEachDialect(
       expect(rewritten.broken).toBeNull();
       expect(rewritten.ok).toBe(false);
       expect(rewritten.checkpoints).toEqual([{ seq: cp.seq, hash: cp.hash, outcome: 'hash-differs' }]);
+      // the tree checkpoint catches it too: the Merkle root over the rewritten entries differs
+      expect((await verifyStoredChain(db, { checkpoints: rootExpectation })).checkpoints).toEqual([{ seq: cp.seq, rootHash: cp.rootHash, outcome: 'root-differs' }]);
 
       // truncation: the newest entries removed
       await db.deleteFrom('audit_log').where('seq', '>=', cp.seq - 1).execute();

@@ -24,13 +24,16 @@ describeEachDialect('settings (admin)', (t) => {
   it('lists every setting with its default; unknown keys and the server secret check are refused with tokens', async () => {
     const h = t();
     const all = await listSettingViews(h.ctx, admin);
-    expect(all.map((s) => s.key)).toEqual(['admin_user', 'deployment_mode', 'slack_signing_secret', 'slack_workspace_url', 'allowed_hosts', 'checkpoint_key', 'checkpoint_interval', 'auto_archive_after', 'delete_archived_after', 'message_retention', 'message_store_capacity', 'transcripts', 'server_secret_check']);
+    expect(all.map((s) => s.key)).toEqual(['admin_user', 'deployment_mode', 'slack_signing_secret', 'slack_workspace_url', 'allowed_hosts', 'checkpoint_key', 'audit_origin', 'checkpoint_interval', 'auto_archive_after', 'delete_archived_after', 'message_retention', 'message_store_capacity', 'transcripts', 'server_secret_check']);
     // the store holds a check value of the secret, never the secret
     const check = all.find((s) => s.key === 'server_secret_check')!;
     expect(check).toMatchObject({ isSet: true, settable: false });
     expect(check.value).toMatch(/^v1:[0-9a-f]{64}$/);
     expect(check.value).not.toContain(h.ctx.serverSecret.toString('hex'));
     expect(await refusal(changeSetting(h.ctx, admin, 'colour', 'blue'))).toMatchObject({ token: 'unknown-setting' });
+    // the checkpoints' origin line: a key name's rules
+    expect(await refusal(changeSetting(h.ctx, admin, 'audit_origin', 'has space'))).toMatchObject({ token: 'invalid-setting' });
+    expect((await changeSetting(h.ctx, admin, 'audit_origin', 'acme.example/warrant')).value).toBe('acme.example/warrant');
     expect(await refusal(changeSetting(h.ctx, admin, 'server_secret_check', 'abc'))).toMatchObject({ token: 'invalid-setting' });
     expect(await refusal(changeSetting(h.ctx, admin, 'server_secret', 'abc'))).toMatchObject({ token: 'unknown-setting' });
   });

@@ -87,14 +87,15 @@ describeEachDialect('the attribution CLI', (t) => {
     const cp = join(dir, 'checkpoint.note');
     const signed = await runCli(['audit', 'checkpoint', '--out', cp, ...storeArgs(h)]);
     expect(signed.code).toBe(0);
-    expect(readFileSync(cp, 'utf8')).toMatch(/^warrant audit checkpoint v1\nseq \d+\n/);
+    // a C2SP tlog-checkpoint: origin (the key's name), tree size, base64 Merkle root
+    expect(readFileSync(cp, 'utf8')).toMatch(/^cli-test\n\d+\n[A-Za-z0-9+/]{43}=\n\n— cli-test /);
     await h.create(h.fleetKey, { title: 'after the checkpoint' });
     const log = join(dir, 'log.jsonl');
     await runCli(['audit', 'export', '--out', log, ...storeArgs(h)]);
 
     const ok = await runCli(['audit', 'verify', '--file', log, '--checkpoint', cp, '--public-key', verifier]);
     expect(ok.code).toBe(0);
-    expect(ok.stdout).toMatch(/Checkpoint seq \d+ \(signed by cli-test at .*\) matches/);
+    expect(ok.stdout).toMatch(/Checkpoint seq \d+ \(tree of cli-test, signed by cli-test\) matches/);
     // the latest one, exported again
     const latest = await runCli(['audit', 'checkpoint', '--latest', ...storeArgs(h)]);
     expect(latest.stdout.trim()).toBe(readFileSync(cp, 'utf8').trim());
@@ -110,7 +111,7 @@ describeEachDialect('the attribution CLI', (t) => {
     expect(wrongKey.code).toBe(1);
     expect(wrongKey.stderr).toContain('checkpoint-signature-invalid');
     const forged = join(dir, 'forged.note');
-    writeFileSync(forged, readFileSync(cp, 'utf8').replace(/seq (\d+)/, (_, n: string) => `seq ${Number(n) - 1}`));
+    writeFileSync(forged, readFileSync(cp, 'utf8').replace(/^cli-test\n(\d+)/, (_, n: string) => `cli-test\n${Number(n) - 1}`));
     expect((await runCli(['audit', 'verify', '--file', log, '--checkpoint', forged, '--public-key', verifier])).code).toBe(1);
     const usage = await runCli(['audit', 'verify', '--file', log, '--checkpoint', cp]);
     expect(usage.code).toBe(2);

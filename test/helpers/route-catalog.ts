@@ -201,6 +201,11 @@ export const ROUTE_CATALOG: CatalogEntry[] = [
   { name: 'POST /sessions/:ref/conversation', covers: `POST ${API}/sessions/{ref}/conversation`, act: 'runtime-report', targeted: true, call: rest('POST', (id) => `/api/v1/sessions/${id}/conversation`, (id) => ({ provider: 'claude-code', conversation_id: `matrix-${id}` })) },
   { name: 'GET /sessions/:ref/conversations', covers: `GET ${API}/sessions/{ref}/conversations`, act: 'read', targeted: true, call: rest('GET', (id) => `/api/v1/sessions/${id}/conversations`) },
   { name: 'POST /conversations/estimated', covers: `POST ${API}/conversations/estimated`, act: 'admin', targeted: false, call: rest('POST', () => '/api/v1/conversations/estimated', (id) => ({ session_id: id, provider: 'claude-code', conversation_id: `estimated-${id}` })) },
+  // the audit log's checkpoints and Merkle proofs (docs/audit-log.md): admins, like every audit read
+  { name: 'GET /audit/checkpoint', covers: `GET ${API}/audit/checkpoint`, act: 'admin', targeted: false, call: rest('GET', () => '/api/v1/audit/checkpoint') },
+  { name: 'GET /audit/proofs/inclusion', covers: `GET ${API}/audit/proofs/inclusion`, act: 'admin', targeted: false, call: rest('GET', () => '/api/v1/audit/proofs/inclusion?seq=1') },
+  { name: 'GET /audit/proofs/consistency', covers: `GET ${API}/audit/proofs/consistency`, act: 'admin', targeted: false, call: rest('GET', () => '/api/v1/audit/proofs/consistency?from=1') },
+  { name: 'mcp get_audit_proof', covers: 'mcp get_audit_proof', act: 'admin', targeted: false, call: mcp('get_audit_proof', () => ({ kind: 'inclusion', seq: 1 })) },
   // lineage, deliveries and the inbox (docs/design/lineage.md, docs/design/messages.md)
   { name: 'POST /sessions/:ref/follow_up', covers: `POST ${API}/sessions/{ref}/follow_up`, act: 'deliver', targeted: true, call: rest('POST', (id) => `/api/v1/sessions/${id}/follow_up`, () => ({ content: 'matrix follow-up' })) },
   { name: 'POST /sessions/:ref/enqueued_messages', covers: `POST ${API}/sessions/{ref}/enqueued_messages`, act: 'deliver', targeted: true, call: rest('POST', (id) => `/api/v1/sessions/${id}/enqueued_messages`, () => ({ content: 'matrix enqueue' })) },

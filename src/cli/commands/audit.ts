@@ -8,6 +8,7 @@ import { authorize } from '../../app/access.js';
 import { CliExit, EXIT_FAILURE, EXIT_USAGE, printJson, printText } from '../output.js';
 import { ProgressBar } from '../progress.js';
 import { storeFlags, withStore, type StoreFlags } from '../store-access.js';
+import { registerAuditProofCommands } from './audit-proofs.js';
 
 /**
  * `warrant audit verify|export|checkpoint` (docs/attribution.md, docs/api.md): admin commands that open the store
@@ -15,7 +16,10 @@ import { storeFlags, withStore, type StoreFlags } from '../store-access.js';
  * someone who does not trust the database host can verify it against a signed checkpoint.
  */
 interface CheckpointInput {
-  claim: CheckpointExpectation & { time: string; keyName: string };
+  expectation: CheckpointExpectation;
+  /** " (signed by … at …)": how the report names the checkpoint */
+  signed: string;
+  json: Record<string, unknown>;
 }
 
 function readCheckpoint(file: string, publicKey: string): CheckpointInput {
@@ -25,8 +29,16 @@ function readCheckpoint(file: string, publicKey: string): CheckpointInput {
   } catch (error) {
     throw new CliExit(EXIT_USAGE, `error: cannot read the checkpoint ${JSON.stringify(file)}: ${(error as Error).message}`);
   }
-  const claim = verifyCheckpointNote(note, parsePublicKeyInput(publicKey));
-  return { claim };
+  const c = verifyCheckpointNote(note, parsePublicKeyInput(publicKey));
+  if (c.format === 'legacy-v1') {
+    return { expectation: { seq: c.seq, hash: c.hash }, signed: ` (signed by ${c.keyName} at ${c.time})`, json: { format: c.format, seq: c.seq, hash: c.hash, time: c.time, key_name: c.keyName } };
+  }
+  const rootHex = Buffer.from(c.rootHash).toString('hex');
+  return {
+    expectation: { seq: c.treeSize, rootHash: rootHex },
+    signed: ` (tree of ${c.origin}, signed by ${c.keyName})`,
+    json: { format: c.format, origin: c.origin, tree_size: c.treeSize, root_hash: Buffer.from(c.rootHash).toString('base64'), key_name: c.keyName },
+  };
 }
 
 function reportText(report: VerifyReport, source: string, checkpoint: CheckpointInput | null): string {
@@ -40,13 +52,16 @@ function reportText(report: VerifyReport, source: string, checkpoint: Checkpoint
     lines.push(`OK: the audit log (${source}) is empty.`);
   }
   for (const c of report.checkpoints) {
-    const signed = checkpoint ? ` (signed by ${checkpoint.claim.keyName} at ${checkpoint.claim.time})` : '';
+    const signed = checkpoint ? checkpoint.signed : '';
     switch (c.outcome) {
       case 'matched':
         lines.push(`Checkpoint seq ${c.seq}${signed} matches: the log held exactly these entries up to it when it was signed.`);
         break;
       case 'hash-differs':
         lines.push(`CHECKPOINT MISMATCH: the log's entry ${c.seq} does not have the signed hash ${c.hash}: the log was rewritten after the checkpoint${signed}.`);
+        break;
+      case 'root-differs':
+        lines.push(`CHECKPOINT MISMATCH: the Merkle root of the log's first ${c.seq} entries is not the signed root: the log was rewritten after the checkpoint${signed}.`);
         break;
       case 'log-ends-before-checkpoint':
         lines.push(`CHECKPOINT MISMATCH: the log ends at seq ${report.head?.seq ?? 0}, before the checkpoint's seq ${c.seq}${signed}: entries were removed.`);
@@ -60,7 +75,7 @@ function reportText(report: VerifyReport, source: string, checkpoint: Checkpoint
 }
 
 function finish(report: VerifyReport, source: string, checkpoint: CheckpointInput | null, json: boolean | undefined): void {
-  if (json) printJson({ ...report, source, ...(checkpoint ? { checkpoint: { ...checkpoint.claim, key_name: checkpoint.claim.keyName } } : {}) });
+  if (json) printJson({ ...report, source, ...(checkpoint ? { checkpoint: checkpoint.json } : {}) });
   else printText(reportText(report, source, checkpoint));
   if (!report.ok) throw new CliExit(EXIT_FAILURE);
 }
@@ -77,6 +92,7 @@ async function* fileLines(path: string): AsyncGenerator<string> {
 
 export function registerAuditCommands(program: Command): void {
   const audit = program.command('audit').description('the tamper-evident audit log (admin: opens the store directly)');
+  registerAuditProofCommands(audit);
 
   storeFlags(
     audit
@@ -90,7 +106,7 @@ export function registerAuditCommands(program: Command): void {
     if (opts.checkpoint && !opts.publicKey) throw new CliExit(EXIT_USAGE, 'error: --checkpoint needs --public-key: a checkpoint proves nothing without a key you trust.');
     if (opts.publicKey && !opts.checkpoint) throw new CliExit(EXIT_USAGE, 'error: --public-key goes with --checkpoint <file>.');
     const checkpoint = opts.checkpoint ? readCheckpoint(opts.checkpoint, opts.publicKey!) : null;
-    const checkpoints = checkpoint ? [{ seq: checkpoint.claim.seq, hash: checkpoint.claim.hash }] : [];
+    const checkpoints = checkpoint ? [checkpoint.expectation] : [];
     const bar = new ProgressBar('verifying');
     if (opts.file) {
       const report = await verifyExportLines(fileLines(opts.file), { checkpoints, onProgress: (done) => bar.update(done, 0) });

@@ -133,6 +133,10 @@ export async function createScene(server: ContractServer, n: number): Promise<Sc
       conversation_id: [`conversation-${n}`],
       offset: [0],
       actor: ['fleet', 'ada', `session:${a.id}`, 'client:contract-ci'],
+      // audit proofs: entries the scene's own writes put in the log
+      seq: ['1', '2', '3'],
+      tree_size: ['3', '4'],
+      from: ['1', '2'],
     },
   };
 }
