@@ -1,5 +1,5 @@
 import type { ScannedRow, ScannedTable } from '../store/record-scan-repo.js';
-import { canonicalJson, keyedDigest } from './audit.js';
+import { canonicalJson, fastKeyedDigest } from './audit.js';
 
 /**
  * What each audit entry commits to, field by field (docs/audit-log.md "Checking records against
@@ -42,7 +42,7 @@ const has = (e: Entry, key: string) => typeof e[key] === 'string';
 
 /** The digest of a row's words under its own key; null when the row has lost its key. */
 function digestOf(key: unknown, words: string): string | null {
-  return typeof key === 'string' && key.length > 0 ? keyedDigest(key, words) : null;
+  return typeof key === 'string' && key.length > 0 ? fastKeyedDigest(key, words) : null;
 }
 
 /** Canonical text of a JSON column, so key order and spacing never count as a change. */
