@@ -95,6 +95,7 @@ async function checkRecords(db: Executor, options: RecordsOptions): Promise<Reco
   // 1. the log: one expectation per entry that records a row
   const expected = new Map<RecordRule, Map<string, Expectation>>(RECORD_RULES.map((r) => [r, new Map()]));
   const deletedAt = new Map<number, number>(); // session id → seq of its session_deletion entry
+  const revoked = new Map<string, { seq: number; at: unknown }>(); // credential id → its token_revoked entry
   let firstAt: string | null = null;
   const total = (await auditHead(db))?.seq ?? 0;
   let after = 0;
@@ -105,6 +106,7 @@ async function checkRecords(db: Executor, options: RecordsOptions): Promise<Reco
       const e = JSON.parse(link.entry) as Record<string, unknown>;
       firstAt ??= typeof e.at === 'string' ? e.at : null;
       if (e.kind === 'session_deletion' && e.session_id != null) deletedAt.set(Number(e.session_id), link.seq);
+      if (e.kind === 'token_revoked' && e.credential_id != null) revoked.set(String(e.credential_id), { seq: link.seq, at: e.at });
       const rule = RULE_BY_KIND.get(String(e.kind));
       if (!rule) continue;
       const key = rule.entryKey(e);
@@ -144,6 +146,11 @@ async function checkRecords(db: Executor, options: RecordsOptions): Promise<Reco
         }
         want.delete(id);
         logged = true;
+        // a logged revocation is written once: the row must still carry its time
+        const revocation = rule.table === 'tokens' ? revoked.get(id) : undefined;
+        if (revocation && row.revoked_at !== revocation.at) {
+          findings.add({ table: rule.table, id, record: rule.label(id), seq: revocation.seq, problem: 'differs', fields: ['revoked_at'] });
+        }
         const values = JSON.stringify(rule.fromRow(row));
         if (values === x.values) c.verified++;
         else findings.add({ table: rule.table, id, record: rule.label(id), seq: x.seq, problem: 'differs', fields: differingFields(rule.fields, x.values, values) });
