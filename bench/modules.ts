@@ -32,8 +32,10 @@ const auditBench: BenchModule = {
 /** `audit verify --records` throughput, on a throwaway store of its own (its records are the bench's, all logged). */
 const recordsBench: BenchModule = {
   name: 'records',
-  run: async (env) =>
-    adapt('records', env.dialect, await onFreshStore(env.dialect, (ctx) => runRecordsBench(ctx, { dialect: env.dialect, progress: (label, done, total) => env.progress.update(label, done, total) }))),
+  run: async (env) => {
+    const progress = (label: string, done: number, total: number) => env.progress.update(label, done, total);
+    return adapt('records', env.dialect, await onFreshStore(env.dialect, (ctx) => runRecordsBench(ctx, { dialect: env.dialect, progress })));
+  },
 };
 
 const messagesBench: BenchModule = {

@@ -46,7 +46,7 @@ async function fillRecords(ctx: AppContext, target: number, progress?: RecordsBe
   const actorId = Number((await db.selectFrom('actors').select('id').where('kind', '=', 'fleet').executeTakeFirstOrThrow()).id);
   const nextSeq = new Map<number, number>(sessions.map((id) => [id, 1_000]));
   const at = ctx.clock.now().toISOString();
-  for (let done = 0; done < target; ) {
+  for (let done = 0; done < target;) {
     const head = await auditHead(db);
     let seq = head?.seq ?? 0;
     let prev = head?.hash ?? GENESIS_PREV_HASH;
@@ -103,13 +103,13 @@ async function fillRecords(ctx: AppContext, target: number, progress?: RecordsBe
 async function plainRead(ctx: AppContext): Promise<number> {
   const db = ctx.store.kysely;
   let n = 0;
-  for (let after = 0; ; ) {
+  for (let after = 0; ;) {
     const page = await auditPage(db, after, 10_000);
     if (page.length === 0) break;
     for (const link of page) JSON.parse(link.entry);
     after = page[page.length - 1]!.seq;
   }
-  for (let after = 0; ; ) {
+  for (let after = 0; ;) {
     const rows = await evidencePage(db, 'session_events', after, 10_000);
     if (rows.length === 0) break;
     n += rows.length;
@@ -140,7 +140,12 @@ export async function runRecordsBench(ctx: AppContext, options: RecordsBenchOpti
     {
       workload: 'audit records: verify --records throughput (records checked against their entries)',
       dialect: options.dialect,
-      figures: { records: checked, records_per_s: Math.round(rate), plain_read_records_per_s: Math.round(readRate), verify_vs_plain_read: round(rate / readRate) },
+      figures: {
+        records: checked,
+        records_per_s: Math.round(rate),
+        plain_read_records_per_s: Math.round(readRate),
+        verify_vs_plain_read: round(rate / readRate),
+      },
       target: options.dialect === 'sqlite' ? '≥ 100,000 records/s' : 'informational',
       pass: options.dialect === 'sqlite' ? rate >= 100_000 : null,
     },

@@ -89,7 +89,10 @@ export function verifyStoredRecords(store: StoreDialect, options: RecordsOptions
 async function checkRecords(db: Executor, options: RecordsOptions): Promise<RecordsReport> {
   const pageSize = options.pageSize ?? 10_000;
   const limit = options.limit ?? 100;
-  const counts = Object.fromEntries(TABLES.map((t) => [t, { verified: 0, not_covered: 0, gone_with_session: 0, findings: 0 }])) as Record<ScannedTable, TableCounts>;
+  const counts = Object.fromEntries(TABLES.map((t) => [t, { verified: 0, not_covered: 0, gone_with_session: 0, findings: 0 }])) as Record<
+    ScannedTable,
+    TableCounts
+  >;
   const findings = new Findings(limit, counts);
 
   // 1. the log: one expectation per entry that records a row
@@ -153,7 +156,15 @@ async function checkRecords(db: Executor, options: RecordsOptions): Promise<Reco
         }
         const values = JSON.stringify(rule.fromRow(row));
         if (values === x.values) c.verified++;
-        else findings.add({ table: rule.table, id, record: rule.label(id), seq: x.seq, problem: 'differs', fields: differingFields(rule.fields, x.values, values) });
+        else
+          findings.add({
+            table: rule.table,
+            id,
+            record: rule.label(id),
+            seq: x.seq,
+            problem: 'differs',
+            fields: differingFields(rule.fields, x.values, values),
+          });
       }
       key = evidenceKeyOf(rule.table, rows[rows.length - 1]!);
       done += rows.length;

@@ -6,14 +6,7 @@ import type { Executor } from './dialect/dialect.js';
  * both dialects (pg returns bigint as text: mapped here).
  */
 export type ScannedTable =
-  | 'session_events'
-  | 'session_deletions'
-  | 'session_uncles'
-  | 'human_messages'
-  | 'human_message_withdrawals'
-  | 'message_history'
-  | 'coverage_log'
-  | 'tokens';
+  'session_events' | 'session_deletions' | 'session_uncles' | 'human_messages' | 'human_message_withdrawals' | 'message_history' | 'coverage_log' | 'tokens';
 
 export type ScannedRow = Record<string, string | number | null>;
 

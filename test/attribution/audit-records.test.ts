@@ -134,8 +134,10 @@ describeEachDialect('audit verify --records', (_t, dialect) => {
         }>`select max(seq) as seq from session_events where session_id = ${fixture.keep}`.execute(h.store.kysely)
       ).rows[0]!;
       const seq = Number(last.seq);
-      await sql`insert into session_events (session_id, seq, type, details, actor_id, actor_basis, caused_by_actor_id, cause_basis, credential_id, created_at, digest_key)
-      values (${fixture.keep}, ${seq + 1}, 'title_changed', '{}', null, 'authenticated', null, null, null, '2026-11-29T12:00:00.000Z', ${'ab'.repeat(32)})`.execute(
+      await sql`insert into session_events
+        (session_id, seq, type, details, actor_id, actor_basis, caused_by_actor_id, cause_basis, credential_id, created_at, digest_key)
+        values (${fixture.keep}, ${seq + 1}, 'title_changed', '{}', null, 'authenticated', null, null, null,
+          '2026-11-29T12:00:00.000Z', ${'ab'.repeat(32)})`.execute(
         h.store.kysely,
       );
       await sql`delete from session_events where session_id = ${fixture.keep} and seq = ${seq}`.execute(h.store.kysely);
@@ -158,7 +160,7 @@ describeEachDialect('audit verify --records', (_t, dialect) => {
       expect(r.findings_total, JSON.stringify(r.findings)).toBe(2);
     }));
 
-  it('a logged revocation undone behind Warrant\'s back (revoked_at cleared) is a finding on the token_revoked entry', () =>
+  it("a logged revocation undone behind Warrant's back (revoked_at cleared) is a finding on the token_revoked entry", () =>
     onFreshStore(dialect, async (h) => {
       const { user } = await h.human(uniqueKey('rev'));
       const issued = await issueHumanToken(h.ctx, systemCaller('cli'), user.key);

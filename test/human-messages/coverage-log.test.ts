@@ -40,7 +40,7 @@ describeEachDialect('the coverage log (spec 03)', (t) => {
     const alice = uniqueKey('alice');
     const bob = uniqueKey('bob');
     expect((await adoptAdminUser(h.ctx, cli, { key: alice, explicit: true, replace: false })).outcome).not.toBe('replaced');
-    const webRows = async () => (await h.store.kysely.selectFrom('coverage_log').select(['instrumented', 'reason']).where('channel', '=', 'web_ui').orderBy('id').execute());
+    const webRows = () => h.store.kysely.selectFrom('coverage_log').select(['instrumented', 'reason']).where('channel', '=', 'web_ui').orderBy('id').execute();
     expect((await webRows()).at(-1)).toMatchObject({ instrumented: 1, reason: expect.stringContaining(`admin key ${alice} `) });
     const before = (await auditPage(h.store.kysely, 0, 100_000)).length;
     const replaced = await adoptAdminUser(h.ctx, cli, { key: bob, explicit: true, replace: true });
@@ -49,7 +49,8 @@ describeEachDialect('the coverage log (spec 03)', (t) => {
     expect(rows.at(-1)).toMatchObject({ instrumented: 1, reason: expect.stringContaining(`admin key ${bob} `) });
     const entries = (await auditPage(h.store.kysely, 0, 100_000)).slice(before).map((l) => JSON.parse(l.entry));
     expect(entries.filter((e) => e.kind === 'setting_changed')).toEqual([expect.objectContaining({ key: 'admin_user', action: 'set', value: bob })]);
-    expect(entries.filter((e) => e.kind === 'coverage_changed')).toEqual([expect.objectContaining({ channel: 'web_ui', instrumented: true, reason: expect.stringContaining(bob) })]);
+    const coverage = entries.filter((e) => e.kind === 'coverage_changed');
+    expect(coverage).toEqual([expect.objectContaining({ channel: 'web_ui', instrumented: true, reason: expect.stringContaining(bob) })]);
     // the same admin again: no change, no row
     const n = rows.length;
     await inWriteTx(h.ctx, async (w) => syncCoverage(w));

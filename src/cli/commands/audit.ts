@@ -72,23 +72,37 @@ function recordsText(r: RecordsReport): string {
   if (r.ok) lines.push(`OK: ${n(r.verified)} evidence records match their log entries.`);
   else {
     const first = r.findings[0]!;
-    lines.push(`RECORDS DO NOT MATCH THE LOG: ${n(r.findings_total)} finding(s); the first: ${first.table} ${first.id}${first.seq !== null ? ` (seq ${first.seq})` : ''}.`);
+    const at = first.seq !== null ? ` (seq ${first.seq})` : '';
+    lines.push(`RECORDS DO NOT MATCH THE LOG: ${n(r.findings_total)} finding(s); the first: ${first.table} ${first.id}${at}.`);
     for (const f of r.findings) {
       const fields = f.fields && f.fields.length > 0 ? ` (${f.fields.join(', ')})` : '';
       lines.push(`  ${f.table} ${f.id}${f.seq !== null ? ` seq ${f.seq}` : ''}: ${f.record} ${PROBLEM_TEXT[f.problem]}${fields}.`);
     }
-    if (r.findings_total > r.findings.length) lines.push(`  … and ${n(r.findings_total - r.findings.length)} more (--json lists the first ${r.findings.length}).`);
+    const more = r.findings_total - r.findings.length;
+    if (more > 0) lines.push(`  … and ${n(more)} more (--json lists the first ${r.findings.length}).`);
     lines.push(`${n(r.verified)} records match their log entries.`);
   }
-  if (r.not_covered > 0) lines.push(`Not covered: ${n(r.not_covered)} (entries older than the field that names or digests their record, rows older than the log, credentials minted without an entry of their own) — not verified, not failed.`);
+  if (r.not_covered > 0) {
+    lines.push(
+      `Not covered: ${n(r.not_covered)} (entries older than the field that names or digests their record, rows older than the log, ` +
+        'credentials minted without an entry of their own) — not verified, not failed.',
+    );
+  }
   const gone = Object.values(r.tables).reduce((sum, t) => sum + t.gone_with_session, 0);
   if (gone > 0) lines.push(`Gone with their deleted session: ${n(gone)} (each deletion is itself a checked record).`);
   return lines.join('\n');
 }
 
-function finish(report: VerifyReport, source: string, checkpoint: CheckpointInput | null, json: boolean | undefined, records: RecordsReport | null = null): void {
+function finish(
+  report: VerifyReport,
+  source: string,
+  checkpoint: CheckpointInput | null,
+  json: boolean | undefined,
+  records: RecordsReport | null = null,
+): void {
   const ok = report.ok && (records === null || records.ok);
-  if (json) printJson({ ...report, ok, ...(records ? { chain_ok: report.ok, records } : {}), source, ...(checkpoint ? { checkpoint: { ...checkpoint.claim, key_name: checkpoint.claim.keyName } } : {}) });
+  const signed = checkpoint ? { checkpoint: { ...checkpoint.claim, key_name: checkpoint.claim.keyName } } : {};
+  if (json) printJson({ ...report, ok, ...(records ? { chain_ok: report.ok, records } : {}), source, ...signed });
   else printText(reportText(report, source, checkpoint) + (records ? '\n' + recordsText(records) : ''));
   if (!ok) throw new CliExit(EXIT_FAILURE);
 }
