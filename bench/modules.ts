@@ -1,6 +1,8 @@
 import type { BenchModule, BenchRow } from './bench-kit.js';
 import { lineageBench } from './lineage-bench.js';
 import { runAuditBench } from './audit-bench.js';
+import { runRecordsBench } from './records-bench.js';
+import { onFreshStore } from './standalone.js';
 import { runMessagesBench } from './messages-bench.js';
 import { restBench } from './rest-bench.js';
 import { runHookBench } from './hook-bench.js';
@@ -25,6 +27,15 @@ function adapt(module: string, dialect: BenchRow['dialect'], rows: readonly Figu
 const auditBench: BenchModule = {
   name: 'audit',
   run: async (env) => adapt('audit', env.dialect, await runAuditBench(env.ctx, { dialect: env.dialect, progress: (label, done, total) => env.progress.update(label, done, total) })),
+};
+
+/** `audit verify --records` throughput, on a throwaway store of its own (its records are the bench's, all logged). */
+const recordsBench: BenchModule = {
+  name: 'records',
+  run: async (env) => {
+    const progress = (label: string, done: number, total: number) => env.progress.update(label, done, total);
+    return adapt('records', env.dialect, await onFreshStore(env.dialect, (ctx) => runRecordsBench(ctx, { dialect: env.dialect, progress })));
+  },
 };
 
 const messagesBench: BenchModule = {
@@ -64,4 +75,4 @@ const terminalWitnessModule: BenchModule = {
  * Every bench module, run in this order on each backend. A capability adds its figures by
  * writing a module (`bench/<name>-bench.ts` exporting a BenchModule) and listing it here.
  */
-export const BENCH_MODULES: BenchModule[] = [lineageBench, auditBench, messagesBench, restModule, hookModule, terminalWitnessModule];
+export const BENCH_MODULES: BenchModule[] = [lineageBench, auditBench, recordsBench, messagesBench, restModule, hookModule, terminalWitnessModule];

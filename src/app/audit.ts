@@ -64,6 +64,30 @@ export function keyedDigest(key: string | Buffer, words: string): string {
   return createHmac('sha256', k).update(words, 'utf8').digest('hex');
 }
 
+let hmacScratch = Buffer.allocUnsafe(64 * 1024);
+const hmacOuter = Buffer.allocUnsafe(96);
+const HEX_KEY = /^[0-9a-f]{64}$/;
+
+/**
+ * `keyedDigest` for a record's 32-byte hex key, fast: HMAC-SHA256 spelled out as two one-shot
+ * SHA-256 calls (RFC 2104: H((k ⊕ opad) ‖ H((k ⊕ ipad) ‖ m))) into reused buffers — the records
+ * check's hot loop. Tested to agree with `keyedDigest`.
+ */
+export function fastKeyedDigest(hexKey: string, words: string): string {
+  if (!oneShotHash || !HEX_KEY.test(hexKey)) return keyedDigest(hexKey, words);
+  const need = 64 + Buffer.byteLength(words, 'utf8');
+  if (need > hmacScratch.length) hmacScratch = Buffer.allocUnsafe(Math.max(need, hmacScratch.length * 2));
+  hmacScratch.fill(0, 32, 64);
+  hmacScratch.write(hexKey, 0, 32, 'hex');
+  for (let i = 0; i < 64; i++) {
+    hmacOuter[i] = hmacScratch[i]! ^ 0x5c;
+    hmacScratch[i] = hmacScratch[i]! ^ 0x36;
+  }
+  hmacScratch.write(words, 64, 'utf8');
+  hmacOuter.write(oneShotHash('sha256', hmacScratch.subarray(0, need), 'hex'), 64, 32, 'hex');
+  return oneShotHash('sha256', hmacOuter, 'hex');
+}
+
 /** The keyed digest of a structured payload: HMAC over its canonical JSON text. */
 export function keyedPayloadDigest(key: string | Buffer, payload: unknown): string {
   return keyedDigest(key, canonicalJson(payload));

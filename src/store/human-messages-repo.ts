@@ -150,9 +150,11 @@ export async function coverageLog(db: Executor): Promise<ChannelChange[]> {
   return rows.map((r) => ({ channel: r.channel as CaptureChannel, instrumented: Number(r.instrumented) === 1, at: r.created_at }));
 }
 
-export async function lastCoverageState(db: Executor): Promise<Map<CaptureChannel, boolean>> {
-  const out = new Map<CaptureChannel, boolean>();
-  for (const e of await coverageLog(db)) out.set(e.channel, e.instrumented);
+/** Each channel's newest coverage row: whether it was instrumented, and the reason it gave. */
+export async function lastCoverageState(db: Executor): Promise<Map<CaptureChannel, { instrumented: boolean; reason: string }>> {
+  const rows = await db.selectFrom('coverage_log').select(['channel', 'instrumented', 'reason']).orderBy('id').execute();
+  const out = new Map<CaptureChannel, { instrumented: boolean; reason: string }>();
+  for (const r of rows) out.set(r.channel as CaptureChannel, { instrumented: Number(r.instrumented) === 1, reason: r.reason });
   return out;
 }
 

@@ -70,6 +70,10 @@ describe('warrant init on a store that already has an admin', () => {
     expect(exported.code, exported.stderr).toBe(0);
     const entries = exported.stdout.split('\n').filter(Boolean).map((l) => JSON.parse(JSON.parse(l).entry));
     expect(entries.filter((e) => e.kind === 'setting_changed')).toEqual([expect.objectContaining({ key: 'admin_user', action: 'set', value: 'bob' })]);
+    // web capture is credited to the new admin from this change on: a coverage change, after the setting's
+    const setAt = entries.findIndex((e) => e.kind === 'setting_changed');
+    const web = entries.filter((e, i) => e.kind === 'coverage_changed' && e.channel === 'web_ui' && i > setAt);
+    expect(web).toEqual([expect.objectContaining({ instrumented: true, reason: expect.stringContaining('admin key bob ') })]);
   });
 });
 

@@ -4,6 +4,9 @@ import { coverageLog } from '../../src/store/human-messages-repo.js';
 import { currentChannelStates, syncCoverage } from '../../src/app/human-messages/coverage-state.js';
 import { inWriteTx } from '../../src/app/write-scope.js';
 import { setSetting } from '../../src/store/settings-repo.js';
+import { adoptAdminUser } from '../../src/app/roster.js';
+import { systemCaller } from '../../src/app/caller.js';
+import { auditPage } from '../../src/store/audit-repo.js';
 
 describeEachDialect('the coverage log (docs/design/capture.md)', (t) => {
   it('logs the first observation of every channel and every later change, and is append-only', async () => {
@@ -29,5 +32,28 @@ describeEachDialect('the coverage log (docs/design/capture.md)', (t) => {
     const n = (await coverageLog(h.store.kysely)).length;
     await inWriteTx(h.ctx, async (w) => syncCoverage(w));
     expect((await coverageLog(h.store.kysely)).length).toBe(n);
+  });
+
+  it('init --admin bob --replace-admin: one setting_changed entry and a web_ui coverage row crediting bob, not a stale one crediting alice', async () => {
+    const h = t();
+    const cli = systemCaller('cli');
+    const alice = uniqueKey('alice');
+    const bob = uniqueKey('bob');
+    expect((await adoptAdminUser(h.ctx, cli, { key: alice, explicit: true, replace: false })).outcome).not.toBe('replaced');
+    const webRows = () => h.store.kysely.selectFrom('coverage_log').select(['instrumented', 'reason']).where('channel', '=', 'web_ui').orderBy('id').execute();
+    expect((await webRows()).at(-1)).toMatchObject({ instrumented: 1, reason: expect.stringContaining(`admin key ${alice} `) });
+    const before = (await auditPage(h.store.kysely, 0, 100_000)).length;
+    const replaced = await adoptAdminUser(h.ctx, cli, { key: bob, explicit: true, replace: true });
+    expect(replaced).toMatchObject({ outcome: 'replaced', previous: alice });
+    const rows = await webRows();
+    expect(rows.at(-1)).toMatchObject({ instrumented: 1, reason: expect.stringContaining(`admin key ${bob} `) });
+    const entries = (await auditPage(h.store.kysely, 0, 100_000)).slice(before).map((l) => JSON.parse(l.entry));
+    expect(entries.filter((e) => e.kind === 'setting_changed')).toEqual([expect.objectContaining({ key: 'admin_user', action: 'set', value: bob })]);
+    const coverage = entries.filter((e) => e.kind === 'coverage_changed');
+    expect(coverage).toEqual([expect.objectContaining({ channel: 'web_ui', instrumented: true, reason: expect.stringContaining(bob) })]);
+    // the same admin again: no change, no row
+    const n = rows.length;
+    await inWriteTx(h.ctx, async (w) => syncCoverage(w));
+    expect((await webRows()).length).toBe(n);
   });
 });

@@ -15,6 +15,11 @@ export interface ChannelState {
   instrumented: boolean;
   /** why, in words the coverage log and the gap fix can show */
   reason: string;
+  /**
+   * Whom capture on this channel is credited to, when one person (single-admin web capture: the
+   * admin key). A change of that person is a coverage change even when the channel stays instrumented.
+   */
+  creditedTo?: string;
 }
 
 /**
@@ -31,7 +36,7 @@ export async function currentChannelStates(db: Executor, ctx: AppContext): Promi
     const admin = key ? await findUserByKey(db, key) : null;
     web =
       admin && !admin.removedAt
-        ? { instrumented: true, reason: `single-admin mode; the admin key ${admin.key} resolves to a roster row` }
+        ? { instrumented: true, reason: `single-admin mode; the admin key ${admin.key} resolves to a roster row`, creditedTo: admin.key }
         : { instrumented: false, reason: key ? `single-admin mode; the admin key ${key} does not resolve to a roster row` : 'single-admin mode with no admin key (WARRANT_ADMIN_USER)' };
   }
   const secret = await getSetting(db, SETTING_SLACK_SIGNING_SECRET);
@@ -107,8 +112,10 @@ export async function syncCoverage(w: Pick<WriteScope, 'tx' | 'ctx' | 'now' | 'a
   const last = await lastCoverageState(w.tx);
   for (const channel of CAPTURE_CHANNELS) {
     const state = states[channel];
-    // the first observation is logged too (instrumented or not), so the log says when we looked
-    if (last.get(channel) === state.instrumented) continue;
+    // the first observation is logged too (instrumented or not), so the log says when we looked;
+    // a new admin credited with web capture is a change too (its reason names the admin)
+    const before = last.get(channel);
+    if (before && before.instrumented === state.instrumented && (state.creditedTo === undefined || before.reason === state.reason)) continue;
     await appendCoverage(w.tx, { channel, instrumented: state.instrumented, reason: state.reason, now: w.now });
     w.audit({ kind: 'coverage_changed', at: w.now, channel, instrumented: state.instrumented, reason: state.reason });
   }

@@ -3,6 +3,7 @@ import { once } from 'node:events';
 import { createInterface } from 'node:readline';
 import type { Command } from 'commander';
 import { exportAuditLines, verifyExportLines, verifyStoredChain, type CheckpointExpectation, type VerifyReport } from '../../app/audit-verify.js';
+import { verifyStoredRecords, type RecordsReport } from '../../app/audit-records.js';
 import { newestCheckpoint, parsePublicKeyInput, verifyCheckpointNote, writeCheckpoint } from '../../app/checkpoints.js';
 import { authorize } from '../../app/access.js';
 import { CliExit, EXIT_FAILURE, EXIT_USAGE, printJson, printText } from '../output.js';
@@ -74,10 +75,51 @@ function reportText(report: VerifyReport, source: string, checkpoint: Checkpoint
   return lines.join('\n');
 }
 
-function finish(report: VerifyReport, source: string, checkpoint: CheckpointInput | null, json: boolean | undefined): void {
-  if (json) printJson({ ...report, source, ...(checkpoint ? { checkpoint: checkpoint.json } : {}) });
-  else printText(reportText(report, source, checkpoint));
-  if (!report.ok) throw new CliExit(EXIT_FAILURE);
+const PROBLEM_TEXT = {
+  differs: 'differs from its log entry',
+  missing: 'is missing: its log entry records it and nothing deleted it',
+  unlogged: 'has no log entry',
+} as const;
+
+function recordsText(r: RecordsReport): string {
+  const n = (x: number) => x.toLocaleString('en-US');
+  const lines: string[] = [];
+  if (r.ok) lines.push(`OK: ${n(r.verified)} evidence records match their log entries.`);
+  else {
+    const first = r.findings[0]!;
+    const at = first.seq !== null ? ` (seq ${first.seq})` : '';
+    lines.push(`RECORDS DO NOT MATCH THE LOG: ${n(r.findings_total)} finding(s); the first: ${first.table} ${first.id}${at}.`);
+    for (const f of r.findings) {
+      const fields = f.fields && f.fields.length > 0 ? ` (${f.fields.join(', ')})` : '';
+      lines.push(`  ${f.table} ${f.id}${f.seq !== null ? ` seq ${f.seq}` : ''}: ${f.record} ${PROBLEM_TEXT[f.problem]}${fields}.`);
+    }
+    const more = r.findings_total - r.findings.length;
+    if (more > 0) lines.push(`  … and ${n(more)} more (--json lists the first ${r.findings.length}).`);
+    lines.push(`${n(r.verified)} records match their log entries.`);
+  }
+  if (r.not_covered > 0) {
+    lines.push(
+      `Not covered: ${n(r.not_covered)} (entries older than the field that names or digests their record, rows older than the log, ` +
+        'credentials minted without an entry of their own) — not verified, not failed.',
+    );
+  }
+  const gone = Object.values(r.tables).reduce((sum, t) => sum + t.gone_with_session, 0);
+  if (gone > 0) lines.push(`Gone with their deleted session: ${n(gone)} (each deletion is itself a checked record).`);
+  return lines.join('\n');
+}
+
+function finish(
+  report: VerifyReport,
+  source: string,
+  checkpoint: CheckpointInput | null,
+  json: boolean | undefined,
+  records: RecordsReport | null = null,
+): void {
+  const ok = report.ok && (records === null || records.ok);
+  const signed = checkpoint ? { checkpoint: checkpoint.json } : {};
+  if (json) printJson({ ...report, ok, ...(records ? { chain_ok: report.ok, records } : {}), source, ...signed });
+  else printText(reportText(report, source, checkpoint) + (records ? '\n' + recordsText(records) : ''));
+  if (!ok) throw new CliExit(EXIT_FAILURE);
 }
 
 async function* fileLines(path: string): AsyncGenerator<string> {
@@ -101,8 +143,10 @@ export function registerAuditCommands(program: Command): void {
       .option('--file <path>', 'verify an exported log (JSON Lines; "-" for stdin) instead of the store')
       .option('--checkpoint <file>', 'a signed checkpoint the log must agree with (needs --public-key)')
       .option('--public-key <key>', "the checkpoint key's public verifier key (or a file holding it)")
+      .option('--records', 'also check every evidence record in the store against its log entry (exit 1 on any difference)')
       .option('--json', 'print the report as JSON'),
-  ).action(async (opts: StoreFlags & { file?: string; checkpoint?: string; publicKey?: string; json?: boolean }) => {
+  ).action(async (opts: StoreFlags & { file?: string; checkpoint?: string; publicKey?: string; records?: boolean; json?: boolean }) => {
+    if (opts.records && opts.file) throw new CliExit(EXIT_USAGE, 'error: --records checks the store\'s records; an exported log (--file) holds none.');
     if (opts.checkpoint && !opts.publicKey) throw new CliExit(EXIT_USAGE, 'error: --checkpoint needs --public-key: a checkpoint proves nothing without a key you trust.');
     if (opts.publicKey && !opts.checkpoint) throw new CliExit(EXIT_USAGE, 'error: --public-key goes with --checkpoint <file>.');
     const checkpoint = opts.checkpoint ? readCheckpoint(opts.checkpoint, opts.publicKey!) : null;
@@ -126,7 +170,25 @@ export function registerAuditCommands(program: Command): void {
           },
         });
         bar.finish(report.broken ? report.entries : total, total);
-        finish(report, ctx.store.label, checkpoint, opts.json);
+        let records: RecordsReport | null = null;
+        if (opts.records) {
+          // one bar per phase (the log, then each table), each closed when the next begins
+          let current: { phase: string; bar: ProgressBar; done: number; all: number } | null = null;
+          records = await verifyStoredRecords(ctx.store, {
+            onProgress: (phase, done, all) => {
+              if (current?.phase !== phase) {
+                current?.bar.finish(current.done, current.all);
+                current = { phase, bar: new ProgressBar(phase), done, all };
+              }
+              current.done = done;
+              current.all = all;
+              current.bar.update(done, all);
+            },
+          });
+          const last = current as { bar: ProgressBar; done: number; all: number } | null;
+          last?.bar.finish(last.done, last.all);
+        }
+        finish(report, ctx.store.label, checkpoint, opts.json, records);
       },
       { mustExist: true },
     );

@@ -35,6 +35,13 @@ export interface StoreDialect {
    */
   valueList(values: readonly (number | string)[], type: 'bigint' | 'text'): RawBuilder<unknown>;
 
+  /**
+   * Runs `fn`'s reads on one consistent snapshot without taking any write lock (SQLite: a
+   * deferred read transaction under WAL; PostgreSQL: REPEATABLE READ READ ONLY), so a long
+   * check (`warrant audit verify --records`) sees the log and the records as of one moment.
+   */
+  readSnapshot<T>(fn: (db: Executor) => Promise<T>): Promise<T>;
+
   /** Serializes graph writes: taken first in a graph-writing transaction (docs/operations.md). */
   lockGraph(tx: Transaction<Database>): Promise<void>;
   /** Serializes audit-chain appends: taken last, held to commit (docs/attribution.md). */

@@ -57,6 +57,15 @@ export function openPostgres(options: PostgresOptions): StoreDialect {
     jsonTextFieldSql,
     valueList: (values, type) => (type === 'bigint' ? sql`(select unnest(cast(${values} as bigint[])))` : sql`(select unnest(cast(${values} as text[])))`),
     expressionIndexSql: (name, table, expression) => `create index if not exists ${name} on ${table} (${expression})`,
+    readSnapshot: (fn) =>
+      kysely.connection().execute(async (db) => {
+        await sql.raw('begin isolation level repeatable read read only').execute(db);
+        try {
+          return await fn(db);
+        } finally {
+          await sql.raw('rollback').execute(db);
+        }
+      }),
     lockGraph: async (tx: Transaction<Database>) => {
       await sql`select pg_advisory_xact_lock(${GRAPH_LOCK_KEY})`.execute(tx);
     },

@@ -183,6 +183,15 @@ export function openSqlite(options: SqliteOptions): StoreDialect {
     jsonTextFieldSql,
     valueList: (values) => sql`(select value from json_each(${JSON.stringify(values)}))`,
     expressionIndexSql: (name, table, expression) => `create index if not exists ${name} on ${table} (${expression})`,
+    readSnapshot: (fn) =>
+      kysely.connection().execute(async (db) => {
+        await sql.raw('begin').execute(db);
+        try {
+          return await fn(db);
+        } finally {
+          await sql.raw('rollback').execute(db);
+        }
+      }),
     // SQLite has one writer: BEGIN IMMEDIATE already serializes every write transaction.
     lockGraph: async () => {},
     lockChain: async () => {},
