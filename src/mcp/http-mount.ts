@@ -1,13 +1,12 @@
 import type { OpenAPIHono } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 import { createMcpHandler } from '@modelcontextprotocol/server';
-import type { Caller } from '../app/caller.js';
 import type { AppContext } from '../app/context.js';
 import { authenticate } from '../app/credentials.js';
 import { WarrantError } from '../core/errors.js';
 import { errorResponse, toWarrantError } from '../http/errors.js';
 import { bearerOf, type HttpEnv } from '../http/env.js';
-import { buildMcpServer } from './server.js';
+import { McpServerPool } from './server.js';
 import type { ToolGroup } from './tool.js';
 import type { HostGuard } from '../http/host-guard.js';
 
@@ -24,13 +23,21 @@ function bearerChallenge(error: WarrantError): string {
   return `Bearer realm="warrant"${code}, error_description="${description}"`;
 }
 
+const mcpPools = new WeakMap<AppContext, McpServerPool>();
+
+/** The MCP server pool serving `ctx`'s HTTP mount (tests and the bench read its counters). */
+export function mcpServerPoolOf(ctx: AppContext): McpServerPool | undefined {
+  return mcpPools.get(ctx);
+}
+
 /** Mounts `/mcp` (the `sessions` group) and `/mcp/self` (the `self_session` group). */
 export function mountMcp(ctx: AppContext, guard: HostGuard) {
   return (app: OpenAPIHono<HttpEnv>): void => {
-    const handlers: Record<ToolGroup, ReturnType<typeof createMcpHandler>> = {
-      sessions: createMcpHandler(({ authInfo }) => buildMcpServer(ctx, authInfo!.extra!.caller as Caller, 'sessions'), { onerror: (e) => ctx.logger.debug({ err: e }, 'mcp') }),
-      self_session: createMcpHandler(({ authInfo }) => buildMcpServer(ctx, authInfo!.extra!.caller as Caller, 'self_session'), { onerror: (e) => ctx.logger.debug({ err: e }, 'mcp') }),
-    };
+    // one pool of reused servers per node; the caller travels with each request, not the instance
+    const pool = mcpPools.get(ctx) ?? new McpServerPool(ctx);
+    mcpPools.set(ctx, pool);
+    const handlerOf = (group: ToolGroup) => createMcpHandler(({ era }) => pool.acquire(group, era), { onerror: (e) => ctx.logger.debug({ err: e }, 'mcp') });
+    const handlers: Record<ToolGroup, ReturnType<typeof createMcpHandler>> = { sessions: handlerOf('sessions'), self_session: handlerOf('self_session') };
     const serve = (group: ToolGroup) => async (c: Context<HttpEnv>) => {
       try {
         await guard.check(c.req.raw);
