@@ -125,7 +125,13 @@ export function Layout(p: LayoutProps) {
           </div>
         </header>
         {p.live ? (
-          <main id="main" tabindex={-1} hx-ext="sse" sse-connect={p.livePanel === undefined ? '/ui/events' : `/ui/events?panel=${p.livePanel}`}>
+          <main
+            id="main"
+            tabindex={-1}
+            hx-ext="sse"
+            data-live-user={user ? String(user.id) : undefined}
+            sse-connect={p.livePanel === undefined ? '/ui/events' : `/ui/events?panel=${p.livePanel}`}
+          >
             {p.children}
           </main>
         ) : (
