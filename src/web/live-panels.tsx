@@ -90,7 +90,8 @@ export async function watchPanels(ctx: AppContext, caller: Caller, refs: readonl
       subscriptions.push(subscription);
       const id = subscription.initial.sessionId;
       views.set(id, subscription.initial);
-      // the view as of now, in case it changed after the page loaded its panel
+      // the view as of now, in case it changed after the page loaded its panel (a page still showing
+      // the skeleton ignores it: the skeleton takes no live event, its own request brings the panel)
       send(id, subscription.initial, 'view');
     }
   } catch (error) {
