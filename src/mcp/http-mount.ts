@@ -46,7 +46,11 @@ export function mountMcp(ctx: AppContext, guard: HostGuard) {
         if (group === 'self_session' && caller.principal.kind !== 'session') {
           throw new WarrantError('forbidden', 'The self_session MCP server serves a session token only; use /mcp with other credentials.');
         }
-        return await handlers[group].fetch(c.req.raw, { authInfo: { token: bearer!, clientId: 'warrant', scopes: [], extra: { caller } } });
+        // Detached from the client's abort signal: the SDK closes the served instance when the
+        // request aborts, and after the exchange the instance is back in the pool serving another
+        // request (a disconnect must never close someone else's exchange). Tool calls are short.
+        const request = new Request(c.req.raw, { signal: null, duplex: 'half' } as RequestInit);
+        return await handlers[group].fetch(request, { authInfo: { token: bearer!, clientId: 'warrant', scopes: [], extra: { caller } } });
       } catch (error) {
         const res = errorResponse(c, error, ctx.logger);
         if (res.status === 401) res.headers.set('WWW-Authenticate', bearerChallenge(toWarrantError(error)!));
