@@ -19,6 +19,9 @@ const AUTOCANNON = join(ROOT, 'node_modules/autocannon/autocannon.js');
 
 type BenchRow = FigureRow;
 
+/** the protocol revision the MCP SDK's client speaks to a stateless server */
+const MCP_VERSION = '2025-11-25';
+
 interface Load {
   rps: number;
   p50: number;
@@ -27,8 +30,12 @@ interface Load {
   non2xx: number;
 }
 
-function autocannon(url: string, opts: { method?: string; body?: string; token: string; duration: number; connections?: number }): Promise<Load> {
+function autocannon(
+  url: string,
+  opts: { method?: string; body?: string; token: string; duration: number; connections?: number; headers?: Record<string, string> },
+): Promise<Load> {
   const args = [AUTOCANNON, '--json', '-c', String(opts.connections ?? 32), '-d', String(opts.duration), '-H', `authorization=Bearer ${opts.token}`, '-H', 'host=localhost'];
+  for (const [k, v] of Object.entries(opts.headers ?? {})) args.push('-H', `${k}=${v}`);
   if (opts.method) args.push('-m', opts.method);
   if (opts.body) args.push('-H', 'content-type=application/json', '-b', opts.body);
   args.push(url);
@@ -134,6 +141,11 @@ export async function restBench(
     const get = await autocannon(`${server.url}/api/v1/sessions/${target}`, { token, duration });
     const list = await autocannon(`${server.url}/api/v1/sessions?limit=50`, { token, duration });
     const create = await autocannon(`${server.url}/api/v1/sessions`, { token, duration, method: 'POST', body: JSON.stringify({ title: 'bench create' }) });
+    // MCP over HTTP as the SDK's client sends it (stateless, one JSON-RPC request per POST)
+    const mcp = (body: unknown) =>
+      autocannon(`${server.url}/mcp`, { token, duration, method: 'POST', body: JSON.stringify(body), headers: { accept: 'application/json, text/event-stream', 'mcp-protocol-version': MCP_VERSION } });
+    const mcpList = await mcp({ jsonrpc: '2.0', id: 1, method: 'tools/list' });
+    const mcpGet = await mcp({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'get_session', arguments: { session: target } } });
     clearInterval(sampler);
     const f = (n: number) => Math.round(n);
     return [
@@ -148,6 +160,20 @@ export async function restBench(
       },
       { workload: 'REST session list page (50)', dialect, figures: { 'req/s': f(list.rps), 'p99 ms': list.p99, 'vs floor': (list.rps / health.rps).toFixed(2), errors: list.errors + list.non2xx }, target: '≥ 3,000 req/s', pass: list.errors + list.non2xx === 0 && list.rps >= 3000 },
       { workload: 'REST create session (durable)', dialect, figures: { 'req/s': f(create.rps), 'p99 ms': create.p99, 'vs floor': (create.rps / health.rps).toFixed(2), errors: create.errors + create.non2xx }, target: '≥ 1,500 req/s', pass: create.errors + create.non2xx === 0 && create.rps >= 1500 },
+      {
+        workload: 'MCP tools/list over HTTP',
+        dialect,
+        figures: { 'req/s': f(mcpList.rps), 'p99 ms': mcpList.p99, 'vs floor': (mcpList.rps / health.rps).toFixed(2), errors: mcpList.errors + mcpList.non2xx },
+        target: '≥ 3,000 req/s',
+        pass: mcpList.errors + mcpList.non2xx === 0 && mcpList.rps >= 3000,
+      },
+      {
+        workload: 'MCP tools/call get_session over HTTP',
+        dialect,
+        figures: { 'req/s': f(mcpGet.rps), 'p99 ms': mcpGet.p99, 'vs floor': (mcpGet.rps / health.rps).toFixed(2), errors: mcpGet.errors + mcpGet.non2xx },
+        target: '≥ 1,000 req/s',
+        pass: mcpGet.errors + mcpGet.non2xx === 0 && mcpGet.rps >= 1000,
+      },
       {
         workload: 'server RSS',
         dialect,

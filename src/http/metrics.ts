@@ -40,7 +40,7 @@ export class Metrics {
     };
   }
 
-  render(gauges: { sseClients: number; inboxDepth: number; liveEventId: number }): string {
+  render(gauges: { sseClients: number; inboxDepth: number; liveEventId: number; hierarchyWalks: number }): string {
     const out: string[] = [];
     out.push('# HELP warrant_http_requests_total HTTP requests by route and status.', '# TYPE warrant_http_requests_total counter');
     for (const [labels, n] of this.requests) out.push(`warrant_http_requests_total{${labels}} ${n}`);
@@ -59,6 +59,8 @@ export class Metrics {
     out.push('# HELP warrant_sse_clients Open live-event streams on this node.', '# TYPE warrant_sse_clients gauge', `warrant_sse_clients ${gauges.sseClients}`);
     out.push('# HELP warrant_inbox_depth Inbox items waiting for delivery.', '# TYPE warrant_inbox_depth gauge', `warrant_inbox_depth ${gauges.inboxDepth}`);
     out.push('# HELP warrant_live_event_id The newest live event id this node has dispatched.', '# TYPE warrant_live_event_id gauge', `warrant_live_event_id ${gauges.liveEventId}`);
+    out.push('# HELP warrant_hierarchy_walks_total Hierarchy walks run by this node (requests and live refresh).', '# TYPE warrant_hierarchy_walks_total counter');
+    out.push(`warrant_hierarchy_walks_total ${gauges.hierarchyWalks}`);
     return out.join('\n') + '\n';
   }
 }

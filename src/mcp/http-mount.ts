@@ -1,13 +1,12 @@
 import type { OpenAPIHono } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 import { createMcpHandler } from '@modelcontextprotocol/server';
-import type { Caller } from '../app/caller.js';
 import type { AppContext } from '../app/context.js';
 import { authenticate } from '../app/credentials.js';
 import { WarrantError } from '../core/errors.js';
 import { errorResponse, toWarrantError } from '../http/errors.js';
 import { bearerOf, type HttpEnv } from '../http/env.js';
-import { buildMcpServer } from './server.js';
+import { McpServerPool } from './server.js';
 import type { ToolGroup } from './tool.js';
 import type { HostGuard } from '../http/host-guard.js';
 
@@ -52,13 +51,21 @@ function bearerChallenge(error: WarrantError, metadataUrl: string): string {
   return `Bearer realm="warrant"${code}, error_description="${description}", resource_metadata="${metadataUrl}"`;
 }
 
+const mcpPools = new WeakMap<AppContext, McpServerPool>();
+
+/** The MCP server pool serving `ctx`'s HTTP mount (tests and the bench read its counters). */
+export function mcpServerPoolOf(ctx: AppContext): McpServerPool | undefined {
+  return mcpPools.get(ctx);
+}
+
 /** Mounts `/mcp` (the `sessions` group) and `/mcp/self` (the `self_session` group). */
 export function mountMcp(ctx: AppContext, guard: HostGuard) {
   return (app: OpenAPIHono<HttpEnv>): void => {
-    const handlers: Record<ToolGroup, ReturnType<typeof createMcpHandler>> = {
-      sessions: createMcpHandler(({ authInfo }) => buildMcpServer(ctx, authInfo!.extra!.caller as Caller, 'sessions'), { onerror: (e) => ctx.logger.debug({ err: e }, 'mcp') }),
-      self_session: createMcpHandler(({ authInfo }) => buildMcpServer(ctx, authInfo!.extra!.caller as Caller, 'self_session'), { onerror: (e) => ctx.logger.debug({ err: e }, 'mcp') }),
-    };
+    // one pool of reused servers per node; the caller travels with each request, not the instance
+    const pool = mcpPools.get(ctx) ?? new McpServerPool(ctx);
+    mcpPools.set(ctx, pool);
+    const handlerOf = (group: ToolGroup) => createMcpHandler(({ era }) => pool.acquire(group, era), { onerror: (e) => ctx.logger.debug({ err: e }, 'mcp') });
+    const handlers: Record<ToolGroup, ReturnType<typeof createMcpHandler>> = { sessions: handlerOf('sessions'), self_session: handlerOf('self_session') };
     const serve = (group: ToolGroup) => async (c: Context<HttpEnv>) => {
       try {
         await guard.check(c.req.raw);
@@ -67,7 +74,11 @@ export function mountMcp(ctx: AppContext, guard: HostGuard) {
         if (group === 'self_session' && caller.principal.kind !== 'session') {
           throw new WarrantError('forbidden', 'The self_session MCP server serves a session token only; use /mcp with other credentials.');
         }
-        return await handlers[group].fetch(c.req.raw, { authInfo: { token: bearer!, clientId: 'warrant', scopes: [], extra: { caller } } });
+        // Detached from the client's abort signal: the SDK closes the served instance when the
+        // request aborts, and after the exchange the instance is back in the pool serving another
+        // request (a disconnect must never close someone else's exchange). Tool calls are short.
+        const request = new Request(c.req.raw, { signal: null, duplex: 'half' } as RequestInit);
+        return await handlers[group].fetch(request, { authInfo: { token: bearer!, clientId: 'warrant', scopes: [], extra: { caller } } });
       } catch (error) {
         const res = errorResponse(c, error, ctx.logger);
         const metadataUrl = `${originOf(c)}${PROTECTED_RESOURCE_PATH}${c.req.path}`;

@@ -28,6 +28,8 @@ export interface LayoutProps {
   nav?: NavItem;
   /** open the live-event stream for this page (the strip, the list, a session page) */
   live?: boolean;
+  /** the session whose provenance panel the stream keeps live (a session page) */
+  livePanel?: number;
   children?: Child;
 }
 
@@ -123,7 +125,13 @@ export function Layout(p: LayoutProps) {
           </div>
         </header>
         {p.live ? (
-          <main id="main" tabindex={-1} hx-ext="sse" sse-connect="/ui/events">
+          <main
+            id="main"
+            tabindex={-1}
+            hx-ext="sse"
+            data-live-user={user ? String(user.id) : undefined}
+            sse-connect={p.livePanel === undefined ? '/ui/events' : `/ui/events?panel=${p.livePanel}`}
+          >
             {p.children}
           </main>
         ) : (

@@ -5,7 +5,9 @@ import type { LiveEventRecord } from '../../store/live-repo.js';
 import type { Caller } from '../caller.js';
 import type { AppContext } from '../context.js';
 import { hierarchiesFromOutcomes, ownerFilterOf, resolveReadable, walkSession } from './hierarchy.js';
-import { LineageLoader, runWalks } from './walk-driver.js';
+import { LineageLoader, runWalks, walkCounts } from './walk-driver.js';
+
+export { walkCounts };
 
 /**
  * The live event graph writers emit, inside the transaction that changes an edge, for every

@@ -47,10 +47,19 @@ export function storeAnswerer(db: Executor, d: StoreDialect): (request: Request)
 }
 
 /**
+ * Hierarchy walks this process has run, by where they ran: the counter `/metrics` exposes as
+ * `warrant_hierarchy_walks_total`, and what tests read to prove that N viewers of one tree
+ * cost one walk per change, not N (docs/concepts.md "Live refresh"). Every walk goes through
+ * `runWalks`, so none escapes it.
+ */
+export const walkCounts = { total: 0 };
+
+/**
  * Runs several walks in lockstep: every round, the reads all pending walks are waiting on
  * go to `fulfill` together, so a loader can answer them with one query per kind.
  */
 export async function runWalks(walks: Walk[], fulfill: (requests: Request[]) => Promise<Answer[]>): Promise<WalkOutcome<HierarchyRow>[]> {
+  walkCounts.total += walks.length;
   const outcomes: (WalkOutcome<HierarchyRow> | undefined)[] = new Array(walks.length);
   const pending = new Map<number, Request>();
   walks.forEach((walk, i) => {

@@ -36,12 +36,21 @@ export function registerLiveRoutes(app: OpenAPIHono<HttpEnv>, ctx: AppContext): 
   app.get('/api/v1/events/stream', (c) => streamLiveEvents(c, ctx, c.get('caller')));
 }
 
+export interface LiveStreamOptions {
+  /**
+   * More frames a surface derives for this subscriber (the web UI's live panels): called once
+   * the stream is set up with a `push` for `{event, data}` frames (sent without an id); returns
+   * the cleanup run when the stream ends.
+   */
+  derived?: (push: (event: string, data: string) => void) => Promise<() => void>;
+}
+
 /**
  * One subscriber's stream: the REST route above and the web UI's cookie-authenticated
  * stream (src/web) both serve it, so visibility filtering, replay and hierarchy watching
  * live in one place.
  */
-export async function streamLiveEvents(c: Context, ctx: AppContext, caller: Caller): Promise<Response> {
+export async function streamLiveEvents(c: Context, ctx: AppContext, caller: Caller, options: LiveStreamOptions = {}): Promise<Response> {
   const visibility = await visibilityOf(ctx.store.kysely, ctx, caller);
   const lastEventId = Number(c.req.header('last-event-id') ?? c.req.query('last_event_id') ?? NaN);
   const visible = (e: LiveEventRecord): boolean => e.sessionId === null || isVisible(visibility, e.ownerUserId);
@@ -82,6 +91,14 @@ export async function streamLiveEvents(c: Context, ctx: AppContext, caller: Call
     );
   }
   cleanups.push(ctx.live.subscribe((record) => push({ kind: 'live', record })));
+  if (options.derived) {
+    try {
+      cleanups.push(await options.derived((event, data) => push({ kind: 'derived', event, data })));
+    } catch (error) {
+      for (const cleanup of cleanups.splice(0)) cleanup();
+      throw error;
+    }
+  }
   const unsubscribe = (): void => {
     for (const cleanup of cleanups.splice(0)) cleanup();
   };

@@ -5,6 +5,7 @@ import { restCaller, type HttpEnv } from '../env.js';
 import type { Metrics } from '../metrics.js';
 import { WarrantError } from '../../core/errors.js';
 import { permissionKind } from '../../app/caller.js';
+import { walkCounts } from '../../app/lineage/hierarchy-refresh.js';
 import { ErrorSchema } from '../schemas.js';
 
 /** Documented, not validated (it takes no input): Prometheus' text exposition format. */
@@ -40,7 +41,7 @@ export function registerMetricsRoute(app: OpenAPIHono<HttpEnv>, ctx: AppContext,
       .executeTakeFirstOrThrow();
     await sql`select 1`.execute(ctx.store.kysely);
     metrics.storeLatency.observe((performance.now() - start) / 1000);
-    return c.text(metrics.render({ sseClients: ctx.live.subscriberCount, inboxDepth: Number(row.n), liveEventId: ctx.live.lastEventId }), 200, {
+    return c.text(metrics.render({ sseClients: ctx.live.subscriberCount, inboxDepth: Number(row.n), liveEventId: ctx.live.lastEventId, hierarchyWalks: walkCounts.total }), 200, {
       'content-type': 'text/plain; version=0.0.4; charset=utf-8',
     });
   });

@@ -3,6 +3,7 @@
  * settings and theme, the session strip's lineage lines (docs/api.md), and routing live events
  * to the page regions that watch the sessions they concern. Everything else is htmx.
  */
+import type { ToTab } from './live-worker.js';
 import { lineageEdges, lineagePath, orderChildrenAfterParents, subtreeOf, type Rect, type StripEdge, type StripTab } from '../../core/lineage-geometry.js';
 
 interface HtmxApi {
@@ -289,16 +290,119 @@ function routeLiveEvent(type: string, data: string): void {
   }
 }
 
+/** EventSource's readyState values (a shared source mirrors them for the extension). */
+const CONNECTING = 0;
+const OPEN = 1;
+const CLOSED = 2;
+
 /**
- * The htmx SSE extension owns the connection (`sse-connect`); this wraps the EventSource it
- * creates so events also reach watching regions, and so a connection the extension has to
- * re-create (after the browser gave up) resumes from the last event id it saw.
+ * What the htmx SSE extension is handed instead of an EventSource when the browser has
+ * SharedWorker: the same surface (addEventListener, onopen, onerror, readyState, close), fed by
+ * the browser's one live connection in /assets/live-worker.js. Each name a listener is added for
+ * is asked of the worker, which forwards only those events to this tab.
+ */
+class SharedLiveSource extends EventTarget {
+  readyState = CONNECTING;
+  onopen: ((e: Event) => void) | null = null;
+  onerror: ((e: Event) => void) | null = null;
+  onmessage: ((e: MessageEvent) => void) | null = null;
+  readonly withCredentials = true;
+  private readonly asked = new Set<string>();
+
+  constructor(
+    readonly url: string,
+    private readonly port: MessagePort,
+    private readonly panels: number[],
+    private readonly onEvent: (type: string, data: string, id: string) => void,
+  ) {
+    super();
+    port.onmessage = (e: MessageEvent<ToTab>) => this.receive(e.data);
+    port.start();
+    this.register();
+    // a page restored from the back-forward cache said bye when it was hidden: register again
+    window.addEventListener('pageshow', (e) => {
+      if (e.persisted && this.readyState !== CLOSED) this.register();
+    });
+    window.addEventListener('pagehide', () => this.port.postMessage({ type: 'bye' }));
+  }
+
+  /** Tells the worker every event name this tab reads, then the panels it shows. */
+  private register(): void {
+    for (const name of EVENT_TYPES) this.asked.add(name);
+    for (const name of this.asked) this.port.postMessage({ type: 'listen', name });
+    this.port.postMessage({ type: 'watch', panels: this.panels });
+  }
+
+  private ask(name: string): void {
+    if (this.asked.has(name)) return;
+    this.asked.add(name);
+    this.port.postMessage({ type: 'listen', name });
+  }
+
+  override addEventListener(type: string, listener: EventListenerOrEventListenerObject | null, options?: boolean | AddEventListenerOptions): void {
+    super.addEventListener(type, listener, options);
+    if (this.readyState !== CLOSED) this.ask(type);
+  }
+
+  private receive(message: ToTab): void {
+    if (this.readyState === CLOSED) return;
+    if (message.type === 'open') {
+      if (this.readyState === OPEN) return;
+      this.readyState = OPEN;
+      const open = new Event('open');
+      this.onopen?.(open);
+      this.dispatchEvent(open);
+      return;
+    }
+    this.onEvent(message.event, message.data, message.id);
+    const event = new MessageEvent(message.event, { data: message.data, lastEventId: message.id });
+    if (message.event === 'message') this.onmessage?.(event);
+    this.dispatchEvent(event);
+  }
+
+  close(): void {
+    if (this.readyState === CLOSED) return;
+    this.readyState = CLOSED;
+    this.port.postMessage({ type: 'bye' });
+  }
+}
+
+/** The panels a stream URL asks to keep live (`?panel=1,2`). */
+function panelsOf(url: string): number[] {
+  const list = new URL(url, location.href).searchParams.getAll('panel').flatMap((v) => v.split(','));
+  return list.map(Number).filter((n) => Number.isSafeInteger(n) && n > 0);
+}
+
+/** The browser's shared live connection, or null where SharedWorker is missing or refused. */
+function sharedWorkerPort(): MessagePort | null {
+  if (typeof SharedWorker === 'undefined') return null;
+  try {
+    // one worker per signed-in user: a tab signed in as someone else never shares another's stream
+    const who = document.querySelector<HTMLElement>('[data-live-user]')?.dataset.liveUser ?? 'anonymous';
+    return new SharedWorker('/assets/live-worker.js', { name: `warrant-live-${who}` }).port;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * The htmx SSE extension owns the connection (`sse-connect`); this hands it the source it reads.
+ * With SharedWorker, every tab shares one stream (SharedLiveSource); without it, each tab opens
+ * its own EventSource, which resumes from the last event id it saw when the extension has to
+ * re-create it. Either way events also reach the regions that watch the sessions they concern.
  */
 function initLiveRouting(): void {
   const api = htmx();
   if (!api) return;
   let lastEventId: string | null = null;
   api.createEventSource = (url: string) => {
+    const port = sharedWorkerPort();
+    if (port) {
+      const shared = new SharedLiveSource(url, port, panelsOf(url), (type, data) => {
+        if (EVENT_TYPES.includes(type)) routeLiveEvent(type, data);
+      });
+      return shared as unknown as EventSource;
+    }
     const resume = lastEventId ? `${url}${url.includes('?') ? '&' : '?'}last_event_id=${encodeURIComponent(lastEventId)}` : url;
     const source = new EventSource(resume, { withCredentials: true });
     for (const type of EVENT_TYPES) {

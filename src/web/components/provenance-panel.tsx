@@ -1,5 +1,10 @@
 import type { Provenance } from '../../app/lineage/provenance.js';
 import { MAX_NODES } from '../../core/hierarchy-types.js';
+
+/** The SSE event that carries this panel's fresh HTML (src/web/live-panels.tsx). */
+export function panelEvent(sessionId: number): string {
+  return `panel-${sessionId}`;
+}
 import { HierarchyTree } from './hierarchy-tree.js';
 import { HumanRecordSection } from './human-record-panel.js';
 
@@ -9,6 +14,10 @@ import { HumanRecordSection } from './human-record-panel.js';
  * which loads `/sessions/:id/provenance_panel` and is replaced by `ProvenancePanel`. The
  * skeleton carries no id, so a live refresh (which targets #provenance-panel) can never
  * mistake it for the real panel.
+ *
+ * Live refresh: the page's stream watches this panel (`?panel=<id>`) and sends it whole, as
+ * `panel-<id>` events htmx swaps in (`sse-swap`), rendered from the shared hierarchy refresh —
+ * one walk per change for every viewer (src/web/live-panels.tsx). After a `resync` it re-fetches.
  *
  * It draws what `get_session_provenance` returns — the hierarchy walk and the human-message
  * record over its node set — so the page and the agents' tools cannot disagree.
@@ -25,11 +34,6 @@ export function panelRowCount(shape: { hasParent: boolean; children: number }): 
   return Math.min((shape.hasParent ? 1 : 0) + 1 + shape.children, MAX_NODES + 1);
 }
 
-/** The ids whose change (or new child) can alter this panel: every node drawn (live refresh). */
-function watchedIds(p: Provenance): string {
-  return [...new Set([p.session.id, ...p.hierarchy.nodes.map((n) => n.id)])].join(' ');
-}
-
 export function ProvenancePanel(props: { provenance: Provenance }) {
   const p = props.provenance;
   const id = p.session.id;
@@ -38,11 +42,10 @@ export function ProvenancePanel(props: { provenance: Provenance }) {
       id="provenance-panel"
       class="card panel"
       aria-labelledby="hierarchy-heading"
-      data-watch-sessions={watchedIds(p)}
-      data-watch-children-of={watchedIds(p)}
       data-node-count={String(p.hierarchy.nodes.length)}
+      sse-swap={panelEvent(id)}
       hx-get={`/sessions/${id}/provenance_panel`}
-      hx-trigger="warrant:watched delay:200ms"
+      hx-trigger="sse:resync delay:200ms"
       hx-swap="outerHTML"
     >
       <h2 id="hierarchy-heading">

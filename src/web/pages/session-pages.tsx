@@ -95,7 +95,7 @@ const DROP_EXPLAINED: Record<string, string> = {
 export function SessionPage(p: SessionPageProps) {
   const s = p.session;
   return (
-    <Layout title={`#${s.id} ${sessionTitle(s.title)}`} identity={p.identity} csrf={p.csrf} live>
+    <Layout title={`#${s.id} ${sessionTitle(s.title)}`} identity={p.identity} csrf={p.csrf} live livePanel={s.id}>
       <div class="page-grid">
  {p.parentDropped && (
           <p class="notice warn" role="status">

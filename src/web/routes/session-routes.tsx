@@ -12,6 +12,7 @@ import { WarrantError } from '../../core/errors.js';
 import { toWarrantError } from '../../http/errors.js';
 import type { HostGuard } from '../../http/host-guard.js';
 import { streamLiveEvents } from '../../http/routes/live.js';
+import { watchPanels } from '../live-panels.js';
 import { SessionList, statusesFor, type ListFilters } from '../components/session-list.js';
 import { SessionStatusSection } from '../components/session-status.js';
 import { STRIP_LIMIT, StripNote, StripTabs } from '../components/strip.js';
@@ -126,7 +127,12 @@ export function registerSessionRoutes(app: Hono<any>, ctx: AppContext, guard: Ho
   });
 
   // docs/api.md: the web UI's own stream — cookie-authenticated, same hub, same visibility filter
-  route('GET', '/ui/events', (c, r) => streamLiveEvents(c, ctx, who(r.identity)));
+  // `?panel=<id>,…`: the session pages whose provenance panels this stream keeps live (live-panels.tsx)
+  route('GET', '/ui/events', (c, r) => {
+    const caller = who(r.identity);
+    const panels = (c.req.queries('panel') ?? []).flatMap((v) => v.split(',')).map((v) => v.trim()).filter((v) => /^\d{1,15}$/.test(v));
+    return streamLiveEvents(c, ctx, caller, panels.length > 0 ? { derived: (push) => watchPanels(ctx, caller, panels, push) } : {});
+  });
 
   route('GET', '/sessions/new', async (c, r) => htmlPage(c, <NewSessionPage identity={r.identity!} csrf={r.csrf} />));
 
