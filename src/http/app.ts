@@ -22,6 +22,7 @@ import { registerMessageRoutes } from './routes/messages.js';
 import { registerConversationRoutes } from './routes/conversations.js';
 import { registerAgentRuntimeRoutes } from './routes/agent-runtimes.js';
 import { registerTerminalRoutes } from './routes/terminal.js';
+import { registerFootprintRoutes } from './routes/footprint.js';
 import type { ShutdownGate } from './shutdown-gate.js';
 
 export const MAX_BODY_BYTES = 1024 * 1024;
@@ -125,6 +126,7 @@ export function buildHttpApp(ctx: AppContext, options: HttpOptions = {}): OpenAP
   registerConversationRoutes(app, ctx);
   registerAgentRuntimeRoutes(app, ctx);
   registerTerminalRoutes(app, ctx);
+  registerFootprintRoutes(app, ctx);
   for (const mount of options.mount ?? []) mount(app);
 
   app.openAPIRegistry.registerComponent('securitySchemes', 'bearer', { type: 'http', scheme: 'bearer', description: 'wrt_f_ fleet key, wrt_s_ session token, wrt_h_ human token, wrt_c_ integration key or wrt_t_ witness credential (terminal routes only)' });

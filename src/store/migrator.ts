@@ -14,6 +14,7 @@ import * as terminalChannel from './migrations/012-terminal-channel.js';
 import * as terminalWitness from './migrations/013-terminal-witness.js';
 import * as evidenceRewriteRefused from './migrations/014-evidence-rewrite-refused.js';
 import * as witnessHeartbeat from './migrations/015-witness-heartbeat.js';
+import * as reverseQuestion from './migrations/017-reverse-question.js';
 
 /** What a migration may ask of the node running it (data that must leave the store). */
 export interface MigrationHooks {
@@ -42,6 +43,7 @@ const MIGRATIONS: Record<string, MigrationModule> = {
   '013-terminal-witness': terminalWitness,
   '014-evidence-rewrite-refused': evidenceRewriteRefused,
   '015-witness-heartbeat': witnessHeartbeat,
+  '017-reverse-question': reverseQuestion,
 };
 
 class InCodeProvider implements MigrationProvider {
