@@ -67,5 +67,5 @@ export function renderEventsAcross(events: readonly EventView[], filters: string
 export function eventFiltersText(f: { actor?: string; cause?: string; credential?: number }): string {
   return [f.actor !== undefined ? `actor ${f.actor}` : null, f.cause !== undefined ? `cause ${f.cause}` : null, f.credential !== undefined ? `credential ${f.credential}` : null]
     .filter((p): p is string => p !== null)
-    .join(' · ');
+    .join(' · ') || 'every actor';
 }

@@ -1,4 +1,3 @@
-import { WarrantError } from '../../core/errors.js';
 import { listEventsAcrossSessions } from '../../store/footprint-repo.js';
 import { authorize, visibilityOf } from '../access.js';
 import { actorIdOfFilter } from '../actor-filter.js';
@@ -22,19 +21,14 @@ export const DEFAULT_EVENTS_PAGE = 100;
 
 /**
  * `GET /api/v1/events` (docs/attribution.md "What a person caused"): events across every
- * session the caller may see, by actor, cause and credential (the filters combine; at least
- * one is needed), newest first. A revoked or leaked token's whole footprint is
+ * session the caller may see, by actor, cause and credential (the filters combine; with none,
+ * every event the caller may see), newest first. A revoked or leaked token's whole footprint is
  * `credential=<id>`; events whose session was deleted went with it (its deletion record
  * remains, `GET /api/v1/session_deletions`).
  */
 export async function listEventsAcross(ctx: AppContext, caller: Caller, input: EventsAcrossInput): Promise<{ events: EventView[]; nextCursor: string | null }> {
   const db = ctx.store.kysely;
   await authorize(db, ctx, caller, 'read', null);
-  if (input.actor === undefined && input.cause === undefined && input.credential === undefined) {
-    throw new WarrantError('invalid-request', 'Name at least one of actor, cause or credential: the events list answers "what did this actor or credential do".', {
-      details: { field: 'actor' },
-    });
-  }
   const limit = Math.min(Math.max(input.limit ?? DEFAULT_EVENTS_PAGE, 1), MAX_PAGE);
   const beforeId = input.cursor ? decodeCursor(input.cursor, 'events-across') : undefined;
   const visibility = await visibilityOf(db, ctx, caller);
