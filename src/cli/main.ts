@@ -20,6 +20,7 @@ import { registerDeletionCommands } from './commands/deletions.js';
 import { registerCheckCommand, registerProvenanceCommand } from './commands/provenance.js';
 import { registerMessageCommands } from './commands/messages.js';
 import { registerConversationCommands } from './commands/conversations.js';
+import { registerEventsCommand } from './commands/events.js';
 
 export function buildProgram(): Command {
   const program = new Command('warrant')
@@ -46,6 +47,7 @@ export function buildProgram(): Command {
   registerCheckCommand(program);
   registerMessageCommands(program);
   registerConversationCommands(program);
+  registerEventsCommand(program);
   program.commands.forEach(function apply(cmd: Command) {
     cmd.exitOverride();
     cmd.commands.forEach(apply);
