@@ -4,6 +4,7 @@ import { actorIdOfFilter } from '../actor-filter.js';
 import type { Caller } from '../caller.js';
 import type { AppContext } from '../context.js';
 import { decodeCursor, encodeCursor } from '../cursor.js';
+import { isHiddenSession } from '../views.js';
 import { eventViews, MAX_PAGE, type EventView } from './read-sessions.js';
 
 export interface EventsAcrossInput {
@@ -45,5 +46,10 @@ export async function listEventsAcross(ctx: AppContext, caller: Caller, input: E
     limit: limit + 1,
   });
   const page = rows.slice(0, limit);
-  return { events: await eventViews(db, ctx, page, visibility), nextCursor: rows.length > limit ? encodeCursor('events-across', page[page.length - 1]!.id) : null };
+  const views = await eventViews(db, ctx, page, visibility);
+  // docs/concepts.md: the cause reached through a session the reader may not see is unnamed
+  // with it — so a cause filter must not match through one either (it would name its owner).
+  // The page may come out shorter; the cursor still follows the rows read.
+  const events = input.cause === undefined ? views : views.filter((e) => !isHiddenSession(e.actor));
+  return { events, nextCursor: rows.length > limit ? encodeCursor('events-across', page[page.length - 1]!.id) : null };
 }

@@ -74,7 +74,10 @@ export async function listSessions(ctx: AppContext, caller: Caller, input: ListS
     limit: limit + 1,
   });
   const page = rows.slice(0, limit);
-  const sessions = await sessionViews(db, ctx, page, visibility, { withMetadata: false });
+  const views = await sessionViews(db, ctx, page, visibility, { withMetadata: false });
+  // a cause reached through a creator the reader may not see is unnamed with it (docs/concepts.md),
+  // so `caused_by` does not match through one; the cursor still follows the rows read
+  const sessions = causedByActorId === undefined ? views : views.filter((v) => !isHiddenSession(v.creator));
   const nextCursor = rows.length > limit ? encodeCursor('sessions', page[page.length - 1]!.id) : null;
   return { sessions, nextCursor };
 }
