@@ -7,7 +7,13 @@ const ACTOR_FORMS = 'a roster key (or `human:<key>`), `session:<id>`, `client:<n
 export const EventsAcrossQuery = z.object({
   actor: ActorFilter.optional().openapi({ description: `who acted: ${ACTOR_FORMS}` }),
   cause: ActorFilter.optional().openapi({ description: `on whose behalf: ${ACTOR_FORMS}` }),
-  credential: z.coerce.number().int().positive().max(Number.MAX_SAFE_INTEGER).optional().openapi({ description: 'a credential id: every act made with that token' }),
+  credential: z.coerce
+    .number()
+    .int()
+    .positive()
+    .max(Number.MAX_SAFE_INTEGER)
+    .optional()
+    .openapi({ description: 'a credential id: every act made with that token' }),
   limit: Limit.optional(),
   cursor: Cursor.optional(),
 });

@@ -21,7 +21,20 @@ export async function listEventsAcrossSessions(db: Executor, f: EventFilter): Pr
   let q = db
     .selectFrom('session_events as e')
     .innerJoin('sessions as s', 's.id', 'e.session_id')
-    .select(['e.id', 'e.session_id', 'e.seq', 'e.type', 'e.details', 'e.actor_id', 'e.actor_basis', 'e.caused_by_actor_id', 'e.cause_basis', 'e.credential_id', 'e.created_at', 'e.digest_key']);
+    .select([
+      'e.id',
+      'e.session_id',
+      'e.seq',
+      'e.type',
+      'e.details',
+      'e.actor_id',
+      'e.actor_basis',
+      'e.caused_by_actor_id',
+      'e.cause_basis',
+      'e.credential_id',
+      'e.created_at',
+      'e.digest_key',
+    ]);
   if (f.actorId !== undefined) q = q.where('e.actor_id', '=', f.actorId);
   if (f.causeActorId !== undefined) q = q.where('e.caused_by_actor_id', '=', f.causeActorId);
   if (f.credentialId !== undefined) q = q.where('e.credential_id', '=', f.credentialId);

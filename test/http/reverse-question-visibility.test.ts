@@ -23,11 +23,17 @@ describeEachDialect(
       const dispatched = (await h.create(h.fleetKey, { title: 'dispatched', parent_session_id: carols.id, acting_session_id: router.id })).session;
       expect(dispatched.owner).toBe(carolKey);
       // and the fleet, declaring carol's session, enqueues onto alice's router and makes her a session
-      const enq = await h.request('POST', `/api/v1/sessions/${router.id}/enqueued_messages`, { token: h.fleetKey, body: { content: 'from carol', acting_session_id: carols.id } });
+      const enq = await h.request('POST', `/api/v1/sessions/${router.id}/enqueued_messages`, {
+        token: h.fleetKey,
+        body: { content: 'from carol', acting_session_id: carols.id },
+      });
       expect(enq.status, enq.text).toBe(201);
       const madeForAlice = (await h.create(h.fleetKey, { title: 'made for alice', owner: aliceKey, acting_session_id: carols.id })).session.id as number;
 
-      const ids = async (token: string, query: string) => (await h.request('GET', `/api/v1/sessions?${query}&limit=200`, { token })).body.sessions.map((s: { id: number }) => s.id).sort((a: number, b: number) => a - b);
+      const ids = async (token: string, query: string) =>
+        (await h.request('GET', `/api/v1/sessions?${query}&limit=200`, { token })).body.sessions
+          .map((s: { id: number }) => s.id)
+          .sort((a: number, b: number) => a - b);
       expect(await ids(admin.token, `caused_by=${aliceKey}`)).toEqual([router.id, worker, dispatched.id].sort((a, b) => a - b));
       expect(await ids(alice.token, `caused_by=${aliceKey}`)).toEqual([router.id, worker].sort((a, b) => a - b));
       // carol caused alice's "made for alice" through carol's session, which alice may not see
@@ -35,7 +41,11 @@ describeEachDialect(
       expect(await ids(alice.token, `caused_by=${carolKey}`)).toEqual([]);
       expect(await ids(alice.token, `caused_by=session:${carols.id}`)).toEqual([]);
 
-      const events = async (token: string, query: string) => (await h.request('GET', `/api/v1/events?${query}&limit=200`, { token })).body.events as { session_id: number; actor: { kind: string; ref: string | null } }[];
+      const events = async (token: string, query: string) =>
+        (await h.request('GET', `/api/v1/events?${query}&limit=200`, { token })).body.events as {
+          session_id: number;
+          actor: { kind: string; ref: string | null };
+        }[];
       // carol's session acted on alice's router: alice sees the act, its actor unnamed — but cannot find it by that session or by carol
       const onRouter = (await events(alice.token, `actor=fleet`)).length + (await events(alice.token, `cause=${aliceKey}`)).length;
       expect(onRouter).toBeGreaterThan(0);

@@ -10,7 +10,11 @@ async function allPages<T>(h: Harness, token: string, path: string, key: string,
   let cursor: string | null = null;
   for (let page = 0; page < 1000; page++) {
     const sep = path.includes('?') ? '&' : '?';
-    const r: { status: number; text: string; body: any } = await h.request('GET', `${path}${sep}limit=${limit}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`, { token });
+    const r: { status: number; text: string; body: any } = await h.request(
+      'GET',
+      `${path}${sep}limit=${limit}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`,
+      { token },
+    );
     expect(r.status, r.text).toBe(200);
     out.push(...(r.body[key] as T[]));
     cursor = r.body.next_cursor;
@@ -44,7 +48,7 @@ describeEachDialect('the reverse question over REST', (t) => {
     w = await causationWorld(t());
   });
 
-  it('caused_by=<human> returns exactly the sessions alice caused — the dispatched ones on carol\'s tree included, the decoys not', async () => {
+  it("caused_by=<human> returns exactly the sessions alice caused — the dispatched ones on carol's tree included, the decoys not", async () => {
     const h = t();
     const listed = await allPages<{ id: number }>(h, h.fleetKey, `/api/v1/sessions?caused_by=${w.alice.key}`, 'sessions', 2);
     const ids = listed.map((s) => s.id);
@@ -100,7 +104,9 @@ describeEachDialect('the reverse question over REST', (t) => {
     expect(credential).toBeGreaterThan(0);
     // more acts with alice's token: a rename, an enqueue, a second session archived
     expect((await h.request('PATCH', `/api/v1/sessions/${w.router.id}`, { token: w.alice.token, body: { title: 'alice router, renamed' } })).status).toBe(200);
-    expect((await h.request('POST', `/api/v1/sessions/${w.router.id}/enqueued_messages`, { token: w.alice.token, body: { content: 'next, the changelog' } })).status).toBe(201);
+    expect(
+      (await h.request('POST', `/api/v1/sessions/${w.router.id}/enqueued_messages`, { token: w.alice.token, body: { content: 'next, the changelog' } })).status,
+    ).toBe(201);
     const spare = (await h.create(w.alice.token, { title: 'spare' })).session.id as number;
     expect((await h.request('POST', `/api/v1/sessions/${spare}/archive`, { token: w.alice.token, body: {} })).status).toBe(200);
     const before = await h.store.kysely.selectFrom('session_events').select('id').where('credential_id', '=', credential).execute();
@@ -114,7 +120,11 @@ describeEachDialect('the reverse question over REST', (t) => {
     expect([...ids].sort((a, b) => a - b)).toEqual(before.map((r) => Number(r.id)).sort((a, b) => a - b));
     expect(ids).toEqual([...ids].sort((a, b) => b - a));
     for (const e of listed) expect(e.credential_id).toBe(credential);
-    for (const type of ['created', 'attached', 'title_changed', 'inbox_item_added', 'archived']) expect(listed.map((e) => e.type), type).toContain(type);
+    for (const type of ['created', 'attached', 'title_changed', 'inbox_item_added', 'archived'])
+      expect(
+        listed.map((e) => e.type),
+        type,
+      ).toContain(type);
     // filters combine: the same credential's acts on one cause only
     const both = await h.request('GET', `/api/v1/events?credential=${credential}&actor=${w.alice.key}&limit=200`, { token: h.fleetKey });
     expect(both.body.events.length).toBe(listed.length);

@@ -37,7 +37,11 @@ describeEachDialect('caused_by: the recursive query agrees with core/causation.t
         const made: { id: number; actorId: number }[] = [];
         for (const st of steps) {
           const creator =
-            st.creatorKind === 'human' ? humans[st.pick % humans.length]! : st.creatorKind === 'session' && made.length > 0 ? made[st.pick % made.length]!.actorId : null;
+            st.creatorKind === 'human'
+              ? humans[st.pick % humans.length]!
+              : st.creatorKind === 'session' && made.length > 0
+                ? made[st.pick % made.length]!.actorId
+                : null;
           const row = await h.store.kysely
             .insertInto('sessions')
             .values({

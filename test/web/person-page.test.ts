@@ -51,7 +51,7 @@ describeEachDialect('the person page: what they caused (single-admin mode)', (t)
     expect(sessions).toEqual([...w.alices].sort((a, b) => b - a));
   });
 
-  it('lists the events on her behalf (the work queued on carol\'s tree among them) and, per token, every act of it', async () => {
+  it("lists the events on her behalf (the work queued on carol's tree among them) and, per token, every act of it", async () => {
     const h = t();
     const page = await web.get(`/supervisor/users/${w.alice.key}/caused`);
     expect(page.text).toContain(`href="/sessions/${w.carolsRoot.id}">#${w.carolsRoot.id}</a> <strong>inbox_item_added</strong>`);

@@ -14,7 +14,10 @@ export const listEventsTool = defineTool({
   groups: ['sessions'],
   title: 'List events by actor, cause or credential',
   description: () =>
-    'What an actor did (`actor`), what was done on their behalf (`cause`), or every act made with one token (`credential`, a credential id), across every session you may see, newest first. The filters combine; with none, every event you may see. Events of a deleted session went with it (its deletion record remains); refused authentications are recorded nowhere. Paged like list_sessions (`next_cursor`).',
+    'What an actor did (`actor`), what was done on their behalf (`cause`), or every act made with one token (`credential`, a ' +
+    'credential id), across every session you may see, newest first. The filters combine; with none, every event you may see. ' +
+    'Events of a deleted session went with it (its deletion record remains); refused authentications are recorded nowhere. ' +
+    'Paged like list_sessions (`next_cursor`).',
   inputSchema: () =>
     z.object({
       actor: ActorFilter.optional().describe(`who acted: ${ACTOR_FORMS}`),
@@ -25,8 +28,16 @@ export const listEventsTool = defineTool({
     }),
   annotations: { readOnlyHint: true },
   handler: async (ctx, caller, args) => {
-    const filters = { ...(args.actor !== undefined ? { actor: args.actor } : {}), ...(args.cause !== undefined ? { cause: args.cause } : {}), ...(args.credential !== undefined ? { credential: args.credential } : {}) };
-    const r = await listEventsAcross(ctx, caller, { ...filters, ...(args.limit ? { limit: args.limit } : {}), ...(args.cursor ? { cursor: args.cursor } : {}) });
+    const filters = {
+      ...(args.actor !== undefined ? { actor: args.actor } : {}),
+      ...(args.cause !== undefined ? { cause: args.cause } : {}),
+      ...(args.credential !== undefined ? { credential: args.credential } : {}),
+    };
+    const r = await listEventsAcross(ctx, caller, {
+      ...filters,
+      ...(args.limit ? { limit: args.limit } : {}),
+      ...(args.cursor ? { cursor: args.cursor } : {}),
+    });
     const hint = (c: string) => `call list_events again with the same filters and cursor "${c}"`;
     return {
       text: renderEventsAcross(r.events, eventFiltersText(filters), r.nextCursor, hint),

@@ -75,8 +75,8 @@ export function PersonPage(p: { identity: WebIdentity; csrf: string; data: Perso
         What {u.displayName} <span class="mono">({u.key})</span> caused
       </h1>
       <p class="hint">
-        Sessions they caused: their own, and those their sessions created, wherever those sit. Work their sessions queued onto someone else's session is an event here, not that
-        session.
+        Sessions they caused: their own, and those their sessions created, wherever those sit. Work their sessions queued onto someone else's session is an
+        event here, not that session.
       </p>
       <section class="card" aria-labelledby="caused-sessions-heading" data-caused-sessions>
         <h2 id="caused-sessions-heading">Sessions</h2>

@@ -31,13 +31,24 @@ export function registerPersonRoutes(app: Hono<any>, ctx: AppContext, guard: Hos
     const eventsCursor = c.req.query('events_cursor') || null;
     const person = `human:${user.key}`;
     const sessions = await listSessions(ctx, caller, { causedBy: person, limit, ...(sessionsCursor ? { cursor: sessionsCursor } : {}) });
-    const events = await listEventsAcross(ctx, caller, { ...(credential !== null ? { credential } : { cause: person }), limit, ...(eventsCursor ? { cursor: eventsCursor } : {}) });
+    const events = await listEventsAcross(ctx, caller, {
+      ...(credential !== null ? { credential } : { cause: person }),
+      limit,
+      ...(eventsCursor ? { cursor: eventsCursor } : {}),
+    });
     return htmlPage(
       c,
       <PersonPage
         identity={r.identity!}
         csrf={r.csrf}
-        data={{ user, sessions: sessions.sessions, sessionsNext: sessions.nextCursor, events: events.events, eventsNext: events.nextCursor, query: { sessionsCursor, eventsCursor, credential, limit: limit === PAGE ? null : limit } }}
+        data={{
+          user,
+          sessions: sessions.sessions,
+          sessionsNext: sessions.nextCursor,
+          events: events.events,
+          eventsNext: events.nextCursor,
+          query: { sessionsCursor, eventsCursor, credential, limit: limit === PAGE ? null : limit },
+        }}
       />,
     );
   });
