@@ -20,6 +20,7 @@ import { registerDeletionCommands } from './commands/deletions.js';
 import { registerCheckCommand, registerProvenanceCommand } from './commands/provenance.js';
 import { registerMessageCommands } from './commands/messages.js';
 import { registerConversationCommands } from './commands/conversations.js';
+import { registerEventsCommand } from './commands/events.js';
 
 /** What every command that talks to a server reads from the environment (docs/api.md). */
 const ENVIRONMENT_HELP = `
@@ -58,6 +59,7 @@ export function buildProgram(): Command {
   registerCheckCommand(program);
   registerMessageCommands(program);
   registerConversationCommands(program);
+  registerEventsCommand(program);
   program.commands.forEach(function apply(cmd: Command) {
     cmd.exitOverride();
     cmd.commands.forEach(apply);

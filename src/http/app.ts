@@ -23,6 +23,7 @@ import { registerConversationRoutes } from './routes/conversations.js';
 import { registerAgentRuntimeRoutes } from './routes/agent-runtimes.js';
 import { registerTerminalRoutes } from './routes/terminal.js';
 import { registerAuditRoutes } from './routes/audit.js';
+import { registerFootprintRoutes } from './routes/footprint.js';
 import type { ShutdownGate } from './shutdown-gate.js';
 
 export const MAX_BODY_BYTES = 1024 * 1024;
@@ -130,6 +131,7 @@ export function buildHttpApp(ctx: AppContext, options: HttpOptions = {}): OpenAP
   registerAgentRuntimeRoutes(app, ctx);
   registerTerminalRoutes(app, ctx);
   registerAuditRoutes(app, ctx);
+  registerFootprintRoutes(app, ctx);
   for (const mount of options.mount ?? []) mount(app);
 
   app.openAPIRegistry.registerComponent('securitySchemes', 'bearer', { type: 'http', scheme: 'bearer', description: 'wrt_f_ fleet key, wrt_s_ session token, wrt_h_ human token, wrt_c_ integration key or wrt_t_ witness credential (terminal routes only)' });

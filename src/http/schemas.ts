@@ -2,6 +2,7 @@ import { z } from '@hono/zod-openapi';
 import { SESSION_STATUSES } from '../core/lifecycle.js';
 import { GENESES } from '../core/genesis.js';
 import { MAX_CONVERSATION_ID_LENGTH, MAX_PROVIDER_LENGTH, MAX_TRANSCRIPT_PATH_LENGTH } from '../core/conversations.js';
+import { CausedByFilter } from './footprint-schemas.js';
 import { ActorFilter, Cursor, IsoTime, Limit, orNull, RefValue, ReportedText, commaList } from './wire-rules.js';
 
 /**
@@ -222,6 +223,7 @@ export const ListSessionsQuery = z.object({
   parent: z.string().optional(),
   root: z.enum(['true', 'false']).optional(),
   q: z.string().max(200).optional(),
+  caused_by: CausedByFilter.optional(),
   limit: Limit.optional(),
   cursor: Cursor.optional(),
 });

@@ -45,3 +45,27 @@ export function renderDeletions(deletions: readonly DeletionView[], nextCursor: 
   const more = nextCursor ? `\n\nMore: ${neutralPagingHint(nextCursor)}` : '';
   return deletions.map(renderDeletionLine).join('\n') + more;
 }
+
+/** One event of the list across sessions: its session first, its credential after. */
+export function renderEventAcrossLine(e: EventView): string {
+  const attribution = e.actor === null && e.cause === null ? 'unattributed (runtime state)' : `${who('by', e.actor)}; ${who('for', e.cause)}`;
+  const credential = e.credentialId !== null ? ` · credential ${e.credentialId}` : '';
+  return `- #${e.sessionId} seq ${e.seq} · ${e.createdAt} · **${e.type}** — ${attribution}${credential}${detailsText(e.details)}`;
+}
+
+/**
+ * `GET /api/v1/events` (the reverse question, docs/attribution.md): what an actor or a
+ * credential did, newest first. `filters` names what was asked, so an empty page says of whom.
+ */
+export function renderEventsAcross(events: readonly EventView[], filters: string, nextCursor: string | null, pagingHint: (cursor: string) => string = (c) => `pass --cursor ${c}`): string {
+  const more = nextCursor ? `\n\nMore: ${pagingHint(nextCursor)}` : '';
+  if (events.length === 0) return `No events match ${sanitizeInline(filters)}${nextCursor === null ? '' : ' on this page'}.${more}`;
+  return `## Events — ${sanitizeInline(filters)} (newest first)\n\n${events.map(renderEventAcrossLine).join('\n')}${more}`;
+}
+
+/** How the filters of the events list read in a heading: `actor alice · credential 12`. */
+export function eventFiltersText(f: { actor?: string; cause?: string; credential?: number }): string {
+  return [f.actor !== undefined ? `actor ${f.actor}` : null, f.cause !== undefined ? `cause ${f.cause}` : null, f.credential !== undefined ? `credential ${f.credential}` : null]
+    .filter((p): p is string => p !== null)
+    .join(' · ') || 'every actor';
+}

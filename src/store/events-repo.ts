@@ -47,7 +47,7 @@ export async function insertEvent(
   return { id: Number(row.id), sessionId: e.sessionId, seq, type: e.type, details: e.details, ...e.attribution, createdAt: e.now, digestKey: e.digestKey };
 }
 
-type EventRow = {
+export type EventRow = {
   id: number;
   session_id: number;
   seq: number;
@@ -62,7 +62,7 @@ type EventRow = {
   digest_key: string | null;
 };
 
-function toEvent(r: EventRow): EventRecord {
+export function toEvent(r: EventRow): EventRecord {
   let details: Record<string, unknown> = {};
   try {
     details = JSON.parse(r.details) as Record<string, unknown>;

@@ -15,6 +15,7 @@ import * as terminalWitness from './migrations/013-terminal-witness.js';
 import * as evidenceRewriteRefused from './migrations/014-evidence-rewrite-refused.js';
 import * as witnessHeartbeat from './migrations/015-witness-heartbeat.js';
 import * as auditMerkleTree from './migrations/016-audit-merkle-tree.js';
+import * as reverseQuestion from './migrations/017-reverse-question.js';
 
 /** What a migration may ask of the node running it (data that must leave the store). */
 export interface MigrationHooks {
@@ -44,6 +45,7 @@ const MIGRATIONS: Record<string, MigrationModule> = {
   '014-evidence-rewrite-refused': evidenceRewriteRefused,
   '015-witness-heartbeat': witnessHeartbeat,
   '016-audit-merkle-tree': auditMerkleTree,
+  '017-reverse-question': reverseQuestion,
 };
 
 class InCodeProvider implements MigrationProvider {

@@ -1,4 +1,5 @@
 import { sql } from 'kysely';
+import { causedSessionIdsSql } from './causation-repo.js';
 import type { Basis, ActBasis } from '../core/basis.js';
 import type { Genesis, SchedulingClass } from '../core/genesis.js';
 import type { SessionStatus } from '../core/lifecycle.js';
@@ -345,6 +346,8 @@ export interface SessionListFilter {
   parent?: { id: number; uid: string };
   rootsOnly?: boolean;
   text?: string;
+  /** only the sessions this actor caused (core/causation.ts) */
+  causedByActorId?: number;
   beforeId?: number;
   limit: number;
 }
@@ -374,6 +377,7 @@ export async function listSessions(db: Executor, d: StoreDialect, f: SessionList
     const needle = `%${f.text.toLowerCase().replace(/[\\%_]/g, (m) => '\\' + m)}%`;
     q = q.where(sql<boolean>`lower(coalesce(title, '')) like ${needle} escape '\\'`);
   }
+  if (f.causedByActorId !== undefined) q = q.where(sql<boolean>`id in ${causedSessionIdsSql(f.causedByActorId)}`);
   if (f.beforeId !== undefined) q = q.where('id', '<', f.beforeId);
   const rows = await q.orderBy('id', 'desc').limit(f.limit).execute();
   return rows.map((r) => toRecord(r as CoreRow));

@@ -7,6 +7,7 @@ import { registerAuthRoutes } from './routes/auth-routes.js';
 import { registerInputRoutes } from './routes/input-routes.js';
 import { registerProvenanceRoutes } from './routes/provenance-routes.js';
 import { registerRosterRoutes } from './routes/roster-routes.js';
+import { registerPersonRoutes } from './routes/person-routes.js';
 import { registerSessionRoutes } from './routes/session-routes.js';
 
 /**
@@ -20,6 +21,7 @@ export function mountWeb(ctx: AppContext, guard: HostGuard) {
     mountAssets(app, guard);
     registerAuthRoutes(app, ctx, guard);
     registerRosterRoutes(app, ctx, guard);
+    registerPersonRoutes(app, ctx, guard);
     registerSessionRoutes(app, ctx, guard);
     registerProvenanceRoutes(app, ctx, guard);
     registerInputRoutes(app, ctx, guard);

@@ -130,6 +130,9 @@ export const ROUTE_CATALOG: CatalogEntry[] = [
   { name: 'GET /sessions/:ref/events', covers: `GET ${API}/sessions/{ref}/events`, act: 'read', targeted: true, call: rest('GET', (id) => `/api/v1/sessions/${id}/events`) },
   { name: 'GET /sessions/:ref/transcript', covers: `GET ${API}/sessions/{ref}/transcript`, act: 'read', targeted: true, call: rest('GET', (id) => `/api/v1/sessions/${id}/transcript`) },
   { name: 'GET /session_deletions', covers: `GET ${API}/session_deletions`, act: 'read', targeted: false, call: rest('GET', () => '/api/v1/session_deletions') },
+  // the reverse question (docs/attribution.md "What a person caused"): a read of what the caller may see
+  { name: 'GET /events?actor=', covers: `GET ${API}/events`, act: 'read', targeted: false, call: rest('GET', (id) => `/api/v1/events?actor=session:${id}`) },
+  { name: 'GET /sessions?caused_by=', covers: `GET ${API}/sessions`, act: 'read', targeted: false, call: rest('GET', () => '/api/v1/sessions?caused_by=fleet') },
   { name: 'GET /events/stream (SSE)', covers: `GET ${API}/events/stream`, act: 'read', targeted: false, call: sse },
   { name: 'POST /sessions', covers: `POST ${API}/sessions`, act: 'create', targeted: false, call: rest('POST', () => '/api/v1/sessions', () => ({ title: 'matrix' })) },
   { name: 'POST /sessions/:ref/attach', covers: `POST ${API}/sessions/{ref}/attach`, act: 'attach', targeted: true, call: rest('POST', (id) => `/api/v1/sessions/${id}/attach`) },
@@ -372,6 +375,7 @@ export const ROUTE_CATALOG: CatalogEntry[] = [
   { name: 'mcp manage_enqueued_messages interrupt', covers: 'mcp manage_enqueued_messages', act: 'deliver', targeted: true, call: mcp('manage_enqueued_messages', (id) => ({ action: 'interrupt', session_id: id, content: 'matrix interrupt' })) },
   { name: 'mcp start_session', covers: 'mcp start_session', act: 'create', targeted: false, call: mcp('start_session', () => ({ title: 'matrix via mcp' })) },
   { name: 'mcp list_sessions', covers: 'mcp list_sessions', act: 'read', targeted: false, call: mcp('list_sessions', () => ({})) },
+  { name: 'mcp list_events', covers: 'mcp list_events', act: 'read', targeted: false, call: mcp('list_events', (id) => ({ cause: 'fleet', actor: `session:${id}` })) },
   { name: 'mcp get_session', covers: 'mcp get_session', act: 'read', targeted: true, call: mcp('get_session', (id) => ({ session_id: id })) },
   { name: 'mcp action_session archive', covers: 'mcp action_session', act: 'lifecycle', targeted: true, call: mcp('action_session', (id) => ({ action: 'archive', session_id: id })) },
   { name: 'mcp action_session stop', covers: 'mcp action_session', act: 'lifecycle', targeted: true, call: mcp('action_session', (id) => ({ action: 'stop', session_id: id })) },

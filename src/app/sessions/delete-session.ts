@@ -1,11 +1,11 @@
-import { WarrantError, invalidRequest } from '../../core/errors.js';
-import { isValidClientName, isValidUserKey } from '../../core/tokens.js';
+import { WarrantError } from '../../core/errors.js';
+import { actorFilterIdentity } from '../actor-filter.js';
 import type { Executor } from '../../store/dialect/dialect.js';
 import { insertDeletion, listDeletions as listDeletionRows, type AffectedItem, type DeletionRecord } from '../../store/deletions-repo.js';
 import { countEvents } from '../../store/events-repo.js';
 import { humanMessageCounts } from '../../store/human-messages-repo.js';
 import { deleteSessionRow, spawnChildrenOf, type SessionRecord } from '../../store/sessions-repo.js';
-import { findUserByKey, findUsersByIds } from '../../store/users-repo.js';
+import { findUsersByIds } from '../../store/users-repo.js';
 import { authorize, requireSession, visibilityOf, type Visibility } from '../access.js';
 import { attributionOf, resolveActing } from '../acting.js';
 import type { Caller } from '../caller.js';
@@ -151,30 +151,6 @@ async function deletionViews(db: Executor, ctx: AppContext, records: DeletionRec
       owner: ownerUserId === null ? null : (owners.get(ownerUserId)?.key ?? null),
     };
   });
-}
-
-/**
- * The `actor` filter: `fleet`, `system`, `session:<id>`, `client:<name>`, `human:<key>` or a
- * bare roster key. A well-formed filter naming nobody matches nothing (looked, none there);
- * a malformed one is refused.
- */
-async function actorFilterIdentity(db: Executor, actor: string): Promise<{ kind: string; ref: string } | null> {
-  const a = actor.trim();
-  if (a === 'fleet' || a === 'system') return { kind: a, ref: '' };
-  const m = /^(session|client|human):(.*)$/.exec(a);
-  const [kind, value] = m ? [m[1]!, m[2]!] : ['human', a];
-  if (kind === 'session') {
-    const id = value.replace(/^#/, '');
-    if (!/^[0-9]{1,15}$/.test(id)) throw invalidRequest('actor', 'session:<id> needs a numeric session id.');
-    return { kind, ref: String(Number(id)) };
-  }
-  if (kind === 'client') {
-    if (!isValidClientName(value)) throw invalidRequest('actor', `${JSON.stringify(value)} is not a client name.`);
-    return { kind, ref: value };
-  }
-  if (!isValidUserKey(value)) throw invalidRequest('actor', 'expected fleet, system, session:<id>, client:<name>, human:<key> or a roster key.');
-  const user = await findUserByKey(db, value);
-  return user ? { kind: 'human', ref: String(user.id) } : null;
 }
 
 export interface DeletionListInput {

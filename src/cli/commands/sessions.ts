@@ -31,16 +31,18 @@ export function registerSessionCommands(program: Command): void {
     .option('--parent <ref>', 'children of this session')
     .option('--roots', 'only sessions without a parent')
     .option('-q, --query <text>', 'title contains')
+    .option('--caused-by <actor>', 'only what this actor caused (a roster key, session:<id>, client:<name>), directly or through sessions it caused')
     .option('--limit <n>', 'page size (≤ 200)')
     .option('--cursor <cursor>', 'the next page')
     .option('--json', 'print JSON')
-    .action(async (opts: { status?: string; owner?: string; parent?: string; roots?: boolean; query?: string; limit?: string; cursor?: string; json?: boolean }) => {
+    .action(async (opts: { status?: string; owner?: string; parent?: string; roots?: boolean; query?: string; causedBy?: string; limit?: string; cursor?: string; json?: boolean }) => {
       const qs = new URLSearchParams();
       if (opts.status) qs.set('status', opts.status);
       if (opts.owner !== undefined) qs.set('owner', opts.owner);
       if (opts.parent) qs.set('parent', opts.parent);
       if (opts.roots) qs.set('root', 'true');
       if (opts.query) qs.set('q', opts.query);
+      if (opts.causedBy) qs.set('caused_by', opts.causedBy);
       if (opts.limit) qs.set('limit', opts.limit);
       if (opts.cursor) qs.set('cursor', opts.cursor);
       if (opts.json) return printJson(await client().json('GET', `/api/v1/sessions?${qs}`));

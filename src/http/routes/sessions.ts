@@ -106,6 +106,7 @@ export function registerSessionRoutes(app: OpenAPIHono<HttpEnv>, ctx: AppContext
         ...(q.parent !== undefined ? { parent: q.parent } : {}),
         ...(q.root !== undefined ? { root: q.root === 'true' } : {}),
         ...(q.q ? { q: q.q } : {}),
+        ...(q.caused_by !== undefined ? { causedBy: q.caused_by } : {}),
         ...(q.limit ? { limit: q.limit } : {}),
         ...(q.cursor ? { cursor: q.cursor } : {}),
       });

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { RefValue as Ref } from '../../http/wire-rules.js';
+import { ActorFilter, RefValue as Ref } from '../../http/wire-rules.js';
 import { createSession } from '../../app/sessions/create-session.js';
 import { listSessions } from '../../app/sessions/read-sessions.js';
 import { getSessionDetail } from '../../app/sessions/session-detail.js';
@@ -68,12 +68,13 @@ export const listSessionsTool = defineTool({
   name: 'list_sessions',
   groups: ['sessions'],
   title: 'List sessions',
-  description: () => 'List sessions you may see, newest first. Filters: status (comma-separated), parent (a session ref), q (title text). Pass next_cursor back as cursor for the next page; `notes` says when there is one.',
+  description: () => 'List sessions you may see, newest first. Filters: status (comma-separated), parent (a session ref), q (title text), caused_by (what an actor caused). Pass next_cursor back as cursor for the next page; `notes` says when there is one.',
   inputSchema: () =>
     z.object({
       status: z.string().max(500).optional().describe('comma-separated statuses, e.g. `running,idle`'),
       parent: Ref.optional().describe('only the children of this session'),
       q: z.string().max(200).optional().describe('text the title contains'),
+      caused_by: ActorFilter.optional().describe('only sessions this actor caused (a roster key, `session:<id>`, `client:<name>`): directly, or through sessions it caused'),
       limit: z.number().int().min(1).max(200).optional().describe('at most this many (default 50)'),
       cursor: z.string().max(200).optional().describe('the `next_cursor` of the previous page'),
     }),
@@ -83,6 +84,7 @@ export const listSessionsTool = defineTool({
       ...(args.status ? { status: args.status.split(',').map((s) => s.trim()) } : {}),
       ...(args.parent !== undefined ? { parent: String(args.parent) } : {}),
       ...(args.q ? { q: args.q } : {}),
+      ...(args.caused_by !== undefined ? { causedBy: args.caused_by } : {}),
       ...(args.limit ? { limit: args.limit } : {}),
       ...(args.cursor ? { cursor: args.cursor } : {}),
     });

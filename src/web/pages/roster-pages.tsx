@@ -75,6 +75,8 @@ export function RosterPage(p: { identity: WebIdentity; csrf: string; users: User
                   <a href={`/supervisor/users/${encodeURIComponent(u.key)}`}>{u.key}</a>
                   {u.isAdmin && <span class="pill">admin</span>}
                   {u.removedAt && <span class="pill">removed</span>}
+                  {' · '}
+                  <a href={`/supervisor/users/${encodeURIComponent(u.key)}/caused`}>what they caused</a>
                 </td>
                 <td>{u.displayName}</td>
                 <td>{u.slackUserIds.join(', ') || '—'}</td>
@@ -123,6 +125,9 @@ export function UserPage(p: {
       <h1>
         {u.displayName} <span class="mono">({u.key})</span>
       </h1>
+      <p>
+        <a href={`${base}/caused`}>What {u.displayName} caused</a>: the sessions and events on their behalf.
+      </p>
       {p.notice && (
         <p class="notice ok" role="status">
           {p.notice}
@@ -167,7 +172,7 @@ export function UserPage(p: {
           <ul>
             {p.tokens.map((t) => (
               <li data-credential={String(t.id)}>
-                credential {t.id} · {t.label ?? 'no label'} · issued <Time iso={t.createdAt} />{' '}
+                credential {t.id} · {t.label ?? 'no label'} · issued <Time iso={t.createdAt} /> · <a href={`${base}/caused?credential=${t.id}`}>its acts</a>{' '}
                 {t.revokedAt ? (
                   <span>
                     · revoked <Time iso={t.revokedAt} />
