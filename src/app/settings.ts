@@ -39,7 +39,7 @@ export interface SettingDefinition {
 }
 
 function invalid(key: string, message: string): WarrantError {
-  return new WarrantError('invalid-setting', `${key}: ${message}`, { status: 400, details: { setting: key } });
+  return new WarrantError('invalid-setting', `${key}: ${message}`, { details: { setting: key } });
 }
 
 const masked = (stored: string) => `set (${stored.length} characters; hidden — pass --reveal to print it)`;
@@ -257,7 +257,6 @@ function definitionOf(key: string): SettingDefinition {
   const def = SETTING_DEFINITIONS.find((d) => d.key === key);
   if (!def) {
     throw new WarrantError('unknown-setting', `No setting is called ${JSON.stringify(key)}. Settings: ${SETTING_DEFINITIONS.map((d) => d.key).join(', ')}.`, {
-      status: 404,
       details: { setting: key },
     });
   }

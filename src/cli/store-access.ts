@@ -3,9 +3,9 @@ import pino from 'pino';
 import { CliExit, EXIT_FAILURE, EXIT_USAGE } from './output.js';
 import { loadConfig, type Config } from '../config.js';
 import { openStoreWithSecret } from '../server-secret.js';
-import { createAppContext } from '../app/bootstrap.js';
-import type { AppContext } from '../app/context.js';
-import { systemCaller, type Caller } from '../app/caller.js';
+import { createAppContext } from '../app/deployment/index.js';
+import type { AppContext } from '../app/kernel.js';
+import { systemCaller, type Caller } from '../app/kernel.js';
 
 export interface StoreFlags {
   dataDir?: string;

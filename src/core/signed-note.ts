@@ -34,8 +34,8 @@ export interface CheckpointClaim {
 const CHECKPOINT_HEADER = 'warrant audit checkpoint v1';
 const EM_DASH = '\u2014';
 
-function refuse(token: string, message: string): WarrantError {
-  return new WarrantError(token, message, { status: 400 });
+function refuse(token: 'invalid-key' | 'invalid-checkpoint', message: string): WarrantError {
+  return new WarrantError(token, message);
 }
 
 export function toBase64(bytes: Uint8Array): string {

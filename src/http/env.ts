@@ -1,7 +1,7 @@
 import type { Context } from 'hono';
-import type { Caller } from '../app/caller.js';
-import type { AppContext } from '../app/context.js';
-import { authenticate } from '../app/credentials.js';
+import type { Caller } from '../app/kernel.js';
+import type { AppContext } from '../app/kernel.js';
+import { authenticate } from '../app/kernel.js';
 
 export type HttpEnv = { Variables: { caller: Caller } };
 

@@ -1,9 +1,9 @@
 import type { OpenAPIHono } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 import { createMcpHandler } from '@modelcontextprotocol/server';
-import type { Caller } from '../app/caller.js';
-import type { AppContext } from '../app/context.js';
-import { authenticate } from '../app/credentials.js';
+import type { Caller } from '../app/kernel.js';
+import type { AppContext } from '../app/kernel.js';
+import { authenticate } from '../app/kernel.js';
 import { WarrantError } from '../core/errors.js';
 import { errorResponse, toWarrantError } from '../http/errors.js';
 import { bearerOf, type HttpEnv } from '../http/env.js';

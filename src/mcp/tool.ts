@@ -1,6 +1,6 @@
 import type { z } from 'zod';
-import type { Caller } from '../app/caller.js';
-import type { AppContext } from '../app/context.js';
+import type { Caller } from '../app/kernel.js';
+import type { AppContext } from '../app/kernel.js';
 
 export type ToolGroup = 'sessions' | 'self_session';
 

@@ -1,5 +1,5 @@
 import type { Child } from 'hono/jsx';
-import type { WebIdentity } from '../app/web-auth.js';
+import type { WebIdentity } from '../app/users/index.js';
 import { CSRF_FIELD } from './csrf.js';
 import { ChatBubble } from './components/chat-bubble.js';
 

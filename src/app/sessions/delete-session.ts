@@ -42,7 +42,7 @@ const humanMessageCollector: DeletionCollector = async (db, _ctx, session) => {
   return { counts: { humanMessages: counts.get(session.id)?.all ?? 0 } };
 };
 
-export const deletionCollectors: DeletionCollector[] = [childrenCollector, eventCountCollector, humanMessageCollector, uncleEdgeDeletionCollector];
+const deletionCollectors: readonly DeletionCollector[] = [childrenCollector, eventCountCollector, humanMessageCollector, uncleEdgeDeletionCollector];
 
 /**
  * Records a delete makes elsewhere, in its own transaction, before the row goes (docs/messages.md: the
@@ -50,7 +50,7 @@ export const deletionCollectors: DeletionCollector[] = [childrenCollector, event
  */
 export type DeletionWriter = (w: WriteScope, session: SessionRecord) => Promise<void>;
 
-export const deletionWriters: DeletionWriter[] = [async (w, session) => void (await failMessagesToDeletedSession(w, session))];
+const deletionWriters: readonly DeletionWriter[] = [async (w, session) => void (await failMessagesToDeletedSession(w, session))];
 
 /**
  * Deletes a session and writes its deletion record in the same transaction (docs/attribution.md): if the

@@ -56,8 +56,8 @@ export interface TranscriptRecordView {
   createdAt: string;
 }
 
-function field(name: string, message: string, status = 400, token = 'invalid-request'): WarrantError {
-  return new WarrantError(token, `${name}: ${message}`, { status, details: { field: name } });
+function field(name: string, message: string): WarrantError {
+  return new WarrantError('invalid-request', `${name}: ${message}`, { details: { field: name } });
 }
 
 function text(value: unknown, name: string, max: number): string {

@@ -124,7 +124,7 @@ export type SlackFollowUp = (
 ) => Promise<void>;
 
 export function slackNotConfigured(): WarrantError {
-  return new WarrantError('slack-not-configured', 'Slack ingress is not configured on this deployment (no signing secret); set it with `warrant settings set slack_signing_secret`.', { status: 404 });
+  return new WarrantError('slack-not-configured', 'Slack ingress is not configured on this deployment (no signing secret); set it with `warrant settings set slack_signing_secret`.');
 }
 
 /**
@@ -142,5 +142,5 @@ export async function authenticateSlackRequest(ctx: AppContext, raw: string, tim
       : verdict === 'missing'
         ? 'The Slack signature headers are missing.'
         : 'The Slack signature does not match the configured signing secret.';
-  throw new WarrantError(verdict === 'stale' ? 'slack-request-stale' : 'slack-signature-invalid', message, { status: 401 });
+  throw new WarrantError(verdict === 'stale' ? 'slack-request-stale' : 'slack-signature-invalid', message);
 }

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import type { UserRecord } from '../../app/roster.js';
+import type { UserRecord } from '../../app/users/index.js';
 import { CliExit, EXIT_USAGE, printJson, printText } from '../output.js';
 import type { StoreFlags } from '../store-access.js';
 

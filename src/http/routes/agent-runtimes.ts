@@ -1,7 +1,7 @@
 import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
-import type { AppContext } from '../../app/context.js';
-import { createRuntimeChild } from '../../app/sessions/runtime-children.js';
-import { appendTranscript, readTranscript, readTranscriptPosition, type TranscriptRecordView } from '../../app/sessions/transcript.js';
+import type { AppContext } from '../../app/kernel.js';
+import { createRuntimeChild } from '../../app/sessions/index.js';
+import { appendTranscript, readTranscript, readTranscriptPosition, type TranscriptRecordView } from '../../app/sessions/index.js';
 import { serializeSession } from '../../render/session-json.js';
 import { json, route, type HttpEnv } from '../env.js';
 import {

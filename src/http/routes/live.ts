@@ -1,13 +1,13 @@
 import type { OpenAPIHono } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 import { streamSSE } from 'hono/streaming';
-import type { Caller } from '../../app/caller.js';
-import { isVisible, visibilityOf } from '../../app/access.js';
-import type { AppContext } from '../../app/context.js';
-import { HIERARCHY_CHANGED, INTERNAL_LIVE_TYPES, type HierarchySubscription } from '../../app/lineage/hierarchy-refresh.js';
+import type { Caller } from '../../app/kernel.js';
+import { isVisible, visibilityOf } from '../../app/kernel.js';
+import type { AppContext } from '../../app/kernel.js';
+import { HIERARCHY_CHANGED, INTERNAL_LIVE_TYPES, type HierarchySubscription } from '../../app/lineage/index.js';
 import { WarrantError } from '../../core/errors.js';
 import { serializeHierarchy } from '../../render/hierarchy-json.js';
-import type { LiveEventRecord } from '../../app/live-hub.js';
+import type { LiveEventRecord } from '../../app/kernel.js';
 import type { HttpEnv } from '../env.js';
 
 const KEEPALIVE_MS = 15_000;

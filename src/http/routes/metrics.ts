@@ -1,10 +1,10 @@
 import type { OpenAPIHono } from '@hono/zod-openapi';
 import { sql } from 'kysely';
-import type { AppContext } from '../../app/context.js';
+import type { AppContext } from '../../app/kernel.js';
 import { restCaller, type HttpEnv } from '../env.js';
 import type { Metrics } from '../metrics.js';
 import { WarrantError } from '../../core/errors.js';
-import { permissionKind } from '../../app/caller.js';
+import { permissionKind } from '../../app/kernel.js';
 
 /** `GET /metrics`: Prometheus text; the fleet key or an admin (docs/concepts.md). */
 export function registerMetricsRoute(app: OpenAPIHono<HttpEnv>, ctx: AppContext, metrics: Metrics): void {

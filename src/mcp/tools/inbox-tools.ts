@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import { RefValue as Ref } from '../../http/wire-rules.js';
-import { changeQueuedItem, deliverNew, listEnqueued } from '../../app/inbox/deliveries.js';
-import { messageParent } from '../../app/inbox/message-parent.js';
-import { readInbox } from '../../app/inbox/runtime-inbox.js';
+import { changeQueuedItem, deliverNew, listEnqueued } from '../../app/inbox/index.js';
+import { messageParent } from '../../app/inbox/index.js';
+import { readInbox } from '../../app/inbox/index.js';
 import { WarrantError } from '../../core/errors.js';
 import { MAX_LEASE_BATCH } from '../../core/inbox-rules.js';
 import { serializeAckReport, serializeDelivery, serializeInboxItem, serializeLeasedItem, serializeQueueChange } from '../../render/inbox-json.js';

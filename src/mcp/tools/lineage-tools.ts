@@ -1,9 +1,9 @@
-import { checkWarrant } from '../../app/human-messages/warrant-gate.js';
+import { checkWarrant } from '../../app/human-messages/index.js';
 import { renderWarrant, serializeWarrant, warrantNotes } from '../../render/warrant-gate.js';
 import { HUMAN_MESSAGE_CAVEATS, NOTES_FIRST, READ_HUMAN_MESSAGES_AS } from './human-caveats.js';
 import { z } from 'zod';
 import { RefValue as Ref } from '../../http/wire-rules.js';
-import { getProvenance } from '../../app/lineage/provenance.js';
+import { getProvenance } from '../../app/lineage/index.js';
 import { provenanceNotes, renderProvenance, serializeProvenance } from '../../render/provenance.js';
 import { defineTool, selfSessionId, type ToolDefinition } from '../tool.js';
 

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { RefValue as Ref } from '../../http/wire-rules.js';
-import { readMessage } from '../../app/messages/read-message.js';
-import { sendMessage } from '../../app/messages/send-message.js';
+import { readMessage } from '../../app/messages/index.js';
+import { sendMessage } from '../../app/messages/index.js';
 import { MAX_PAYLOAD_BYTES, MAX_TTL_SECONDS, MIN_TTL_SECONDS } from '../../core/message-envelope.js';
 import { serializeMessage, serializeSendResult } from '../../render/message-json.js';
 import { renderMessageStatus, renderReceipt } from '../../render/message-markdown.js';

@@ -1,12 +1,12 @@
 import { z } from 'zod';
 import { RefValue as Ref } from '../../http/wire-rules.js';
-import { createSession } from '../../app/sessions/create-session.js';
-import { listSessions } from '../../app/sessions/read-sessions.js';
-import { getSessionDetail } from '../../app/sessions/session-detail.js';
-import { archiveSession, changeLifecycle } from '../../app/sessions/lifecycle.js';
+import { createSession } from '../../app/sessions/index.js';
+import { listSessions } from '../../app/sessions/index.js';
+import { getSessionDetail } from '../../app/sessions/index.js';
+import { archiveSession, changeLifecycle } from '../../app/sessions/index.js';
 import { WarrantError } from '../../core/errors.js';
-import { deliverNew } from '../../app/inbox/deliveries.js';
-import { removeUncleEdge } from '../../app/lineage/uncle-edges.js';
+import { deliverNew } from '../../app/inbox/index.js';
+import { removeUncleEdge } from '../../app/lineage/index.js';
 import { serializeDelivery } from '../../render/inbox-json.js';
 import { renderDelivery } from '../../render/inbox-markdown.js';
 import { serializeCreateResult } from '../../render/record-json.js';

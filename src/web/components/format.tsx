@@ -1,4 +1,4 @@
-import type { ActorView } from '../../app/views.js';
+import type { ActorView } from '../../app/sessions/index.js';
 import { HIDDEN_SESSION_LABEL } from '../../core/actors.js';
 import type { SessionStatus } from '../../core/lifecycle.js';
 

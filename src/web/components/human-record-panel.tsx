@@ -1,4 +1,4 @@
-import type { HumanMessageEntry, HumanRecord } from '../../app/human-messages/record.js';
+import type { HumanMessageEntry, HumanRecord } from '../../app/human-messages/index.js';
 import { AFFIRMATIVE_ABSENCE, isAffirmativeAbsence } from '../../core/human-record.js';
 import { gapSentence } from '../../render/coverage-gaps.js';
 import { ABSENCE_IS_AN_ANSWER, ABSENCE_IS_NOT_AN_ANSWER, COUNTS_ARE_A_FLOOR, witnessIsolationText } from '../../render/human-messages-markdown.js';

@@ -1,4 +1,4 @@
-import type { Provenance } from '../../app/lineage/provenance.js';
+import type { Provenance } from '../../app/lineage/index.js';
 import { MAX_NODES } from '../../core/hierarchy-types.js';
 import { HierarchyTree } from './hierarchy-tree.js';
 import { HumanRecordSection } from './human-record-panel.js';

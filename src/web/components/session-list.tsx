@@ -1,5 +1,5 @@
 import { SESSION_STATUSES } from '../../core/lifecycle.js';
-import type { SessionView } from '../../app/views.js';
+import type { SessionView } from '../../app/sessions/index.js';
 import { AgentRootPill, GenesisPill, Status, Time, sessionTitle } from './format.js';
 
 /** The filterable session list on the home page, with "spawned by #N" on each row (docs/api.md). */

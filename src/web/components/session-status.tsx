@@ -1,4 +1,4 @@
-import type { SessionView } from '../../app/views.js';
+import type { SessionView } from '../../app/sessions/index.js';
 import { isActive } from '../../core/lifecycle.js';
 import { CsrfField } from '../layout.js';
 import { Actor, AgentRootPill, Basis, GenesisPill, Status, Time, sessionTitle } from './format.js';

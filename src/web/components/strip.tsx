@@ -1,4 +1,4 @@
-import type { SessionView } from '../../app/views.js';
+import type { SessionView } from '../../app/sessions/index.js';
 import { Status, sessionTitle } from './format.js';
 
 /**

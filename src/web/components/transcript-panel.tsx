@@ -1,4 +1,4 @@
-import type { TranscriptRecordView } from '../../app/sessions/transcript.js';
+import type { TranscriptRecordView } from '../../app/sessions/index.js';
 import { Time } from './format.js';
 
 /**

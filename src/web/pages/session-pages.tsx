@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import type { WebIdentity } from '../../app/web-auth.js';
-import type { SessionView } from '../../app/views.js';
-import type { EventView } from '../../app/sessions/read-sessions.js';
+import type { WebIdentity } from '../../app/users/index.js';
+import type { SessionView } from '../../app/sessions/index.js';
+import type { EventView } from '../../app/sessions/index.js';
 import { CsrfField, Layout } from '../layout.js';
 import { Strip } from '../components/strip.js';
 import { SessionFilters, SessionList, type ListFilters } from '../components/session-list.js';
