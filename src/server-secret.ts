@@ -4,7 +4,7 @@ import { dirname, join } from 'node:path';
 import { ConfigError, type Config } from './config.js';
 import { openStore } from './store/connect.js';
 import type { StoreDialect } from './store/dialect/dialect.js';
-import type { MigrationHooks } from './store/migrator.js';
+import type { MigrationHooks } from './store/migration-hooks.js';
 import { serverSecretCheck, serverSecretMismatch, storeHasServerSecret } from './app/bootstrap.js';
 
 /**

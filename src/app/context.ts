@@ -5,7 +5,7 @@ import type { Database } from '../store/database.js';
 import type { StoreDialect } from '../store/dialect/dialect.js';
 import { ActorCache } from '../store/actors-repo.js';
 import type { LiveHub } from './live-hub.js';
-import type { HierarchyRefresher } from './lineage/hierarchy-refresh.js';
+import type { HierarchyHub } from './lineage/hierarchy-hub.js';
 
 export interface Clock {
   now(): Date;
@@ -29,7 +29,7 @@ export interface AppContext {
   actors: ActorCache;
   live: LiveHub;
   /** live refresh of open hierarchy views (docs/concepts.md) */
-  hierarchies: HierarchyRefresher;
+  hierarchies: HierarchyHub;
   /** the server secret session tokens are derived from; kept outside the store (docs/operations.md) */
   serverSecret: Buffer;
   /** deployment mode, read from the store's settings at start */

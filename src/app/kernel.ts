@@ -4,7 +4,7 @@
  * capability's entry module (`app/<capability>/index.ts`).
  * The entry module surfaces import (ARCHITECTURE.md: layer rules).
  */
-export { authorize, isVisible, visibilityOf } from './access.js';
+export { authorize, isVisible, requireSession, visibilityOf } from './access.js';
 export { permissionKind, systemCaller } from './caller.js';
 export type { Caller } from './caller.js';
 export { isStoreUnavailableError } from './context.js';

@@ -3,7 +3,8 @@ import { dirname } from 'node:path';
 import type { StoreDialect } from './dialect/dialect.js';
 import { openPostgres } from './dialect/postgres.js';
 import { openSqlite } from './dialect/sqlite.js';
-import { migrateToLatest, type MigrationHooks } from './migrator.js';
+import type { MigrationHooks } from './migration-hooks.js';
+import { migrateToLatest } from './migrator.js';
 
 export interface StoreLocation {
   /** postgres://… or postgresql://…; absent means embedded SQLite */

@@ -5,6 +5,7 @@ import type { LiveEventRecord } from '../../store/live-repo.js';
 import type { Caller } from '../caller.js';
 import type { AppContext } from '../context.js';
 import { hierarchiesFromOutcomes, ownerFilterOf, resolveReadable, walkSession } from './hierarchy.js';
+import type { HierarchyChange, HierarchyHub, HierarchySubscription, HierarchyUpdate } from './hierarchy-hub.js';
 import { LineageLoader, runWalks } from './walk-driver.js';
 
 /**
@@ -44,23 +45,6 @@ export function lineageChangeOf(event: LiveEventRecord): { changed: number[]; de
   }
 }
 
-/** What a subscriber is told: the recomputed view, or null when the viewed session is gone. */
-export interface HierarchyUpdate {
-  viewerId: number;
-  hierarchy: Hierarchy | null;
-}
-
-export interface HierarchySubscription {
-  initial: Hierarchy;
-  unsubscribe(): void;
-}
-
-/** The broadcast form of `hierarchy_changed`, with each id's owner for per-subscriber filtering. */
-export interface HierarchyChange {
-  sessionIds: number[];
-  owners: ReadonlyMap<number, number | null>;
-}
-
 interface Viewer {
   viewerId: number;
   owners: OwnerFilter;
@@ -79,7 +63,7 @@ interface Viewer {
  * walk — never one store walk per viewer. Subscribers are the SSE stream and (later) the
  * web UI's hierarchy panel.
  */
-export class HierarchyRefresher {
+export class HierarchyRefresher implements HierarchyHub {
   private readonly viewers = new Set<Viewer>();
   private readonly broadcastListeners = new Set<(change: HierarchyChange) => void>();
   private pending = { changed: new Set<number>(), deleted: new Map<number, number | null>() };

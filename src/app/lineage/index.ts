@@ -3,7 +3,7 @@
  * The entry module surfaces import (ARCHITECTURE.md: layer rules).
  */
 export { HIERARCHY_CHANGED, INTERNAL_LIVE_TYPES } from './hierarchy-refresh.js';
-export type { HierarchySubscription } from './hierarchy-refresh.js';
+export type { HierarchySubscription } from './hierarchy-hub.js';
 export { hierarchyOf } from './hierarchy.js';
 export { getProvenance } from './provenance.js';
 export type { Provenance } from './provenance.js';

@@ -16,12 +16,7 @@ import { inWriteTx, type WriteScope } from '../write-scope.js';
 import { failMessagesToDeletedSession } from '../messages/message-settlement.js';
 import { uncleEdgeDeletionCollector } from '../lineage/uncle-edges.js';
 import { keyedDigest, newRecordKey } from '../audit.js';
-
-/**
- * What a delete takes with it or changes, gathered before the row goes. Later capabilities
- * add their collectors (uncle edges, human messages) to this list.
- */
-export type DeletionCollector = (db: Executor, ctx: AppContext, session: SessionRecord) => Promise<{ affected?: AffectedItem[]; counts?: { events?: number; humanMessages?: number } }>;
+import type { DeletionCollector } from './deletion-collector.js';
 
 const childrenCollector: DeletionCollector = async (db, ctx, session) => {
   const children = await spawnChildrenOf(db, ctx.store, [session]);
