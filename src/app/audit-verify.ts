@@ -16,7 +16,7 @@ export interface CheckpointExpectation {
   hash: string;
 }
 
-export type CheckpointOutcome = 'matched' | 'hash-differs' | 'log-ends-before-checkpoint' | 'not-reached-chain-broken';
+type CheckpointOutcome = 'matched' | 'hash-differs' | 'log-ends-before-checkpoint' | 'not-reached-chain-broken';
 
 export interface VerifyReport {
   ok: boolean;
@@ -29,7 +29,7 @@ export interface VerifyReport {
 }
 
 /** Feeds links in order; remembers the first break and checks checkpoint claims on the way. */
-export class ChainVerifier {
+class ChainVerifier {
   private cursor: ChainCursor = CHAIN_START;
   private brokenAt: ChainBreak | null = null;
   private readonly expected = new Map<number, string>();
@@ -77,7 +77,7 @@ export class ChainVerifier {
   }
 }
 
-export interface VerifyOptions {
+interface VerifyOptions {
   checkpoints?: readonly CheckpointExpectation[];
   /** called after each page: entries read so far, and the head seq when the run began */
   onProgress?: (done: number, total: number) => void;
@@ -109,7 +109,7 @@ export async function verifyStoredChain(db: Executor, options: VerifyOptions = {
 }
 
 /** One exported line: the stored row, with the canonical entry text verbatim. */
-export function exportLine(link: ChainLink): string {
+function exportLine(link: ChainLink): string {
   return JSON.stringify({ schema_version: AUDIT_SCHEMA_VERSION, seq: link.seq, entry: link.entry, prev_hash: link.prevHash, hash: link.hash });
 }
 
@@ -135,7 +135,7 @@ export async function* exportAuditLines(
  * Parses one exported line. Readers ignore unknown keys (docs/attribution.md); a line whose schema
  * version is newer than this reader understands is refused rather than misread.
  */
-export function parseExportLine(text: string, lineNumber: number): ChainLink {
+function parseExportLine(text: string, lineNumber: number): ChainLink {
   let value: unknown;
   try {
     value = JSON.parse(text);

@@ -95,5 +95,3 @@ export async function appendAuditEntries(tx: Transaction<Database>, store: Store
   }
   await insertAuditRows(tx, rows);
 }
-
-export type { Executor };

@@ -126,7 +126,3 @@ export async function registerFleetKey(ctx: AppContext, token: string, label: st
   if (existing) return existing.id;
   return registerToken(db, token, { kind: 'fleet', label }, ctx.clock.now().toISOString());
 }
-
-export async function adminUserKey(ctx: AppContext): Promise<string | null> {
-  return getSetting(ctx.store.kysely, SETTING_ADMIN_USER);
-}

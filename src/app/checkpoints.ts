@@ -38,7 +38,7 @@ export const DEFAULT_KEY_NAME = 'warrant-audit';
 const PKCS8_ED25519_PREFIX = Buffer.from('302e020100300506032b657004220420', 'hex');
 const SPKI_ED25519_PREFIX = Buffer.from('302a300506032b6570032100', 'hex');
 
-export interface CheckpointSigner {
+interface CheckpointSigner {
   name: string;
   keyHash: number;
   privateKey: KeyObject;
@@ -83,7 +83,7 @@ export function signCheckpointNote(signer: CheckpointSigner, claim: CheckpointCl
 }
 
 /** A public key as a verifier gives it: the note verifier form, raw base64, or a PEM (inline or a file path). */
-export interface VerifierKey {
+interface VerifierKey {
   /** null when the key came without a name (raw or PEM): any signature line the key verifies counts */
   name: string | null;
   publicKey: Uint8Array;
@@ -127,12 +127,12 @@ export function verifyCheckpointNote(note: string, key: VerifierKey): Checkpoint
   throw new WarrantError('checkpoint-signature-invalid', 'No signature on the checkpoint verifies under the given public key: the checkpoint was not signed by that key, or it was altered.');
 }
 
-export async function checkpointSigner(ctx: AppContext): Promise<CheckpointSigner | null> {
+async function checkpointSigner(ctx: AppContext): Promise<CheckpointSigner | null> {
   const text = await getSetting(ctx.store.kysely, SETTING_CHECKPOINT_KEY);
   return text ? signerFromText(text) : null;
 }
 
-export type CheckpointWrite = { written: true; checkpoint: CheckpointRecord } | { written: false; reason: 'no-key' | 'empty-log' | 'head-already-signed'; checkpoint: CheckpointRecord | null };
+type CheckpointWrite = { written: true; checkpoint: CheckpointRecord } | { written: false; reason: 'no-key' | 'empty-log' | 'head-already-signed'; checkpoint: CheckpointRecord | null };
 
 /** Signs the current head now (when the log is not empty and the head is not signed yet). */
 /** The newest signed checkpoint, or null. */

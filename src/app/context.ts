@@ -50,7 +50,7 @@ export type SeamPoint = 'archive' | 'lifecycle' | 'patch' | 'create-idempotency'
  * the session and before they write, so two transactions really overlap. `tx` is the
  * transaction the use case runs in (a test may make the store fail inside it for real).
  */
-export interface TestSeams {
+interface TestSeams {
   afterRead?(point: SeamPoint, sessionId: number | null, tx?: Transaction<Database>): Promise<void>;
   /**
    * TEST-ONLY: runs after everything of the transaction was written, right before COMMIT —
@@ -64,15 +64,9 @@ export interface TestSeams {
  * with and without the audit append. A store written with this switch on has evidence
  * records without log entries: it is for throwaway benchmark databases only.
  */
-export interface BenchOnlySwitches {
+interface BenchOnlySwitches {
   skipAuditAppend?: boolean;
 }
-
-export function nowIso(ctx: Pick<AppContext, 'clock'>): string {
-  return ctx.clock.now().toISOString();
-}
-
-export { ActorCache };
 
 /** Whether an error means the store itself is unreachable (surfaces map it to 503 without importing store/). */
 export { isStoreUnavailableError } from '../store/store-errors.js';

@@ -8,7 +8,7 @@ import { expireMessages } from './messages/message-settlement.js';
 import { reclaimMessagePayloads } from './messages/message-retention.js';
 
 /** Background work off the request path: bounded backlogs, expired keys. */
-export type HousekeepingTask = (ctx: AppContext) => Promise<void>;
+type HousekeepingTask = (ctx: AppContext) => Promise<void>;
 
 export const housekeepingTasks: readonly HousekeepingTask[] = [
   async (ctx) => ctx.live.prune(),

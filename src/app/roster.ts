@@ -17,7 +17,7 @@ import { syncCoverage } from './human-messages/coverage-state.js';
  * The roster (docs/human-messages.md): writable only by an admin — the host CLI or the supervisor pages.
  * No REST route for fleet, session or integration tokens and no MCP tool reaches it.
  */
-export interface UserInput {
+interface UserInput {
   key: string;
   displayName?: string;
   email?: string | null;
@@ -154,7 +154,7 @@ export async function findRosterUser(ctx: AppContext, caller: Caller, key: strin
 }
 
 /** What `warrant init` did about the store's admin. */
-export interface AdminAdoption {
+interface AdminAdoption {
   user: UserRecord;
   /** `set`: the store had no admin; `kept`: it had this one; `replaced`: `--replace-admin` changed it */
   outcome: 'set' | 'kept' | 'replaced';
@@ -192,7 +192,7 @@ export async function adoptAdminUser(
   return { user, outcome: current ? 'replaced' : 'set', previous: current };
 }
 
-export interface IssuedToken {
+interface IssuedToken {
   token: string;
   credentialId: number;
 }

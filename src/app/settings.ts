@@ -22,7 +22,7 @@ import { DEFAULT_MESSAGE_CAPACITY, DEFAULT_MESSAGE_RETENTION, MAX_MESSAGE_CAPACI
  * masked; the checkpoint key as its public verifier key), and each change is appended to the
  * tamper-evident log with its actor — never with a secret value.
  */
-export interface SettingDefinition {
+interface SettingDefinition {
   key: string;
   description: string;
   secret: boolean;
@@ -74,7 +74,7 @@ function parseHost(raw: string): string | null {
   return h.split('.').every((label) => HOST_LABEL.test(label)) ? h : null;
 }
 
-export const SETTING_DEFINITIONS: readonly SettingDefinition[] = [
+const SETTING_DEFINITIONS: readonly SettingDefinition[] = [
   {
     key: SETTING_ADMIN_USER,
     description: "the single admin's roster key (single-admin mode: the human the web UI acts as)",

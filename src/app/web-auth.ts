@@ -35,7 +35,7 @@ import type { Executor } from '../store/dialect/dialect.js';
  */
 export const SIGN_IN_LINK_TTL_MS = 60 * 60 * 1000;
 export const SETUP_CODE_TTL_MS = 24 * 60 * 60 * 1000;
-export const WEB_SESSION_TTL_MS = 30 * 24 * 60 * 60 * 1000;
+const WEB_SESSION_TTL_MS = 30 * 24 * 60 * 60 * 1000;
 /** last_seen_at is refreshed at most this often (a read should not write on every request) */
 const TOUCH_EVERY_MS = 5 * 60 * 1000;
 
@@ -129,7 +129,7 @@ export async function issueSignInLink(
 }
 
 /** Normalizes a typed setup code: case, separators, and the look-alikes base32 leaves out. */
-export function normalizeSetupCode(code: string): string {
+function normalizeSetupCode(code: string): string {
   return code.toUpperCase().replace(/[\s-]/g, '').replace(/O/g, '0').replace(/[IL]/g, '1');
 }
 
@@ -229,7 +229,7 @@ export async function signInWithPassword(ctx: AppContext, key: string, password:
   return inWriteTx(ctx, (w) => startWebSession(w, user, 'password', null, meta));
 }
 
-export interface SetupInput {
+interface SetupInput {
   code: string;
   key: string;
   displayName?: string;

@@ -52,7 +52,7 @@ export async function withStore<T>(
  * (say, to issue itself a human token). A guard, not a boundary: `env -u` removes it; the
  * boundary is the OS user and the store's file modes (docs/integrations.md).
  */
-export function refuseInsideAgentSession(env: NodeJS.ProcessEnv): void {
+function refuseInsideAgentSession(env: NodeJS.ProcessEnv): void {
   if (!env.WARRANT_SESSION_TOKEN) return;
   throw new CliExit(
     EXIT_USAGE,

@@ -49,7 +49,7 @@ export function messageRefusal(token: MessageRefusalToken | 'session-not-live', 
  * not captured there, e.g. over MCP); the fleet, an integration client or Warrant itself have
  * no client. `actor` names the sender either way.
  */
-export interface OperatorOrigin {
+interface OperatorOrigin {
   kind: 'operator';
   client: 'web_ui' | 'cli' | 'slack' | null;
   actor: { kind: string; ref: string | null };
@@ -104,7 +104,7 @@ export interface SendFacts {
   capacity: { held: number; limit: number; reclaimable: number };
 }
 
-export type SendDecision =
+type SendDecision =
   | { kind: 'receipt'; messageId: string }
   | { kind: 'refused'; token: MessageRefusalToken | 'session-not-live'; message: string; details: Record<string, unknown> }
   | {

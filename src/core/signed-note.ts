@@ -8,16 +8,16 @@ import { WarrantError } from './errors.js';
  * Keys are written `<name>+<hash hex>+<base64(0x01 ‖ key)>` (verifier) and
  * `PRIVATE+KEY+<name>+<hash hex>+<base64(0x01 ‖ seed)>` (signer). Pure: crypto is the caller's.
  */
-export const ED25519_ALGORITHM = 1;
+const ED25519_ALGORITHM = 1;
 
-export interface NoteSignature {
+interface NoteSignature {
   name: string;
   /** the 4-byte key hash as an unsigned integer */
   keyHash: number;
   signature: Uint8Array;
 }
 
-export interface NoteKey {
+interface NoteKey {
   name: string;
   keyHash: number;
   /** 32 bytes: the public key (verifier) or the private seed (signer) */
@@ -38,7 +38,7 @@ function refuse(token: 'invalid-key' | 'invalid-checkpoint', message: string): W
   return new WarrantError(token, message);
 }
 
-export function toBase64(bytes: Uint8Array): string {
+function toBase64(bytes: Uint8Array): string {
   let s = '';
   for (const b of bytes) s += String.fromCharCode(b);
   return btoa(s);

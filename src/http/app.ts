@@ -24,13 +24,13 @@ import { registerAgentRuntimeRoutes } from './routes/agent-runtimes.js';
 import { registerTerminalRoutes } from './routes/terminal.js';
 import type { ShutdownGate } from './shutdown-gate.js';
 
-export const MAX_BODY_BYTES = 1024 * 1024;
+const MAX_BODY_BYTES = 1024 * 1024;
 /**
  * A transcript append carries up to 1 MiB of the file as JSON strings: escaping can grow it
  * (a control character becomes six bytes), so its route takes a larger body; the app layer
  * bounds the file's bytes themselves.
  */
-export const MAX_TRANSCRIPT_BODY_BYTES = 8 * 1024 * 1024;
+const MAX_TRANSCRIPT_BODY_BYTES = 8 * 1024 * 1024;
 const TRANSCRIPT_APPEND_PATH = /^\/api\/v1\/sessions\/[^/]+\/transcript$/;
 
 /** Public routes (docs/concepts.md): everything else needs a bearer token. */
@@ -60,7 +60,7 @@ function withSharedAnswers(doc: OpenApiDocument): OpenApiDocument {
   return doc;
 }
 
-export interface HttpOptions {
+interface HttpOptions {
   /** extra surfaces mounted on the same app (MCP, web UI, Slack) */
   mount?: ((app: OpenAPIHono<HttpEnv>) => void)[];
   /** refuses new requests once the node is shutting down (src/cli/serve.ts) */

@@ -38,7 +38,7 @@ function describe(error: unknown): string {
   return e.message || e.code || e.cause?.code || e.cause?.message || String(error) || 'export failed';
 }
 
-export interface OtelExportResult {
+interface OtelExportResult {
   spans: number;
   links: number;
   events: number;

@@ -2,7 +2,7 @@ import type { DrawnUnder, Hierarchy, HierarchyNode } from '../core/hierarchy-typ
 import { drawnUnderText, hierarchyNote } from './hierarchy-notes.js';
 
 /** The wire form of "drawn under": the structure, and the sentence every surface shows. */
-export function serializeDrawnUnder(d: DrawnUnder | null): Record<string, unknown> | null {
+function serializeDrawnUnder(d: DrawnUnder | null): Record<string, unknown> | null {
   if (!d) return null;
   if (d.reason === 'ceiling') return { reason: 'ceiling', uncle_id: null, spawn_parent: null, spawn_parent_id: null, text: drawnUnderText(d) };
   return {
@@ -14,7 +14,7 @@ export function serializeDrawnUnder(d: DrawnUnder | null): Record<string, unknow
   };
 }
 
-export function serializeHierarchyNode(n: HierarchyNode): Record<string, unknown> {
+function serializeHierarchyNode(n: HierarchyNode): Record<string, unknown> {
   return {
     id: n.id,
     uid: n.uid,

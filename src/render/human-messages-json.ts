@@ -19,7 +19,7 @@ export function serializeHumanMessage(e: HumanMessageEntry): Record<string, unkn
   };
 }
 
-export function serializePerson(p: PersonNote): Record<string, unknown> {
+function serializePerson(p: PersonNote): Record<string, unknown> {
   return { key: p.key, display_name: p.displayName, notes: p.notes };
 }
 

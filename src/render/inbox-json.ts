@@ -35,7 +35,7 @@ export function serializeLeasedItem(i: LeasedItem): Record<string, unknown> {
   return { ...serializeInboxItem(i), redelivery: i.redelivery, frame: { format: i.frame.format, text: i.frame.text } };
 }
 
-export function serializeUncleEdge(u: UncleEdgeResult | null): Record<string, unknown> | null {
+function serializeUncleEdge(u: UncleEdgeResult | null): Record<string, unknown> | null {
   if (!u) return null;
   return { outcome: u.outcome, acting_session_id: u.actingSessionId, session_id: u.targetSessionId, basis: u.basis, source: u.source };
 }

@@ -2,7 +2,7 @@ import type { ConversationView } from '../app/conversations/conversation-history
 import type { MessageReceipt, MessageView } from '../app/messages/message-views.js';
 
 /** Wire forms (snake_case) of agent messages and conversation history, shared by REST and MCP (docs/messages.md). */
-export function serializeReceipt(r: MessageReceipt): Record<string, unknown> {
+function serializeReceipt(r: MessageReceipt): Record<string, unknown> {
   return {
     id: r.id,
     ref: r.ref,

@@ -45,7 +45,7 @@ export function serializeDeletion(d: DeletionView): Record<string, unknown> {
   };
 }
 
-export function serializeParentResolution(r: ParentResolution): Record<string, unknown> {
+function serializeParentResolution(r: ParentResolution): Record<string, unknown> {
   return { requested: r.requested, resolved_id: r.resolvedId, basis: r.basis, dropped: r.dropped, source: r.source };
 }
 

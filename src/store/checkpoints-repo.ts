@@ -33,8 +33,3 @@ export async function latestCheckpoint(db: Executor, keyHash?: string): Promise<
   const row = await q.orderBy('seq', 'desc').orderBy('id', 'desc').limit(1).executeTakeFirst();
   return row ? toRecord(row as Row) : null;
 }
-
-export async function checkpointAt(db: Executor, seq: number, keyHash: string): Promise<CheckpointRecord | null> {
-  const row = await db.selectFrom('audit_checkpoints').selectAll().where('seq', '=', seq).where('key_hash', '=', keyHash).executeTakeFirst();
-  return row ? toRecord(row as Row) : null;
-}

@@ -99,7 +99,7 @@ function toRecord(r: Row): DeletionRecord {
   };
 }
 
-export interface DeletionFilter {
+interface DeletionFilter {
   actorIds?: number[];
   since?: string;
   until?: string;

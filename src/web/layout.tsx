@@ -19,9 +19,9 @@ const HTMX_CONFIG = JSON.stringify({
   ],
 });
 
-export type NavItem = 'sessions' | 'new' | 'roster' | null;
+type NavItem = 'sessions' | 'new' | 'roster' | null;
 
-export interface LayoutProps {
+interface LayoutProps {
   title: string;
   identity: WebIdentity | null;
   csrf: string;

@@ -10,11 +10,11 @@ import type { HostGuard } from '../http/host-guard.js';
 import { CSRF_FIELD, CSRF_HEADER, csrfMatches, csrfTokenForCredential, csrfTokenForPreSignIn } from './csrf.js';
 import { renderErrorPage, renderErrorFragment } from './pages/error-page.js';
 
-export const SESSION_COOKIE = 'warrant_session';
-export const PRE_SIGN_IN_COOKIE = 'warrant_pre';
+const SESSION_COOKIE = 'warrant_session';
+const PRE_SIGN_IN_COOKIE = 'warrant_pre';
 
 /** Who may reach a UI route: anyone (sign-in pages, assets), a signed-in human, an admin. */
-export type WebAccess = 'public' | 'signed-in' | 'admin';
+type WebAccess = 'public' | 'signed-in' | 'admin';
 
 export type FormData = Record<string, string | string[]>;
 
@@ -28,7 +28,7 @@ export interface WebRequest {
   form: FormData;
 }
 
-export type WebHandler = (c: Context, r: WebRequest) => Promise<Response>;
+type WebHandler = (c: Context, r: WebRequest) => Promise<Response>;
 
 const UNSAFE = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
@@ -49,7 +49,7 @@ function secure(res: Response): Response {
   return res;
 }
 
-export function isHttps(c: Context): boolean {
+function isHttps(c: Context): boolean {
   return new URL(c.req.url).protocol === 'https:';
 }
 

@@ -5,5 +5,4 @@
  */
 export { exportAuditLines, verifyExportLines, verifyStoredChain } from '../audit-verify.js';
 export type { CheckpointExpectation, VerifyReport } from '../audit-verify.js';
-export { keyedDigest } from '../audit.js';
 export { newestCheckpoint, parsePublicKeyInput, verifyCheckpointNote, writeCheckpoint } from '../checkpoints.js';

@@ -13,14 +13,14 @@ import { lineageParents } from '../views.js';
 
 export type { SessionRecord as OtelSession };
 
-export interface OtelUncle {
+interface OtelUncle {
   sessionId: number;
   uncleSessionId: number;
   basis: string;
   source: string;
 }
 
-export interface OtelHumanMessage {
+interface OtelHumanMessage {
   sessionId: number;
   id: number;
   entryPoint: string;
@@ -32,7 +32,7 @@ export interface OtelHumanMessage {
   createdAt: string;
 }
 
-export interface OtelSource {
+interface OtelSource {
   /** the sessions asked for, by id */
   sessions: SessionRecord[];
   /** those sessions and every spawn ancestor of theirs */

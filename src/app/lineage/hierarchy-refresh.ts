@@ -22,7 +22,7 @@ export const HIERARCHY_CHANGED = 'hierarchy_changed';
 export const INTERNAL_LIVE_TYPES: ReadonlySet<string> = new Set([LINEAGE_CHANGED]);
 
 /** What a committed live event changed in the lineage graph (docs/concepts.md). */
-export function lineageChangeOf(event: LiveEventRecord): { changed: number[]; deleted: number[] } {
+function lineageChangeOf(event: LiveEventRecord): { changed: number[]; deleted: number[] } {
   const p = event.payload;
   const ids = (values: unknown[]): number[] => values.filter((v): v is number => typeof v === 'number' && Number.isSafeInteger(v));
   switch (event.type) {

@@ -26,7 +26,7 @@ import { revokeWitnessCredentials } from '../../store/terminal-witness-repo.js';
 
 export type { RunnerFacts };
 
-export const MAX_METADATA_BYTES = 16 * 1024;
+const MAX_METADATA_BYTES = 16 * 1024;
 
 export interface CreateSessionInput {
   title?: string | null;
@@ -63,7 +63,7 @@ export interface CreateSessionInput {
   runtime?: { origin: RuntimeOrigin; transcriptPath: string | null };
 }
 
-export interface CreatorResolution {
+interface CreatorResolution {
   requested: string | null;
   resolvedId: number | null;
   basis: ActBasis | null;
@@ -135,7 +135,7 @@ function wordsOf(caller: Caller, input: CreateSessionInput, given: HumanWords | 
   return content ? { entryPoint: 'cli.new_session', content } : null;
 }
 
-export interface CreateSessionOptions {
+interface CreateSessionOptions {
   humanWords?: HumanWords;
   /** more writes that must share the create's transaction (Slack's dedupe and thread map) */
   within?: (w: WriteScope, session: SessionRecord) => Promise<void>;

@@ -43,7 +43,7 @@ const deletionCollectors: readonly DeletionCollector[] = [childrenCollector, eve
  * Records a delete makes elsewhere, in its own transaction, before the row goes (docs/messages.md: the
  * agent messages a deleted target can never acknowledge are `failed`, with their history).
  */
-export type DeletionWriter = (w: WriteScope, session: SessionRecord) => Promise<void>;
+type DeletionWriter = (w: WriteScope, session: SessionRecord) => Promise<void>;
 
 const deletionWriters: readonly DeletionWriter[] = [async (w, session) => void (await failMessagesToDeletedSession(w, session))];
 
@@ -172,7 +172,7 @@ async function actorFilterIdentity(db: Executor, actor: string): Promise<{ kind:
   return user ? { kind: 'human', ref: String(user.id) } : null;
 }
 
-export interface DeletionListInput {
+interface DeletionListInput {
   actor?: string; // a roster key, `session:<id>`, `client:<name>`, `fleet` or `system`
   since?: string;
   until?: string;

@@ -15,5 +15,4 @@ export { createRuntimeChild } from './runtime-children.js';
 export { getSessionDetail } from './session-detail.js';
 export { appendTranscript, readTranscript, readTranscriptPosition, readTranscriptTail } from './transcript.js';
 export type { TranscriptRecordView } from './transcript.js';
-export { lineageParents } from '../views.js';
 export type { ActorView, SessionView } from '../views.js';

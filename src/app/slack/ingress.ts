@@ -19,7 +19,7 @@ export interface SlackEnvelope {
   event?: SlackMessageEvent;
 }
 
-export interface SlackMessageEvent {
+interface SlackMessageEvent {
   type?: string;
   subtype?: string;
   user?: string;
@@ -32,14 +32,14 @@ export interface SlackMessageEvent {
   thread_ts?: string;
 }
 
-export type SlackOutcome =
+type SlackOutcome =
   | { outcome: 'challenge'; challenge: string }
   | { outcome: 'duplicate' }
   | { outcome: 'ignored'; reason: string }
   | { outcome: 'session-started'; sessionId: number }
   | { outcome: 'followed-up'; sessionId: number };
 
-export function slackPermalink(workspaceUrl: string | null, channel: string, ts: string, threadTs?: string): string | null {
+function slackPermalink(workspaceUrl: string | null, channel: string, ts: string, threadTs?: string): string | null {
   if (!workspaceUrl) return null;
   const base = `${workspaceUrl.replace(/\/+$/, '')}/archives/${encodeURIComponent(channel)}/p${ts.replace('.', '')}`;
   return threadTs && threadTs !== ts ? `${base}?thread_ts=${encodeURIComponent(threadTs)}&cid=${encodeURIComponent(channel)}` : base;
@@ -123,7 +123,7 @@ export type SlackFollowUp = (
   within: (w: WriteScope) => Promise<void>,
 ) => Promise<void>;
 
-export function slackNotConfigured(): WarrantError {
+function slackNotConfigured(): WarrantError {
   return new WarrantError('slack-not-configured', 'Slack ingress is not configured on this deployment (no signing secret); set it with `warrant settings set slack_signing_secret`.');
 }
 

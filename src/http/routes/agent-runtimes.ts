@@ -27,7 +27,7 @@ const errors = {
 const ok = <T extends z.ZodType>(schema: T, description: string) => ({ description, content: { 'application/json': { schema } } });
 
 /** Wire form of a transcript record (snake_case). */
-export function serializeTranscriptRecord(r: TranscriptRecordView): Record<string, unknown> {
+function serializeTranscriptRecord(r: TranscriptRecordView): Record<string, unknown> {
   return { id: r.id, provider: r.provider, conversation_id: r.conversationId, offset: r.offset, restarted: r.restarted, line: r.line, record: r.record, created_at: r.createdAt };
 }
 

@@ -12,7 +12,7 @@ import type { HttpEnv } from '../env.js';
 
 const KEEPALIVE_MS = 15_000;
 /** how many hierarchies one stream may watch */
-export const MAX_WATCHED_HIERARCHIES = 20;
+const MAX_WATCHED_HIERARCHIES = 20;
 
 /** A frame for the stream: a stored live event (sent with its id), or a derived one (without). */
 type Frame = { kind: 'live'; record: LiveEventRecord } | { kind: 'derived'; event: string; data: string };

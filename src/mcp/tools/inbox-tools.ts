@@ -16,7 +16,7 @@ function need<T>(value: T | undefined, field: string, action: string): T {
   return value;
 }
 
-export const manageEnqueuedMessages = defineTool({
+const manageEnqueuedMessages = defineTool({
   name: 'manage_enqueued_messages',
   groups: ['sessions'],
   title: "Manage a session's queue",
@@ -78,7 +78,7 @@ export const manageEnqueuedMessages = defineTool({
   },
 });
 
-export const readInboxTool = defineTool({
+const readInboxTool = defineTool({
   name: 'read_inbox',
   groups: ['self_session'],
   title: 'Read your inbox',
@@ -100,7 +100,7 @@ export const readInboxTool = defineTool({
   },
 });
 
-export const messageParentTool = defineTool({
+const messageParentTool = defineTool({
   name: 'message_parent',
   groups: ['self_session'],
   title: 'Message your parent session',

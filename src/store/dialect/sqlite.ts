@@ -157,7 +157,7 @@ class WarrantSqliteDialect implements Dialect {
 
 const jsonTextFieldSql = (column: string, key: string): string => `cast(json_extract(${column}, '$.${key}') as text)`;
 
-export interface SqliteOptions {
+interface SqliteOptions {
   filename: string;
 }
 
@@ -227,5 +227,3 @@ export function openSqlite(options: SqliteOptions): StoreDialect {
     destroy: () => kysely.destroy(),
   };
 }
-
-export type { Transaction };

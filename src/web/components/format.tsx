@@ -44,7 +44,7 @@ export function Basis(props: { basis: string | null }) {
   );
 }
 
-export function actorLabel(actor: ActorView | null): string {
+function actorLabel(actor: ActorView | null): string {
   if (!actor) return 'not attributed';
   switch (actor.kind) {
     case 'human':

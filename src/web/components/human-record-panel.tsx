@@ -84,7 +84,7 @@ function Author(props: { entry: HumanMessageEntry }) {
   );
 }
 
-export function HumanMessageItem(props: { entry: HumanMessageEntry }) {
+function HumanMessageItem(props: { entry: HumanMessageEntry }) {
   const e = props.entry;
   return (
     <li class={`human-message scope-${e.scope}${e.withdrawnAt ? ' withdrawn' : ''}`} data-human-message-id={String(e.id)} data-scope={e.scope} data-entry-point={e.entryPoint}>

@@ -137,7 +137,7 @@ export function EnqueuedList(props: { data: SessionInputData; csrf: string; oob?
   );
 }
 
-export interface InputFormState {
+interface InputFormState {
   /** the text to keep in the box (after a refusal) */
   content?: string;
   error?: WarrantError | null;

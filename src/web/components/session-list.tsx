@@ -12,7 +12,7 @@ export interface ListFilters {
   cursor: string;
 }
 
-export const OPEN_STATUSES = SESSION_STATUSES.filter((s) => s !== 'archived');
+const OPEN_STATUSES = SESSION_STATUSES.filter((s) => s !== 'archived');
 
 export function statusesFor(filter: string): string[] {
   if (filter === 'all') return [];
@@ -20,7 +20,7 @@ export function statusesFor(filter: string): string[] {
   return [filter];
 }
 
-export function filterQuery(f: ListFilters, extra: Partial<ListFilters> = {}): string {
+function filterQuery(f: ListFilters, extra: Partial<ListFilters> = {}): string {
   const merged = { ...f, ...extra };
   const params = new URLSearchParams();
   for (const [k, v] of Object.entries(merged)) if (v) params.set(k, v);
@@ -30,7 +30,7 @@ export function filterQuery(f: ListFilters, extra: Partial<ListFilters> = {}): s
 
 const LIST_TRIGGERS = 'sse:session_created delay:300ms, sse:session_updated delay:300ms, sse:session_deleted delay:300ms, sse:resync';
 
-export function SessionRow(props: { session: SessionView }) {
+function SessionRow(props: { session: SessionView }) {
   const s = props.session;
   return (
     <li class="session-row" data-session-row={String(s.id)}>

@@ -19,7 +19,7 @@ function ActionForm(props: { id: number; act: string; label: string; confirm: st
   );
 }
 
-export function SessionActions(props: { session: SessionView; csrf: string }) {
+function SessionActions(props: { session: SessionView; csrf: string }) {
   const s = props.session;
   const id = s.id;
   return (

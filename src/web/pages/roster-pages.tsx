@@ -15,7 +15,7 @@ export interface UserFormValues {
   notes: string;
 }
 
-export function valuesOf(u: UserRecord): UserFormValues {
+function valuesOf(u: UserRecord): UserFormValues {
   return { key: u.key, displayName: u.displayName, email: u.email ?? '', slack: u.slackUserIds.join(', '), notes: u.notes ?? '' };
 }
 

@@ -16,7 +16,7 @@ import { ErrorMessage } from './error-page.js';
 
 /** Home, session, new-session and delete-confirmation pages (docs/api.md). */
 
-export interface HomeProps {
+interface HomeProps {
   identity: WebIdentity;
   csrf: string;
   strip: { sessions: SessionView[]; more: boolean };
@@ -29,7 +29,7 @@ function IdempotencyField() {
   return <input type="hidden" name="idempotency_key" value={`web-${randomUUID()}`} />;
 }
 
-export function QuickPromptForm(props: { csrf: string }) {
+function QuickPromptForm(props: { csrf: string }) {
   return (
     <form class="card" method="post" action="/sessions/quick" aria-labelledby="quick-heading">
       <h2 id="quick-heading">Quick prompt</h2>
@@ -66,7 +66,7 @@ export function HomePage(p: HomeProps) {
   );
 }
 
-export interface SessionPageProps {
+interface SessionPageProps {
   identity: WebIdentity;
   csrf: string;
   session: SessionView;
