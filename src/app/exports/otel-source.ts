@@ -72,7 +72,12 @@ export async function otelSource(ctx: AppContext, sessionIds: number[] | null): 
     for (const s of frontier) byId.set(s.id, s);
   }
   const ids = sessions.map((s) => s.id);
-  const uncles = (await uncleRowsOf(db, ids)).map((u) => ({ sessionId: Number(u.session_id), uncleSessionId: Number(u.uncle_session_id), basis: u.basis, source: u.source }));
+  const uncles = (await uncleRowsOf(db, ids)).map((u) => ({
+    sessionId: Number(u.session_id),
+    uncleSessionId: Number(u.uncle_session_id),
+    basis: u.basis,
+    source: u.source,
+  }));
   const messages = (await humanMessageRowsOf(db, ids)).map((m) => ({
     sessionId: Number(m.session_id),
     id: Number(m.id),
