@@ -15,7 +15,7 @@ import { HostGuard } from './http/host-guard.js';
 import { ShutdownGate } from './http/shutdown-gate.js';
 import { mountMcp } from './mcp/http-mount.js';
 import { mountWeb } from './web/mount.js';
-import { webBannerLines } from './web/banner.js';
+import { webBannerLines, type BannerInfo } from './web/banner.js';
 import { startHousekeeping } from './app/housekeeping.js';
 import { coverageBannerLines, syncCoverageAtStart } from './app/human-messages/coverage-state.js';
 
@@ -32,14 +32,8 @@ export interface Service {
   stop(): Promise<void>;
 }
 
-/** What the banner knows about the running server. */
-export interface BannerInfo {
-  /** the base URL the server listens on, when it listens */
-  url: string | null;
-}
-
-/** Contributions to the start banner; later capabilities add theirs. */
-export const bannerContributors: ((ctx: AppContext, info: BannerInfo) => Promise<string[]>)[] = [coverageBannerLines, webBannerLines];
+/** Contributions to the start banner, wired here: capture coverage, then the web UI's sign-in lines. */
+const BANNER_CONTRIBUTORS: readonly ((ctx: AppContext, info: BannerInfo) => Promise<string[]>)[] = [coverageBannerLines, webBannerLines];
 
 export async function assembleService(store: StoreDialect, ctx: AppContext, options: { extraHosts?: string[]; housekeeping?: boolean } = {}): Promise<Service> {
   const allowed = await getSetting(store.kysely, SETTING_ALLOWED_HOSTS);
@@ -58,7 +52,7 @@ export async function assembleService(store: StoreDialect, ctx: AppContext, opti
     gate,
     async bannerLines(info: BannerInfo = { url: null }) {
       const lines: string[] = [];
-      for (const contribute of bannerContributors) lines.push(...(await contribute(ctx, info)));
+      for (const contribute of BANNER_CONTRIBUTORS) lines.push(...(await contribute(ctx, info)));
       return lines;
     },
     async stop() {

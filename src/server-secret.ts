@@ -4,7 +4,7 @@ import { dirname, join } from 'node:path';
 import { ConfigError, type Config } from './config.js';
 import { openStore } from './store/connect.js';
 import type { StoreDialect } from './store/dialect/dialect.js';
-import type { MigrationHooks } from './store/migrator.js';
+import type { MigrationHooks } from './store/migration-hooks.js';
 import { serverSecretCheck, serverSecretMismatch, storeHasServerSecret } from './app/bootstrap.js';
 
 /**
@@ -13,9 +13,9 @@ import { serverSecretCheck, serverSecretMismatch, storeHasServerSecret } from '.
  * (the same on every node), else `<data dir>/server-secret`, created 0600 on first start. The
  * store keeps only its check value, so a copy of the store alone derives no credential.
  */
-export const SERVER_SECRET_FILE = 'server-secret';
+const SERVER_SECRET_FILE = 'server-secret';
 
-export interface ServerSecretSource {
+interface ServerSecretSource {
   /** where the secret comes from, as the operator names it */
   origin: string;
   /** the secret; null while `<data dir>/server-secret` does not exist yet */
@@ -41,7 +41,7 @@ function readIfPresent(path: string): string | null {
   }
 }
 
-export function serverSecretSource(config: Config): ServerSecretSource {
+function serverSecretSource(config: Config): ServerSecretSource {
   if (config.serverSecret) return { origin: 'WARRANT_SERVER_SECRET', secret: parseSecret(config.serverSecret, 'WARRANT_SERVER_SECRET'), writablePath: null };
   if (config.serverSecretFile) {
     const origin = `--server-secret-file ${config.serverSecretFile}`;
@@ -73,7 +73,7 @@ function same(a: Buffer, b: Buffer): boolean {
 }
 
 /** Migration 011's help: the secret an earlier version kept in the store moves out of it. */
-export function secretMigrationHooks(source: ServerSecretSource, notice: (line: string) => void): MigrationHooks {
+function secretMigrationHooks(source: ServerSecretSource, notice: (line: string) => void): MigrationHooks {
   return {
     async relocateServerSecret(legacyHex: string): Promise<string> {
       const legacy = Buffer.from(legacyHex, 'hex');

@@ -78,7 +78,7 @@ export async function requireSession(db: Executor, ctx: AppContext, caller: Call
 }
 
 /** Whether `ancestorId` is `target` or above it over spawn (lineage) edges. */
-export async function isSpawnAncestor(db: Executor, ctx: AppContext, ancestorId: number, target: SessionRecord): Promise<boolean> {
+async function isSpawnAncestor(db: Executor, ctx: AppContext, ancestorId: number, target: SessionRecord): Promise<boolean> {
   return isSpawnAncestorOf(db, ctx.store, ancestorId, target.id);
 }
 

@@ -8,7 +8,7 @@ import { callerActor, type Caller } from './caller.js';
 import type { WriteScope } from './write-scope.js';
 
 /** How the acting session of an act was established (docs/concepts.md). */
-export type ActingOutcome = 'authenticated' | 'declared' | 'unresolved-acting-session' | 'no-acting-session';
+type ActingOutcome = 'authenticated' | 'declared' | 'unresolved-acting-session' | 'no-acting-session';
 
 /** The actor and cause of one act, with their bases, ready to be written beside it. */
 export interface Acting {

@@ -5,7 +5,7 @@ import { findUserByKey } from '../store/users-repo.js';
 import { resolveRef, type Visibility } from './access.js';
 import type { AppContext } from './context.js';
 
-export const ACTOR_FILTER_FORMS = 'fleet, system, session:<id>, client:<name>, human:<key> or a roster key';
+const ACTOR_FILTER_FORMS = 'fleet, system, session:<id>, client:<name>, human:<key> or a roster key';
 
 /**
  * An actor filter (`actor`, `cause`, `caused_by`): `fleet`, `system`, `session:<id>`,

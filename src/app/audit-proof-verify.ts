@@ -9,7 +9,7 @@ import { verifyCheckpointNote, type VerifierKey } from './checkpoints.js';
  * store — against signed checkpoints and the public key the verifier trusts. The roots come
  * from the checkpoints, never from the proof; the leaf is hashed from the entry text itself.
  */
-export type VerifiedProof =
+type VerifiedProof =
   | { kind: 'inclusion'; seq: number; treeSize: number; origin: string; rootHash: string; keyName: string }
   | { kind: 'consistency'; from: number; to: number; origin: string; fromRootHash: string; toRootHash: string; keyName: string };
 

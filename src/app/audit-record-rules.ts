@@ -10,7 +10,7 @@ import { canonicalJson, fastKeyedDigest } from './audit.js';
  */
 
 type Entry = Record<string, unknown>;
-export type FieldValues = readonly unknown[];
+type FieldValues = readonly unknown[];
 
 export interface RecordRule {
   table: Exclude<ScannedTable, 'session_uncles'>;

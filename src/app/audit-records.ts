@@ -11,9 +11,9 @@ import { RECORD_RULES, RULE_BY_KIND, UNCLE_EVENT_TYPES, UNCLE_FIELDS, uncleKey, 
  * expectations, then each table is streamed in key order and compared in memory.
  */
 
-export type RecordProblem = 'differs' | 'missing' | 'unlogged';
+type RecordProblem = 'differs' | 'missing' | 'unlogged';
 
-export interface RecordFinding {
+interface RecordFinding {
   table: ScannedTable;
   /** the record's key: its row id (session_events: `session/event seq`, session_uncles: `junior>uncle`) */
   id: string;
@@ -26,7 +26,7 @@ export interface RecordFinding {
   fields?: string[];
 }
 
-export interface TableCounts {
+interface TableCounts {
   /** records whose every value matched their entry */
   verified: number;
   /** records or entries that cannot be checked: entries older than the field that names or digests the record, rows older than the log */
@@ -52,7 +52,7 @@ interface Expectation {
   sessions: number[] | undefined;
 }
 
-export interface RecordsOptions {
+interface RecordsOptions {
   pageSize?: number;
   /** findings kept in the report (all are counted) */
   limit?: number;

@@ -19,7 +19,7 @@ import { nodeChainHasher } from './audit.js';
  */
 export type CheckpointExpectation = { seq: number; hash: string; rootHash?: undefined } | { seq: number; rootHash: string; hash?: undefined };
 
-export type CheckpointOutcome = 'matched' | 'hash-differs' | 'root-differs' | 'log-ends-before-checkpoint' | 'not-reached-chain-broken';
+type CheckpointOutcome = 'matched' | 'hash-differs' | 'root-differs' | 'log-ends-before-checkpoint' | 'not-reached-chain-broken';
 
 export interface VerifyReport {
   ok: boolean;
@@ -34,7 +34,7 @@ export interface VerifyReport {
 const encoder = new TextEncoder();
 
 /** Feeds links in order; remembers the first break and checks checkpoint claims on the way. */
-export class ChainVerifier {
+class ChainVerifier {
   private cursor: ChainCursor = CHAIN_START;
   private brokenAt: ChainBreak | null = null;
   private readonly expected = new Map<number, string>();
@@ -95,7 +95,7 @@ export class ChainVerifier {
   }
 }
 
-export interface VerifyOptions {
+interface VerifyOptions {
   checkpoints?: readonly CheckpointExpectation[];
   /** called after each page: entries read so far, and the head seq when the run began */
   onProgress?: (done: number, total: number) => void;
@@ -127,7 +127,7 @@ export async function verifyStoredChain(db: Executor, options: VerifyOptions = {
 }
 
 /** One exported line: the stored row, with the canonical entry text verbatim. */
-export function exportLine(link: ChainLink): string {
+function exportLine(link: ChainLink): string {
   return JSON.stringify({ schema_version: AUDIT_SCHEMA_VERSION, seq: link.seq, entry: link.entry, prev_hash: link.prevHash, hash: link.hash });
 }
 
@@ -153,7 +153,7 @@ export async function* exportAuditLines(
  * Parses one exported line. Readers ignore unknown keys (docs/attribution.md); a line whose schema
  * version is newer than this reader understands is refused rather than misread.
  */
-export function parseExportLine(text: string, lineNumber: number): ChainLink {
+function parseExportLine(text: string, lineNumber: number): ChainLink {
   let value: unknown;
   try {
     value = JSON.parse(text);

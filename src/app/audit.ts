@@ -119,5 +119,3 @@ export async function appendAuditEntries(tx: Transaction<Database>, store: Store
   }
   await insertAuditRows(tx, rows);
 }
-
-export type { Executor };

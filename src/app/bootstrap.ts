@@ -5,6 +5,7 @@ import { getSetting, seedSetting } from '../store/settings-repo.js';
 import { ActorCache, ensureActor } from '../store/actors-repo.js';
 import { findTokenByHash } from '../store/tokens-repo.js';
 import { LiveHub } from './live-hub.js';
+import type { HierarchyHub } from './lineage/hierarchy-hub.js';
 import { HierarchyRefresher } from './lineage/hierarchy-refresh.js';
 import { randomIds, systemClock, type AppContext, type Clock, type DeploymentMode, type IdSource } from './context.js';
 import { hashToken, registerToken } from './credentials.js';
@@ -62,7 +63,7 @@ export async function createAppContext(store: StoreDialect, options: ContextOpti
     mode,
     leaseMs: options.leaseMs ?? 60_000,
     // set just below: the refresher reads through the context it belongs to
-    hierarchies: undefined as unknown as HierarchyRefresher,
+    hierarchies: undefined as unknown as HierarchyHub,
   };
   ctx.hierarchies = new HierarchyRefresher(ctx);
   return ctx;
@@ -124,8 +125,4 @@ export async function registerFleetKey(ctx: AppContext, token: string, label: st
   const existing = await findTokenByHash(db, hashToken(token));
   if (existing) return existing.id;
   return registerToken(db, token, { kind: 'fleet', label }, ctx.clock.now().toISOString());
-}
-
-export async function adminUserKey(ctx: AppContext): Promise<string | null> {
-  return getSetting(ctx.store.kysely, SETTING_ADMIN_USER);
 }

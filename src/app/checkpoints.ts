@@ -66,7 +66,7 @@ function rawPublicKey(key: KeyObject): Uint8Array {
 
 /** A new signer key in the note format (`PRIVATE+KEY+…`), from 32 random bytes. */
 export function generateSignerKey(ids: Pick<IdSource, 'bytes'>, name = DEFAULT_KEY_NAME): string {
-  if (!isValidKeyName(name)) throw new WarrantError('invalid-key', 'key name: 1–64 printable characters without spaces or "+".', { status: 400 });
+  if (!isValidKeyName(name)) throw new WarrantError('invalid-key', 'key name: 1–64 printable characters without spaces or "+".');
   const seed = ids.bytes(32);
   const privateKey = createPrivateKey({ key: Buffer.concat([PKCS8_ED25519_PREFIX, seed]), format: 'der', type: 'pkcs8' });
   const publicKey = rawPublicKey(createPublicKey(privateKey));
@@ -79,7 +79,7 @@ export function signerFromText(text: string): CheckpointSigner {
   const privateKey = createPrivateKey({ key: Buffer.concat([PKCS8_ED25519_PREFIX, Buffer.from(parsed.key)]), format: 'der', type: 'pkcs8' });
   const publicKey = rawPublicKey(createPublicKey(privateKey));
   const keyHash = keyHashOf(parsed.name, publicKey);
-  if (keyHash !== parsed.keyHash) throw new WarrantError('invalid-key', 'checkpoint key: its key hash does not match the key (a copy error?).', { status: 400 });
+  if (keyHash !== parsed.keyHash) throw new WarrantError('invalid-key', 'checkpoint key: its key hash does not match the key (a copy error?).');
   return { name: parsed.name, keyHash, privateKey, publicKey, verifierKey: formatVerifierKey({ name: parsed.name, keyHash, key: publicKey }) };
 }
 
@@ -112,19 +112,17 @@ export function parsePublicKeyInput(input: string): VerifierKey {
     try {
       return { name: null, publicKey: rawPublicKey(createPublicKey(text)) };
     } catch {
-      throw new WarrantError('invalid-key', '--public-key: not an Ed25519 public key in PEM form.', { status: 400 });
+      throw new WarrantError('invalid-key', '--public-key: not an Ed25519 public key in PEM form.');
     }
   }
   if (looksLikeVerifierKey(text)) {
     const key = parseVerifierKey(text);
-    if (keyHashOf(key.name, key.key) !== key.keyHash) throw new WarrantError('invalid-key', '--public-key: its key hash does not match the key.', { status: 400 });
+    if (keyHashOf(key.name, key.key) !== key.keyHash) throw new WarrantError('invalid-key', '--public-key: its key hash does not match the key.');
     return { name: key.name, publicKey: key.key };
   }
   const raw = fromBase64(text);
   if (raw && raw.length === 32) return { name: null, publicKey: raw };
-  throw new WarrantError('invalid-key', '--public-key: expected the verifier key printed by `warrant settings get checkpoint_key` (<name>+<hash>+<base64>), a base64 Ed25519 public key, or a PEM file.', {
-    status: 400,
-  });
+  throw new WarrantError('invalid-key', '--public-key: expected the verifier key printed by `warrant settings get checkpoint_key` (<name>+<hash>+<base64>), a base64 Ed25519 public key, or a PEM file.');
 }
 
 /**
@@ -146,20 +144,18 @@ export function verifyCheckpointNote(note: string, key: VerifierKey): Checkpoint
     }
   }
   if (verifiedBy !== null) return { ...parseAnyCheckpointBody(body), keyName: verifiedBy };
-  throw new WarrantError('checkpoint-signature-invalid', 'No signature on the checkpoint verifies under the given public key: the checkpoint was not signed by that key, or it was altered.', {
-    status: 400,
-  });
+  throw new WarrantError('checkpoint-signature-invalid', 'No signature on the checkpoint verifies under the given public key: the checkpoint was not signed by that key, or it was altered.');
 }
 
-export async function checkpointSigner(ctx: AppContext): Promise<CheckpointSigner | null> {
+async function checkpointSigner(ctx: AppContext): Promise<CheckpointSigner | null> {
   const text = await getSetting(ctx.store.kysely, SETTING_CHECKPOINT_KEY);
   return text ? signerFromText(text) : null;
 }
 
-export type CheckpointWrite = { written: true; checkpoint: CheckpointRecord } | { written: false; reason: 'no-key' | 'empty-log' | 'head-already-signed'; checkpoint: CheckpointRecord | null };
+type CheckpointWrite = { written: true; checkpoint: CheckpointRecord } | { written: false; reason: 'no-key' | 'empty-log' | 'head-already-signed'; checkpoint: CheckpointRecord | null };
 
 /** The log's origin line: the `audit_origin` setting, else the signing key's name. */
-export async function auditOrigin(ctx: AppContext, signer: CheckpointSigner | null): Promise<string> {
+async function auditOrigin(ctx: AppContext, signer: CheckpointSigner | null): Promise<string> {
   const set = await getSetting(ctx.store.kysely, SETTING_AUDIT_ORIGIN);
   if (set && isValidOrigin(set)) return set;
   return signer?.name ?? DEFAULT_KEY_NAME;

@@ -5,7 +5,7 @@ import type { Database } from '../store/database.js';
 import type { StoreDialect } from '../store/dialect/dialect.js';
 import { ActorCache } from '../store/actors-repo.js';
 import type { LiveHub } from './live-hub.js';
-import type { HierarchyRefresher } from './lineage/hierarchy-refresh.js';
+import type { HierarchyHub } from './lineage/hierarchy-hub.js';
 
 export interface Clock {
   now(): Date;
@@ -29,7 +29,7 @@ export interface AppContext {
   actors: ActorCache;
   live: LiveHub;
   /** live refresh of open hierarchy views (docs/concepts.md) */
-  hierarchies: HierarchyRefresher;
+  hierarchies: HierarchyHub;
   /** the server secret session tokens are derived from; kept outside the store (docs/operations.md) */
   serverSecret: Buffer;
   /** deployment mode, read from the store's settings at start */
@@ -50,7 +50,7 @@ export type SeamPoint = 'archive' | 'lifecycle' | 'patch' | 'create-idempotency'
  * the session and before they write, so two transactions really overlap. `tx` is the
  * transaction the use case runs in (a test may make the store fail inside it for real).
  */
-export interface TestSeams {
+interface TestSeams {
   afterRead?(point: SeamPoint, sessionId: number | null, tx?: Transaction<Database>): Promise<void>;
   /**
    * TEST-ONLY: runs after everything of the transaction was written, right before COMMIT —
@@ -64,15 +64,9 @@ export interface TestSeams {
  * with and without the audit append. A store written with this switch on has evidence
  * records without log entries: it is for throwaway benchmark databases only.
  */
-export interface BenchOnlySwitches {
+interface BenchOnlySwitches {
   skipAuditAppend?: boolean;
 }
-
-export function nowIso(ctx: Pick<AppContext, 'clock'>): string {
-  return ctx.clock.now().toISOString();
-}
-
-export { ActorCache };
 
 /** Whether an error means the store itself is unreachable (surfaces map it to 503 without importing store/). */
 export { isStoreUnavailableError } from '../store/store-errors.js';

@@ -14,12 +14,3 @@ export function decodeCursor(cursor: string, kind: string): number {
   }
   return n;
 }
-
-export function decodeCursorString(cursor: string, kind: string): string {
-  const text = Buffer.from(cursor, 'base64url').toString('utf8');
-  const i = text.indexOf(':');
-  if (i < 0 || text.slice(0, i) !== kind) {
-    throw new WarrantError('invalid-request', 'cursor: not a cursor of this list; pass next_cursor from the previous page unchanged.', { details: { field: 'cursor' } });
-  }
-  return text.slice(i + 1);
-}

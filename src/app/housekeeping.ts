@@ -8,9 +8,9 @@ import { expireMessages } from './messages/message-settlement.js';
 import { reclaimMessagePayloads } from './messages/message-retention.js';
 
 /** Background work off the request path: bounded backlogs, expired keys. */
-export type HousekeepingTask = (ctx: AppContext) => Promise<void>;
+type HousekeepingTask = (ctx: AppContext) => Promise<void>;
 
-export const housekeepingTasks: HousekeepingTask[] = [
+export const housekeepingTasks: readonly HousekeepingTask[] = [
   async (ctx) => ctx.live.prune(),
   async (ctx) => {
     // Idempotency keys are kept 24 hours (docs/concepts.md).

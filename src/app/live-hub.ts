@@ -2,10 +2,10 @@ import type { Logger } from 'pino';
 import type { StoreDialect } from '../store/dialect/dialect.js';
 import { liveEventsAfter, oldestAndNewestLiveEventId, pruneLiveEvents, type LiveEventRecord } from '../store/live-repo.js';
 
-export type LiveListener = (event: LiveEventRecord) => void;
+type LiveListener = (event: LiveEventRecord) => void;
 
 /** How many live events the store keeps for replay; beyond it a reconnect gets `resync`. */
-export const LIVE_BACKLOG = 10_000;
+const LIVE_BACKLOG = 10_000;
 
 /**
  * Fans committed live events out to this node's subscribers, off the request path: a write

@@ -6,7 +6,7 @@ import { resolveRef, type RefResolution, type Visibility } from './access.js';
 import type { AppContext } from './context.js';
 
 /** docs/concepts.md: what happened to the parent hint, for the create response. */
-export type ParentDropReason =
+type ParentDropReason =
   | 'not-found'
   | 'ambiguous-prefix'
   | 'prefix-too-short'
@@ -23,13 +23,13 @@ export interface ParentResolution {
   source: 'session-token' | 'body' | 'header' | 'legacy-key' | null;
 }
 
-export interface ParentHints {
+interface ParentHints {
   body: string | null;
   header: string | null;
   legacyKey: string | null;
 }
 
-export const MAX_PARENT_HINT_LENGTH = 100;
+const MAX_PARENT_HINT_LENGTH = 100;
 
 /**
  * docs/concepts.md, first match wins: the authenticated session token,

@@ -6,8 +6,8 @@ const PARAMS = { N: 32768, r: 8, p: 1 } as const;
 const KEY_LENGTH = 64;
 const MAX_MEM = 128 * 1024 * 1024;
 
-export const MIN_PASSWORD_LENGTH = 10;
-export const MAX_PASSWORD_LENGTH = 1024;
+const MIN_PASSWORD_LENGTH = 10;
+const MAX_PASSWORD_LENGTH = 1024;
 
 function derive(password: string, salt: Buffer, params: { N: number; r: number; p: number }): Promise<Buffer> {
   const options: ScryptOptions = { ...params, maxmem: MAX_MEM };

@@ -17,7 +17,7 @@ import { syncCoverage } from './human-messages/coverage-state.js';
  * The roster (docs/human-messages.md): writable only by an admin — the host CLI or the supervisor pages.
  * No REST route for fleet, session or integration tokens and no MCP tool reaches it.
  */
-export interface UserInput {
+interface UserInput {
   key: string;
   displayName?: string;
   email?: string | null;
@@ -26,12 +26,15 @@ export interface UserInput {
   isAdmin?: boolean;
 }
 
-/** Hooks later capabilities use to log coverage changes in the same transaction. */
-export type RosterChangeHook = (w: WriteScope, change: { kind: string; user?: UserRecord; detail?: Record<string, unknown> }) => Promise<void>;
-export const rosterChangeHooks: RosterChangeHook[] = [];
+/** A roster or token change, as the functions below describe it to `notify`. */
+interface RosterChange {
+  kind: string;
+  user?: UserRecord;
+  detail?: Record<string, unknown>;
+}
 
-async function notify(w: WriteScope, change: Parameters<RosterChangeHook>[1]): Promise<void> {
-  for (const hook of rosterChangeHooks) await hook(w, change);
+/** `_change` says what changed at each call; nothing subscribes to it (coverage reads the store). */
+async function notify(w: WriteScope, _change: RosterChange): Promise<void> {
   // every roster or token change may change a capture channel's state (docs/human-messages.md)
   await syncCoverage(w);
 }
@@ -55,7 +58,6 @@ async function checkSlackIds(db: Executor, ids: readonly string[], exceptUserId:
     const clash = user.slackUserIds.find((s) => ids.includes(s));
     if (clash) {
       throw new WarrantError('slack-id-taken', `Slack id ${clash} already belongs to ${user.key} (${user.displayName}); a Slack id maps to at most one person.`, {
-        status: 409,
         details: { slack_user_id: clash, user: user.key },
       });
     }
@@ -84,7 +86,7 @@ export async function addUser(ctx: AppContext, caller: Caller, input: UserInput)
 export async function insertRosterUser(w: WriteScope, input: UserInput): Promise<UserRecord> {
   requireKey(input.key);
   const slack = normalizeSlackIds(input.slackUserIds) ?? [];
-  if (await findUserByKey(w.tx, input.key)) throw new WarrantError('user-exists', `A roster user with the key ${input.key} exists already.`, { status: 409 });
+  if (await findUserByKey(w.tx, input.key)) throw new WarrantError('user-exists', `A roster user with the key ${input.key} exists already.`);
   await checkSlackIds(w.tx, slack, null);
   const id = await insertUser(w.tx, {
     key: input.key,
@@ -102,7 +104,7 @@ export async function insertRosterUser(w: WriteScope, input: UserInput): Promise
 }
 
 /** Lets other roster-adjacent use cases (web sign-in settings, passwords) log coverage changes. */
-export async function notifyRosterChange(w: WriteScope, change: Parameters<RosterChangeHook>[1]): Promise<void> {
+export async function notifyRosterChange(w: WriteScope, change: RosterChange): Promise<void> {
   await notify(w, change);
 }
 
@@ -116,7 +118,7 @@ export async function editUser(
   return inWriteTx(ctx, async (w) => {
     await authorize(w.tx, ctx, caller, 'admin', null);
     const user = await findUserByKey(w.tx, key);
-    if (!user) throw new WarrantError('user-not-found', `No roster user has the key ${key}.`, { status: 404 });
+    if (!user) throw new WarrantError('user-not-found', `No roster user has the key ${key}.`);
     if (slack) await checkSlackIds(w.tx, slack, user.id);
     await updateUser(w.tx, user.id, { ...changes, ...(slack ? { slackUserIds: slack } : {}) }, w.now);
     const updated = (await findUserByKey(w.tx, key))!;
@@ -131,8 +133,8 @@ export async function renameUser(ctx: AppContext, caller: Caller, key: string, n
   return inWriteTx(ctx, async (w) => {
     await authorize(w.tx, ctx, caller, 'admin', null);
     const user = await findUserByKey(w.tx, key);
-    if (!user) throw new WarrantError('user-not-found', `No roster user has the key ${key}.`, { status: 404 });
-    if (await findUserByKey(w.tx, newKey)) throw new WarrantError('user-exists', `A roster user with the key ${newKey} exists already.`, { status: 409 });
+    if (!user) throw new WarrantError('user-not-found', `No roster user has the key ${key}.`);
+    if (await findUserByKey(w.tx, newKey)) throw new WarrantError('user-exists', `A roster user with the key ${newKey} exists already.`);
     await updateUser(w.tx, user.id, { key: newKey }, w.now);
     const renamed = (await findUserByKey(w.tx, newKey))!;
     await notify(w, { kind: 'user_renamed', user: renamed, detail: { old_key: key } });
@@ -152,7 +154,7 @@ export async function findRosterUser(ctx: AppContext, caller: Caller, key: strin
 }
 
 /** What `warrant init` did about the store's admin. */
-export interface AdminAdoption {
+interface AdminAdoption {
   user: UserRecord;
   /** `set`: the store had no admin; `kept`: it had this one; `replaced`: `--replace-admin` changed it */
   outcome: 'set' | 'kept' | 'replaced';
@@ -190,7 +192,7 @@ export async function adoptAdminUser(
   return { user, outcome: current ? 'replaced' : 'set', previous: current };
 }
 
-export interface IssuedToken {
+interface IssuedToken {
   token: string;
   credentialId: number;
 }
@@ -200,7 +202,7 @@ export async function issueHumanToken(ctx: AppContext, caller: Caller, key: stri
   return inWriteTx(ctx, async (w) => {
     await authorize(w.tx, ctx, caller, 'admin', null);
     const user = await findUserByKey(w.tx, key);
-    if (!user || user.removedAt) throw new WarrantError('user-not-found', `No roster user has the key ${key}.`, { status: 404 });
+    if (!user || user.removedAt) throw new WarrantError('user-not-found', `No roster user has the key ${key}.`);
     const token = generateToken(ctx, 'human');
     const issuer = await w.actorId(callerActor(caller).actor);
     const credentialId = await registerToken(w.tx, token, { kind: 'human', userId: user.id, label: label ?? `${key} CLI`, issuedByActorId: issuer }, w.now);
@@ -242,7 +244,7 @@ export async function listIssuedTokens(ctx: AppContext, caller: Caller, filter: 
   let userId: number | undefined;
   if (filter.userKey) {
     const user = await findUserByKey(db, filter.userKey);
-    if (!user) throw new WarrantError('user-not-found', `No roster user has the key ${filter.userKey}.`, { status: 404 });
+    if (!user) throw new WarrantError('user-not-found', `No roster user has the key ${filter.userKey}.`);
     userId = user.id;
   }
   const rows = (await listTokens(db, { ...(filter.kind ? { kind: filter.kind } : {}), ...(userId !== undefined ? { userId } : {}) })).filter((t) => t.kind !== 'session');
@@ -254,7 +256,7 @@ export async function revokeIssuedToken(ctx: AppContext, caller: Caller, credent
   await inWriteTx(ctx, async (w) => {
     await authorize(w.tx, ctx, caller, 'admin', null);
     const token = await findTokenById(w.tx, credentialId);
-    if (!token || token.kind === 'session') throw new WarrantError('token-not-found', `No revocable token has credential id ${credentialId}.`, { status: 404 });
+    if (!token || token.kind === 'session') throw new WarrantError('token-not-found', `No revocable token has credential id ${credentialId}.`);
     if (!(await revokeToken(w.tx, credentialId, w.now))) return;
     w.audit({ kind: 'token_revoked', at: w.now, credential_id: credentialId, token_kind: token.kind });
     if (token.kind === 'human') await notify(w, { kind: 'human_token_revoked', detail: { credential_id: credentialId, user_id: token.userId } });

@@ -23,7 +23,7 @@ import { DEFAULT_MESSAGE_CAPACITY, DEFAULT_MESSAGE_RETENTION, MAX_MESSAGE_CAPACI
  * masked; the checkpoint key as its public verifier key), and each change is appended to the
  * tamper-evident log with its actor — never with a secret value.
  */
-export interface SettingDefinition {
+interface SettingDefinition {
   key: string;
   description: string;
   secret: boolean;
@@ -40,7 +40,7 @@ export interface SettingDefinition {
 }
 
 function invalid(key: string, message: string): WarrantError {
-  return new WarrantError('invalid-setting', `${key}: ${message}`, { status: 400, details: { setting: key } });
+  return new WarrantError('invalid-setting', `${key}: ${message}`, { details: { setting: key } });
 }
 
 const masked = (stored: string) => `set (${stored.length} characters; hidden — pass --reveal to print it)`;
@@ -75,7 +75,7 @@ function parseHost(raw: string): string | null {
   return h.split('.').every((label) => HOST_LABEL.test(label)) ? h : null;
 }
 
-export const SETTING_DEFINITIONS: readonly SettingDefinition[] = [
+const SETTING_DEFINITIONS: readonly SettingDefinition[] = [
   {
     key: SETTING_ADMIN_USER,
     description: "the single admin's roster key (single-admin mode: the human the web UI acts as)",
@@ -273,7 +273,6 @@ function definitionOf(key: string): SettingDefinition {
   const def = SETTING_DEFINITIONS.find((d) => d.key === key);
   if (!def) {
     throw new WarrantError('unknown-setting', `No setting is called ${JSON.stringify(key)}. Settings: ${SETTING_DEFINITIONS.map((d) => d.key).join(', ')}.`, {
-      status: 404,
       details: { setting: key },
     });
   }

@@ -30,7 +30,7 @@ export interface ActorView {
  * A session actor the reader may not see: an unnamed session — no title, id, uid or owner
  * (docs/design/sessions.md, "Multi-user scoping"). `ref: null` on a `session` actor means exactly this.
  */
-export const HIDDEN_SESSION: ActorView = Object.freeze({ kind: 'session', ref: null, displayName: null });
+const HIDDEN_SESSION: ActorView = Object.freeze({ kind: 'session', ref: null, displayName: null });
 
 export function isHiddenSession(actor: Pick<ActorView, 'kind' | 'ref'> | null | undefined): boolean {
   return actor?.kind === 'session' && actor.ref === null;

@@ -1,4 +1,4 @@
-import { WarrantError } from '../core/errors.js';
+import { WarrantError, type KnownErrorToken } from '../core/errors.js';
 import { WEB_SESSION_PREFIX, isValidUserKey } from '../core/tokens.js';
 import { getSetting, setSetting } from '../store/settings-repo.js';
 import { countUsers, findUserById, findUserByKey, passwordHashOf, updateUser, type UserRecord } from '../store/users-repo.js';
@@ -35,7 +35,7 @@ import type { Executor } from '../store/dialect/dialect.js';
  */
 export const SIGN_IN_LINK_TTL_MS = 60 * 60 * 1000;
 export const SETUP_CODE_TTL_MS = 24 * 60 * 60 * 1000;
-export const WEB_SESSION_TTL_MS = 30 * 24 * 60 * 60 * 1000;
+const WEB_SESSION_TTL_MS = 30 * 24 * 60 * 60 * 1000;
 /** last_seen_at is refreshed at most this often (a read should not write on every request) */
 const TOUCH_EVERY_MS = 5 * 60 * 1000;
 
@@ -63,8 +63,8 @@ function plusMs(iso: string, ms: number): string {
   return new Date(Date.parse(iso) + ms).toISOString();
 }
 
-function signInRefused(token: string, message: string): WarrantError {
-  return new WarrantError(token, message, { status: 401 });
+function signInRefused(token: KnownErrorToken, message: string): WarrantError {
+  return new WarrantError(token, message);
 }
 
 /** The roster row of the single admin (the `admin_user` setting), when it resolves. */
@@ -102,11 +102,11 @@ export async function issueSignInLink(
   let user: UserRecord | null;
   if (key) {
     user = await findUserByKey(ctx.store.kysely, key);
-    if (!user || user.removedAt) throw new WarrantError('user-not-found', `No roster user has the key ${key}.`, { status: 404 });
+    if (!user || user.removedAt) throw new WarrantError('user-not-found', `No roster user has the key ${key}.`);
   } else {
     user = await singleAdmin(ctx);
     if (!user) {
-      throw new WarrantError('no-single-admin', 'No single admin is configured: set WARRANT_ADMIN_USER (or run `warrant init`), or name a roster key.', { status: 409 });
+      throw new WarrantError('no-single-admin', 'No single admin is configured: set WARRANT_ADMIN_USER (or run `warrant init`), or name a roster key.');
     }
   }
   if (!(await maySignIn(ctx, user))) {
@@ -114,7 +114,6 @@ export async function issueSignInLink(
     throw new WarrantError(
       'single-admin-mode',
       `Single-admin mode: the web UI signs in the single admin${admin ? ` (${admin.key})` : ''} only. Run the server with WARRANT_MODE=multi-user to sign other people in.`,
-      { status: 409 },
     );
   }
   const ttl = options.ttlMs ?? SIGN_IN_LINK_TTL_MS;
@@ -130,7 +129,7 @@ export async function issueSignInLink(
 }
 
 /** Normalizes a typed setup code: case, separators, and the look-alikes base32 leaves out. */
-export function normalizeSetupCode(code: string): string {
+function normalizeSetupCode(code: string): string {
   return code.toUpperCase().replace(/[\s-]/g, '').replace(/O/g, '0').replace(/[IL]/g, '1');
 }
 
@@ -214,7 +213,6 @@ export async function signInWithPassword(ctx: AppContext, key: string, password:
   if (wait > 0) {
     const minutes = Math.ceil(wait / 60_000);
     throw new WarrantError('sign-in-throttled', `Too many failed sign-ins for this key: try again in ${minutes} minute${minutes === 1 ? '' : 's'}, or ask an admin for a one-time sign-in link.`, {
-      status: 429,
       details: { retry_after_s: Math.ceil(wait / 1000) },
     });
   }
@@ -231,7 +229,7 @@ export async function signInWithPassword(ctx: AppContext, key: string, password:
   return inWriteTx(ctx, (w) => startWebSession(w, user, 'password', null, meta));
 }
 
-export interface SetupInput {
+interface SetupInput {
   code: string;
   key: string;
   displayName?: string;
@@ -250,7 +248,7 @@ export async function completeSetup(ctx: AppContext, input: SetupInput, meta: Si
   if (input.password) checkPasswordStrength(input.password);
   const passwordHash = input.password ? await hashPassword(input.password) : null;
   return inWriteTx(ctx, async (w) => {
-    if ((await countUsers(w.tx)) > 0) throw new WarrantError('setup-done', 'This deployment has a roster already; sign in instead.', { status: 409 });
+    if ((await countUsers(w.tx)) > 0) throw new WarrantError('setup-done', 'This deployment has a roster already; sign in instead.');
     const link = await findLoginLinkByHash(w.tx, hashToken('setup:' + normalizeSetupCode(input.code)));
     if (!link || link.purpose !== 'setup' || link.usedAt || link.expiresAt <= w.now || !(await consumeLoginLink(w.tx, link.id, w.now))) {
       ctx.logger.warn('first-run setup refused: wrong or expired setup code');
@@ -301,7 +299,7 @@ export async function setUserPassword(ctx: AppContext, caller: Caller, key: stri
   return inWriteTx(ctx, async (w) => {
     await authorize(w.tx, ctx, caller, 'admin', null);
     const user = await findUserByKey(w.tx, key);
-    if (!user || user.removedAt) throw new WarrantError('user-not-found', `No roster user has the key ${key}.`, { status: 404 });
+    if (!user || user.removedAt) throw new WarrantError('user-not-found', `No roster user has the key ${key}.`);
     await updateUser(w.tx, user.id, { passwordHash }, w.now);
     const updated = (await findUserByKey(w.tx, key))!;
     // coverage (docs/human-messages.md): "multi-user mode with at least one user who can sign in"

@@ -13,7 +13,7 @@ import { serializeSession } from '../render/session-json.js';
 /** Event types that record runtime state: unattributed and not evidence (docs/attribution.md). */
 export const RUNTIME_EVENT_TYPES = new Set(['started', 'idle', 'exited', 'error']);
 
-export interface LiveDraft {
+interface LiveDraft {
   type: string;
   /** the session whose visibility gates the event, when one */
   sessionId: number | null;

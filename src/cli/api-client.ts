@@ -10,15 +10,12 @@ export class ApiError extends Error {
   }
 }
 
-export interface ApiClientOptions {
+interface ApiClientOptions {
   baseUrl: string;
   token: string | null;
   /** give up on a request after this long (a hook must never hang its agent); none by default */
   timeoutMs?: number;
 }
-
-/** How long an agent hook waits for the server before it gives up and lets the agent go on. */
-export const HOOK_TIMEOUT_MS = 5000;
 
 export function clientOptionsFromEnv(env: NodeJS.ProcessEnv): ApiClientOptions {
   const baseUrl = (env.WARRANT_URL || 'http://127.0.0.1:7420').replace(/\/+$/, '');

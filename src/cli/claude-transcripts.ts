@@ -16,7 +16,7 @@ export function claudeConfigDir(env: NodeJS.ProcessEnv): string {
   return configured ? configured : join(homedir(), '.claude');
 }
 
-export interface TranscriptFile {
+interface TranscriptFile {
   path: string;
   /** Claude Code names a transcript after its session (conversation) id */
   conversationId: string;

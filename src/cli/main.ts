@@ -2,6 +2,7 @@
 import { Command, CommanderError } from 'commander';
 import { ConfigError } from '../config.js';
 import { isWarrantError } from '../core/errors.js';
+import { exitCodeFor } from '../http/errors.js';
 import { ApiError } from './api-client.js';
 import { CliExit, EXIT_FAILURE, EXIT_USAGE, exitPolicy } from './output.js';
 import { registerSessionCommands } from './commands/sessions.js';
@@ -67,9 +68,6 @@ export function buildProgram(): Command {
   return program;
 }
 
-/** Refusals that are the caller's configuration, not a failure: exit code 2 (docs/operations.md). */
-const USAGE_TOKENS = new Set(['invalid-request', 'server-secret-mismatch', 'deployment-mode-mismatch']);
-
 /** Maps every failure to one line on stderr and an exit code (docs/api.md: 0 / 1 / 2). */
 export async function main(argv: string[]): Promise<number> {
   try {
@@ -86,11 +84,11 @@ export async function main(argv: string[]): Promise<number> {
     }
     if (error instanceof ApiError) {
       process.stderr.write(`error: ${error.token}: ${error.message}\n`);
-      return error.status === 400 && error.token === 'invalid-request' ? EXIT_USAGE : EXIT_FAILURE;
+      return exitCodeFor(error.token);
     }
     if (isWarrantError(error)) {
       process.stderr.write(`error: ${error.token}: ${error.message}\n`);
-      return USAGE_TOKENS.has(error.token) ? EXIT_USAGE : EXIT_FAILURE;
+      return exitCodeFor(error.token);
     }
     if (error instanceof ConfigError) {
       process.stderr.write(`${error.message}\n`);

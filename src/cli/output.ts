@@ -1,7 +1,6 @@
 import { markdownToPlainText } from '../render/plain-text.js';
 
 /** Exit codes (docs/api.md): 0 success, 1 failure, 2 usage. `warrant check` adds 3–5. */
-export const EXIT_OK = 0;
 export const EXIT_FAILURE = 1;
 export const EXIT_USAGE = 2;
 

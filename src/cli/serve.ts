@@ -13,7 +13,7 @@ import { InFlightResponses } from './serve-drain.js';
  * the store closes; if some are still stuck after this long, the node gives up and exits 1.
  * Below the usual supervisor kill timeouts (Kubernetes: 30 s).
  */
-export const SHUTDOWN_DEADLINE_MS = 25_000;
+const SHUTDOWN_DEADLINE_MS = 25_000;
 /** How long an idle keep-alive connection stays open (docs/operations.md). */
 const KEEP_ALIVE_MS = 65_000;
 /** How long a live stream, asked to end, may take before its connection is cut (a reader that stopped reading). */

@@ -3,9 +3,9 @@ import pino from 'pino';
 import { CliExit, EXIT_FAILURE, EXIT_USAGE } from './output.js';
 import { loadConfig, type Config } from '../config.js';
 import { openStoreWithSecret } from '../server-secret.js';
-import { createAppContext } from '../app/bootstrap.js';
-import type { AppContext } from '../app/context.js';
-import { systemCaller, type Caller } from '../app/caller.js';
+import { createAppContext } from '../app/deployment/index.js';
+import type { AppContext } from '../app/kernel.js';
+import { systemCaller, type Caller } from '../app/kernel.js';
 
 export interface StoreFlags {
   dataDir?: string;
@@ -52,7 +52,7 @@ export async function withStore<T>(
  * (say, to issue itself a human token). A guard, not a boundary: `env -u` removes it; the
  * boundary is the OS user and the store's file modes (docs/integrations.md).
  */
-export function refuseInsideAgentSession(env: NodeJS.ProcessEnv): void {
+function refuseInsideAgentSession(env: NodeJS.ProcessEnv): void {
   if (!env.WARRANT_SESSION_TOKEN) return;
   throw new CliExit(
     EXIT_USAGE,

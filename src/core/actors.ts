@@ -1,7 +1,5 @@
-import type { ActBasis } from './basis.js';
-
 /** docs/concepts.md: who did something. Rows are permanent; names resolve at read time. */
-export const ACTOR_KINDS = ['human', 'session', 'system', 'client', 'fleet'] as const;
+const ACTOR_KINDS = ['human', 'session', 'system', 'client', 'fleet'] as const;
 export type ActorKind = (typeof ACTOR_KINDS)[number];
 
 /** An actor identity before it has an actor row. `ref` is the user id, session id or client name. */
@@ -11,12 +9,6 @@ export type ActorIdentity =
   | { kind: 'client'; name: string }
   | { kind: 'system' }
   | { kind: 'fleet' };
-
-/** An actor with the basis of one act. */
-export interface Attributed {
-  actor: ActorIdentity;
-  basis: ActBasis;
-}
 
 export function actorRefString(actor: ActorIdentity): string {
   switch (actor.kind) {
@@ -30,10 +22,6 @@ export function actorRefString(actor: ActorIdentity): string {
     case 'fleet':
       return '';
   }
-}
-
-export function sameActor(a: ActorIdentity, b: ActorIdentity): boolean {
-  return a.kind === b.kind && actorRefString(a) === actorRefString(b);
 }
 
 /** How every surface names a session actor its reader may not see (docs/design/sessions.md, "Multi-user scoping"). */

@@ -1,6 +1,6 @@
 import { isActive, type SessionStatus } from './lifecycle.js';
 
-export interface CascadeNode {
+interface CascadeNode {
   id: number;
   parentId: number | null; // spawn parent within the subtree (null for the requested root)
   status: SessionStatus;
@@ -8,7 +8,7 @@ export interface CascadeNode {
 
 export type SkipReason = 'active' | 'active-descendant';
 
-export interface CascadePlan {
+interface CascadePlan {
   /** bottom-up: every child before its parent */
   archive: number[];
   skipped: { id: number; reason: SkipReason }[];

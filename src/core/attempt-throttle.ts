@@ -4,8 +4,8 @@
  * ages out. Pure bookkeeping over times the caller passes in; the state lives in one process
  * (each node counts its own attempts — a bound on guessing, not an account lock).
  */
-export const SIGN_IN_FAILURE_LIMIT = 5;
-export const SIGN_IN_FAILURE_WINDOW_MS = 15 * 60 * 1000;
+const SIGN_IN_FAILURE_LIMIT = 5;
+const SIGN_IN_FAILURE_WINDOW_MS = 15 * 60 * 1000;
 /** keys tracked at most (oldest dropped first), so guessing random keys cannot grow memory without bound */
 const MAX_TRACKED_KEYS = 10_000;
 

@@ -12,7 +12,7 @@ export type ChainHasher = (prevHash: string, entry: string) => string;
 
 const HEX64 = /^[0-9a-f]{64}$/;
 
-export function hexToBytes(hex: string): Uint8Array {
+function hexToBytes(hex: string): Uint8Array {
   const out = new Uint8Array(hex.length / 2);
   for (let i = 0; i < out.length; i++) out[i] = parseInt(hex.slice(i * 2, i * 2 + 2), 16);
   return out;
@@ -45,7 +45,7 @@ export interface ChainLink {
 }
 
 /** Why a link does not hold, for the verifier's report. */
-export type ChainBreakReason =
+type ChainBreakReason =
   /** the expected seq is missing (a deleted row, or the log was cut and renumbered) */
   | 'seq-gap'
   /** prev_hash is not the previous link's hash */

@@ -2,7 +2,7 @@
  * docs/concepts.md: the kind of evidence behind a recorded act or claim.
  * A claim is stored with its basis and never upgraded.
  */
-export const BASES = ['authenticated', 'delegated', 'declared', 'legacy', 'corrected'] as const;
+const BASES = ['authenticated', 'delegated', 'declared', 'legacy', 'corrected'] as const;
 export type Basis = (typeof BASES)[number];
 
 /** Act bases (actor, cause, creator, uncle) never use `legacy` or `corrected`. */
@@ -16,8 +16,4 @@ const STRENGTH: Record<ActBasis, number> = { authenticated: 3, delegated: 2, dec
  */
 export function weakerBasis(a: ActBasis, b: ActBasis): ActBasis {
   return STRENGTH[a] <= STRENGTH[b] ? a : b;
-}
-
-export function isActBasis(value: string | null | undefined): value is ActBasis {
-  return value === 'authenticated' || value === 'delegated' || value === 'declared';
 }

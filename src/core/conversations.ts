@@ -16,7 +16,7 @@ export const CONVERSATION_SOURCES = ['runtime-reported', 'declared', 'observed',
 export type ConversationSource = (typeof CONVERSATION_SOURCES)[number];
 /** the sources a report writes today (`observed` is legacy, `estimated` the backfill's) */
 export type ReportedSource = 'runtime-reported' | 'declared';
-export type ConversationStatus = 'current' | 'observed' | 'estimated';
+type ConversationStatus = 'current' | 'observed' | 'estimated';
 
 /**
  * Who reported decides the source, never the report: a session token outside MCP is its

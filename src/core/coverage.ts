@@ -14,7 +14,7 @@ export interface ChannelChange {
   at: string; // ISO time
 }
 
-export type GapKind = 'not-instrumented' | 'instrumented-late' | 'unknown-origin' | 'deleted-session' | 'terminal-unwitnessed';
+type GapKind = 'not-instrumented' | 'instrumented-late' | 'unknown-origin' | 'deleted-session' | 'terminal-unwitnessed';
 
 /**
  * docs/design/terminal-channel.md: one run of a session whose runner had a TTY on standard

@@ -1,7 +1,8 @@
 /**
- * The one error type every layer throws. `token` is the stable, machine-readable
- * refusal name (docs/design/messages.md); `status` its HTTP meaning; `message` a sentence for people.
- * Each surface maps it in exactly one place (REST error handler, MCP tool error, CLI exit).
+ * The closed error vocabulary: every refusal token and its HTTP meaning, in one table (the
+ * tRPC habit). A token without a row does not compile; no call site picks its own status —
+ * a refusal that needs another status is another token with its own row. Each surface maps a
+ * `WarrantError` in one module, http/errors.ts (REST body, MCP tool error, web page, CLI exit).
  */
 export const ERROR_STATUS = {
   'invalid-request': 400,
@@ -74,11 +75,40 @@ export const ERROR_STATUS = {
   'prompt-report-missing': 409,
   'terminal-already-closed': 409,
   'run-prompt-exists': 409,
-  // the audit log's checkpoints and Merkle proofs (docs/audit-log.md)
+  // the roster and its tokens (docs/operations.md)
+  'user-not-found': 404,
+  'user-exists': 409,
+  'token-not-found': 404,
+  'slack-id-taken': 409,
+  'unknown-owner': 400,
+  'custom-metadata-too-large': 413,
+  // settings (docs/operations.md)
+  'invalid-setting': 400,
+  'unknown-setting': 404,
+  // audit export, checkpoints and their keys (docs/attribution.md)
+  'invalid-export': 400,
   'invalid-key': 400,
   'invalid-checkpoint': 400,
-  'invalid-origin': 400,
   'checkpoint-signature-invalid': 400,
+  // Slack ingress (docs/integrations.md)
+  'slack-not-configured': 404,
+  'slack-request-stale': 401,
+  'slack-signature-invalid': 401,
+  // the request's host and origin (DNS-rebinding and CSRF protection)
+  'host-not-allowed': 403,
+  'origin-not-allowed': 403,
+  'csrf-failed': 403,
+  // web sign-in and first-run setup
+  'sign-in-failed': 401,
+  'sign-in-link-invalid': 401,
+  'sign-in-link-used': 401,
+  'sign-in-link-expired': 401,
+  'setup-code-invalid': 401,
+  'setup-done': 409,
+  'no-single-admin': 409,
+  'single-admin-mode': 409,
+  // the audit log's checkpoints and Merkle proofs (docs/audit-log.md)
+  'invalid-origin': 400,
   'invalid-proof': 400,
   'proof-does-not-verify': 400,
   'proof-checkpoint-mismatch': 400,
@@ -97,18 +127,19 @@ export const ERROR_STATUS = {
   'shutting-down': 503,
 } as const satisfies Record<string, number>;
 
+/** Every token a `WarrantError` may carry: the rows of `ERROR_STATUS`, nothing else. */
 export type KnownErrorToken = keyof typeof ERROR_STATUS;
 
 export class WarrantError extends Error {
-  readonly token: string;
+  readonly token: KnownErrorToken;
   readonly status: number;
   readonly details: Record<string, unknown>;
 
-  constructor(token: string, message: string, options: { status?: number; details?: Record<string, unknown> } = {}) {
+  constructor(token: KnownErrorToken, message: string, options: { details?: Record<string, unknown> } = {}) {
     super(message);
     this.name = 'WarrantError';
     this.token = token;
-    this.status = options.status ?? (ERROR_STATUS as Record<string, number>)[token] ?? 400;
+    this.status = ERROR_STATUS[token];
     this.details = options.details ?? {};
   }
 

@@ -1,7 +1,6 @@
 /** docs/concepts.md: where a line of work came from, and its scheduling class. */
 export const GENESES = ['web_ui', 'slack', 'cli', 'api', 'schedule', 'github', 'system', 'unknown'] as const;
 export type Genesis = (typeof GENESES)[number];
-export const CLIENT_DECLARABLE_GENESES = ['schedule', 'github', 'api'] as const;
 export type SchedulingClass = 'priority' | 'spot';
 
 export type GenesisSource =

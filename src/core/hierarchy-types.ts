@@ -5,7 +5,7 @@
  */
 
 /** docs/concepts.md: at most 8 levels up, 8 levels down from the roots. */
-export const MAX_DEPTH = 8;
+const MAX_DEPTH = 8;
 /** docs/concepts.md: at most 150 sessions (151 with a ceiling-placed requested session). */
 export const MAX_NODES = 150;
 
@@ -29,7 +29,7 @@ export interface LineageRowRef {
 }
 
 export type UncleBasis = 'authenticated' | 'declared';
-export type EdgeKind = 'spawn' | 'uncle';
+type EdgeKind = 'spawn' | 'uncle';
 
 /** One senior → junior edge as lineage resolves it (`juniorsOf` / `seniorsOf`). */
 export interface WalkEdge {

@@ -33,9 +33,9 @@ export function isAffirmativeAbsence(total: { here: number; elsewhere: number },
 
 /** docs/human-messages.md: per scope, and content cut at 300 code points. */
 export const SUMMARY_PER_SCOPE = 5;
-export const SUMMARY_CUT = 300;
+const SUMMARY_CUT = 300;
 
-export interface CutText {
+interface CutText {
   text: string;
   /** the real length in code points when the text was cut, else null */
   cutFrom: number | null;

@@ -34,7 +34,7 @@ export const DEFAULT_LEASE_BATCH = 50;
 export const MAX_LEASE_BATCH = 100;
 
 /** Lease order: `interrupt` items first, then next-turn, then when-idle; oldest first within each. */
-export const LEASE_PRIORITY: Record<InboxMode, number> = { interrupt: 0, next_turn: 1, when_idle: 2 };
+const LEASE_PRIORITY: Record<InboxMode, number> = { interrupt: 0, next_turn: 1, when_idle: 2 };
 
 /**
  * The modes a lease may take now: `when_idle` items only when the session is idle or the
@@ -81,7 +81,7 @@ export type QueueChange = 'send_now' | 'interrupt' | 'withdraw';
  * to the model. A change with no effect (send_now of a next-turn or interrupt item, interrupt
  * of an interrupt item) records nothing.
  */
-export type QueueChangeDecision =
+type QueueChangeDecision =
   | { kind: 'change'; to: { mode: InboxMode } | { state: 'withdrawn' } }
   | { kind: 'noop' }
   | { kind: 'refused'; state: InboxState };
@@ -112,7 +112,7 @@ export type AckRejection = (typeof ACK_REJECTIONS)[number];
  * A `written` or `undelivered` item is refused: only the agent's prompt report can deliver
  * what was written into it, never an acknowledgement made with the same token.
  */
-export type AckDecision = { kind: 'deliver' } | { kind: 'already-delivered' } | { kind: 'rejected'; reason: Exclude<AckRejection, 'not-found' | 'runner-delivery'> };
+type AckDecision = { kind: 'deliver' } | { kind: 'already-delivered' } | { kind: 'rejected'; reason: Exclude<AckRejection, 'not-found' | 'runner-delivery'> };
 
 export function decideAck(item: { state: InboxState; leaseCount: number }): AckDecision {
   switch (item.state) {
@@ -142,7 +142,7 @@ export type WriteRejection = (typeof WRITE_REJECTIONS)[number];
  * `control` item acts on the process, never on the agent's input, so it is never written.
  * Writing a written (or undelivered) item again changes nothing.
  */
-export type WriteDecision = { kind: 'write' } | { kind: 'already-written' } | { kind: 'rejected'; reason: Exclude<WriteRejection, 'not-found'> };
+type WriteDecision = { kind: 'write' } | { kind: 'already-written' } | { kind: 'rejected'; reason: Exclude<WriteRejection, 'not-found'> };
 
 export function decideWritten(item: { kind: InboxKind; state: InboxState; leaseCount: number }): WriteDecision {
   if (item.kind === 'control') return { kind: 'rejected', reason: 'control' };

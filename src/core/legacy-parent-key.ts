@@ -12,7 +12,7 @@
 
 export const LEGACY_PARENT_KEY = 'router_session_id';
 
-export type LegacyParentRef = { kind: 'id'; id: number } | { kind: 'uid'; uid: string };
+type LegacyParentRef = { kind: 'id'; id: number } | { kind: 'uid'; uid: string };
 
 const ID_RE = /^#?([1-9][0-9]*)$/;
 const HYPHENATED = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;

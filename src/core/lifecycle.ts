@@ -17,13 +17,13 @@ export type LifecycleAct =
   | 'runtime-exited-fail'
   | 'runtime-error';
 
-export type TransitionDecision =
+type TransitionDecision =
   | { kind: 'change'; to: SessionStatus; event: string }
   | { kind: 'stop-request' } // running work: a control item, status unchanged
   | { kind: 'noop' }
   | { kind: 'invalid' };
 
-export const ACTIVE_STATUSES: readonly SessionStatus[] = ['running', 'idle'];
+const ACTIVE_STATUSES: readonly SessionStatus[] = ['running', 'idle'];
 export const isActive = (status: SessionStatus): boolean => ACTIVE_STATUSES.includes(status);
 
 /**

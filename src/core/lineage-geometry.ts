@@ -11,7 +11,7 @@ export interface Rect {
   bottom: number;
 }
 
-export interface LineagePath {
+interface LineagePath {
   /** the SVG path data */
   d: string;
   /** the parent end (centre of the parent tab's bottom edge) */
@@ -23,7 +23,7 @@ export interface LineagePath {
 }
 
 /** How far a tab centre may lie outside the strip's visible box and still count as on it. */
-export const CLIP_TOLERANCE_PX = 4;
+const CLIP_TOLERANCE_PX = 4;
 
 const clamp = (v: number, lo: number, hi: number): number => Math.min(hi, Math.max(lo, v));
 const round = (v: number): number => Math.round(v * 100) / 100;

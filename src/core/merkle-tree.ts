@@ -29,7 +29,7 @@ export function leafHash(sha: Sha256Bytes, leaf: Uint8Array): Uint8Array {
   return sha(buf);
 }
 
-export function nodeHash(sha: Sha256Bytes, left: Uint8Array, right: Uint8Array): Uint8Array {
+function nodeHash(sha: Sha256Bytes, left: Uint8Array, right: Uint8Array): Uint8Array {
   const buf = new Uint8Array(1 + left.length + right.length);
   buf[0] = 0x01;
   buf.set(left, 1);
@@ -38,7 +38,7 @@ export function nodeHash(sha: Sha256Bytes, left: Uint8Array, right: Uint8Array):
 }
 
 /** The largest power of two strictly below n (n ≥ 2). */
-export function splitPoint(n: number): number {
+function splitPoint(n: number): number {
   let k = 1;
   while (k * 2 < n) k *= 2;
   return k;
@@ -48,7 +48,7 @@ const isPowerOfTwo = (n: number) => n > 0 && 2 ** Math.round(Math.log2(n)) === n
 const odd = (n: number) => n % 2 === 1;
 const half = (n: number) => Math.floor(n / 2);
 
-export function bytesEqual(a: Uint8Array, b: Uint8Array): boolean {
+function bytesEqual(a: Uint8Array, b: Uint8Array): boolean {
   if (a.length !== b.length) return false;
   let d = 0;
   for (let i = 0; i < a.length; i++) d |= a[i]! ^ b[i]!;

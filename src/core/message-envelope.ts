@@ -28,10 +28,10 @@ export function isMessageId(text: string): boolean {
  * What `reply_to` names: an agent message (`msg_…`), or an inbox item the session received
  * (its integer id, given as a number or as digits).
  */
-export type ReplyToRef = { kind: 'message'; id: string } | { kind: 'inbox-item'; id: number };
+type ReplyToRef = { kind: 'message'; id: string } | { kind: 'inbox-item'; id: number };
 
 /** The canonical text of a reply_to: the message id, or the item id's digits. */
-export function replyToText(r: ReplyToRef): string {
+function replyToText(r: ReplyToRef): string {
   return r.kind === 'message' ? r.id : String(r.id);
 }
 
@@ -56,7 +56,7 @@ export interface ValidEnvelope {
   replyTo: ReplyToRef | null;
 }
 
-export type EnvelopeCheck = { ok: true; envelope: ValidEnvelope } | { ok: false; field: string; reason: string };
+type EnvelopeCheck = { ok: true; envelope: ValidEnvelope } | { ok: false; field: string; reason: string };
 
 function fail(field: string, reason: string): EnvelopeCheck {
   return { ok: false, field, reason };
@@ -64,7 +64,7 @@ function fail(field: string, reason: string): EnvelopeCheck {
 
 
 /** UTF-8 length without node:Buffer (core stays portable). */
-export function utf8Length(text: string): number {
+function utf8Length(text: string): number {
   let n = 0;
   for (const ch of text) {
     const c = ch.codePointAt(0)!;

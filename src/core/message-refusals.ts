@@ -1,31 +1,32 @@
-import { WarrantError } from './errors.js';
+import { WarrantError, type KnownErrorToken } from './errors.js';
 import { deadlineAfter, DEFAULT_TTL_SECONDS, type ValidEnvelope } from './message-envelope.js';
 
 /**
  * docs/messages.md: each refusal names its cause with one token, and each token asks
  * for one action. When several apply, the first in this table wins — `decideSend` evaluates
  * them in exactly this order over facts the app layer gathered (reads only), so every refusal
- * but `outcome-unknown` happens before anything is written.
+ * but `outcome-unknown` happens before anything is written. Each token's HTTP status is its
+ * row in ERROR_STATUS (core/errors.ts).
  */
 export const MESSAGE_REFUSALS = {
-  'envelope-invalid': { status: 422, action: 'correct it and send with a fresh ref' },
-  'ref-content-mismatch': { status: 409, action: 'use a fresh ref' },
-  'source-activation-stale': { status: 409, action: 'wait for the current activation, or let it reply' },
-  'target-not-found': { status: 404, action: 'check the session ref' },
-  'target-unavailable': { status: 409, action: 'do not resend' },
-  'reply-sender-unverified': { status: 409, action: 'reply from the session itself' },
-  'reply-original-not-found': { status: 409, action: 'send a new message without reply_to' },
-  'reply-operator-origin': { status: 409, action: 'there is no session to answer; do not reply' },
-  'reply-correlation-mismatch': { status: 409, action: 'check that reply_to names a message you received and that to is its sender' },
-  'reply-original-not-delivered': { status: 409, action: 'inspect it with GET /api/v1/messages/:id; do not reply' },
-  'reply-conversation-changed': { status: 409, action: 'send a new message without reply_to' },
-  'reply-deadline-expired': { status: 409, action: 'send a new message without reply_to' },
-  'reply-deadline-extended': { status: 409, action: 'send without a longer ttl' },
-  'reply-already-committed': { status: 409, action: 'inspect it; do not resend' },
-  'store-unavailable': { status: 503, action: 'retry' },
-  'store-capacity': { status: 503, action: 'wait for retention to reclaim' },
-  'outcome-unknown': { status: 503, action: 'inspect the message status; do not resend' },
-} as const;
+  'envelope-invalid': { action: 'correct it and send with a fresh ref' },
+  'ref-content-mismatch': { action: 'use a fresh ref' },
+  'source-activation-stale': { action: 'wait for the current activation, or let it reply' },
+  'target-not-found': { action: 'check the session ref' },
+  'target-unavailable': { action: 'do not resend' },
+  'reply-sender-unverified': { action: 'reply from the session itself' },
+  'reply-original-not-found': { action: 'send a new message without reply_to' },
+  'reply-operator-origin': { action: 'there is no session to answer; do not reply' },
+  'reply-correlation-mismatch': { action: 'check that reply_to names a message you received and that to is its sender' },
+  'reply-original-not-delivered': { action: 'inspect it with GET /api/v1/messages/:id; do not reply' },
+  'reply-conversation-changed': { action: 'send a new message without reply_to' },
+  'reply-deadline-expired': { action: 'send a new message without reply_to' },
+  'reply-deadline-extended': { action: 'send without a longer ttl' },
+  'reply-already-committed': { action: 'inspect it; do not resend' },
+  'store-unavailable': { action: 'retry' },
+  'store-capacity': { action: 'wait for retention to reclaim' },
+  'outcome-unknown': { action: 'inspect the message status; do not resend' },
+} as const satisfies Partial<Record<KnownErrorToken, { action: string }>>;
 
 export type MessageRefusalToken = keyof typeof MESSAGE_REFUSALS;
 
@@ -39,7 +40,7 @@ export const MESSAGE_REFUSAL_ORDER = Object.keys(MESSAGE_REFUSALS) as MessageRef
 export function messageRefusal(token: MessageRefusalToken | 'session-not-live', message: string, details: Record<string, unknown> = {}): WarrantError {
   if (token === 'session-not-live') return new WarrantError(token, message, { details });
   const r = MESSAGE_REFUSALS[token];
-  return new WarrantError(token, message, { status: r.status, details: { action: r.action, ...details } });
+  return new WarrantError(token, message, { details: { action: r.action, ...details } });
 }
 
 /**
@@ -48,7 +49,7 @@ export function messageRefusal(token: MessageRefusalToken | 'session-not-live', 
  * not captured there, e.g. over MCP); the fleet, an integration client or Warrant itself have
  * no client. `actor` names the sender either way.
  */
-export interface OperatorOrigin {
+interface OperatorOrigin {
   kind: 'operator';
   client: 'web_ui' | 'cli' | 'slack' | null;
   actor: { kind: string; ref: string | null };
@@ -103,7 +104,7 @@ export interface SendFacts {
   capacity: { held: number; limit: number; reclaimable: number };
 }
 
-export type SendDecision =
+type SendDecision =
   | { kind: 'receipt'; messageId: string }
   | { kind: 'refused'; token: MessageRefusalToken | 'session-not-live'; message: string; details: Record<string, unknown> }
   | {

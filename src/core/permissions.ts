@@ -33,7 +33,7 @@ export type Act = (typeof ACTS)[number];
  * - `declared-only`: allowed only as a declared acting session, never for replies (05)
  * - `no`: refused
  */
-export type Permission = 'yes' | 'self' | 'self-or-descendant' | 'self-or-runtime-child' | 'declared-only' | 'no';
+type Permission = 'yes' | 'self' | 'self-or-descendant' | 'self-or-runtime-child' | 'declared-only' | 'no';
 
 export const PERMISSIONS: Record<Act, Record<PrincipalKind, Permission>> = {
   read: { fleet: 'yes', session: 'yes', human: 'yes', client: 'yes', admin: 'yes' },
@@ -54,7 +54,7 @@ export const PERMISSIONS: Record<Act, Record<PrincipalKind, Permission>> = {
   admin: { fleet: 'no', session: 'no', human: 'no', client: 'no', admin: 'yes' },
 };
 
-export const ACT_DESCRIPTIONS: Record<Act, string> = {
+const ACT_DESCRIPTIONS: Record<Act, string> = {
   read: 'read sessions',
   create: 'create a session',
   attach: 'attach a runtime',
@@ -79,7 +79,7 @@ export interface TargetRelation {
   isRuntimeChild?: boolean;
 }
 
-export type PermissionVerdict = { allowed: true } | { allowed: false; reason: string };
+type PermissionVerdict = { allowed: true } | { allowed: false; reason: string };
 
 /**
  * @example permissionFor('session', 'delete', {isSelf:true, isDescendant:false}) // {allowed:false, …}

@@ -8,7 +8,7 @@ export type ParsedSessionRef =
   | { kind: 'uid-prefix'; prefix: string } // lowercase hex with hyphens at UUID positions
   | { kind: 'invalid'; reason: 'empty' | 'prefix-too-short' | 'malformed' | 'id-out-of-range' | 'prefix-not-allowed' };
 
-export const MIN_UID_PREFIX = 8;
+const MIN_UID_PREFIX = 8;
 const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const HEX_RE = /^[0-9a-f]+$/;
 

@@ -1,4 +1,4 @@
-import { WarrantError } from './errors.js';
+import { WarrantError, type KnownErrorToken } from './errors.js';
 
 /**
  * docs/attribution.md: audit checkpoints are "signed notes" — the text format of Go's
@@ -8,16 +8,16 @@ import { WarrantError } from './errors.js';
  * Keys are written `<name>+<hash hex>+<base64(0x01 ‖ key)>` (verifier) and
  * `PRIVATE+KEY+<name>+<hash hex>+<base64(0x01 ‖ seed)>` (signer). Pure: crypto is the caller's.
  */
-export const ED25519_ALGORITHM = 1;
+const ED25519_ALGORITHM = 1;
 
-export interface NoteSignature {
+interface NoteSignature {
   name: string;
   /** the 4-byte key hash as an unsigned integer */
   keyHash: number;
   signature: Uint8Array;
 }
 
-export interface NoteKey {
+interface NoteKey {
   name: string;
   keyHash: number;
   /** 32 bytes: the public key (verifier) or the private seed (signer) */
@@ -34,8 +34,8 @@ export interface CheckpointClaim {
 const CHECKPOINT_HEADER = 'warrant audit checkpoint v1';
 const EM_DASH = '\u2014';
 
-function refuse(token: string, message: string): WarrantError {
-  return new WarrantError(token, message, { status: 400 });
+function refuse(token: KnownErrorToken, message: string): WarrantError {
+  return new WarrantError(token, message);
 }
 
 export function toBase64(bytes: Uint8Array): string {
@@ -119,7 +119,7 @@ export function formatCheckpointBody(claim: CheckpointClaim): string {
   return `${CHECKPOINT_HEADER}\nseq ${claim.seq}\nhash ${claim.hash}\ntime ${claim.time}\n`;
 }
 
-export function parseCheckpointBody(body: string): CheckpointClaim {
+function parseCheckpointBody(body: string): CheckpointClaim {
   const m = /^warrant audit checkpoint v1\nseq (\d{1,15})\nhash ([0-9a-f]{64})\ntime (\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?Z)\n/.exec(body);
   if (!m) throw refuse('invalid-checkpoint', 'The note is not a Warrant audit checkpoint (expected the "warrant audit checkpoint v1" body with seq, hash and time lines).');
   return { seq: Number(m[1]), hash: m[2]!, time: m[3]! };

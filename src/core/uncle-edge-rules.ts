@@ -66,7 +66,7 @@ export interface UncleFacts {
   targetReachesActing?: SearchResult;
 }
 
-export type UncleFactName = 'actingReachesTarget' | 'inverseEdge' | 'targetIsSpawnAncestor' | 'targetReachesActing';
+type UncleFactName = 'actingReachesTarget' | 'inverseEdge' | 'targetIsSpawnAncestor' | 'targetReachesActing';
 
 /**
  * - `need`: run this search and call again with its result;
@@ -75,7 +75,7 @@ export type UncleFactName = 'actingReachesTarget' | 'inverseEdge' | 'targetIsSpa
  * - `decided`: the outcome, and what to do with the transaction: `write` A → B, `keep` the
  *   inversion, `rollback` the inversion, or `none`.
  */
-export type UncleStep =
+type UncleStep =
   | { kind: 'need'; fact: UncleFactName }
   | { kind: 'invert' }
   | { kind: 'decided'; outcome: UncleRuleOutcome; rule: number; effect: 'none' | 'write' | 'keep' | 'rollback' };

@@ -12,7 +12,7 @@ export const REACHABILITY_BUDGET = 5000;
  */
 export type SearchResult = 'found' | 'not-found' | 'exhausted';
 
-export interface UpwardSearch<N extends { id: number }> {
+interface UpwardSearch<N extends { id: number }> {
   /** the sessions the walk starts from (counted as visited) */
   from: readonly N[];
   target: number;

@@ -2,7 +2,7 @@ import { OpenAPIHono } from '@hono/zod-openapi';
 import { bodyLimit } from 'hono/body-limit';
 import type { Context } from 'hono';
 import { WarrantError } from '../core/errors.js';
-import type { AppContext } from '../app/context.js';
+import type { AppContext } from '../app/kernel.js';
 import { errorResponse } from './errors.js';
 import { inputGuard } from './input-guard.js';
 import { restCaller, type HttpEnv } from './env.js';
@@ -13,7 +13,7 @@ import { registerLineageRoutes } from './routes/lineage.js';
 import { registerSystemRoutes } from './routes/system.js';
 import { registerMetricsRoute } from './routes/metrics.js';
 import { registerSlackRoute } from './routes/slack.js';
-import { slackFollowUp } from '../app/slack/follow-up.js';
+import { slackFollowUp } from '../app/slack/index.js';
 import { Metrics } from './metrics.js';
 import { registerDeliveryRoutes } from './routes/deliveries.js';
 import { registerInboxRoutes } from './routes/inbox.js';
@@ -32,7 +32,7 @@ export const MAX_BODY_BYTES = 1024 * 1024;
  * (a control character becomes six bytes), so its route takes a larger body; the app layer
  * bounds the file's bytes themselves.
  */
-export const MAX_TRANSCRIPT_BODY_BYTES = 8 * 1024 * 1024;
+const MAX_TRANSCRIPT_BODY_BYTES = 8 * 1024 * 1024;
 const TRANSCRIPT_APPEND_PATH = /^\/api\/v1\/sessions\/[^/]+\/transcript$/;
 
 /** Public routes (docs/concepts.md): everything else needs a bearer token. */
@@ -65,7 +65,7 @@ function withSharedAnswers(doc: OpenApiDocument): OpenApiDocument {
   return doc;
 }
 
-export interface HttpOptions {
+interface HttpOptions {
   /** extra surfaces mounted on the same app (MCP, web UI, Slack) */
   mount?: ((app: OpenAPIHono<HttpEnv>) => void)[];
   /** refuses new requests once the node is shutting down (src/cli/serve.ts) */

@@ -1,5 +1,5 @@
 import { z } from '@hono/zod-openapi';
-import type { CheckpointView, ConsistencyProof, InclusionProof } from '../app/audit-tree.js';
+import type { CheckpointView, ConsistencyProof, InclusionProof } from '../app/audit-log/index.js';
 
 /** docs/audit-log.md "Merkle tree and proofs": the wire shapes of checkpoints and proofs (hashes in base64). */
 const Count = (name: string, description: string) =>
@@ -17,7 +17,7 @@ export const ConsistencyQuery = z.object({
 
 const Base64Hash = z.string().openapi({ example: 'CsUYapGGPo4dkMgIAUqom/Xajj7h2fB2MPA3j2jxq2I=' });
 
-export const CheckpointSchema = z
+const CheckpointSchema = z
   .object({
     tree_size: z.number().int(),
     root_hash: Base64Hash,

@@ -1,9 +1,9 @@
 import type { Context, Input } from 'hono';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import type { Hook, OpenAPIHono, RouteConfig, RouteHandler, z } from '@hono/zod-openapi';
-import type { Caller } from '../app/caller.js';
-import type { AppContext } from '../app/context.js';
-import { authenticate } from '../app/credentials.js';
+import type { Caller } from '../app/kernel.js';
+import type { AppContext } from '../app/kernel.js';
+import { authenticate } from '../app/kernel.js';
 
 export type HttpEnv = { Variables: { caller: Caller } };
 

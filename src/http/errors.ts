@@ -2,17 +2,26 @@ import type { Context } from 'hono';
 import { HTTPException } from 'hono/http-exception';
 import type { Logger } from 'pino';
 import { WarrantError } from '../core/errors.js';
-import { isStoreUnavailableError as isStoreUnavailable } from '../app/context.js';
+import { isStoreUnavailableError as isStoreUnavailable } from '../app/kernel.js';
 
+/**
+ * The one error mapper every surface uses (docs/api.md): anything thrown becomes a
+ * `WarrantError` from the closed vocabulary (core/errors.ts) or an unknown error, and each
+ * surface's rendering of it is here — the REST body and status, the MCP tool error, the web
+ * UI's refusal, the CLI exit code. An unknown error is logged with context and answers
+ * `internal-error` without internals.
+ */
 
-/** Maps anything thrown into the one error format, in exactly one place (docs/api.md). */
+const INTERNAL_MESSAGE = 'Something went wrong inside Warrant; the error was logged.';
+
+/** Maps anything thrown to a refusal of the vocabulary, or null for an unknown error. */
 export function toWarrantError(error: unknown): WarrantError | null {
   if (error instanceof WarrantError) return error;
   if (error instanceof HTTPException) {
     if (error.status === 400 && /json/i.test(error.message)) return new WarrantError('malformed-json', 'The request body is not valid JSON.');
     if (error.status === 415) return new WarrantError('unsupported-media-type', 'Send the body as application/json.');
     if (error.status === 413) return new WarrantError('body-too-large', 'The request body is over the 1 MiB limit.');
-    if (error.status < 500) return new WarrantError('invalid-request', error.message || 'The request is invalid.', { status: error.status });
+    if (error.status < 500) return new WarrantError('invalid-request', error.message || 'The request is invalid.');
   }
   if (error instanceof SyntaxError && /JSON/.test(error.message)) return new WarrantError('malformed-json', 'The request body is not valid JSON.');
   if (error instanceof URIError) return new WarrantError('invalid-request', 'The URL is not validly encoded.');
@@ -22,9 +31,37 @@ export function toWarrantError(error: unknown): WarrantError | null {
   return null;
 }
 
-export function errorResponse(c: Context, error: unknown, logger: Logger): Response {
+/** A refusal to show to the user (a web form, a fragment); an unknown error is rethrown to the surface's handler. */
+export function refusalOf(error: unknown): WarrantError {
   const known = toWarrantError(error);
-  if (known) return c.json(known.toBody(), known.status as 400);
-  logger.error({ err: error, method: c.req.method, path: c.req.path }, 'unhandled error');
-  return c.json({ error: 'internal-error', message: 'Something went wrong inside Warrant; the error was logged.' }, 500);
+  if (!known) throw error;
+  return known;
+}
+
+/** The refusal, or `internal-error` for an unknown error, which is logged with `context`. */
+export function refusalOrInternal(error: unknown, logger: Logger, context: Record<string, unknown>, what: string): WarrantError {
+  const known = toWarrantError(error);
+  if (known) return known;
+  logger.error({ err: error, ...context }, what);
+  return new WarrantError('internal-error', INTERNAL_MESSAGE);
+}
+
+/** REST: `{error, message, ...details}` with the token's status. */
+export function errorResponse(c: Context, error: unknown, logger: Logger): Response {
+  const e = refusalOrInternal(error, logger, { method: c.req.method, path: c.req.path }, 'unhandled error');
+  return c.json(e.toBody(), e.status as 400);
+}
+
+/** MCP: a tool error carrying the same body as REST, the token and the sentence as its text. */
+export function toolErrorResult(error: unknown, logger: Logger, tool: string) {
+  const e = refusalOrInternal(error, logger, { tool }, 'unhandled MCP tool error');
+  return { isError: true, content: [{ type: 'text' as const, text: `${e.token}: ${e.message}` }], structuredContent: e.toBody() };
+}
+
+/** Refusals that are the caller's usage or configuration, not a failure: exit code 2 (docs/operations.md). */
+const USAGE_TOKENS: ReadonlySet<string> = new Set(['invalid-request', 'server-secret-mismatch', 'deployment-mode-mismatch']);
+
+/** CLI: the exit code for a refusal's token, thrown here or answered by a server (docs/api.md: 2 usage, 1 failure). */
+export function exitCodeFor(token: string): 1 | 2 {
+  return USAGE_TOKENS.has(token) ? 2 : 1;
 }

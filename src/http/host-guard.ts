@@ -31,20 +31,20 @@ export class HostGuard {
   async check(request: Request): Promise<void> {
     const requestUrl = new URL(request.url);
     const host = request.headers.get('host') ?? requestUrl.host;
-    if (!this.allows(host)) throw new WarrantError('host-not-allowed', `Host ${JSON.stringify(host)} is not on this server's allowlist (DNS-rebinding protection); add it with \`warrant settings set allowed_hosts\`.`, { status: 403 });
+    if (!this.allows(host)) throw new WarrantError('host-not-allowed', `Host ${JSON.stringify(host)} is not on this server's allowlist (DNS-rebinding protection); add it with \`warrant settings set allowed_hosts\`.`);
     const origin = request.headers.get('origin');
     if (origin === null) return;
-    if (origin === 'null') throw new WarrantError('origin-not-allowed', 'Requests from an opaque origin are refused.', { status: 403 });
+    if (origin === 'null') throw new WarrantError('origin-not-allowed', 'Requests from an opaque origin are refused.');
     const own = ownOrigin(requestUrl.protocol, host);
     let sent: string | null;
     try {
       const url = new URL(origin);
       sent = url.protocol === 'http:' || url.protocol === 'https:' ? url.origin : null;
     } catch {
-      throw new WarrantError('origin-not-allowed', `Origin ${JSON.stringify(origin)} is not a valid origin.`, { status: 403 });
+      throw new WarrantError('origin-not-allowed', `Origin ${JSON.stringify(origin)} is not a valid origin.`);
     }
     if (sent === null || own === null || sent !== own) {
-      throw new WarrantError('origin-not-allowed', `Origin ${JSON.stringify(origin)} is not this server's own origin${own ? ` (${own})` : ''}: scheme, host and port must all match.`, { status: 403 });
+      throw new WarrantError('origin-not-allowed', `Origin ${JSON.stringify(origin)} is not this server's own origin${own ? ` (${own})` : ''}: scheme, host and port must all match.`);
     }
   }
 }

@@ -59,7 +59,7 @@ export const LeasedItemSchema = InboxItemSchema.extend({
   }),
 }).openapi('LeasedInboxItem');
 
-export const UncleEdgeOutcomeSchema = z
+const UncleEdgeOutcomeSchema = z
   .object({
     outcome: z.enum([...UNCLE_RULE_OUTCOMES, 'no-acting-session', 'unresolved-acting-session', 'record-failed']),
     acting_session_id: z.number().int().nullable(),

@@ -21,7 +21,7 @@ const frame = <T extends z.ZodType>(event: string, data: T, description: string,
 
 const SessionIds = z.array(SessionIdNumber);
 
-export const LiveFrameSchema = z
+const LiveFrameSchema = z
   .discriminatedUnion('event', [
     frame('session_created', z.object({ session: SessionSchema }), 'a session was created (the session state; never its prompt, transcripts or metadata)'),
     frame('session_updated', z.object({ session: SessionSchema }), "a session's state changed (the full state; never its prompt, transcripts or metadata)"),

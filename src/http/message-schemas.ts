@@ -19,7 +19,7 @@ export const SendMessageBody = z
   })
   .openapi('SendMessage');
 
-export const ReceiptSchema = z
+const ReceiptSchema = z
   .object({
     id: z.string(),
     ref: z.string(),

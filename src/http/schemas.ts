@@ -70,7 +70,7 @@ export const ErrorSchema = z
   .openapi('Error');
 
 /** What the attaching runner says about itself (`warrant run` sends it). */
-export const RunnerFactsSchema = z
+const RunnerFactsSchema = z
   .object({
     tty: z.boolean().openapi({
       description:
@@ -115,7 +115,7 @@ export const AttachBody = z
   })
   .openapi('AttachSession');
 
-export const ResolutionSchema = z.object({
+const ResolutionSchema = z.object({
   requested: z.string().nullable(),
   resolved_id: z.number().int().nullable(),
   basis: Basis.nullable(),
@@ -258,7 +258,7 @@ export const EventSchema = z
 
 export const FormatQuery = z.object({ format: z.enum(['json', 'markdown']).optional() });
 
-export const HierarchyNodeSchema = z
+const HierarchyNodeSchema = z
   .object({
     id: z.number().int(),
     uid: z.string(),
@@ -298,7 +298,7 @@ export const HierarchySchema = z
   })
   .openapi('SessionHierarchy');
 
-export const CaptureGapSchema = z
+const CaptureGapSchema = z
   .object({
     channel: z.string(),
     kind: z.enum(['not-instrumented', 'instrumented-late', 'unknown-origin', 'deleted-session', 'terminal-unwitnessed']),
@@ -334,7 +334,7 @@ export const HumanMessageSchema = z
   })
   .openapi('HumanMessage');
 
-export const HumanRecordSchema = z
+const HumanRecordSchema = z
   .object({
     counts: z.object({ here: z.number().int(), elsewhere: z.number().int(), is_floor: z.boolean() }),
     truncated: z.boolean(),

@@ -10,7 +10,7 @@
 import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-export type AgentProvider = 'claude-code' | 'codex';
+type AgentProvider = 'claude-code' | 'codex';
 
 export interface WarrantPaths {
   /** the Node binary (process.execPath) */
@@ -29,7 +29,7 @@ export function warrantPaths(): WarrantPaths {
 }
 
 /** One shell word: double quotes when that is exact, else single quotes. */
-export function shellQuote(word: string): string {
+function shellQuote(word: string): string {
   if (!/["$`\\!]/.test(word)) return `"${word}"`;
   return `'${word.replace(/'/g, `'\\''`)}'`;
 }
@@ -46,7 +46,7 @@ export function hookArgv(provider: AgentProvider, paths: WarrantPaths = warrantP
 
 export const CLAUDE_HOOK_EVENTS = ['SessionStart', 'UserPromptSubmit', 'Stop', 'SubagentStart', 'SubagentStop', 'SessionEnd'] as const;
 /** The Claude permission rule that allows every tool of the `warrant` MCP server. */
-export const CLAUDE_ALLOW_RULE = 'mcp__warrant';
+const CLAUDE_ALLOW_RULE = 'mcp__warrant';
 /** Rules that also allow every Warrant tool (read by doctor). */
 export const CLAUDE_ALLOW_EQUIVALENTS = [CLAUDE_ALLOW_RULE, 'mcp__warrant__*'];
 const LEGACY_MCP = { command: 'warrant', args: ['mcp', '--self'] };
@@ -56,7 +56,7 @@ const LEGACY_MCP = { command: 'warrant', args: ['mcp', '--self'] };
  * environment; the defaults keep Claude Code from refusing the file outside `warrant run`,
  * where the server lists no tools.
  */
-export function claudeMcpEntry(paths: WarrantPaths = warrantPaths()): Record<string, unknown> {
+function claudeMcpEntry(paths: WarrantPaths = warrantPaths()): Record<string, unknown> {
   return {
     type: 'stdio',
     command: paths.node,
@@ -138,7 +138,7 @@ export function mergeClaudeMcpServers(existing: string | null, file: string, pat
   return finish(existing, { ...config, mcpServers: { ...servers, warrant: entry } }, true, notes);
 }
 
-export interface ClaudeSettingsOptions {
+interface ClaudeSettingsOptions {
   paths?: WarrantPaths;
   /** an absolute data dir that lies inside the project: denied to the agent's file tools */
   deniedDataDir?: string | null;

@@ -1,7 +1,7 @@
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 
-export interface ClaudeConfigPaths {
+interface ClaudeConfigPaths {
   /** the user's settings.json (permissions, hooks, MCP approvals) */
   userSettings: string;
   /** Claude Code's own state file: user-scope `mcpServers`, per-project trust and approvals */

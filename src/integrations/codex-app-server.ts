@@ -5,7 +5,7 @@
  */
 import { spawn } from 'node:child_process';
 
-export interface CodexHook {
+interface CodexHook {
   key: string;
   command: string;
   eventName: string;
@@ -15,7 +15,7 @@ export interface CodexHook {
 }
 
 /** The argv that starts Codex: a `.js` launcher runs under this Node. */
-export function codexArgv(codex: string): string[] {
+function codexArgv(codex: string): string[] {
   return /\.[cm]?js$/.test(codex) ? [process.execPath, codex] : [codex];
 }
 

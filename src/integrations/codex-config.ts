@@ -9,7 +9,7 @@ import { hookArgv, hookCommand, isWarrantHook, parseJsonObject, warrantPaths, ty
 
 export const CODEX_HOOK_EVENTS = ['SessionStart', 'UserPromptSubmit', 'Stop', 'SubagentStart', 'SubagentStop', 'SessionEnd'] as const;
 
-export interface CodexConfigPaths {
+interface CodexConfigPaths {
   config: string;
   hooks: string;
 }
@@ -21,7 +21,7 @@ export function codexConfigPaths(env: NodeJS.ProcessEnv, config?: string): Codex
 }
 
 /** A TOML basic string. */
-export function tomlString(value: string): string {
+function tomlString(value: string): string {
   return JSON.stringify(value);
 }
 

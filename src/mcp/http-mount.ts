@@ -1,8 +1,9 @@
 import type { OpenAPIHono } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 import { createMcpHandler } from '@modelcontextprotocol/server';
-import type { AppContext } from '../app/context.js';
-import { authenticate } from '../app/credentials.js';
+import type { Caller } from '../app/kernel.js';
+import type { AppContext } from '../app/kernel.js';
+import { authenticate } from '../app/kernel.js';
 import { WarrantError } from '../core/errors.js';
 import { errorResponse, toWarrantError } from '../http/errors.js';
 import { bearerOf, type HttpEnv } from '../http/env.js';
@@ -11,7 +12,7 @@ import type { ToolGroup } from './tool.js';
 import type { HostGuard } from '../http/host-guard.js';
 
 /** RFC 9728's well-known path; `{path}` is inserted after it for a resource with a path (`/mcp`, `/mcp/self`). */
-export const PROTECTED_RESOURCE_PATH = '/.well-known/oauth-protected-resource';
+const PROTECTED_RESOURCE_PATH = '/.well-known/oauth-protected-resource';
 
 const OAUTH_NOT_OFFERED =
   'Warrant issues its own bearer tokens (a wrt_f_ fleet key, wrt_s_ session token, wrt_h_ human token or wrt_c_ integration key): ' +
@@ -29,7 +30,7 @@ function originOf(c: Context): string {
  * `authorization_servers` — Warrant issues its tokens itself (docs/api.md "MCP"), so there is
  * no OAuth sign-in to start; the documentation field says where a token comes from.
  */
-export function protectedResourceMetadata(origin: string, resourcePath: string): Record<string, unknown> {
+function protectedResourceMetadata(origin: string, resourcePath: string): Record<string, unknown> {
   return {
     resource: `${origin}${resourcePath}`,
     resource_name: 'Warrant',

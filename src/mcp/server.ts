@@ -1,7 +1,7 @@
 import { McpServer, type ListToolsResult } from '@modelcontextprotocol/server';
-import type { Caller } from '../app/caller.js';
-import type { AppContext } from '../app/context.js';
-import { toWarrantError } from '../http/errors.js';
+import type { Caller } from '../app/kernel.js';
+import type { AppContext } from '../app/kernel.js';
+import { toolErrorResult, toWarrantError } from '../http/errors.js';
 import { inputRefusal } from '../http/input-guard.js';
 import { findInputProblem } from '../core/wire-input.js';
 import { ALL_TOOLS } from './registry.js';
@@ -51,15 +51,8 @@ export function buildMcpServer(ctx: AppContext, group: ToolGroup, listing?: Tool
           const structuredContent = out.notes === undefined ? out.data : { notes: out.notes, ...out.data };
           return { content: [{ type: 'text' as const, text: out.text }], structuredContent };
         } catch (error) {
-          const known = toWarrantError(error);
-          if (!known) {
-            ctx.logger.error({ err: error, tool: tool.name }, 'unhandled MCP tool error');
-            const body = { error: 'internal-error', message: 'Something went wrong inside Warrant; the error was logged.' };
-            return { isError: true, content: [{ type: 'text' as const, text: `${body.error}: ${body.message}` }], structuredContent: body };
-          }
-          // the same tokens as REST (docs/api.md)
-          const body = known.toBody();
-          return { isError: true, content: [{ type: 'text' as const, text: `${known.token}: ${known.message}` }], structuredContent: body };
+          // the same tokens and body as REST (docs/api.md)
+          return toolErrorResult(error, ctx.logger, tool.name);
         }
       },
     );
@@ -77,7 +70,7 @@ type ToolList = ListToolsResult;
  * schema conversion the SDK applies per request (JSON Schema 2020-12 of each input schema, as
  * an object). test/mcp/server-reuse.test.ts compares it with what an unpatched SDK server lists.
  */
-export class ToolListing {
+class ToolListing {
   private readonly lists = new Map<ToolGroup, ToolList>();
 
   of(group: ToolGroup): ToolList {

@@ -1,6 +1,6 @@
 import type { z } from 'zod';
-import type { Caller } from '../app/caller.js';
-import type { AppContext } from '../app/context.js';
+import type { Caller } from '../app/kernel.js';
+import type { AppContext } from '../app/kernel.js';
 
 export type ToolGroup = 'sessions' | 'self_session';
 
@@ -10,7 +10,7 @@ export type ToolGroup = 'sessions' | 'self_session';
  * agents hand the model `structuredContent` instead of the text, so the server puts them
  * first in it, as `notes` (docs/api.md "MCP").
  */
-export interface ToolOutput {
+interface ToolOutput {
   text: string;
   data: Record<string, unknown>;
   notes?: string[];

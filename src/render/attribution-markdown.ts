@@ -20,7 +20,7 @@ function detailsText(details: Record<string, unknown>): string {
   return parts.length ? ` · ${sanitizeInline(parts.join(', '))}` : '';
 }
 
-export function renderEventLine(e: EventView): string {
+function renderEventLine(e: EventView): string {
   const attribution = e.actor === null && e.cause === null ? 'unattributed (runtime state)' : `${who('by', e.actor)}; ${who('for', e.cause)}`;
   return `- ${e.seq} · ${e.createdAt} · **${e.type}** — ${attribution}${detailsText(e.details)}`;
 }
@@ -31,7 +31,7 @@ export function renderEvents(sessionId: number, events: readonly EventView[], ne
   return `## Timeline of #${sessionId}\n\n${events.map(renderEventLine).join('\n')}${more}`;
 }
 
-export function renderDeletionLine(d: DeletionView): string {
+function renderDeletionLine(d: DeletionView): string {
   const affected = d.affected.length === 0 ? 'nothing else affected' : `affected: ${d.affected.map((a) => `${a.kind} #${a.id} ${a.action}`).join(', ')}`;
   return [
     `- #${d.sessionId} ${sanitizeInline(d.lastTitle ?? '(untitled)')} (uid ${d.sessionUid}) — deleted ${d.deletedAt}`,
@@ -47,7 +47,7 @@ export function renderDeletions(deletions: readonly DeletionView[], nextCursor: 
 }
 
 /** One event of the list across sessions: its session first, its credential after. */
-export function renderEventAcrossLine(e: EventView): string {
+function renderEventAcrossLine(e: EventView): string {
   const attribution = e.actor === null && e.cause === null ? 'unattributed (runtime state)' : `${who('by', e.actor)}; ${who('for', e.cause)}`;
   const credential = e.credentialId !== null ? ` · credential ${e.credentialId}` : '';
   return `- #${e.sessionId} seq ${e.seq} · ${e.createdAt} · **${e.type}** — ${attribution}${credential}${detailsText(e.details)}`;

@@ -4,7 +4,7 @@ import type { DrawnUnder, Hierarchy, HierarchyNode } from '../core/hierarchy-typ
 import { drawnUnderText, hierarchyNote } from './hierarchy-notes.js';
 
 /** The wire form of "drawn under": the structure, and the sentence every surface shows. */
-export function serializeDrawnUnder(d: DrawnUnder | null) {
+function serializeDrawnUnder(d: DrawnUnder | null) {
   if (!d) return null;
   if (d.reason === 'ceiling') return { reason: 'ceiling' as const, uncle_id: null, spawn_parent: null, spawn_parent_id: null, text: drawnUnderText(d) };
   return {
@@ -16,7 +16,7 @@ export function serializeDrawnUnder(d: DrawnUnder | null) {
   };
 }
 
-export function serializeHierarchyNode(n: HierarchyNode) {
+function serializeHierarchyNode(n: HierarchyNode) {
   return {
     id: n.id,
     uid: n.uid,

@@ -4,7 +4,7 @@ import type { DrawnUnder, Hierarchy, HierarchyNode, WalkBounds } from '../core/h
  * The sentences a hierarchy carries, worded once for every surface (docs/concepts.md, principle 5:
  * every bound is stated, with its numbers, and says where the rest can be read).
  */
-export function truncationNote(bounds: WalkBounds): string {
+function truncationNote(bounds: WalkBounds): string {
   return (
     `Showing at most ${bounds.maxNodes} sessions, ${bounds.maxDepth} levels from the highest ancestor reached. This tree is larger. ` +
     'Open a session further down to see its part of the tree, or list the children of any session with ' +

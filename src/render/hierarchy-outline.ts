@@ -15,7 +15,7 @@ function lineText(text: string): string {
  * One outline line (docs/concepts.md):
  * `- #104 [worker] {web_ui · priority} Patch the retry loop (also senior: #103) (shown under uncle #103, not its spawn parent #102)`
  */
-export function outlineLine(n: HierarchyNode): string {
+function outlineLine(n: HierarchyNode): string {
   let line = `- #${n.id}`;
   if (n.agentRoot) line += ` [${lineText(n.agentRoot)}]`;
   line += ` {${n.genesis} · ${n.schedulingClass}}`;

@@ -19,7 +19,7 @@ export function serializeHumanMessage(e: HumanMessageEntry) {
   };
 }
 
-export function serializePerson(p: PersonNote) {
+function serializePerson(p: PersonNote) {
   return { key: p.key, display_name: p.displayName, notes: p.notes };
 }
 

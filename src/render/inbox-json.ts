@@ -36,11 +36,11 @@ export function serializeLeasedItem(i: LeasedItem) {
 }
 
 /** A delivery always reports its edge's outcome; a queue change may have none (null). */
-export function serializeUncleEdgeOutcome(u: UncleEdgeResult) {
+function serializeUncleEdgeOutcome(u: UncleEdgeResult) {
   return { outcome: u.outcome, acting_session_id: u.actingSessionId, session_id: u.targetSessionId, basis: u.basis, source: u.source };
 }
 
-export function serializeUncleEdge(u: UncleEdgeResult | null) {
+function serializeUncleEdge(u: UncleEdgeResult | null) {
   return u ? serializeUncleEdgeOutcome(u) : null;
 }
 

@@ -47,7 +47,7 @@ const OUTCOME_TEXT: Record<string, string> = {
   'record-failed': 'not recorded (recording failed and was logged; the delivery stands)',
 };
 
-export function renderUncleEdge(u: UncleEdgeResult | null): string {
+function renderUncleEdge(u: UncleEdgeResult | null): string {
   if (!u) return '';
   const pair = u.actingSessionId !== null ? ` #${u.actingSessionId} → #${u.targetSessionId}${u.basis ? ` (${u.basis})` : ''}` : '';
   return `Uncle edge: ${u.outcome} —${pair} ${OUTCOME_TEXT[u.outcome] ?? u.outcome}.`;
@@ -65,7 +65,7 @@ function stateNote(i: InboxItemView): string {
   return '';
 }
 
-export function renderInboxItemLine(i: InboxItemView): string {
+function renderInboxItemLine(i: InboxItemView): string {
   const lease = stateNote(i);
   const points = [...i.content];
   const preview = points.length > PREVIEW_CODE_POINTS ? `${points.slice(0, PREVIEW_CODE_POINTS).join('')}…` : i.content;

@@ -2,7 +2,7 @@ import type { ConversationView } from '../app/conversations/conversation-history
 import type { MessageReceipt, MessageView } from '../app/messages/message-views.js';
 
 /** Wire forms (snake_case) of agent messages and conversation history, shared by REST and MCP (docs/messages.md). */
-export function serializeReceipt(r: MessageReceipt) {
+function serializeReceipt(r: MessageReceipt) {
   return {
     id: r.id,
     ref: r.ref,

@@ -45,7 +45,7 @@ export function serializeDeletion(d: DeletionView) {
   };
 }
 
-export function serializeParentResolution(r: ParentResolution) {
+function serializeParentResolution(r: ParentResolution) {
   return { requested: r.requested, resolved_id: r.resolvedId, basis: r.basis, dropped: r.dropped, source: r.source };
 }
 

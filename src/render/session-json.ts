@@ -1,7 +1,7 @@
 import type { ActorView, SessionView } from '../app/views.js';
 
 /** The wire form (snake_case) of a session, shared by REST, MCP, CLI and live events. */
-export function serializeActor(actor: ActorView | null) {
+function serializeActor(actor: ActorView | null) {
   if (!actor) return null;
   return { kind: actor.kind, ref: actor.ref, display_name: actor.displayName };
 }

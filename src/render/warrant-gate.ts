@@ -14,7 +14,7 @@ const MEANING: Record<WarrantVerdict['answer'], string> = {
  * withdrawal is not silence: when only withdrawn messages are on record, the sentence says a
  * human asked and withdrew it — never that nobody spoke.
  */
-export function warrantMeaning(v: Pick<WarrantVerdict, 'answer' | 'counts'>): string {
+function warrantMeaning(v: Pick<WarrantVerdict, 'answer' | 'counts'>): string {
   const withdrawnHere = v.answer !== 'here' && v.counts.here > 0;
   const withdrawnElsewhere = (v.answer === 'none' || v.answer === 'cannot-say') && v.counts.elsewhere > 0;
   if (v.answer === 'elsewhere' && withdrawnHere) return `${MEANING.elsewhere}, and the request made here was withdrawn`;

@@ -7,9 +7,6 @@ export interface SessionIdentity {
   sessionToken: string;
 }
 
-/** The variables the runner sets itself; every other `WARRANT_*` the caller held is stripped. */
-export const RUNNER_SET_VARIABLES = ['WARRANT_URL', 'WARRANT_SESSION_ID', 'WARRANT_SESSION_UID', 'WARRANT_SESSION_TOKEN', 'WARRANT_RUNNER_SOCKET', 'WARRANT_CLI'] as const;
-
 /**
  * Whether a caller's variable may reach the agent. docs/design/agent-runtimes.md, "the host
  * boundary": no store path, server secret, fleet key or human token — so every `WARRANT_*` the

@@ -13,7 +13,7 @@ interface Target {
   child: boolean;
 }
 
-export interface HookEventOptions {
+interface HookEventOptions {
   client: ApiClient;
   sessionId: number;
   transcripts: boolean;

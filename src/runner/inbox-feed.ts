@@ -14,7 +14,7 @@ export interface LeasedItem {
  * is not delivering: an item written is `written`, and only the agent's prompt hook reporting
  * the same text makes it `delivered` (docs/design/agent-runtimes.md, "delivery").
  */
-export interface InputAdapter {
+interface InputAdapter {
   /** the bytes one user turn takes on the agent's stdin */
   encode(frameText: string): string;
 }
@@ -24,7 +24,7 @@ const claudeStreamJson: InputAdapter = {
   encode: (frameText) => JSON.stringify({ type: 'user', message: { role: 'user', content: [{ type: 'text', text: frameText }] } }) + '\n',
 };
 
-export const INPUT_ADAPTERS: Readonly<Record<string, InputAdapter>> = { 'claude-code': claudeStreamJson };
+const INPUT_ADAPTERS: Readonly<Record<string, InputAdapter>> = { 'claude-code': claudeStreamJson };
 
 export function inputAdapterFor(provider: string | undefined): InputAdapter | null {
   return provider ? (INPUT_ADAPTERS[provider] ?? null) : null;

@@ -40,7 +40,7 @@ export function loadWitnessNative(): { native: WitnessNative } | { error: string
 }
 
 /** Every uid of a process (real, effective, saved, filesystem), from /proc/<pid>/status; null when unreadable. */
-export function uidsOf(pid: number): number[] | null {
+function uidsOf(pid: number): number[] | null {
   try {
     const status = readFileSync(`/proc/${pid}/status`, 'utf8');
     const line = /^Uid:\s+(.*)$/m.exec(status)?.[1];

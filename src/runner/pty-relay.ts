@@ -3,7 +3,7 @@ import { exitCodeOf } from './agent-process.js';
 import { OutputFilter } from './output-filter.js';
 
 /** What the relay tells the runner about the person's keys, and how it lets the runner type. */
-export interface PtyRelay extends AgentProcess {
+interface PtyRelay extends AgentProcess {
   /** write bytes into the agent's terminal as if typed (the runner's own delivery) */
   type(bytes: string): void;
   /** while held, the person's keys are buffered, then released in order */
@@ -14,7 +14,7 @@ export interface PtyRelay extends AgentProcess {
   masterFd: number;
 }
 
-export interface PtyRelayOptions {
+interface PtyRelayOptions {
   /** every chunk the person typed, before it reaches the agent */
   onKeys?: (bytes: Buffer) => void;
   /** drop ENQ and OSC 52 from the agent's output, so it cannot make the person's terminal type (the witness) */

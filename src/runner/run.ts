@@ -14,7 +14,7 @@ import { TerminalDelivery } from './terminal-delivery.js';
 import { loadWitnessNative, typingHidden, witnessIsolation, type WitnessNative } from './native-witness.js';
 import { TerminalWitness } from './terminal-witness.js';
 
-export interface RunOptions {
+interface RunOptions {
   command: string[];
   title?: string;
   agentRoot?: string;
@@ -47,7 +47,7 @@ const FORWARDED_SIGNALS: NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP'];
 const STOP_GRACE_MS = 10_000;
 /** After the child exits, hooks it fired last (Codex's `notify` outlives its process) may still be connecting. */
 const LATE_HOOK_QUIET_MS = 500;
-export const EXIT_UNSTARTABLE = 127;
+const EXIT_UNSTARTABLE = 127;
 const EXIT_USAGE = 2;
 
 /** The CLI this runner belongs to, so the agent can call it without `warrant` on PATH. */
@@ -62,7 +62,7 @@ function launcherCredential(env: NodeJS.ProcessEnv): { token: string; kind: 'ses
 }
 
 /** The placeholder `--prompt` fills in the command. */
-export const PROMPT_PLACEHOLDER = '{prompt}';
+const PROMPT_PLACEHOLDER = '{prompt}';
 
 /** The command with every `{prompt}` replaced by the text, or null when it has none (the prompt would go nowhere). */
 export function substitutePrompt(command: string[], text: string): string[] | null {
@@ -71,7 +71,7 @@ export function substitutePrompt(command: string[], text: string): string[] | nu
 }
 
 /** `--provider`, else what the command's name says (`claude` → claude-code, `codex` → codex). */
-export function providerOf(options: Pick<RunOptions, 'provider' | 'command'>): string | undefined {
+function providerOf(options: Pick<RunOptions, 'provider' | 'command'>): string | undefined {
   if (options.provider) return options.provider;
   const name = basename(options.command[0] ?? '').replace(/\.(exe|js|cjs|mjs)$/, '');
   if (name === 'claude') return 'claude-code';
@@ -100,7 +100,7 @@ async function openSession(options: RunOptions, launcher: ApiClient, credentialK
  * The store's data dir when it lies inside the agent's working directory (where an agent looks
  * first), else null. The caller's WARRANT_DATA_DIR, else the default `./.warrant` if present.
  */
-export function dataDirInside(env: NodeJS.ProcessEnv, cwd: string): string | null {
+function dataDirInside(env: NodeJS.ProcessEnv, cwd: string): string | null {
   const dataDir = resolve(cwd, env.WARRANT_DATA_DIR || '.warrant');
   if (!existsSync(dataDir)) return null;
   const rel = relative(cwd, dataDir);

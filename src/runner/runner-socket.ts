@@ -11,7 +11,7 @@ export interface HookReport {
   payload: Record<string, unknown>;
 }
 
-export interface RunnerSocket {
+interface RunnerSocket {
   path: string;
   /** resolves once no hook connection is open and none arrived for `quietMs` */
   settle(quietMs: number): Promise<void>;

@@ -48,7 +48,7 @@ export class HumanLine {
   }
 }
 
-export interface TerminalTarget {
+interface TerminalTarget {
   type(bytes: string): void;
   holdKeys(hold: boolean): void;
 }

@@ -4,7 +4,7 @@ import { WITNESS_HEARTBEAT_MS } from '../core/terminal-witness.js';
 import type { HookReport } from './runner-socket.js';
 import { isReportableTurn, TerminalLine, TurnCandidate, witnessedBy, type CandidateTurn } from './terminal-line.js';
 
-export type WitnessIsolation = 'same-uid' | 'other-uid';
+type WitnessIsolation = 'same-uid' | 'other-uid';
 
 /** What the hook queue hands back to the witness once the agent's prompt report has landed. */
 export type PromptSnapshot = CandidateTurn<Promise<number | null>> | null;
@@ -17,7 +17,7 @@ export interface PromptWitness {
   promptReported(snapshot: PromptSnapshot, prompt: string): Promise<void>;
 }
 
-export interface TerminalWitnessOptions {
+interface TerminalWitnessOptions {
   /** an ApiClient holding the witness token */
   client: ApiClient;
   sessionId: number;

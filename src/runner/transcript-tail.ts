@@ -2,7 +2,7 @@ import { open, stat } from 'node:fs/promises';
 import { ApiError, type ApiClient } from '../cli/api-client.js';
 
 /** A transcript append carries at most this many bytes of lines (docs/design/agent-runtimes.md). */
-export const TRANSCRIPT_CHUNK_BYTES = 1024 * 1024;
+const TRANSCRIPT_CHUNK_BYTES = 1024 * 1024;
 
 interface Position {
   offset: number;

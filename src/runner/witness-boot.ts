@@ -4,7 +4,7 @@ import { CREDENTIAL_FD_VARIABLE, reexecWithoutCredentials, takeCredentials } fro
 import { loadWitnessNative } from './native-witness.js';
 
 /** How `warrant run` starts, as far as the terminal witness is concerned. */
-export interface RunnerBoot {
+interface RunnerBoot {
   /** the environment the runner works with (credentials included, in memory only) */
   env: NodeJS.ProcessEnv;
   /** this process was re-executed: no credential in its environment block, and it is non-dumpable */
@@ -14,7 +14,7 @@ export interface RunnerBoot {
 }
 
 /** A witness is wanted: a person's human token, their terminal on standard input, the runner's PTY. */
-export function wantsWitness(env: NodeJS.ProcessEnv, flags: { pty: boolean; inbox: boolean }): boolean {
+function wantsWitness(env: NodeJS.ProcessEnv, flags: { pty: boolean; inbox: boolean }): boolean {
   if (!flags.pty || flags.inbox || env.WARRANT_SESSION_TOKEN) return false;
   return !!env.WARRANT_TOKEN && tokenKindOf(env.WARRANT_TOKEN) === 'human' && isatty(0);
 }

@@ -2,7 +2,7 @@ import type { ActorIdentity, ActorKind } from '../core/actors.js';
 import { actorRefString } from '../core/actors.js';
 import type { Executor } from './dialect/dialect.js';
 
-export interface ActorRow {
+interface ActorRow {
   id: number;
   kind: ActorKind;
   ref: string;
@@ -25,21 +25,6 @@ export class ActorCache {
   remember(row: ActorRow): void {
     this.byId.set(row.id, row);
     this.byKey.set(`${row.kind}:${row.ref}`, row.id);
-  }
-}
-
-export function identityOf(row: ActorRow): ActorIdentity {
-  switch (row.kind) {
-    case 'human':
-      return { kind: 'human', userId: Number(row.ref) };
-    case 'session':
-      return { kind: 'session', sessionId: Number(row.ref) };
-    case 'client':
-      return { kind: 'client', name: row.ref };
-    case 'system':
-      return { kind: 'system' };
-    case 'fleet':
-      return { kind: 'fleet' };
   }
 }
 

@@ -33,8 +33,3 @@ export async function auditPage(db: Executor, afterSeq: number, limit: number): 
     .execute();
   return rows.map((r) => ({ seq: Number(r.seq), entry: r.entry, prevHash: r.prev_hash, hash: r.hash }));
 }
-
-export async function auditCount(db: Executor): Promise<number> {
-  const row = await db.selectFrom('audit_log').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
-  return Number(row.n);
-}

@@ -36,7 +36,7 @@ export async function latestCheckpoint(db: Executor, keyHash?: string): Promise<
   return row ? toRecord(row) : null;
 }
 
-export async function checkpointAt(db: Executor, seq: number, keyHash: string): Promise<CheckpointRecord | null> {
+async function checkpointAt(db: Executor, seq: number, keyHash: string): Promise<CheckpointRecord | null> {
   const row = await db.selectFrom('audit_checkpoints').selectAll().where('seq', '=', seq).where('key_hash', '=', keyHash).executeTakeFirst();
   return row ? toRecord(row) : null;
 }

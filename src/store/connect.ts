@@ -3,9 +3,10 @@ import { dirname } from 'node:path';
 import type { StoreDialect } from './dialect/dialect.js';
 import { openPostgres } from './dialect/postgres.js';
 import { openSqlite } from './dialect/sqlite.js';
-import { migrateToLatest, type MigrationHooks } from './migrator.js';
+import type { MigrationHooks } from './migration-hooks.js';
+import { migrateToLatest } from './migrator.js';
 
-export interface StoreLocation {
+interface StoreLocation {
   /** postgres://… or postgresql://…; absent means embedded SQLite */
   databaseUrl?: string | null;
   /** the SQLite file, used when no database URL is given */
@@ -13,7 +14,7 @@ export interface StoreLocation {
 }
 
 /** The one place the dialect is chosen. */
-export function isPostgresUrl(url: string | null | undefined): url is string {
+function isPostgresUrl(url: string | null | undefined): url is string {
   return !!url && /^postgres(ql)?:\/\//.test(url);
 }
 

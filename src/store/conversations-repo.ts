@@ -2,7 +2,7 @@ import type { ConversationRow, ConversationSource } from '../core/conversations.
 import type { Executor } from './dialect/dialect.js';
 
 /** docs/messages.md: `session_conversations`, append-only (immutable rows; they outlive their session). */
-export interface NewConversationRow {
+interface NewConversationRow {
   sessionId: number;
   provider: string | null;
   conversationId: string;

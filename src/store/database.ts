@@ -5,7 +5,7 @@ import type { PromptReportsTable, RunPromptsTable, SessionRunnersTable, Terminal
  * Kysely table types. Booleans are integers 0/1 and timestamps ISO-8601 UTC text on both
  * dialects, so one query serves both; the row mappers in the repositories convert them.
  */
-export interface SessionsTable {
+interface SessionsTable {
   id: Generated<number>;
   uid: string;
   title: string | null;
@@ -41,13 +41,13 @@ export interface SessionsTable {
   runner_delivery_activation: ColumnType<number | null, number | null | undefined, number | null>;
 }
 
-export interface SessionPromptsTable {
+interface SessionPromptsTable {
   session_id: number;
   prompt: string | null;
   original_prompt: string | null;
 }
 
-export interface SessionTranscriptsTable {
+interface SessionTranscriptsTable {
   id: Generated<number>;
   session_id: number;
   /** the provider's line exactly as written (rows from before offsets: a JSON text) */
@@ -60,7 +60,7 @@ export interface SessionTranscriptsTable {
   restarted: Generated<number>;
 }
 
-export interface TranscriptPositionsTable {
+interface TranscriptPositionsTable {
   session_id: number;
   provider: string;
   conversation_id: string;
@@ -68,14 +68,14 @@ export interface TranscriptPositionsTable {
   updated_at: string;
 }
 
-export interface ActorsTable {
+interface ActorsTable {
   id: Generated<number>;
   kind: string;
   ref: string;
   created_at: string;
 }
 
-export interface UsersTable {
+interface UsersTable {
   id: Generated<number>;
   key: string;
   display_name: string;
@@ -89,7 +89,7 @@ export interface UsersTable {
   updated_at: string;
 }
 
-export interface TokensTable {
+interface TokensTable {
   id: Generated<number>;
   kind: string;
   token_hash: string;
@@ -103,13 +103,13 @@ export interface TokensTable {
   revoked_at: string | null;
 }
 
-export interface SettingsTable {
+interface SettingsTable {
   key: string;
   value: string;
   updated_at: string;
 }
 
-export interface IdempotencyKeysTable {
+interface IdempotencyKeysTable {
   credential_id: number;
   key: string;
   request_hash: string;
@@ -134,7 +134,7 @@ export interface SessionEventsTable {
   digest_key: ColumnType<string | null, string | null | undefined, never>;
 }
 
-export interface InboxItemsTable {
+interface InboxItemsTable {
   id: Generated<number>;
   session_id: number;
   kind: string;
@@ -169,12 +169,12 @@ export interface InboxItemsTable {
   retired_at: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
-export interface CountersTable {
+interface CountersTable {
   name: string;
   value: number;
 }
 
-export interface LiveEventsTable {
+interface LiveEventsTable {
   id: number;
   type: string;
   session_id: number | null;
@@ -183,7 +183,7 @@ export interface LiveEventsTable {
   created_at: string;
 }
 
-export interface SessionDeletionsTable {
+interface SessionDeletionsTable {
   id: Generated<number>;
   session_id: number;
   session_uid: string;
@@ -204,14 +204,14 @@ export interface SessionDeletionsTable {
   digest_key: ColumnType<string | null, string | null | undefined, never>;
 }
 
-export interface AuditLogTable {
+interface AuditLogTable {
   seq: number;
   entry: string;
   prev_hash: string;
   hash: string;
 }
 
-export interface AuditCheckpointsTable {
+interface AuditCheckpointsTable {
   id: Generated<number>;
   seq: number;
   hash: string;
@@ -224,13 +224,13 @@ export interface AuditCheckpointsTable {
 }
 
 /** docs/audit-log.md: the perfect subtrees of the log's Merkle tree (level 0: leaf hashes). */
-export interface AuditTreeNodesTable {
+interface AuditTreeNodesTable {
   level: number;
   idx: number;
   hash: string;
 }
 
-export interface SessionUnclesTable {
+interface SessionUnclesTable {
   session_id: number;
   uncle_session_id: number;
   source: string;
@@ -239,7 +239,7 @@ export interface SessionUnclesTable {
   created_at: string;
 }
 
-export interface HumanMessagesTable {
+interface HumanMessagesTable {
   id: Generated<number>;
   session_id: number;
   inbox_item_id: number | null;
@@ -254,7 +254,7 @@ export interface HumanMessagesTable {
   witness_isolation: string | null;
 }
 
-export interface HumanMessageWithdrawalsTable {
+interface HumanMessageWithdrawalsTable {
   id: Generated<number>;
   human_message_id: number;
   session_id: number;
@@ -263,7 +263,7 @@ export interface HumanMessageWithdrawalsTable {
   created_at: string;
 }
 
-export interface CoverageLogTable {
+interface CoverageLogTable {
   id: Generated<number>;
   channel: string;
   instrumented: number;
@@ -271,18 +271,18 @@ export interface CoverageLogTable {
   created_at: string;
 }
 
-export interface SlackDeliveriesTable {
+interface SlackDeliveriesTable {
   key: string;
   received_at: string;
 }
 
-export interface SlackThreadsTable {
+interface SlackThreadsTable {
   channel: string;
   thread_ts: string;
   session_id: number;
 }
 
-export interface WebLoginLinksTable {
+interface WebLoginLinksTable {
   id: Generated<number>;
   secret_hash: string;
   purpose: string;
@@ -293,7 +293,7 @@ export interface WebLoginLinksTable {
   used_at: string | null;
 }
 
-export interface WebSessionsTable {
+interface WebSessionsTable {
   id: Generated<number>;
   credential_id: number;
   user_id: number;
@@ -306,7 +306,7 @@ export interface WebSessionsTable {
   ended_at: string | null;
 }
 
-export interface AgentMessagesTable {
+interface AgentMessagesTable {
   seq: Generated<number>;
   id: string;
   ref: string;
@@ -339,7 +339,7 @@ export interface AgentMessagesTable {
   reclaimed_at: string | null;
 }
 
-export interface MessageHistoryTable {
+interface MessageHistoryTable {
   seq: Generated<number>;
   message_id: string;
   schema_version: number;
@@ -362,7 +362,7 @@ export interface MessageHistoryTable {
   recorded_at: string;
 }
 
-export interface SessionConversationsTable {
+interface SessionConversationsTable {
   id: Generated<number>;
   session_id: number;
   provider: string | null;
@@ -378,7 +378,7 @@ export interface SessionConversationsTable {
   credential_id: number | null;
 }
 
-export interface DeletionLinksTable {
+interface DeletionLinksTable {
   session_id: number;
   deletion_id: number;
 }

@@ -106,7 +106,7 @@ export async function deletionTimes(db: Executor, sessionIds: readonly number[])
   return new Map(rows.map((r) => [Number(r.session_id), r.deleted_at]));
 }
 
-export interface DeletionFilter {
+interface DeletionFilter {
   actorIds?: number[];
   since?: string;
   until?: string;

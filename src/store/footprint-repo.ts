@@ -2,7 +2,7 @@ import { sql } from 'kysely';
 import type { Executor } from './dialect/dialect.js';
 import { toEvent, type EventRecord, type EventRow } from './events-repo.js';
 
-export interface EventFilter {
+interface EventFilter {
   /** each filter given narrows the list; at least one is required by the use case */
   actorId?: number;
   causeActorId?: number;

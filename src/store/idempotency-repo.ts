@@ -1,6 +1,6 @@
 import type { Executor } from './dialect/dialect.js';
 
-export interface IdempotencyRecord {
+interface IdempotencyRecord {
   requestHash: string;
   sessionId: number | null;
   response: string | null;

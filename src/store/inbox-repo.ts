@@ -3,9 +3,7 @@ import type { ActBasis } from '../core/basis.js';
 import { UNSETTLED_STATES, type InboxKind, type InboxMode, type InboxState } from '../core/inbox-rules.js';
 import type { Executor } from './dialect/dialect.js';
 
-export type { InboxKind, InboxMode, InboxState };
-
-export interface NewInboxItem {
+interface NewInboxItem {
   sessionId: number;
   kind: InboxKind;
   mode: InboxMode;
@@ -154,7 +152,7 @@ export async function findInboxItems(db: Executor, sessionId: number, ids: reado
   return rows.map((r) => toRecord(r as Row));
 }
 
-export interface InboxFilter {
+interface InboxFilter {
   sessionId: number;
   /** effective states: a lease that lapsed at `now` counts as pending */
   states?: readonly InboxState[];
@@ -271,13 +269,6 @@ export async function updateInboxItemIfState(
   if (expectedMode) q = q.where('mode', '=', expectedMode);
   const r = await q.executeTakeFirst();
   return Number(r.numUpdatedRows) === 1;
-}
-
-export async function countInboxItems(db: Executor, sessionId: number, kind?: InboxKind): Promise<number> {
-  let q = db.selectFrom('inbox_items').select((eb) => eb.fn.countAll<number>().as('n')).where('session_id', '=', sessionId);
-  if (kind) q = q.where('kind', '=', kind);
-  const row = await q.executeTakeFirstOrThrow();
-  return Number(row.n);
 }
 
 /** Removes an item whose words were reclaimed by retention (an agent message's copy of its payload, docs/messages.md). */

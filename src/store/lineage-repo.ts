@@ -10,7 +10,7 @@ import { LEGACY_PARENT_KEY, legacyParentKeySpellings, parseLegacyParentKey } fro
  * docs/concepts.md: the only columns lineage reads.
  * Adding a field to a hierarchy node means adding it here.
  */
-export const HIERARCHY_COLUMNS = [
+const HIERARCHY_COLUMNS = [
   'id',
   'uid',
   'title',
@@ -41,10 +41,10 @@ export interface HierarchyRow {
   hasUncles?: boolean;
 }
 
-export type EdgeKind = 'spawn' | 'uncle';
+type EdgeKind = 'spawn' | 'uncle';
 
 /** One edge as lineage reads it: the senior → junior pair and, for uncles, the edge's record. */
-export interface LineageEdge {
+interface LineageEdge {
   seniorId: number;
   juniorId: number;
   kind: EdgeKind;
@@ -234,7 +234,7 @@ export async function juniorsOf(
   return resolveJuniors(await rowsOf(db, juniorsOfPickedSql(d, picked)), scope);
 }
 
-export interface JuniorsPageOptions {
+interface JuniorsPageOptions {
   /** only juniors with a larger id */
   afterId?: number;
   /** juniors never returned (sessions already placed) */
@@ -245,7 +245,7 @@ export interface JuniorsPageOptions {
   visibleOwners?: readonly (number | null)[];
 }
 
-export interface JuniorsPage {
+interface JuniorsPage {
   /** every edge from the given seniors to each picked junior, sorted by junior id */
   edges: { edge: LineageEdge; junior: HierarchyRow }[];
   /** the highest junior id picked; the next page starts after it */
@@ -385,8 +385,6 @@ export async function uncleEdgesOf(db: Executor, d: StoreDialect, juniorIds: rea
     }))
     .sort((a, b) => a.edge.juniorId - b.edge.juniorId || a.edge.seniorId - b.edge.seniorId);
 }
-
-export type { Database };
 
 /**
  * Whether `ancestorId` is `targetId` or one of its spawn ancestors, over the column and the

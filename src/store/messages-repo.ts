@@ -342,11 +342,6 @@ export async function historyPage(db: Executor, afterSeq: number, limit: number)
   return rows.map((r) => toHistory(r));
 }
 
-export async function findHistory(db: Executor, messageId: string): Promise<HistoryRecord | null> {
-  const row = await db.selectFrom('message_history').selectAll().where('message_id', '=', messageId).executeTakeFirst();
-  return row ? toHistory(row) : null;
-}
-
 export async function countHistory(db: Executor): Promise<number> {
   const row = await db.selectFrom('message_history').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
   return Number(row.n);

@@ -1,5 +1,6 @@
 import { Migrator, type Kysely, type Migration, type MigrationProvider } from 'kysely';
 import type { StoreDialect } from './dialect/dialect.js';
+import type { MigrationHooks } from './migration-hooks.js';
 import * as foundation from './migrations/001-foundation.js';
 import * as lineage from './migrations/002-lineage.js';
 import * as humanMessages from './migrations/003-human-messages.js';
@@ -16,15 +17,6 @@ import * as evidenceRewriteRefused from './migrations/014-evidence-rewrite-refus
 import * as witnessHeartbeat from './migrations/015-witness-heartbeat.js';
 import * as auditMerkleTree from './migrations/016-audit-merkle-tree.js';
 import * as reverseQuestion from './migrations/017-reverse-question.js';
-
-/** What a migration may ask of the node running it (data that must leave the store). */
-export interface MigrationHooks {
-  /**
-   * Migration 011: takes the server secret (hex) the store held, puts it outside the store
-   * (or checks it against the node's own) and returns the check value to keep instead.
-   */
-  relocateServerSecret?(legacyHex: string): Promise<string>;
-}
 
 type MigrationModule = { up: (db: Kysely<any>, dialect: StoreDialect, hooks: MigrationHooks) => Promise<void> };
 

@@ -154,7 +154,7 @@ export async function findSessionsByRef(db: Executor, d: StoreDialect, ref: Pars
   return rows.map((r) => toRecord(r as CoreRow));
 }
 
-export interface NewSessionRow {
+interface NewSessionRow {
   uid: string;
   title: string | null;
   slug: string | null;
@@ -337,7 +337,7 @@ export async function spawnChildrenOf(
   return out;
 }
 
-export interface SessionListFilter {
+interface SessionListFilter {
   statuses?: SessionStatus[];
   ownerUserId?: number | null;
   /** restrict to sessions visible to a scoped caller: these owners (null = unowned) */

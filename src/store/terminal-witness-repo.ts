@@ -1,7 +1,7 @@
 import type { Executor } from './dialect/dialect.js';
 
 /** docs/design/terminal-channel.md: the witness of one activation (its credential lives in `tokens`). */
-export interface TerminalWitnessRecord {
+interface TerminalWitnessRecord {
   sessionId: number;
   activation: number;
   credentialId: number;
@@ -13,7 +13,7 @@ export interface TerminalWitnessRecord {
   heardAt: string;
 }
 
-export interface TerminalTurnRecord {
+interface TerminalTurnRecord {
   id: number;
   sessionId: number;
   activation: number;
@@ -25,17 +25,7 @@ export interface TerminalTurnRecord {
   humanMessageId: number | null;
 }
 
-export type PromptMatchKind = 'inbox_item' | 'terminal_turn' | 'run_prompt';
-
-export interface PromptReportRecord {
-  id: number;
-  sessionId: number;
-  activation: number;
-  digest: string;
-  length: number;
-  reportedAt: string;
-  matchedKind: PromptMatchKind | null;
-}
+type PromptMatchKind = 'inbox_item' | 'terminal_turn' | 'run_prompt';
 
 type WitnessRow = { session_id: number; activation: number; credential_id: number; user_id: number; minted_at: string; closed_at: string | null; closed_turns: number | null; heard_at: string | null };
 

@@ -165,13 +165,3 @@ export async function sessionTokenFor(db: Executor, sessionId: number, activatio
     .executeTakeFirst();
   return row ? toToken(row) : null;
 }
-
-export async function countActiveHumanTokens(db: Executor): Promise<number> {
-  const row = await db
-    .selectFrom('tokens')
-    .select((eb) => eb.fn.countAll<number>().as('n'))
-    .where('kind', '=', 'human')
-    .where('revoked_at', 'is', null)
-    .executeTakeFirstOrThrow();
-  return Number(row.n);
-}

@@ -11,7 +11,7 @@ export interface TranscriptRecordRow {
   createdAt: string;
 }
 
-export interface NewTranscriptLine {
+interface NewTranscriptLine {
   line: string;
   offset: number;
   restarted: boolean;

@@ -14,7 +14,7 @@ export interface UserRecord {
   updatedAt: string;
 }
 
-export type UserRow = {
+type UserRow = {
   id: number;
   key: string;
   display_name: string;

@@ -2,7 +2,7 @@ import type { Executor } from './dialect/dialect.js';
 
 /** Web sign-in records (docs/concepts.md): one-time links / setup codes and browser sessions. */
 
-export type LoginLinkPurpose = 'sign-in' | 'setup';
+type LoginLinkPurpose = 'sign-in' | 'setup';
 
 export interface LoginLinkRecord {
   id: number;

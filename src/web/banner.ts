@@ -1,11 +1,16 @@
-import { systemCaller } from '../app/caller.js';
-import type { AppContext } from '../app/context.js';
-import { issueSetupCode, issueSignInLink, singleAdmin, SETUP_CODE_TTL_MS, SIGN_IN_LINK_TTL_MS } from '../app/web-auth.js';
-import type { BannerInfo } from '../composition.js';
+import { systemCaller } from '../app/kernel.js';
+import type { AppContext } from '../app/kernel.js';
+import { issueSetupCode, issueSignInLink, singleAdmin, SETUP_CODE_TTL_MS, SIGN_IN_LINK_TTL_MS } from '../app/users/index.js';
 
 /** The sign-in URL of a one-time link secret. */
 export function signInLinkUrl(base: string, secret: string): string {
   return `${base.replace(/\/+$/, '')}/sign-in/link/${secret}`;
+}
+
+/** What the start banner knows about the running server. */
+export interface BannerInfo {
+  /** the base URL the server listens on, when it listens */
+  url: string | null;
 }
 
 /**

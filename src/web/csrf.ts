@@ -1,5 +1,5 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import type { AppContext } from '../app/context.js';
+import type { AppContext } from '../app/kernel.js';
 
 /**
  * CSRF tokens (docs/api.md: "every form carries a CSRF token"). A signed-in browser's token is

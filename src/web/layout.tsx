@@ -1,5 +1,5 @@
 import type { Child } from 'hono/jsx';
-import type { WebIdentity } from '../app/web-auth.js';
+import type { WebIdentity } from '../app/users/index.js';
 import { CSRF_FIELD } from './csrf.js';
 import { ChatBubble } from './components/chat-bubble.js';
 
@@ -19,9 +19,9 @@ const HTMX_CONFIG = JSON.stringify({
   ],
 });
 
-export type NavItem = 'sessions' | 'new' | 'roster' | null;
+type NavItem = 'sessions' | 'new' | 'roster' | null;
 
-export interface LayoutProps {
+interface LayoutProps {
   title: string;
   identity: WebIdentity | null;
   csrf: string;

@@ -1,15 +1,15 @@
-import type { Caller } from '../app/caller.js';
-import type { AppContext } from '../app/context.js';
-import { humanRecordOf, type HumanRecord } from '../app/human-messages/record.js';
-import type { HierarchySubscription } from '../app/lineage/hierarchy-refresh.js';
-import type { Provenance } from '../app/lineage/provenance.js';
-import type { LiveEventRecord } from '../app/live-hub.js';
+import type { Caller } from '../app/kernel.js';
+import type { AppContext } from '../app/kernel.js';
+import { humanRecordOf, type HumanRecord } from '../app/human-messages/index.js';
+import type { HierarchySubscription } from '../app/lineage/index.js';
+import type { Provenance } from '../app/lineage/index.js';
+import type { LiveEventRecord } from '../app/kernel.js';
 import type { Hierarchy } from '../core/hierarchy-types.js';
 import { toWarrantError } from '../http/errors.js';
 import { PANEL_MESSAGE_PAGE, ProvenancePanel, panelEvent } from './components/provenance-panel.js';
 
 /** How many session pages' panels one stream keeps live (the refresher's per-stream bound). */
-export const MAX_LIVE_PANELS = 20;
+const MAX_LIVE_PANELS = 20;
 
 /** The record entries of a view change with these events; the hierarchy does not. */
 const RECORD_EVENTS: ReadonlySet<string> = new Set(['human_message_recorded', 'human_message_withdrawn']);

@@ -1,5 +1,5 @@
 import type { OpenAPIHono } from '@hono/zod-openapi';
-import type { AppContext } from '../app/context.js';
+import type { AppContext } from '../app/kernel.js';
 import type { HttpEnv } from '../http/env.js';
 import type { HostGuard } from '../http/host-guard.js';
 import { mountAssets } from './assets.js';

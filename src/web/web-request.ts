@@ -1,20 +1,20 @@
 import { randomBytes } from 'node:crypto';
 import type { Context, Hono } from 'hono';
 import { getCookie, setCookie, deleteCookie } from 'hono/cookie';
-import type { AppContext } from '../app/context.js';
-import { authenticateWebSession, rosterIsEmpty, type WebIdentity, type WebSignIn } from '../app/web-auth.js';
+import type { AppContext } from '../app/kernel.js';
+import { authenticateWebSession, rosterIsEmpty, type WebIdentity, type WebSignIn } from '../app/users/index.js';
 import { findInputProblem } from '../core/wire-input.js';
 import { WarrantError } from '../core/errors.js';
-import { toWarrantError } from '../http/errors.js';
+import { refusalOrInternal } from '../http/errors.js';
 import type { HostGuard } from '../http/host-guard.js';
 import { CSRF_FIELD, CSRF_HEADER, csrfMatches, csrfTokenForCredential, csrfTokenForPreSignIn } from './csrf.js';
 import { renderErrorPage, renderErrorFragment } from './pages/error-page.js';
 
-export const SESSION_COOKIE = 'warrant_session';
-export const PRE_SIGN_IN_COOKIE = 'warrant_pre';
+const SESSION_COOKIE = 'warrant_session';
+const PRE_SIGN_IN_COOKIE = 'warrant_pre';
 
 /** Who may reach a UI route: anyone (sign-in pages, assets), a signed-in human, an admin. */
-export type WebAccess = 'public' | 'signed-in' | 'admin';
+type WebAccess = 'public' | 'signed-in' | 'admin';
 
 export type FormData = Record<string, string | string[]>;
 
@@ -28,7 +28,7 @@ export interface WebRequest {
   form: FormData;
 }
 
-export type WebHandler = (c: Context, r: WebRequest) => Promise<Response>;
+type WebHandler = (c: Context, r: WebRequest) => Promise<Response>;
 
 const UNSAFE = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
@@ -49,7 +49,7 @@ function secure(res: Response): Response {
   return res;
 }
 
-export function isHttps(c: Context): boolean {
+function isHttps(c: Context): boolean {
   return new URL(c.req.url).protocol === 'https:';
 }
 
@@ -148,17 +148,15 @@ export function webRoute(
         form = await parseForm(c);
         const presented = c.req.header(CSRF_HEADER) ?? field(form, CSRF_FIELD);
         if (!csrfMatches(csrf, presented)) {
-          throw new WarrantError('csrf-failed', 'This form was refused: its CSRF token is missing or wrong (a page from another site, or an expired page). Reload the page and try again.', { status: 403 });
+          throw new WarrantError('csrf-failed', 'This form was refused: its CSRF token is missing or wrong (a page from another site, or an expired page). Reload the page and try again.');
         }
       }
       if (access === 'admin' && !identity?.user.isAdmin) {
-        throw new WarrantError('forbidden', 'The roster is for admins only: ask an admin, or use the host CLI (`warrant users …`).', { status: 403 });
+        throw new WarrantError('forbidden', 'The roster is for admins only: ask an admin, or use the host CLI (`warrant users …`).');
       }
       return secure(await handler(c, { identity, csrf, htmx, form }));
     } catch (error) {
-      const known = toWarrantError(error);
-      if (!known) ctx.logger.error({ err: error, method: c.req.method, path: c.req.path }, 'unhandled web UI error');
-      const e = known ?? new WarrantError('internal-error', 'Something went wrong inside Warrant; the error was logged.', { status: 500 });
+      const e = refusalOrInternal(error, ctx.logger, { method: c.req.method, path: c.req.path }, 'unhandled web UI error');
       const res = htmx ? await renderErrorFragment(c, e) : await renderErrorPage(c, e, identity, csrf);
       return secure(res);
     }

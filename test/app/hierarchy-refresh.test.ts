@@ -2,7 +2,7 @@ import { expect, it } from 'vitest';
 import { systemCaller } from '../../src/app/caller.js';
 import { hierarchyOf } from '../../src/app/lineage/hierarchy.js';
 import { inWriteTx } from '../../src/app/write-scope.js';
-import type { HierarchyUpdate } from '../../src/app/lineage/hierarchy-refresh.js';
+import type { HierarchyUpdate } from '../../src/app/lineage/hierarchy-hub.js';
 import type { Hierarchy } from '../../src/core/hierarchy-types.js';
 import { describeEachDialect, uniqueKey } from '../helpers/harness.js';
 import { removeUncleEdgeRow, spawn, writeUncleEdge } from '../helpers/lineage.js';

@@ -72,3 +72,79 @@ export function layerViolations(edges: readonly ImportEdge[], rules: Record<stri
   }
   return out.sort();
 }
+
+/** The layers that are surfaces: they reach the app only through its entry modules. */
+export const SURFACES: readonly string[] = ['http', 'mcp', 'web', 'cli', 'runner', 'hook', 'integrations'];
+
+/** An app entry module: a capability's `app/<capability>/index.ts`, or the shared kernel `app/kernel.ts`. */
+export function isAppEntry(path: string): boolean {
+  return /^app\/[a-z0-9-]+\/index\.js$/.test(path) || path === 'app/kernel.js';
+}
+
+/** Surface imports of an app module that is not an entry module, as `from -> to` lines. */
+export function entryViolations(edges: readonly ImportEdge[]): string[] {
+  return edges
+    .filter((e) => SURFACES.includes(layerOf(e.from) ?? '') && e.to.startsWith('app/') && !isAppEntry(e.to))
+    .map((e) => `${e.from} -> ${e.to}`)
+    .sort();
+}
+
+/**
+ * The import cycles of the graph (type-only imports included), one per strongly connected
+ * component, each as its files in order. Edge targets are `.js` paths; sources `.ts`/`.tsx`.
+ */
+export function importCycles(edges: readonly ImportEdge[]): string[][] {
+  const key = (p: string) => p.replace(/\.(js|ts|tsx)$/, '');
+  const next = new Map<string, Set<string>>();
+  for (const e of edges) {
+    const from = key(e.from);
+    const to = key(e.to);
+    if (!next.has(from)) next.set(from, new Set());
+    next.get(from)!.add(to);
+  }
+  // Tarjan's strongly connected components, iteratively (the graph is deep enough to matter)
+  let index = 0;
+  const indexOf = new Map<string, number>();
+  const low = new Map<string, number>();
+  const stack: string[] = [];
+  const onStack = new Set<string>();
+  const cycles: string[][] = [];
+  for (const root of [...next.keys()].sort()) {
+    if (indexOf.has(root)) continue;
+    const work: Array<{ node: string; it: Iterator<string> }> = [];
+    const visit = (node: string) => {
+      indexOf.set(node, index);
+      low.set(node, index++);
+      stack.push(node);
+      onStack.add(node);
+      work.push({ node, it: [...(next.get(node) ?? [])].sort()[Symbol.iterator]() });
+    };
+    visit(root);
+    while (work.length > 0) {
+      const top = work[work.length - 1]!;
+      const step = top.it.next();
+      if (!step.done) {
+        const to = step.value;
+        if (!indexOf.has(to)) visit(to);
+        else if (onStack.has(to)) low.set(top.node, Math.min(low.get(top.node)!, indexOf.get(to)!));
+        continue;
+      }
+      work.pop();
+      if (work.length > 0) {
+        const parent = work[work.length - 1]!.node;
+        low.set(parent, Math.min(low.get(parent)!, low.get(top.node)!));
+      }
+      if (low.get(top.node) === indexOf.get(top.node)) {
+        const component: string[] = [];
+        let n: string;
+        do {
+          n = stack.pop()!;
+          onStack.delete(n);
+          component.push(n);
+        } while (n !== top.node);
+        if (component.length > 1 || next.get(top.node)?.has(top.node)) cycles.push(component.sort());
+      }
+    }
+  }
+  return cycles.sort((a, b) => a[0]!.localeCompare(b[0]!));
+}

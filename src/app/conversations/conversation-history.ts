@@ -20,13 +20,13 @@ import { inWriteTx, type WriteScope } from '../write-scope.js';
  * rows through the admin API. The server never opens a reported transcript
  * path: it is a string a client reported, stored as given.
  */
-export interface ConversationReport {
+interface ConversationReport {
   provider: unknown;
   conversationId: unknown;
   transcriptPath?: unknown;
 }
 
-export interface CheckedReport {
+interface CheckedReport {
   provider: string;
   conversationId: string;
   transcriptPath: string | null;
@@ -92,7 +92,7 @@ export async function recordInitialConversation(w: WriteScope, caller: Caller, s
   await appendRow(w, session, { provider: session.provider, conversationId: session.providerConversation, transcriptPath }, reportedSourceOf(caller.principal.kind, caller.surface), attribution);
 }
 
-export interface ReportResult {
+interface ReportResult {
   sessionId: number;
   provider: string;
   conversationId: string;
@@ -159,7 +159,7 @@ export async function listConversations(ctx: AppContext, caller: Caller, ref: st
   };
 }
 
-export interface EstimateInput extends ConversationReport {
+interface EstimateInput extends ConversationReport {
   sessionId: unknown;
 }
 

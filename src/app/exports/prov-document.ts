@@ -1,5 +1,5 @@
 import type { Caller } from '../caller.js';
-import { nowIso, type AppContext } from '../context.js';
+import type { AppContext } from '../context.js';
 import { getProvenance, type Provenance } from '../lineage/provenance.js';
 import { findSessionsByIds } from '../../store/sessions-repo.js';
 import { humanMessageDigestKeys } from '../../store/human-messages-repo.js';
@@ -71,7 +71,7 @@ export async function provSource(ctx: AppContext, caller: Caller, ref: string | 
   } while (cursor && messages.length < MAX_MESSAGES);
   // agent messages between sessions of the hierarchy: envelopes only (the payload is the parties' to read)
   const inTree = new Set(ids);
-  const now = nowIso(ctx);
+  const now = ctx.clock.now().toISOString();
   const agentMessages = (await messagesTouchingSessions(db, ids, MAX_MESSAGES))
     .filter((m) => inTree.has(m.sourceSessionId) && inTree.has(m.targetSessionId))
     .map((m): ProvAgentMessage => {

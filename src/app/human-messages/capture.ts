@@ -12,7 +12,7 @@ import { currentChannelStates } from './coverage-state.js';
 import type { WriteScope } from '../write-scope.js';
 
 /** docs/human-messages.md: the entry points, each bound to the surface it can come from. */
-export const ENTRY_POINTS = {
+const ENTRY_POINTS = {
   'web_ui.new_session': 'web_ui',
   'web_ui.quick_prompt': 'web_ui',
   'web_ui.chat_bubble': 'web_ui',

@@ -11,7 +11,7 @@ import { SETTING_ADMIN_USER, SETTING_SLACK_SIGNING_SECRET } from '../bootstrap.j
 import type { AppContext } from '../context.js';
 import { inWriteTx, type WriteScope } from '../write-scope.js';
 
-export interface ChannelState {
+interface ChannelState {
   instrumented: boolean;
   /** why, in words the coverage log and the gap fix can show */
   reason: string;

@@ -53,7 +53,7 @@ export interface HumanRecord {
   people: PersonNote[];
 }
 
-export const RECORD_PAGE = 25;
+const RECORD_PAGE = 25;
 
 type Authors = { actors: Awaited<ReturnType<typeof loadActors>>; users: Awaited<ReturnType<typeof findUsersByIds>> };
 
@@ -136,13 +136,13 @@ async function deletedSessionGaps(db: Executor, nodeIds: ReadonlySet<number>): P
  * answers a node's `created_at` from the walk's rows (immutable, so the same value a fresh
  * read would give); `users` is the request's memo of roster reads.
  */
-export interface RecordReads {
+interface RecordReads {
   createdAtOf?(id: number): string | undefined;
   users?: UsersByIds;
 }
 
 /** The capture gaps of a hierarchy: channels over its lifetime, unknown origins, unwitnessed agent terminals, deleted sessions. */
-export async function hierarchyGaps(db: Executor, now: string, hierarchy: Hierarchy, walked?: RecordReads): Promise<CoverageGap[]> {
+async function hierarchyGaps(db: Executor, now: string, hierarchy: Hierarchy, walked?: RecordReads): Promise<CoverageGap[]> {
   const ids = hierarchy.nodes.map((n) => n.id);
   // ids increase in creation order: the hierarchy's lifetime starts with its lowest id
   const lowest = ids.length === 0 ? undefined : Math.min(...ids);

@@ -50,7 +50,7 @@ function requireAttached(session: SessionRecord): void {
   }
 }
 
-export interface MintedWitness {
+interface MintedWitness {
   witnessToken: string;
   sessionId: number;
   activation: number;
@@ -122,7 +122,7 @@ function checkFlag(field: string, value: unknown): boolean {
   return value;
 }
 
-export interface TurnReport {
+interface TurnReport {
   digest: unknown;
   length: unknown;
   reliable: unknown;
@@ -142,7 +142,7 @@ export async function reportTurn(ctx: AppContext, caller: Caller, ref: string, r
   });
 }
 
-export interface WitnessedPrompt {
+interface WitnessedPrompt {
   turnId: unknown;
   text: unknown;
   pasted: unknown;

@@ -7,7 +7,7 @@ import type { AppContext } from '../context.js';
 import { ownerFilterOf, resolveReadable, walkSession } from '../lineage/hierarchy.js';
 import { humanRecordOf } from './record.js';
 
-export const MAX_EVIDENCE = 100;
+const MAX_EVIDENCE = 100;
 
 /** docs/human-messages.md: did a human ask for this — with evidence, and the gaps beside it. */
 export interface WarrantVerdict {

@@ -30,7 +30,7 @@ import { inboxChanged, inboxItemViews, requireDeliverable, type InboxItemView } 
  * `undelivered` until a resend (by whoever may deliver) returns it to `pending`.
  */
 
-export interface WrittenReport {
+interface WrittenReport {
   written: number[];
   alreadyWritten: number[];
   rejected: { id: number; reason: WriteRejection }[];
@@ -81,7 +81,7 @@ export async function reportWritten(ctx: AppContext, caller: Caller, ref: string
   });
 }
 
-export interface PromptReport {
+interface PromptReport {
   digest: unknown;
   length: unknown;
 }
@@ -195,7 +195,7 @@ export async function resendInboxItem(ctx: AppContext, caller: Caller, itemId: n
   });
 }
 
-export type RetireReason = 'runtime-exited' | 'runtime-error' | 'attached';
+type RetireReason = 'runtime-exited' | 'runtime-error' | 'attached';
 
 /**
  * A stop's `control` item is for the runtime that was running when it was asked: when that

@@ -35,7 +35,7 @@ const CAPTURE_SUFFIX: Record<NewDeliveryAction, string> = { follow_up: 'follow_u
  * captured: over MCP a model composed the arguments; fleet, session and client tokens
  * establish a caller, not a person.
  */
-export function captureEntryPoint(caller: Caller, action: NewDeliveryAction): EntryPoint | null {
+function captureEntryPoint(caller: Caller, action: NewDeliveryAction): EntryPoint | null {
   if (caller.principal.kind !== 'human' || caller.surface === 'mcp') return null;
   const channel = caller.surface === 'web' ? 'web_ui' : caller.surface === 'rest' ? 'cli' : null;
   return channel ? (`${channel}.${CAPTURE_SUFFIX[action]}` as EntryPoint) : null;
@@ -50,7 +50,7 @@ function uncleSource(caller: Caller, action: 'follow_up' | 'enqueue' | 'send_now
  * caller's declared session (declared) or `unresolved-acting-session`; a human or client has
  * none (`no-acting-session`). Only then are the seven rules evaluated.
  */
-export async function uncleEdgeForDelivery(ctx: AppContext, acting: Acting, targetId: number, source: UncleSource): Promise<UncleEdgeResult> {
+async function uncleEdgeForDelivery(ctx: AppContext, acting: Acting, targetId: number, source: UncleSource): Promise<UncleEdgeResult> {
   if (acting.actingOutcome === 'unresolved-acting-session' || acting.actingSession === null) {
     return {
       outcome: acting.actingOutcome === 'unresolved-acting-session' ? 'unresolved-acting-session' : 'no-acting-session',
@@ -69,7 +69,7 @@ export async function uncleEdgeForDelivery(ctx: AppContext, acting: Acting, targ
   });
 }
 
-export interface DeliveryInput {
+interface DeliveryInput {
   content: string;
   actingSessionId?: string | number | null;
   /**

@@ -11,7 +11,7 @@ import type { WriteScope } from '../write-scope.js';
  * and 24-hour retention (docs/concepts.md), in their own namespace so a create's key never answers
  * a delivery.
  */
-export interface DeliveryKey {
+interface DeliveryKey {
   stored: string;
   hash: string;
   credentialId: number;

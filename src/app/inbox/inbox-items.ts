@@ -105,7 +105,7 @@ export function inboxChanged(w: WriteScope, target: Pick<SessionRecord, 'id' | '
   });
 }
 
-export interface NewItem {
+interface NewItem {
   target: SessionRecord;
   kind: InboxKind;
   mode: InboxMode;

@@ -71,7 +71,7 @@ export async function listInbox(ctx: AppContext, caller: Caller, ref: string, in
   return { session, items: await inboxItemViews(db, ctx, page, await visibilityOf(db, ctx, caller)), nextCursor: rows.length > limit ? encodeCursor('inbox', page[page.length - 1]!.id) : null };
 }
 
-export interface LeaseInput {
+interface LeaseInput {
   /** the runtime says it is idle: `when_idle` items may be leased even if the session's status lags */
   runtimeIdle?: boolean;
   maxItems?: number;
@@ -163,7 +163,7 @@ export async function ackInbox(ctx: AppContext, caller: Caller, ref: string, ids
 }
 
 /** What `read_inbox` returns; `delivery: 'runner'` when it only listed (the runner delivers). */
-export interface ReadInboxResult {
+interface ReadInboxResult {
   ack: AckReport;
   items: LeasedItem[];
   leaseExpiresAt: string | null;

@@ -5,6 +5,7 @@ import type { LiveEventRecord } from '../../store/live-repo.js';
 import type { Caller } from '../caller.js';
 import type { AppContext } from '../context.js';
 import { hierarchiesFromOutcomes, ownerFilterOf, resolveReadable, walkSession } from './hierarchy.js';
+import type { HierarchyChange, HierarchyHub, HierarchySubscription, HierarchyUpdate } from './hierarchy-hub.js';
 import { LineageLoader, runWalks, walkCounts } from './walk-driver.js';
 
 export { walkCounts };
@@ -23,7 +24,7 @@ export const HIERARCHY_CHANGED = 'hierarchy_changed';
 export const INTERNAL_LIVE_TYPES: ReadonlySet<string> = new Set([LINEAGE_CHANGED]);
 
 /** What a committed live event changed in the lineage graph (docs/concepts.md). */
-export function lineageChangeOf(event: LiveEventRecord): { changed: number[]; deleted: number[] } {
+function lineageChangeOf(event: LiveEventRecord): { changed: number[]; deleted: number[] } {
   const p = event.payload;
   const ids = (values: unknown[]): number[] => values.filter((v): v is number => typeof v === 'number' && Number.isSafeInteger(v));
   switch (event.type) {
@@ -46,23 +47,6 @@ export function lineageChangeOf(event: LiveEventRecord): { changed: number[]; de
   }
 }
 
-/** What a subscriber is told: the recomputed view, or null when the viewed session is gone. */
-export interface HierarchyUpdate {
-  viewerId: number;
-  hierarchy: Hierarchy | null;
-}
-
-export interface HierarchySubscription {
-  initial: Hierarchy;
-  unsubscribe(): void;
-}
-
-/** The broadcast form of `hierarchy_changed`, with each id's owner for per-subscriber filtering. */
-export interface HierarchyChange {
-  sessionIds: number[];
-  owners: ReadonlyMap<number, number | null>;
-}
-
 interface Viewer {
   viewerId: number;
   owners: OwnerFilter;
@@ -81,7 +65,7 @@ interface Viewer {
  * walk — never one store walk per viewer. Subscribers are the SSE stream and (later) the
  * web UI's hierarchy panel.
  */
-export class HierarchyRefresher {
+export class HierarchyRefresher implements HierarchyHub {
   private readonly viewers = new Set<Viewer>();
   private readonly broadcastListeners = new Set<(change: HierarchyChange) => void>();
   private pending = { changed: new Set<number>(), deleted: new Map<number, number | null>() };

@@ -20,7 +20,7 @@ export function ownerFilterOf(visibility: Visibility): OwnerFilter {
 }
 
 /** A session record as the walk reads it (the projection's fields; no blobs). */
-export function hierarchyRowOf(s: SessionRecord): HierarchyRow {
+function hierarchyRowOf(s: SessionRecord): HierarchyRow {
   return {
     id: s.id,
     uid: s.uid,

@@ -7,7 +7,7 @@ import { LINEAGE_CHANGED } from './hierarchy-refresh.js';
  * refresh (docs/concepts.md) learns, after commit and off the request path, which
  * components to recompute; the graph writers never walk hierarchies themselves.
  */
-export interface LineageChange {
+interface LineageChange {
   kind: 'uncle_linked' | 'uncle_inverted' | 'uncle_removed' | 'parent_changed';
   /** every session whose senior or junior set changed */
   sessionIds: number[];

@@ -7,7 +7,7 @@ import { authorize, requireSession } from '../access.js';
 import { attributionOf, checkActingSessionClaim, resolveActing } from '../acting.js';
 import type { Caller } from '../caller.js';
 import type { AppContext } from '../context.js';
-import type { DeletionCollector } from '../sessions/delete-session.js';
+import type { DeletionCollector } from '../sessions/deletion-collector.js';
 import { inWriteTx, type WriteScope } from '../write-scope.js';
 import { announceLineageChange } from './lineage-changes.js';
 import { reachesFromAbove } from './upward-reach.js';

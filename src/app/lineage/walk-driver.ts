@@ -16,7 +16,7 @@ type Request = WalkRequest<HierarchyRow>;
 type Answer = WalkAnswer<HierarchyRow>;
 
 /** Answers each read of one walk with exactly one store query (the request path). */
-export function storeAnswerer(db: Executor, d: StoreDialect): (request: Request) => Promise<Answer> {
+function storeAnswerer(db: Executor, d: StoreDialect): (request: Request) => Promise<Answer> {
   return async (request) => {
     switch (request.type) {
       case 'seniors':

@@ -3,7 +3,7 @@ import type { Executor } from '../../store/dialect/dialect.js';
 import { countHistory, historyPage, type HistoryRecord } from '../../store/messages-repo.js';
 
 /** One history row as its JSON Lines record (docs/messages.md: `schema_version` 1, no payload). */
-export function historyLine(h: HistoryRecord): MessageHistoryLine {
+function historyLine(h: HistoryRecord): MessageHistoryLine {
   return {
     schema_version: MESSAGE_HISTORY_SCHEMA_VERSION,
     id: h.messageId,

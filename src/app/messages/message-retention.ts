@@ -18,7 +18,7 @@ export const DEFAULT_MESSAGE_RETENTION = '7d';
 export const DEFAULT_MESSAGE_CAPACITY = 1_000_000;
 export const MAX_MESSAGE_CAPACITY = 1_000_000_000;
 
-export async function messageRetentionMs(db: Executor): Promise<number> {
+async function messageRetentionMs(db: Executor): Promise<number> {
   const text = (await getSetting(db, SETTING_MESSAGE_RETENTION)) ?? DEFAULT_MESSAGE_RETENTION;
   return parseDuration(text) ?? parseDuration(DEFAULT_MESSAGE_RETENTION)!;
 }
@@ -29,10 +29,10 @@ export async function messageCapacity(db: Executor): Promise<number> {
   return Number.isSafeInteger(n) && n > 0 ? n : DEFAULT_MESSAGE_CAPACITY;
 }
 
-export type ReclaimReason = 'retention' | 'capacity';
+type ReclaimReason = 'retention' | 'capacity';
 
 /** Reclaims the payloads of these terminal messages inside `w`; returns how many it reclaimed. */
-export async function reclaimPayloads(w: WriteScope, messages: readonly MessageRecord[], reason: ReclaimReason): Promise<number> {
+async function reclaimPayloads(w: WriteScope, messages: readonly MessageRecord[], reason: ReclaimReason): Promise<number> {
   let n = 0;
   for (const m of messages) {
     if (!(await reclaimPayload(w.tx, m.id, w.now))) continue;

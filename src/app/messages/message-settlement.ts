@@ -15,7 +15,7 @@ import { inWriteTx, type WriteScope } from '../write-scope.js';
  * what that writes: one `message_history` row (no payload) and its audit entry (docs/attribution.md: a
  * keyed digest of the payload, never the payload), in the same transaction.
  */
-export type TerminalReason = 'acknowledged' | 'deadline' | 'target-deleted';
+type TerminalReason = 'acknowledged' | 'deadline' | 'target-deleted';
 
 async function recordTerminal(w: WriteScope, m: MessageRecord, state: Exclude<MessageState, 'accepted'>, terminalAt: string, reason: TerminalReason): Promise<boolean> {
   // compare-and-set: of two concurrent settlements (ack and expiry) exactly one lands

@@ -34,11 +34,11 @@ import { receiptOf, type MessageReceipt } from './message-views.js';
  * receipt of a retry, the first refusal of the table, or acceptance — and only then write
  * the inbox item and the envelope. A commit whose result is unknown is `outcome-unknown`.
  */
-export interface SendMessageInput extends EnvelopeInput {
+interface SendMessageInput extends EnvelopeInput {
   acting_session_id?: string | number | null;
 }
 
-export interface SendMessageResult {
+interface SendMessageResult {
   receipt: MessageReceipt;
   /** true: a retry with the same ref and content; the original receipt, nothing delivered again */
   replayed: boolean;

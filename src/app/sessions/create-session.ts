@@ -26,7 +26,7 @@ import { revokeWitnessCredentials } from '../../store/terminal-witness-repo.js';
 
 export type { RunnerFacts };
 
-export const MAX_METADATA_BYTES = 16 * 1024;
+const MAX_METADATA_BYTES = 16 * 1024;
 
 export interface CreateSessionInput {
   title?: string | null;
@@ -63,7 +63,7 @@ export interface CreateSessionInput {
   runtime?: { origin: RuntimeOrigin; transcriptPath: string | null };
 }
 
-export interface CreatorResolution {
+interface CreatorResolution {
   requested: string | null;
   resolvedId: number | null;
   basis: ActBasis | null;
@@ -135,7 +135,7 @@ function wordsOf(caller: Caller, input: CreateSessionInput, given: HumanWords | 
   return content ? { entryPoint: 'cli.new_session', content } : null;
 }
 
-export interface CreateSessionOptions {
+interface CreateSessionOptions {
   humanWords?: HumanWords;
   /** more writes that must share the create's transaction (Slack's dedupe and thread map) */
   within?: (w: WriteScope, session: SessionRecord) => Promise<void>;
@@ -150,7 +150,6 @@ function checkCreateInput(caller: Caller, input: CreateSessionInput): void {
   const metadataText = JSON.stringify(metadata);
   if (Buffer.byteLength(metadataText, 'utf8') > MAX_METADATA_BYTES) {
     throw new WarrantError('custom-metadata-too-large', `custom_metadata is ${Buffer.byteLength(metadataText, 'utf8')} bytes; the limit is ${MAX_METADATA_BYTES}.`, {
-      status: 413,
       details: { field: 'custom_metadata' },
     });
   }
@@ -202,7 +201,7 @@ export async function createSessionIn(w: WriteScope, caller: Caller, input: Crea
   else if (input.owner) {
     const user = await findUserByKey(db, input.owner);
     if (!user || user.removedAt) {
-      throw new WarrantError('unknown-owner', `owner: no roster user has the key ${JSON.stringify(input.owner)}.`, { status: 400, details: { field: 'owner' } });
+      throw new WarrantError('unknown-owner', `owner: no roster user has the key ${JSON.stringify(input.owner)}.`, { details: { field: 'owner' } });
     }
     ownerUserId = user.id;
   }
@@ -359,7 +358,7 @@ export async function attachMint(
 ): Promise<{ token: string; session: SessionRecord; credentialId: number }> {
   const activation = session.activation + 1;
   const ok = await updateSessionIfVersion(w.tx, session.id, session.version, { status: 'running', activation, stopRequested: false }, w.now);
-  if (!ok) throw new WarrantError('invalid-transition', `Session #${session.id} changed while attaching; try again.`, { status: 409 });
+  if (!ok) throw new WarrantError('invalid-transition', `Session #${session.id} changed while attaching; try again.`);
   // a stop asked of an earlier runtime that never reported its end is not this runtime's
   await retireStopItems(w, session, 'attached');
   // nor is its terminal witness (docs/design/terminal-channel.md): a new runtime mints its own
@@ -398,7 +397,7 @@ function runtimeParentOf(caller: Caller, input: CreateSessionInput): number {
 export async function attachRuntimeChild(w: WriteScope, session: SessionRecord, attribution: EventAttribution, runtimeParentId: number): Promise<SessionRecord> {
   const activation = session.activation + 1;
   const ok = await updateSessionIfVersion(w.tx, session.id, session.version, { status: 'running', activation, stopRequested: false }, w.now);
-  if (!ok) throw new WarrantError('invalid-transition', `Session #${session.id} changed while attaching; try again.`, { status: 409 });
+  if (!ok) throw new WarrantError('invalid-transition', `Session #${session.id} changed while attaching; try again.`);
   await w.event(session.id, 'attached', { activation, runtime_parent_id: runtimeParentId, runtime_origin: session.runtimeOrigin }, { ...attribution, causeActorId: session.causeActorId, causeBasis: session.causeBasis });
   return (await findSessionById(w.tx, w.ctx.store, session.id))!;
 }

@@ -16,12 +16,7 @@ import { inWriteTx, type WriteScope } from '../write-scope.js';
 import { failMessagesToDeletedSession } from '../messages/message-settlement.js';
 import { uncleEdgeDeletionCollector } from '../lineage/uncle-edges.js';
 import { keyedDigest, newRecordKey } from '../audit.js';
-
-/**
- * What a delete takes with it or changes, gathered before the row goes. Later capabilities
- * add their collectors (uncle edges, human messages) to this list.
- */
-export type DeletionCollector = (db: Executor, ctx: AppContext, session: SessionRecord) => Promise<{ affected?: AffectedItem[]; counts?: { events?: number; humanMessages?: number } }>;
+import type { DeletionCollector } from './deletion-collector.js';
 
 const childrenCollector: DeletionCollector = async (db, ctx, session) => {
   const children = await spawnChildrenOf(db, ctx.store, [session]);
@@ -42,15 +37,15 @@ const humanMessageCollector: DeletionCollector = async (db, _ctx, session) => {
   return { counts: { humanMessages: counts.get(session.id)?.all ?? 0 } };
 };
 
-export const deletionCollectors: DeletionCollector[] = [childrenCollector, eventCountCollector, humanMessageCollector, uncleEdgeDeletionCollector];
+const deletionCollectors: readonly DeletionCollector[] = [childrenCollector, eventCountCollector, humanMessageCollector, uncleEdgeDeletionCollector];
 
 /**
  * Records a delete makes elsewhere, in its own transaction, before the row goes (docs/messages.md: the
  * agent messages a deleted target can never acknowledge are `failed`, with their history).
  */
-export type DeletionWriter = (w: WriteScope, session: SessionRecord) => Promise<void>;
+type DeletionWriter = (w: WriteScope, session: SessionRecord) => Promise<void>;
 
-export const deletionWriters: DeletionWriter[] = [async (w, session) => void (await failMessagesToDeletedSession(w, session))];
+const deletionWriters: readonly DeletionWriter[] = [async (w, session) => void (await failMessagesToDeletedSession(w, session))];
 
 /**
  * Deletes a session and writes its deletion record in the same transaction (docs/attribution.md): if the
@@ -153,7 +148,7 @@ async function deletionViews(db: Executor, ctx: AppContext, records: DeletionRec
   });
 }
 
-export interface DeletionListInput {
+interface DeletionListInput {
   actor?: string; // a roster key, `session:<id>`, `client:<name>`, `fleet` or `system`
   since?: string;
   until?: string;

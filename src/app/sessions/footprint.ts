@@ -7,7 +7,7 @@ import { decodeCursor, encodeCursor } from '../cursor.js';
 import { isHiddenSession } from '../views.js';
 import { eventViews, MAX_PAGE, type EventView } from './read-sessions.js';
 
-export interface EventsAcrossInput {
+interface EventsAcrossInput {
   /** an actor filter: who acted (app/actor-filter.ts) */
   actor?: string;
   /** an actor filter: on whose behalf */
@@ -18,7 +18,7 @@ export interface EventsAcrossInput {
   limit?: number;
 }
 
-export const DEFAULT_EVENTS_PAGE = 100;
+const DEFAULT_EVENTS_PAGE = 100;
 
 /**
  * `GET /api/v1/events` (docs/attribution.md "What a person caused"): events across every

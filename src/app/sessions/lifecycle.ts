@@ -14,7 +14,7 @@ import { sessionView, type SessionView } from '../views.js';
 import { inWriteTx, type WriteScope } from '../write-scope.js';
 import { attachMint, type RunnerFacts } from './create-session.js';
 
-export interface LifecycleResult {
+interface LifecycleResult {
   session: SessionView;
   /** false when the act had no effect (and recorded nothing) */
   changed: boolean;
@@ -106,7 +106,7 @@ async function addControlItem(w: WriteScope, session: SessionRecord, acting: Act
   await addInboxItem(w, { target: session, kind: 'control', mode: 'interrupt', content: 'stop', details: { action: 'stop' }, acting });
 }
 
-export interface ArchiveResult {
+interface ArchiveResult {
   archived: number[];
   skipped: { id: number; reason: SkipReason }[];
 }
@@ -207,7 +207,7 @@ export async function attachSession(ctx: AppContext, caller: Caller, ref: string
 }
 
 /** The one parser of `delivery` (attach, create with attach): `runner` or nothing. */
-export function checkDelivery(value: unknown): 'runner' | null {
+function checkDelivery(value: unknown): 'runner' | null {
   if (value === undefined || value === null) return null;
   if (value === 'runner') return 'runner';
   throw new WarrantError('invalid-request', 'delivery: "runner" (the runner writes inbox items into its agent), or omit it.', { details: { field: 'delivery' } });

@@ -10,9 +10,9 @@ import { sessionView, type SessionView } from '../views.js';
 import { inWriteTx, type WriteScope } from '../write-scope.js';
 import { correctParent } from '../lineage/parent-correction.js';
 
-export const MAX_GIVEN_TITLE = 200;
+const MAX_GIVEN_TITLE = 200;
 
-export interface PatchSessionInput {
+interface PatchSessionInput {
   title?: string;
   starred?: boolean;
   model?: string | null;

@@ -18,7 +18,7 @@ export async function getSession(ctx: AppContext, caller: Caller, ref: string): 
   return sessionView(db, ctx, session, await visibilityOf(db, ctx, caller), true);
 }
 
-export interface ListSessionsInput {
+interface ListSessionsInput {
   status?: string[];
   owner?: string;
   parent?: string;
@@ -30,7 +30,7 @@ export interface ListSessionsInput {
   cursor?: string;
 }
 
-export const DEFAULT_PAGE = 50;
+const DEFAULT_PAGE = 50;
 export const MAX_PAGE = 200;
 
 export async function listSessions(ctx: AppContext, caller: Caller, input: ListSessionsInput): Promise<{ sessions: SessionView[]; nextCursor: string | null }> {

@@ -20,10 +20,10 @@ import { attachRuntimeChild, createSessionIn } from './create-session.js';
  * again (a resumed subagent) attaches the same child again. The parent's token then reports
  * that child's runtime, conversation and transcript — and nothing else as it.
  */
-export const RUNTIME_ORIGINS: readonly RuntimeOrigin[] = ['subagent', 'nested-agent'];
+const RUNTIME_ORIGINS: readonly RuntimeOrigin[] = ['subagent', 'nested-agent'];
 const MAX_AGENT_ROOT_LENGTH = 64;
 
-export interface RuntimeChildInput {
+interface RuntimeChildInput {
   origin: unknown;
   provider: unknown;
   conversationId: unknown;
@@ -31,7 +31,7 @@ export interface RuntimeChildInput {
   transcriptPath?: unknown;
 }
 
-export interface RuntimeChildResult {
+interface RuntimeChildResult {
   session: SessionView;
   /** false: the child existed already and was attached again (or was running) */
   created: boolean;

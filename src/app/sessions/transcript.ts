@@ -32,9 +32,9 @@ import { inWriteTx } from '../write-scope.js';
 export const SETTING_TRANSCRIPTS = 'transcripts';
 /** The file's bytes one append may carry: each line's UTF-8 bytes plus its newline. */
 export const MAX_TRANSCRIPT_CHUNK_BYTES = 1024 * 1024;
-export const MAX_TRANSCRIPT_CHUNK_LINES = 16_384;
+const MAX_TRANSCRIPT_CHUNK_LINES = 16_384;
 
-export interface TranscriptAppend {
+interface TranscriptAppend {
   provider: unknown;
   conversationId: unknown;
   offset: unknown;
@@ -56,8 +56,8 @@ export interface TranscriptRecordView {
   createdAt: string;
 }
 
-function field(name: string, message: string, status = 400, token = 'invalid-request'): WarrantError {
-  return new WarrantError(token, `${name}: ${message}`, { status, details: { field: name } });
+function field(name: string, message: string): WarrantError {
+  return new WarrantError('invalid-request', `${name}: ${message}`, { details: { field: name } });
 }
 
 function text(value: unknown, name: string, max: number): string {
@@ -101,7 +101,7 @@ function offsetMismatch(sessionId: number, expected: number, given: number): War
   });
 }
 
-export async function transcriptsEnabled(db: Executor): Promise<boolean> {
+async function transcriptsEnabled(db: Executor): Promise<boolean> {
   return (await getSetting(db, SETTING_TRANSCRIPTS)) !== 'off';
 }
 

@@ -19,7 +19,7 @@ export interface SlackEnvelope {
   event?: SlackMessageEvent;
 }
 
-export interface SlackMessageEvent {
+interface SlackMessageEvent {
   type?: string;
   subtype?: string;
   user?: string;
@@ -32,14 +32,14 @@ export interface SlackMessageEvent {
   thread_ts?: string;
 }
 
-export type SlackOutcome =
+type SlackOutcome =
   | { outcome: 'challenge'; challenge: string }
   | { outcome: 'duplicate' }
   | { outcome: 'ignored'; reason: string }
   | { outcome: 'session-started'; sessionId: number }
   | { outcome: 'followed-up'; sessionId: number };
 
-export function slackPermalink(workspaceUrl: string | null, channel: string, ts: string, threadTs?: string): string | null {
+function slackPermalink(workspaceUrl: string | null, channel: string, ts: string, threadTs?: string): string | null {
   if (!workspaceUrl) return null;
   const base = `${workspaceUrl.replace(/\/+$/, '')}/archives/${encodeURIComponent(channel)}/p${ts.replace('.', '')}`;
   return threadTs && threadTs !== ts ? `${base}?thread_ts=${encodeURIComponent(threadTs)}&cid=${encodeURIComponent(channel)}` : base;
@@ -123,8 +123,8 @@ export type SlackFollowUp = (
   within: (w: WriteScope) => Promise<void>,
 ) => Promise<void>;
 
-export function slackNotConfigured(): WarrantError {
-  return new WarrantError('slack-not-configured', 'Slack ingress is not configured on this deployment (no signing secret); set it with `warrant settings set slack_signing_secret`.', { status: 404 });
+function slackNotConfigured(): WarrantError {
+  return new WarrantError('slack-not-configured', 'Slack ingress is not configured on this deployment (no signing secret); set it with `warrant settings set slack_signing_secret`.');
 }
 
 /**
@@ -142,5 +142,5 @@ export async function authenticateSlackRequest(ctx: AppContext, raw: string, tim
       : verdict === 'missing'
         ? 'The Slack signature headers are missing.'
         : 'The Slack signature does not match the configured signing secret.';
-  throw new WarrantError(verdict === 'stale' ? 'slack-request-stale' : 'slack-signature-invalid', message, { status: 401 });
+  throw new WarrantError(verdict === 'stale' ? 'slack-request-stale' : 'slack-signature-invalid', message);
 }

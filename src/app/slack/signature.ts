@@ -1,9 +1,9 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 
 /** Slack's replay window (docs/human-messages.md, docs/operations.md): a request older than 5 minutes is refused. */
-export const SLACK_REPLAY_WINDOW_S = 5 * 60;
+const SLACK_REPLAY_WINDOW_S = 5 * 60;
 
-export type SignatureVerdict = 'ok' | 'missing' | 'stale' | 'bad-signature';
+type SignatureVerdict = 'ok' | 'missing' | 'stale' | 'bad-signature';
 
 /**
  * Verifies `X-Slack-Signature` = `v0=` HMAC-SHA256(signing secret, `v0:{timestamp}:{raw body}`),

@@ -1,9 +1,9 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import type { Command } from 'commander';
-import { authorize } from '../../app/access.js';
-import { verifyProofOffline } from '../../app/audit-proof-verify.js';
-import { auditConsistencyProof, auditInclusionProof } from '../../app/audit-tree.js';
-import { parsePublicKeyInput } from '../../app/checkpoints.js';
+import { authorize } from '../../app/kernel.js';
+import { verifyProofOffline } from '../../app/audit-log/index.js';
+import { auditConsistencyProof, auditInclusionProof } from '../../app/audit-log/index.js';
+import { parsePublicKeyInput } from '../../app/audit-log/index.js';
 import { isWarrantError } from '../../core/errors.js';
 import { serializeConsistencyProof, serializeInclusionProof } from '../../http/audit-schemas.js';
 import { renderConsistencyProof, renderInclusionProof } from '../../render/audit-proof-markdown.js';

@@ -2,10 +2,10 @@ import { createReadStream, readFileSync, writeFileSync, createWriteStream } from
 import { once } from 'node:events';
 import { createInterface } from 'node:readline';
 import type { Command } from 'commander';
-import { exportAuditLines, verifyExportLines, verifyStoredChain, type CheckpointExpectation, type VerifyReport } from '../../app/audit-verify.js';
-import { verifyStoredRecords, type RecordsReport } from '../../app/audit-records.js';
-import { newestCheckpoint, parsePublicKeyInput, verifyCheckpointNote, writeCheckpoint } from '../../app/checkpoints.js';
-import { authorize } from '../../app/access.js';
+import { exportAuditLines, verifyExportLines, verifyStoredChain, type CheckpointExpectation, type VerifyReport } from '../../app/audit-log/index.js';
+import { verifyStoredRecords, type RecordsReport } from '../../app/audit-log/index.js';
+import { newestCheckpoint, parsePublicKeyInput, verifyCheckpointNote, writeCheckpoint } from '../../app/audit-log/index.js';
+import { authorize } from '../../app/kernel.js';
 import { CliExit, EXIT_FAILURE, EXIT_USAGE, printJson, printText } from '../output.js';
 import { ProgressBar } from '../progress.js';
 import { storeFlags, withStore, type StoreFlags } from '../store-access.js';

@@ -15,9 +15,9 @@ import { ProgressBar } from '../progress.js';
  *
  * Credential: an admin's human token in WARRANT_TOKEN (the server refuses anything else).
  */
-export const PROVIDER = 'claude-code';
+const PROVIDER = 'claude-code';
 
-export interface TranscriptReport {
+interface TranscriptReport {
   path: string;
   conversation_id: string;
   outcome: BackfillOutcome;
@@ -26,7 +26,7 @@ export interface TranscriptReport {
   reason?: string;
 }
 
-export type BackfillReport = { claude_config_dir: string; projects_dir: string; dry_run: boolean; scanned: number; malformed_lines: number; malformed_frames: number; transcripts: TranscriptReport[] } & Record<BackfillOutcome, number>;
+type BackfillReport = { claude_config_dir: string; projects_dir: string; dry_run: boolean; scanned: number; malformed_lines: number; malformed_frames: number; transcripts: TranscriptReport[] } & Record<BackfillOutcome, number>;
 
 function abort(error: ApiError): never {
   const hint = error.status === 401 || error.status === 403 ? ' Backfill writes through the admin API: set WARRANT_TOKEN to an admin\'s human token (warrant users tokens issue <admin-key>).' : '';
@@ -65,7 +65,7 @@ async function record(client: ApiClient, sessionId: number, conversationId: stri
   }
 }
 
-export async function runBackfill(client: ApiClient, options: { dryRun: boolean; env: NodeJS.ProcessEnv; progress?: ProgressBar }): Promise<BackfillReport> {
+async function runBackfill(client: ApiClient, options: { dryRun: boolean; env: NodeJS.ProcessEnv; progress?: ProgressBar }): Promise<BackfillReport> {
   const root = claudeConfigDir(options.env);
   const listing = await listTranscripts(root);
   const report = {

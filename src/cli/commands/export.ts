@@ -17,7 +17,7 @@ export function registerExportCommand(program: Command): void {
     .action(async (opts: StoreFlags & { endpoint: string; session?: string[]; header?: string[]; json?: boolean }) => {
       const { withStore } = await import('../store-access.js');
       const { exportToOtlp } = await import('../../integrations/otel-export.js');
-      const { requireSession } = await import('../../app/access.js');
+      const { requireSession } = await import('../../app/kernel.js');
       await withStore(opts, async (ctx, admin) => {
         const ids = opts.session ? await Promise.all(opts.session.map(async (ref) => (await requireSession(ctx.store.kysely, ctx, admin, ref)).id)) : undefined;
         const headers = Object.fromEntries((opts.header ?? []).map((h) => [h.slice(0, h.indexOf('=')), h.slice(h.indexOf('=') + 1)]));

@@ -27,7 +27,7 @@ function apply(path: string, merge: (existing: string | null) => MergeResult, wr
  * The Warrant data dir the agent must not read, when it lies in the project: --data-dir,
  * else WARRANT_DATA_DIR, else `<project>/.warrant` (the server's default when started there).
  */
-export function dataDirInProject(project: string, dataDir: string | undefined, env: NodeJS.ProcessEnv): string | null {
+function dataDirInProject(project: string, dataDir: string | undefined, env: NodeJS.ProcessEnv): string | null {
   const candidate = dataDir ? resolve(dataDir) : env.WARRANT_DATA_DIR ? resolve(env.WARRANT_DATA_DIR) : join(project, '.warrant');
   return isInside(candidate, project) ? candidate : null;
 }

@@ -70,8 +70,8 @@ export function registerMessageCommands(program: Command): void {
       .description('write the message history as JSON Lines (schema_version 1; no payloads; readers ignore unknown keys and read absent keys as zero values)')
       .option('--out <file>', 'write to a file instead of stdout'),
   ).action(async (opts: StoreFlags & { out?: string }) => {
-    const { authorize } = await import('../../app/access.js');
-    const { exportHistoryLines } = await import('../../app/messages/history-export.js');
+    const { authorize } = await import('../../app/kernel.js');
+    const { exportHistoryLines } = await import('../../app/messages/index.js');
     await withStore(
       opts,
       async (ctx, admin) => {

@@ -25,7 +25,7 @@ export function registerProvenanceCommand(program: Command): void {
 }
 
 /** docs/api.md: `warrant check <ref>` exits 0 here, 3 elsewhere, 4 none, 5 cannot-say — a scriptable gate. */
-export const CHECK_EXIT_CODES = { here: 0, elsewhere: 3, none: 4, 'cannot-say': 5 } as const;
+const CHECK_EXIT_CODES = { here: 0, elsewhere: 3, none: 4, 'cannot-say': 5 } as const;
 
 export function registerCheckCommand(program: Command): void {
   program

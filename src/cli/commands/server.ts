@@ -43,7 +43,7 @@ export function registerServerCommands(program: Command): void {
     .option('--server-secret-file <file>', 'the server secret every node shares (or $WARRANT_SERVER_SECRET; default <data dir>/server-secret)')
     .action(async (opts: { admin?: string; name?: string; replaceAdmin?: boolean; dataDir?: string; databaseUrl?: string; serverSecretFile?: string }) => {
       const { withStore } = await import('../store-access.js');
-      const { adoptAdminUser } = await import('../../app/roster.js');
+      const { adoptAdminUser } = await import('../../app/users/index.js');
       const { ensureFleetKey } = await import('../../composition.js');
       await withStore(opts, async (ctx, admin, config) => {
         const key = (opts.admin ?? config.adminUser ?? userInfo().username).toLowerCase().replace(/[^a-z0-9._-]/g, '-');

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { changeSetting, getSettingView, listSettingViews, type SettingView } from '../../app/settings.js';
+import { changeSetting, getSettingView, listSettingViews, type SettingView } from '../../app/deployment/index.js';
 import { printJson, printText } from '../output.js';
 import { storeFlags, withStore, type StoreFlags } from '../store-access.js';
 

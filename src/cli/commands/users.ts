@@ -1,10 +1,10 @@
 import type { Command } from 'commander';
-import type { UserRecord } from '../../app/roster.js';
+import type { UserRecord } from '../../app/users/index.js';
 import { CliExit, EXIT_USAGE, printJson, printText } from '../output.js';
 import type { StoreFlags } from '../store-access.js';
 
 // Store-opening modules load only when an admin command runs (keeps `warrant --help` fast).
-const roster = () => import('../../app/roster.js');
+const roster = () => import('../../app/users/index.js');
 const withStore: typeof import('../store-access.js').withStore = async (flags, fn) => (await import('../store-access.js')).withStore(flags, fn);
 
 function storeOptions(cmd: Command): Command {
@@ -141,7 +141,7 @@ export function registerUserCommands(program: Command): void {
     const minutes = Number(opts.ttl);
     if (!Number.isFinite(minutes) || minutes < 1 || minutes > 7 * 24 * 60) throw new CliExit(EXIT_USAGE, 'error: --ttl: minutes between 1 and 10080.');
     await withStore(opts, async (ctx, admin) => {
-      const { issueSignInLink } = await import('../../app/web-auth.js');
+      const { issueSignInLink } = await import('../../app/users/index.js');
       const { signInLinkUrl } = await import('../../web/banner.js');
       const link = await issueSignInLink(ctx, admin, key ?? null, { issuedVia: 'cli', ttlMs: minutes * 60_000 });
       const url = signInLinkUrl(opts.url ?? process.env.WARRANT_URL ?? 'http://127.0.0.1:7420', link.secret);
@@ -158,7 +158,7 @@ export function registerUserCommands(program: Command): void {
   ).action(async (key: string, opts: StoreFlags & { clear?: boolean }) => {
     const password = opts.clear ? null : await readPassword();
     await withStore(opts, async (ctx, admin) => {
-      const { setUserPassword } = await import('../../app/web-auth.js');
+      const { setUserPassword } = await import('../../app/users/index.js');
       const user = await setUserPassword(ctx, admin, key, password);
       printText(password === null ? `Removed the web password of ${user.key}.` : `Set the web password of ${user.key}.`);
     });

@@ -148,7 +148,7 @@ export function runHookOutsideSession(command: string, input: string, timeoutMs 
   });
 }
 
-export interface McpLaunch {
+interface McpLaunch {
   command: string;
   args: string[];
   env: Record<string, string>;
@@ -178,7 +178,7 @@ export async function listMcpTools(launch: McpLaunch, timeoutMs = 20_000): Promi
   }
 }
 
-export interface ProbeSession {
+interface ProbeSession {
   token: string;
   /** ends a session doctor opened itself; a no-op for the caller's own */
   end(): Promise<void>;

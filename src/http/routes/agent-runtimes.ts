@@ -1,7 +1,7 @@
 import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
-import type { AppContext } from '../../app/context.js';
-import { createRuntimeChild } from '../../app/sessions/runtime-children.js';
-import { appendTranscript, readTranscript, readTranscriptPosition, type TranscriptRecordView } from '../../app/sessions/transcript.js';
+import type { AppContext } from '../../app/kernel.js';
+import { createRuntimeChild } from '../../app/sessions/index.js';
+import { appendTranscript, readTranscript, readTranscriptPosition, type TranscriptRecordView } from '../../app/sessions/index.js';
 import { serializeSession } from '../../render/session-json.js';
 import { json, route, type HttpEnv } from '../env.js';
 import {
@@ -27,7 +27,7 @@ const errors = {
 const ok = <T extends z.ZodType>(schema: T, description: string) => ({ description, content: { 'application/json': { schema } } });
 
 /** Wire form of a transcript record (snake_case). */
-export function serializeTranscriptRecord(r: TranscriptRecordView) {
+function serializeTranscriptRecord(r: TranscriptRecordView) {
   return { id: r.id, provider: r.provider, conversation_id: r.conversationId, offset: r.offset, restarted: r.restarted, line: r.line, record: r.record, created_at: r.createdAt };
 }
 

@@ -1,6 +1,6 @@
 import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
-import { auditConsistencyProof, auditInclusionProof, currentAuditCheckpoint } from '../../app/audit-tree.js';
-import type { AppContext } from '../../app/context.js';
+import { auditConsistencyProof, auditInclusionProof, currentAuditCheckpoint } from '../../app/audit-log/index.js';
+import type { AppContext } from '../../app/kernel.js';
 import { CheckpointResponse, ConsistencyProofSchema, ConsistencyQuery, InclusionProofSchema, InclusionQuery, serializeCheckpoint, serializeConsistencyProof, serializeInclusionProof } from '../audit-schemas.js';
 import { json, route, type HttpEnv } from '../env.js';
 import { ErrorSchema } from '../schemas.js';

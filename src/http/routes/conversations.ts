@@ -1,6 +1,6 @@
 import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
-import type { AppContext } from '../../app/context.js';
-import { listConversations, recordEstimatedConversation, reportConversation } from '../../app/conversations/conversation-history.js';
+import type { AppContext } from '../../app/kernel.js';
+import { listConversations, recordEstimatedConversation, reportConversation } from '../../app/conversations/index.js';
 import { serializeConversation } from '../../render/message-json.js';
 import { renderConversations } from '../../render/message-markdown.js';
 import { json, markdown, route, type HttpEnv } from '../env.js';

@@ -1,7 +1,7 @@
 import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
 import type { Context } from 'hono';
-import type { AppContext } from '../../app/context.js';
-import { changeQueuedItem, deliverNew, listEnqueued, type NewDeliveryAction } from '../../app/inbox/deliveries.js';
+import type { AppContext } from '../../app/kernel.js';
+import { changeQueuedItem, deliverNew, listEnqueued, type NewDeliveryAction } from '../../app/inbox/index.js';
 import type { QueueChange } from '../../core/inbox-rules.js';
 import { serializeDelivery, serializeInboxItem, serializeQueueChange } from '../../render/inbox-json.js';
 import { renderDelivery, renderInboxList, renderQueueChange } from '../../render/inbox-markdown.js';

@@ -1,6 +1,6 @@
 import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
-import type { AppContext } from '../../app/context.js';
-import { listEventsAcross } from '../../app/sessions/footprint.js';
+import type { AppContext } from '../../app/kernel.js';
+import { listEventsAcross } from '../../app/sessions/index.js';
 import { eventFiltersText, renderEventsAcross } from '../../render/attribution-markdown.js';
 import { serializeEvent } from '../../render/record-json.js';
 import { json, markdown, route, type HttpEnv } from '../env.js';

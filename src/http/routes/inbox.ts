@@ -1,10 +1,10 @@
 import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
-import type { AppContext } from '../../app/context.js';
-import { messageParent } from '../../app/inbox/message-parent.js';
-import { ackInbox, leaseInbox, listInbox } from '../../app/inbox/runtime-inbox.js';
+import type { AppContext } from '../../app/kernel.js';
+import { messageParent } from '../../app/inbox/index.js';
+import { ackInbox, leaseInbox, listInbox } from '../../app/inbox/index.js';
 import { serializeAckReport, serializeInboxItem, serializeLeasedItem } from '../../render/inbox-json.js';
 import { renderInboxList, renderReadInbox, renderResend } from '../../render/inbox-markdown.js';
-import { reportPrompt, reportWritten, resendInboxItem } from '../../app/inbox/agent-delivery.js';
+import { reportPrompt, reportWritten, resendInboxItem } from '../../app/inbox/index.js';
 import { json, markdown, route, type HttpEnv } from '../env.js';
 import { jsonOrMarkdown } from '../responses.js';
 import {

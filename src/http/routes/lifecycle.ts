@@ -1,6 +1,6 @@
 import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
-import type { AppContext } from '../../app/context.js';
-import { archiveSession, attachSession, changeLifecycle, reportRuntime, type RuntimeReport } from '../../app/sessions/lifecycle.js';
+import type { AppContext } from '../../app/kernel.js';
+import { archiveSession, attachSession, changeLifecycle, reportRuntime, type RuntimeReport } from '../../app/sessions/index.js';
 import { serializeSession } from '../../render/session-json.js';
 import { json, route, type HttpEnv } from '../env.js';
 import { ActingBody, AttachBody, ErrorSchema, RefParam, RuntimeBody, SessionSchema } from '../schemas.js';

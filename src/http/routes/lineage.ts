@@ -1,9 +1,9 @@
 import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
-import type { AppContext } from '../../app/context.js';
-import { hierarchyOf } from '../../app/lineage/hierarchy.js';
-import { getProvenance } from '../../app/lineage/provenance.js';
-import { checkWarrant } from '../../app/human-messages/warrant-gate.js';
-import { provSource } from '../../app/exports/prov-document.js';
+import type { AppContext } from '../../app/kernel.js';
+import { hierarchyOf } from '../../app/lineage/index.js';
+import { getProvenance } from '../../app/lineage/index.js';
+import { checkWarrant } from '../../app/human-messages/index.js';
+import { provSource } from '../../app/exports/index.js';
 import { renderProvJson } from '../../render/prov-json.js';
 import { renderWarrant, serializeWarrant } from '../../render/warrant-gate.js';
 import { serializeHierarchy } from '../../render/hierarchy-json.js';

@@ -1,19 +1,19 @@
 import type { OpenAPIHono } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 import { streamSSE } from 'hono/streaming';
-import type { Caller } from '../../app/caller.js';
-import { isVisible, visibilityOf } from '../../app/access.js';
-import type { AppContext } from '../../app/context.js';
-import { HIERARCHY_CHANGED, INTERNAL_LIVE_TYPES, type HierarchySubscription } from '../../app/lineage/hierarchy-refresh.js';
+import type { Caller } from '../../app/kernel.js';
+import { isVisible, visibilityOf } from '../../app/kernel.js';
+import type { AppContext } from '../../app/kernel.js';
+import { HIERARCHY_CHANGED, INTERNAL_LIVE_TYPES, type HierarchySubscription } from '../../app/lineage/index.js';
 import { WarrantError } from '../../core/errors.js';
 import { serializeHierarchy } from '../../render/hierarchy-json.js';
-import type { LiveEventRecord } from '../../app/live-hub.js';
+import type { LiveEventRecord } from '../../app/kernel.js';
 import type { HttpEnv } from '../env.js';
 import { LIVE_STREAM_ROUTE } from '../live-schemas.js';
 
 const KEEPALIVE_MS = 15_000;
 /** how many hierarchies one stream may watch */
-export const MAX_WATCHED_HIERARCHIES = 20;
+const MAX_WATCHED_HIERARCHIES = 20;
 
 /** A frame for the stream: a stored live event (sent with its id), or a derived one (without). */
 type Frame = { kind: 'live'; record: LiveEventRecord } | { kind: 'derived'; event: string; data: string };
@@ -36,7 +36,7 @@ export function registerLiveRoutes(app: OpenAPIHono<HttpEnv>, ctx: AppContext): 
   app.get('/api/v1/events/stream', (c) => streamLiveEvents(c, ctx, c.get('caller')));
 }
 
-export interface LiveStreamOptions {
+interface LiveStreamOptions {
   /**
    * More frames a surface derives for this subscriber (the web UI's live panels): called once
    * the stream is set up with a `push` for `{event, data}` frames (sent without an id); returns

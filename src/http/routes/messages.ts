@@ -1,7 +1,7 @@
 import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
-import type { AppContext } from '../../app/context.js';
-import { readMessage } from '../../app/messages/read-message.js';
-import { sendMessage } from '../../app/messages/send-message.js';
+import type { AppContext } from '../../app/kernel.js';
+import { readMessage } from '../../app/messages/index.js';
+import { sendMessage } from '../../app/messages/index.js';
 import { WarrantError } from '../../core/errors.js';
 import { messageRefusal } from '../../core/message-refusals.js';
 import { serializeMessage, serializeSendResult } from '../../render/message-json.js';

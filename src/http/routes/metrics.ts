@@ -1,11 +1,11 @@
 import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
 import { sql } from 'kysely';
-import type { AppContext } from '../../app/context.js';
+import type { AppContext } from '../../app/kernel.js';
 import { restCaller, type HttpEnv } from '../env.js';
 import type { Metrics } from '../metrics.js';
 import { WarrantError } from '../../core/errors.js';
-import { permissionKind } from '../../app/caller.js';
-import { walkCounts } from '../../app/lineage/hierarchy-refresh.js';
+import { permissionKind } from '../../app/kernel.js';
+import { walkCounts } from '../../app/lineage/index.js';
 import { ErrorSchema } from '../schemas.js';
 
 /** Documented, not validated (it takes no input): Prometheus' text exposition format. */

@@ -1,10 +1,10 @@
 import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
-import type { AppContext } from '../../app/context.js';
-import { createSession } from '../../app/sessions/create-session.js';
-import { deleteSession, listDeletions } from '../../app/sessions/delete-session.js';
-import { patchSession } from '../../app/sessions/patch-session.js';
-import { getSessionDetail } from '../../app/sessions/session-detail.js';
-import { listSessionEvents, listSessions } from '../../app/sessions/read-sessions.js';
+import type { AppContext } from '../../app/kernel.js';
+import { createSession } from '../../app/sessions/index.js';
+import { deleteSession, listDeletions } from '../../app/sessions/index.js';
+import { patchSession } from '../../app/sessions/index.js';
+import { getSessionDetail } from '../../app/sessions/index.js';
+import { listSessionEvents, listSessions } from '../../app/sessions/index.js';
 import { serializeCreateResult, serializeDeletion, serializeEvent } from '../../render/record-json.js';
 import { serializeSession } from '../../render/session-json.js';
 import { serializeSessionDetail } from '../../render/session-detail-json.js';

@@ -1,7 +1,7 @@
 import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
-import type { AppContext } from '../../app/context.js';
+import type { AppContext } from '../../app/kernel.js';
 import { WarrantError } from '../../core/errors.js';
-import { authenticateSlackRequest, handleSlackEnvelope, type SlackEnvelope, type SlackFollowUp } from '../../app/slack/ingress.js';
+import { authenticateSlackRequest, handleSlackEnvelope, type SlackEnvelope, type SlackFollowUp } from '../../app/slack/index.js';
 import type { HttpEnv } from '../env.js';
 import { ErrorSchema } from '../schemas.js';
 import { SessionIdNumber } from '../wire-rules.js';

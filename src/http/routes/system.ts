@@ -1,6 +1,6 @@
 import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
 import { sql } from 'kysely';
-import type { AppContext } from '../../app/context.js';
+import type { AppContext } from '../../app/kernel.js';
 import { json, route, type HttpEnv } from '../env.js';
 
 export function registerSystemRoutes(app: OpenAPIHono<HttpEnv>, ctx: AppContext): void {

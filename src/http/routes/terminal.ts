@@ -1,7 +1,7 @@
 import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
-import type { AppContext } from '../../app/context.js';
-import { humanMessageEntry } from '../../app/human-messages/record.js';
-import { closeTerminal, mintWitness, recordRunPrompt, reportTurn, witnessAlive, witnessPrompt } from '../../app/human-messages/terminal-witness.js';
+import type { AppContext } from '../../app/kernel.js';
+import { humanMessageEntry } from '../../app/human-messages/index.js';
+import { closeTerminal, mintWitness, recordRunPrompt, reportTurn, witnessAlive, witnessPrompt } from '../../app/human-messages/index.js';
 import { serializeHumanMessage } from '../../render/human-messages-json.js';
 import { json, route, type HttpEnv } from '../env.js';
 import { ErrorSchema, HumanMessageSchema, RefParam } from '../schemas.js';

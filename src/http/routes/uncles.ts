@@ -1,6 +1,6 @@
 import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
-import type { AppContext } from '../../app/context.js';
-import { removeUncleEdge } from '../../app/lineage/uncle-edges.js';
+import type { AppContext } from '../../app/kernel.js';
+import { removeUncleEdge } from '../../app/lineage/index.js';
 import { noContent, route, type HttpEnv } from '../env.js';
 import { UncleLinkParams } from '../inbox-schemas.js';
 import { ErrorSchema } from '../schemas.js';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { auditConsistencyProof, auditInclusionProof, currentAuditCheckpoint } from '../../app/audit-tree.js';
+import { auditConsistencyProof, auditInclusionProof, currentAuditCheckpoint } from '../../app/audit-log/index.js';
 import { invalidRequest } from '../../core/errors.js';
 import { serializeCheckpoint, serializeConsistencyProof, serializeInclusionProof } from '../../http/audit-schemas.js';
 import { renderCheckpoint, renderConsistencyProof, renderInclusionProof } from '../../render/audit-proof-markdown.js';
@@ -16,7 +16,7 @@ const schema = z.object({
 });
 
 /** docs/audit-log.md "Merkle tree and proofs": the REST proofs' twin (admins). */
-export const getAuditProofTool = defineTool({
+const getAuditProofTool = defineTool({
   name: 'get_audit_proof',
   groups: ['sessions'],
   title: 'Get an audit log proof',

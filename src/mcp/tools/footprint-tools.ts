@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { listEventsAcross } from '../../app/sessions/footprint.js';
+import { listEventsAcross } from '../../app/sessions/index.js';
 import { eventFiltersText, renderEventsAcross } from '../../render/attribution-markdown.js';
 import { serializeEvent } from '../../render/record-json.js';
 import { morePages } from '../../render/session-markdown.js';
@@ -9,7 +9,7 @@ import { defineTool, type ToolDefinition } from '../tool.js';
 const ACTOR_FORMS = 'a roster key (or `human:<key>`), `session:<id>`, `client:<name>`, `fleet` or `system`';
 
 /** The reverse question (docs/attribution.md "What a person caused"): `GET /api/v1/events` as a tool. */
-export const listEventsTool = defineTool({
+const listEventsTool = defineTool({
   name: 'list_events',
   groups: ['sessions'],
   title: 'List events by actor, cause or credential',

@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import { RefValue as Ref } from '../../http/wire-rules.js';
-import { changeQueuedItem, deliverNew, listEnqueued } from '../../app/inbox/deliveries.js';
-import { messageParent } from '../../app/inbox/message-parent.js';
-import { readInbox } from '../../app/inbox/runtime-inbox.js';
+import { changeQueuedItem, deliverNew, listEnqueued } from '../../app/inbox/index.js';
+import { messageParent } from '../../app/inbox/index.js';
+import { readInbox } from '../../app/inbox/index.js';
 import { WarrantError } from '../../core/errors.js';
 import { MAX_INBOX_CONTENT_BYTES, MAX_LEASE_BATCH } from '../../core/inbox-rules.js';
 import { serializeAckReport, serializeDelivery, serializeInboxItem, serializeLeasedItem, serializeQueueChange } from '../../render/inbox-json.js';
@@ -16,7 +16,7 @@ function need<T>(value: T | undefined, field: string, action: string): T {
   return value;
 }
 
-export const manageEnqueuedMessages = defineTool({
+const manageEnqueuedMessages = defineTool({
   name: 'manage_enqueued_messages',
   groups: ['sessions'],
   title: "Manage a session's queue",
@@ -82,7 +82,7 @@ export const manageEnqueuedMessages = defineTool({
   },
 });
 
-export const readInboxTool = defineTool({
+const readInboxTool = defineTool({
   name: 'read_inbox',
   groups: ['self_session'],
   title: 'Read your inbox',
@@ -104,7 +104,7 @@ export const readInboxTool = defineTool({
   },
 });
 
-export const messageParentTool = defineTool({
+const messageParentTool = defineTool({
   name: 'message_parent',
   groups: ['self_session'],
   title: 'Message your parent session',

@@ -1,9 +1,9 @@
-import { checkWarrant } from '../../app/human-messages/warrant-gate.js';
+import { checkWarrant } from '../../app/human-messages/index.js';
 import { renderWarrant, serializeWarrant, warrantNotes } from '../../render/warrant-gate.js';
 import { HUMAN_MESSAGE_CAVEATS, NOTES_FIRST, READ_HUMAN_MESSAGES_AS } from './human-caveats.js';
 import { z } from 'zod';
 import { RefValue as Ref } from '../../http/wire-rules.js';
-import { getProvenance } from '../../app/lineage/provenance.js';
+import { getProvenance } from '../../app/lineage/index.js';
 import { provenanceNotes, renderProvenance, serializeProvenance } from '../../render/provenance.js';
 import { defineTool, selfSessionId, type ToolDefinition } from '../tool.js';
 
@@ -20,11 +20,11 @@ export const HIERARCHY_CAVEATS = [
   'A tree cut by its bounds (at most 150 sessions, 8 levels) ends with a note saying so; the session you asked about is always shown.',
 ] as const;
 
-export const READ_HIERARCHY_AS = 'Read the hierarchy outline as `get_session`\'s description says.';
+const READ_HIERARCHY_AS = 'Read the hierarchy outline as `get_session`\'s description says.';
 
 const cursorInput = z.string().max(200).optional().describe('the `next_cursor` of the previous page: older human messages');
 
-export const getSessionProvenance = defineTool({
+const getSessionProvenance = defineTool({
   name: 'get_session_provenance',
   groups: ['sessions', 'self_session'],
   title: 'Get session provenance',
@@ -51,7 +51,7 @@ export const getSessionProvenance = defineTool({
   },
 });
 
-export const checkWarrantTool = defineTool({
+const checkWarrantTool = defineTool({
   name: 'check_warrant',
   groups: ['sessions', 'self_session'],
   title: 'Did a human ask for this?',

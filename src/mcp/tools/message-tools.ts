@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { RefValue as Ref } from '../../http/wire-rules.js';
-import { readMessage } from '../../app/messages/read-message.js';
-import { sendMessage } from '../../app/messages/send-message.js';
+import { readMessage } from '../../app/messages/index.js';
+import { sendMessage } from '../../app/messages/index.js';
 import { MAX_PAYLOAD_BYTES, MAX_TTL_SECONDS, MIN_TTL_SECONDS } from '../../core/message-envelope.js';
 import { serializeMessage, serializeSendResult } from '../../render/message-json.js';
 import { renderMessageStatus, renderReceipt } from '../../render/message-markdown.js';
@@ -23,7 +23,7 @@ function sendSchema(group: ToolGroup) {
   return group === 'sessions' ? base.extend({ acting_session_id: Ref.optional().describe('fleet key only: the session you send for (declared; it cannot reply)') }) : base;
 }
 
-export const sendMessageTool = defineTool({
+const sendMessageTool = defineTool({
   name: 'send_message',
   groups: ['sessions', 'self_session'],
   title: 'Send an agent message',
@@ -43,7 +43,7 @@ export const sendMessageTool = defineTool({
   },
 });
 
-export const getMessageTool = defineTool({
+const getMessageTool = defineTool({
   name: 'get_message',
   groups: ['sessions', 'self_session'],
   title: "A message's status",

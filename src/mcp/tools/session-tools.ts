@@ -1,14 +1,14 @@
 import { z } from 'zod';
 import { ActorFilter, RefValue as Ref } from '../../http/wire-rules.js';
-import { createSession } from '../../app/sessions/create-session.js';
-import { listSessions } from '../../app/sessions/read-sessions.js';
-import { getSessionDetail } from '../../app/sessions/session-detail.js';
-import { archiveSession, changeLifecycle } from '../../app/sessions/lifecycle.js';
+import { createSession } from '../../app/sessions/index.js';
+import { listSessions } from '../../app/sessions/index.js';
+import { getSessionDetail } from '../../app/sessions/index.js';
+import { archiveSession, changeLifecycle } from '../../app/sessions/index.js';
 import { WarrantError } from '../../core/errors.js';
 import { MAX_INBOX_CONTENT_BYTES } from '../../core/inbox-rules.js';
 import { MAX_BODY_BYTES } from '../../http/app.js';
-import { deliverNew } from '../../app/inbox/deliveries.js';
-import { removeUncleEdge } from '../../app/lineage/uncle-edges.js';
+import { deliverNew } from '../../app/inbox/index.js';
+import { removeUncleEdge } from '../../app/lineage/index.js';
 import { serializeDelivery } from '../../render/inbox-json.js';
 import { renderDelivery } from '../../render/inbox-markdown.js';
 import { serializeCreateResult } from '../../render/record-json.js';
@@ -24,7 +24,7 @@ import { HIERARCHY_CAVEATS } from './lineage-tools.js';
 const SESSION_REF = 'the session: `42`, `#42`, a uid or a uid prefix';
 const ACTING = 'fleet key only: the session you act for (declared)';
 
-export const startSession = defineTool({
+const startSession = defineTool({
   name: 'start_session',
   groups: ['sessions'],
   title: 'Start a session',
@@ -64,7 +64,7 @@ export const startSession = defineTool({
   },
 });
 
-export const listSessionsTool = defineTool({
+const listSessionsTool = defineTool({
   name: 'list_sessions',
   groups: ['sessions'],
   title: 'List sessions',
@@ -93,7 +93,7 @@ export const listSessionsTool = defineTool({
   },
 });
 
-export const getSessionTool = defineTool({
+const getSessionTool = defineTool({
   name: 'get_session',
   groups: ['sessions', 'self_session'],
   title: 'Get a session',
@@ -125,10 +125,10 @@ export const getSessionTool = defineTool({
 const LIFECYCLE_ACTIONS = ['archive', 'unarchive', 'stop', 'resume'] as const;
 
 /** Said once, here; `manage_enqueued_messages` points to it. */
-export const ACTING_AS_SESSION =
+const ACTING_AS_SESSION =
   'Words sent over MCP are never recorded as a human\'s message, whatever the token. When you act as a session (your session token, or a fleet key naming `acting_session_id`, declared), delivering to another session may record yours as its uncle (an uncle edge: your hierarchy joins its own); `uncle_edge` reports the outcome.';
 
-export const actionSession = defineTool({
+const actionSession = defineTool({
   name: 'action_session',
   groups: ['sessions'],
   title: 'Act on a session',

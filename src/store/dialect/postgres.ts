@@ -11,7 +11,7 @@ const INT8_OID = 20;
 
 const jsonTextFieldSql = (column: string, key: string): string => `((${column}::jsonb ->> '${key}'))`;
 
-export interface PostgresOptions {
+interface PostgresOptions {
   connectionString: string;
   maxConnections?: number;
 }

@@ -158,7 +158,7 @@ class WarrantSqliteDialect implements Dialect {
 
 const jsonTextFieldSql = (column: string, key: string): string => `cast(json_extract(${column}, '$.${key}') as text)`;
 
-export interface SqliteOptions {
+interface SqliteOptions {
   filename: string;
 }
 
@@ -237,5 +237,3 @@ export function openSqlite(options: SqliteOptions): StoreDialect {
     destroy: () => kysely.destroy(),
   };
 }
-
-export type { Transaction };

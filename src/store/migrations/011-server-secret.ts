@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { StoreDialect } from '../dialect/dialect.js';
-import type { MigrationHooks } from '../migrator.js';
+import type { MigrationHooks } from '../migration-hooks.js';
 
 /**
  * docs/operations.md "The server secret": the secret session tokens are derived from leaves

@@ -12,7 +12,7 @@ import { CSRF_FIELD } from '../csrf.js';
  * panel is a sheet across the bottom of the screen.
  */
 
-export interface ChatFormState {
+interface ChatFormState {
   words?: string;
   page?: string;
   error?: WarrantError | null;

@@ -1,4 +1,4 @@
-import type { ActorView } from '../../app/views.js';
+import type { ActorView } from '../../app/sessions/index.js';
 import { HIDDEN_SESSION_LABEL } from '../../core/actors.js';
 
 /** Small shared renderings: times, statuses, actors with their basis, genesis pills. */
@@ -43,7 +43,7 @@ export function Basis(props: { basis: string | null }) {
   );
 }
 
-export function actorLabel(actor: ActorView | null): string {
+function actorLabel(actor: ActorView | null): string {
   if (!actor) return 'not attributed';
   switch (actor.kind) {
     case 'human':

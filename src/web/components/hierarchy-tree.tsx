@@ -9,7 +9,7 @@ import { AgentRootPill, GenesisPill, Status, sessionTitle } from './format.js';
  */
 
 /** The indentation level of each node: one below its render parent (the outline's rule). */
-export function nodeLevels(h: Hierarchy): Map<number, number> {
+function nodeLevels(h: Hierarchy): Map<number, number> {
   const levels = new Map<number, number>();
   for (const n of h.nodes) levels.set(n.id, n.renderParentId === null ? 0 : (levels.get(n.renderParentId) ?? 0) + 1);
   return levels;

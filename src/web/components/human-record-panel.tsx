@@ -1,4 +1,4 @@
-import type { HumanMessageEntry, HumanRecord } from '../../app/human-messages/record.js';
+import type { HumanMessageEntry, HumanRecord } from '../../app/human-messages/index.js';
 import { AFFIRMATIVE_ABSENCE, isAffirmativeAbsence } from '../../core/human-record.js';
 import { gapSentence } from '../../render/coverage-gaps.js';
 import { ABSENCE_IS_AN_ANSWER, ABSENCE_IS_NOT_AN_ANSWER, COUNTS_ARE_A_FLOOR, witnessIsolationText } from '../../render/human-messages-markdown.js';
@@ -84,7 +84,7 @@ function Author(props: { entry: HumanMessageEntry }) {
   );
 }
 
-export function HumanMessageItem(props: { entry: HumanMessageEntry }) {
+function HumanMessageItem(props: { entry: HumanMessageEntry }) {
   const e = props.entry;
   return (
     <li class={`human-message scope-${e.scope}${e.withdrawnAt ? ' withdrawn' : ''}`} data-human-message-id={String(e.id)} data-scope={e.scope} data-entry-point={e.entryPoint}>

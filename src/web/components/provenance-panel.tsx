@@ -1,4 +1,4 @@
-import type { Provenance } from '../../app/lineage/provenance.js';
+import type { Provenance } from '../../app/lineage/index.js';
 import { MAX_NODES } from '../../core/hierarchy-types.js';
 
 /** The SSE event that carries this panel's fresh HTML (src/web/live-panels.tsx). */

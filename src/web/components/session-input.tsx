@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import type { InboxItemView } from '../../app/inbox/inbox-items.js';
-import type { SessionView } from '../../app/views.js';
+import type { InboxItemView } from '../../app/inbox/index.js';
+import type { SessionView } from '../../app/sessions/index.js';
 import type { WarrantError } from '../../core/errors.js';
 import { CsrfField } from '../layout.js';
 import { ErrorMessage } from '../pages/error-page.js';
@@ -137,7 +137,7 @@ export function EnqueuedList(props: { data: SessionInputData; csrf: string; oob?
   );
 }
 
-export interface InputFormState {
+interface InputFormState {
   /** the text to keep in the box (after a refusal) */
   content?: string;
   error?: WarrantError | null;

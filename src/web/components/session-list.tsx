@@ -1,5 +1,5 @@
 import { SESSION_STATUSES } from '../../core/lifecycle.js';
-import type { SessionView } from '../../app/views.js';
+import type { SessionView } from '../../app/sessions/index.js';
 import { AgentRootPill, GenesisPill, Status, Time, sessionTitle } from './format.js';
 
 /** The filterable session list on the home page, with "spawned by #N" on each row (docs/api.md). */
@@ -12,7 +12,7 @@ export interface ListFilters {
   cursor: string;
 }
 
-export const OPEN_STATUSES = SESSION_STATUSES.filter((s) => s !== 'archived');
+const OPEN_STATUSES = SESSION_STATUSES.filter((s) => s !== 'archived');
 
 export function statusesFor(filter: string): string[] {
   if (filter === 'all') return [];
@@ -20,7 +20,7 @@ export function statusesFor(filter: string): string[] {
   return [filter];
 }
 
-export function filterQuery(f: ListFilters, extra: Partial<ListFilters> = {}): string {
+function filterQuery(f: ListFilters, extra: Partial<ListFilters> = {}): string {
   const merged = { ...f, ...extra };
   const params = new URLSearchParams();
   for (const [k, v] of Object.entries(merged)) if (v) params.set(k, v);

@@ -1,4 +1,4 @@
-import type { SessionView } from '../../app/views.js';
+import type { SessionView } from '../../app/sessions/index.js';
 import { isActive } from '../../core/lifecycle.js';
 import { CsrfField } from '../layout.js';
 import { Actor, AgentRootPill, Basis, GenesisPill, Status, Time, sessionTitle } from './format.js';
@@ -19,7 +19,7 @@ function ActionForm(props: { id: number; act: string; label: string; confirm: st
   );
 }
 
-export function SessionActions(props: { session: SessionView; csrf: string }) {
+function SessionActions(props: { session: SessionView; csrf: string }) {
   const s = props.session;
   const id = s.id;
   return (

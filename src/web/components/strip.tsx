@@ -1,4 +1,4 @@
-import type { SessionView } from '../../app/views.js';
+import type { SessionView } from '../../app/sessions/index.js';
 import { Status, sessionTitle } from './format.js';
 
 /**
@@ -11,11 +11,11 @@ export const STRIP_LIMIT = 60;
 /** live refresh: the strip re-renders (coalesced) when any session is created, changes or goes */
 const STRIP_TRIGGERS = 'sse:session_created delay:150ms, sse:session_updated delay:150ms, sse:session_deleted delay:150ms, sse:resync';
 
-export function hueOf(id: number): number {
+function hueOf(id: number): number {
   return id % 8;
 }
 
-export function StripTab(props: { session: SessionView }) {
+function StripTab(props: { session: SessionView }) {
   const s = props.session;
   const hue = hueOf(s.id);
   return (

@@ -1,4 +1,4 @@
-import type { EventView } from '../../app/sessions/read-sessions.js';
+import type { EventView } from '../../app/sessions/index.js';
 import { Actor, Basis, Time } from './format.js';
 
 /** The attributed timeline (docs/attribution.md): every event with its actor, cause and their bases. */

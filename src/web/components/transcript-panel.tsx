@@ -1,4 +1,4 @@
-import type { TranscriptRecordView } from '../../app/sessions/transcript.js';
+import type { TranscriptRecordView } from '../../app/sessions/index.js';
 import { Time } from './format.js';
 
 /**
@@ -8,9 +8,9 @@ import { Time } from './format.js';
  */
 export const TRANSCRIPT_PAGE = 50;
 /** characters of a record on its one line */
-export const TRANSCRIPT_PREVIEW = 200;
+const TRANSCRIPT_PREVIEW = 200;
 /** characters of a record shown opened; the full line is in the API */
-export const TRANSCRIPT_OPENED_MAX = 20_000;
+const TRANSCRIPT_OPENED_MAX = 20_000;
 
 export interface TranscriptTail {
   sessionId: number;

@@ -1,5 +1,5 @@
 import type { Context } from 'hono';
-import type { WebIdentity } from '../../app/web-auth.js';
+import type { WebIdentity } from '../../app/users/index.js';
 import type { WarrantError } from '../../core/errors.js';
 import { Layout } from '../layout.js';
 import { htmlFragment, htmlPage } from '../render.js';

@@ -1,7 +1,7 @@
-import type { UserRecord } from '../../app/roster.js';
-import type { EventView } from '../../app/sessions/read-sessions.js';
-import type { SessionView } from '../../app/views.js';
-import type { WebIdentity } from '../../app/web-auth.js';
+import type { UserRecord } from '../../app/users/index.js';
+import type { EventView } from '../../app/sessions/index.js';
+import type { SessionView } from '../../app/sessions/index.js';
+import type { WebIdentity } from '../../app/users/index.js';
 import { Actor, Basis, Time } from '../components/format.js';
 import { SessionRow } from '../components/session-list.js';
 import { Layout } from '../layout.js';
@@ -11,7 +11,7 @@ import { Layout } from '../layout.js';
  * the sessions a person caused and the events done on their behalf — or, with `credential`,
  * every act of one of their tokens — each list paged on its own cursor.
  */
-export interface PersonPageData {
+interface PersonPageData {
   user: UserRecord;
   sessions: SessionView[];
   sessionsNext: string | null;

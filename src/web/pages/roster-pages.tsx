@@ -1,6 +1,6 @@
-import type { WebIdentity } from '../../app/web-auth.js';
+import type { WebIdentity } from '../../app/users/index.js';
 import type { WarrantError } from '../../core/errors.js';
-import type { TokenRecord, UserRecord } from '../../app/roster.js';
+import type { TokenRecord, UserRecord } from '../../app/users/index.js';
 import { Time } from '../components/format.js';
 import { CsrfField, Layout } from '../layout.js';
 import { ErrorMessage } from './error-page.js';
@@ -15,7 +15,7 @@ export interface UserFormValues {
   notes: string;
 }
 
-export function valuesOf(u: UserRecord): UserFormValues {
+function valuesOf(u: UserRecord): UserFormValues {
   return { key: u.key, displayName: u.displayName, email: u.email ?? '', slack: u.slackUserIds.join(', '), notes: u.notes ?? '' };
 }
 

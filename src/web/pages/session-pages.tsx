@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import type { WebIdentity } from '../../app/web-auth.js';
-import type { SessionView } from '../../app/views.js';
-import type { EventView } from '../../app/sessions/read-sessions.js';
+import type { WebIdentity } from '../../app/users/index.js';
+import type { SessionView } from '../../app/sessions/index.js';
+import type { EventView } from '../../app/sessions/index.js';
 import { CsrfField, Layout } from '../layout.js';
 import { Strip } from '../components/strip.js';
 import { SessionFilters, SessionList, type ListFilters } from '../components/session-list.js';
@@ -16,7 +16,7 @@ import { ErrorMessage } from './error-page.js';
 
 /** Home, session, new-session and delete-confirmation pages (docs/api.md). */
 
-export interface HomeProps {
+interface HomeProps {
   identity: WebIdentity;
   csrf: string;
   strip: { sessions: SessionView[]; more: boolean };
@@ -29,7 +29,7 @@ function IdempotencyField() {
   return <input type="hidden" name="idempotency_key" value={`web-${randomUUID()}`} />;
 }
 
-export function QuickPromptForm(props: { csrf: string }) {
+function QuickPromptForm(props: { csrf: string }) {
   return (
     <form class="card" method="post" action="/sessions/quick" aria-labelledby="quick-heading">
       <h2 id="quick-heading">Quick prompt</h2>
@@ -66,7 +66,7 @@ export function HomePage(p: HomeProps) {
   );
 }
 
-export interface SessionPageProps {
+interface SessionPageProps {
   identity: WebIdentity;
   csrf: string;
   session: SessionView;

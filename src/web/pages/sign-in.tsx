@@ -1,5 +1,5 @@
-import type { DeploymentMode } from '../../app/context.js';
-import type { UserRecord } from '../../app/roster.js';
+import type { DeploymentMode } from '../../app/kernel.js';
+import type { UserRecord } from '../../app/users/index.js';
 import type { WarrantError } from '../../core/errors.js';
 import { CsrfField, Layout } from '../layout.js';
 import { ErrorMessage } from './error-page.js';

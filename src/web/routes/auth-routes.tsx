@@ -1,5 +1,5 @@
 import type { Context, Hono } from 'hono';
-import type { AppContext } from '../../app/context.js';
+import type { AppContext } from '../../app/kernel.js';
 import {
   completeSetup,
   describeSignInLink,
@@ -8,8 +8,8 @@ import {
   signInWithPassword,
   signOut,
   type SignInMeta,
-} from '../../app/web-auth.js';
-import { toWarrantError } from '../../http/errors.js';
+} from '../../app/users/index.js';
+import { refusalOf } from '../../http/errors.js';
 import type { HostGuard } from '../../http/host-guard.js';
 import { WarrantError } from '../../core/errors.js';
 import { LinkConfirmPage, SetupPage, SignInPage } from '../pages/sign-in.js';
@@ -20,12 +20,6 @@ function meta(c: Context): SignInMeta {
   return { userAgent: c.req.header('user-agent') ?? null };
 }
 
-/** A refusal from the app as something to show on the form (never a 500 for a user's mistake). */
-function asRefusal(error: unknown): WarrantError {
-  const known = toWarrantError(error);
-  if (!known) throw error;
-  return known;
-}
 
 export function registerAuthRoutes(app: Hono<any>, ctx: AppContext, guard: HostGuard): void {
   const signInPage = async (c: Context, csrf: string, next: string, error: WarrantError | null, key?: string) => {
@@ -47,7 +41,7 @@ export function registerAuthRoutes(app: Hono<any>, ctx: AppContext, guard: HostG
       setSignInCookie(c, signIn);
       return redirect(c, next, r.htmx);
     } catch (error) {
-      return signInPage(c, r.csrf, next, asRefusal(error), key);
+      return signInPage(c, r.csrf, next, refusalOf(error), key);
     }
   });
 
@@ -58,7 +52,7 @@ export function registerAuthRoutes(app: Hono<any>, ctx: AppContext, guard: HostG
       const { user, expiresAt } = await describeSignInLink(ctx, secret);
       return htmlPage(c, <LinkConfirmPage user={user} expiresAt={expiresAt} secret={secret} csrf={r.csrf} next={next} />);
     } catch (error) {
-      return signInPage(c, r.csrf, next, asRefusal(error));
+      return signInPage(c, r.csrf, next, refusalOf(error));
     }
   });
 
@@ -69,7 +63,7 @@ export function registerAuthRoutes(app: Hono<any>, ctx: AppContext, guard: HostG
       setSignInCookie(c, signIn);
       return redirect(c, next, r.htmx);
     } catch (error) {
-      return signInPage(c, r.csrf, next, asRefusal(error));
+      return signInPage(c, r.csrf, next, refusalOf(error));
     }
   });
 
@@ -86,7 +80,7 @@ export function registerAuthRoutes(app: Hono<any>, ctx: AppContext, guard: HostG
       setSignInCookie(c, signIn);
       return redirect(c, '/', r.htmx);
     } catch (error) {
-      const refusal = asRefusal(error);
+      const refusal = refusalOf(error);
       if (refusal.token === 'setup-done') return c.redirect('/sign-in', 303);
       return htmlPage(c, <SetupPage mode={ctx.mode} csrf={r.csrf} error={refusal} values={values} />, refusal.status);
     }

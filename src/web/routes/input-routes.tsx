@@ -1,14 +1,14 @@
 import type { Context, Hono } from 'hono';
-import type { Caller } from '../../app/caller.js';
-import type { AppContext } from '../../app/context.js';
-import { changeQueuedItem, deliverNew, listEnqueued } from '../../app/inbox/deliveries.js';
-import { resendInboxItem } from '../../app/inbox/agent-delivery.js';
-import { listInbox } from '../../app/inbox/runtime-inbox.js';
-import { createSession } from '../../app/sessions/create-session.js';
-import { getSession } from '../../app/sessions/read-sessions.js';
-import type { SessionView } from '../../app/views.js';
+import type { Caller } from '../../app/kernel.js';
+import type { AppContext } from '../../app/kernel.js';
+import { changeQueuedItem, deliverNew, listEnqueued } from '../../app/inbox/index.js';
+import { resendInboxItem } from '../../app/inbox/index.js';
+import { listInbox } from '../../app/inbox/index.js';
+import { createSession } from '../../app/sessions/index.js';
+import { getSession } from '../../app/sessions/index.js';
+import type { SessionView } from '../../app/sessions/index.js';
 import { WarrantError } from '../../core/errors.js';
-import { toWarrantError } from '../../http/errors.js';
+import { refusalOf, toWarrantError } from '../../http/errors.js';
 import type { HostGuard } from '../../http/host-guard.js';
 import { ChatForm } from '../components/chat-bubble.js';
 import { sessionTitle } from '../components/format.js';
@@ -139,8 +139,7 @@ export function registerInputRoutes(app: Hono<any>, ctx: AppContext, guard: Host
         const key = field(r.form, 'idempotency_key');
         await deliverNew(ctx, who(r), ref(c), act, { content, ...(key ? { idempotencyKey: key } : {}) });
       } catch (error) {
-        const refusal = toWarrantError(error);
-        if (!refusal) throw error;
+        const refusal = refusalOf(error);
         if (r.htmx) return htmlFragment(c, <ErrorMessage error={refusal} />, refusal.status);
         const session = await getSession(ctx, who(r), ref(c));
         return htmlPage(c, <RefusedInputPage r={r} session={session} content={content} error={refusal} />, refusal.status);
@@ -188,8 +187,7 @@ export function registerInputRoutes(app: Hono<any>, ctx: AppContext, guard: Host
       });
       return redirect(c, `/sessions/${created.session.id}`, r.htmx);
     } catch (error) {
-      const refusal = toWarrantError(error);
-      if (!refusal) throw error;
+      const refusal = refusalOf(error);
       if (r.htmx) return htmlFragment(c, <ErrorMessage error={refusal} />, refusal.status);
       return htmlPage(
         c,

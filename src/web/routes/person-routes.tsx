@@ -1,8 +1,8 @@
 import type { Hono } from 'hono';
-import type { AppContext } from '../../app/context.js';
-import { findRosterUser, listIssuedTokens } from '../../app/roster.js';
-import { listEventsAcross } from '../../app/sessions/footprint.js';
-import { listSessions } from '../../app/sessions/read-sessions.js';
+import type { AppContext } from '../../app/kernel.js';
+import { findRosterUser, listIssuedTokens } from '../../app/users/index.js';
+import { listEventsAcross } from '../../app/sessions/index.js';
+import { listSessions } from '../../app/sessions/index.js';
 import { WarrantError } from '../../core/errors.js';
 import type { HostGuard } from '../../http/host-guard.js';
 import { PersonPage } from '../pages/person-page.js';
@@ -17,13 +17,13 @@ export function registerPersonRoutes(app: Hono<any>, ctx: AppContext, guard: Hos
     const caller = r.identity!.caller;
     const key = c.req.param('key') ?? '';
     const user = await findRosterUser(ctx, caller, key);
-    if (!user) throw new WarrantError('user-not-found', `No roster user has the key ${key}.`, { status: 404 });
+    if (!user) throw new WarrantError('user-not-found', `No roster user has the key ${key}.`);
     const credentialText = c.req.query('credential');
     let credential: number | null = null;
     if (credentialText !== undefined && credentialText !== '') {
       credential = Number(credentialText);
       const owned = (await listIssuedTokens(ctx, caller, { kind: 'human', userKey: user.key })).some((t) => t.id === credential);
-      if (!owned) throw new WarrantError('token-not-found', `${user.key} has no human token with credential id ${credentialText}.`, { status: 404 });
+      if (!owned) throw new WarrantError('token-not-found', `${user.key} has no human token with credential id ${credentialText}.`);
     }
     const limitText = c.req.query('limit');
     const limit = limitText && /^[0-9]{1,3}$/.test(limitText) ? Math.min(Math.max(Number(limitText), 1), 200) : PAGE;

@@ -1,8 +1,8 @@
 import type { Context, Hono } from 'hono';
-import { getProvenance } from '../../app/lineage/provenance.js';
-import { removeUncleEdge } from '../../app/lineage/uncle-edges.js';
-import { getSession } from '../../app/sessions/read-sessions.js';
-import type { AppContext } from '../../app/context.js';
+import { getProvenance } from '../../app/lineage/index.js';
+import { removeUncleEdge } from '../../app/lineage/index.js';
+import { getSession } from '../../app/sessions/index.js';
+import type { AppContext } from '../../app/kernel.js';
 import { toWarrantError } from '../../http/errors.js';
 import type { HostGuard } from '../../http/host-guard.js';
 import { HumanMessagePage } from '../components/human-record-panel.js';

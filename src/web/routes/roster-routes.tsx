@@ -1,8 +1,8 @@
 import type { Context, Hono } from 'hono';
-import type { AppContext } from '../../app/context.js';
-import { addUser, editUser, findRosterUser, issueHumanToken, listIssuedTokens, listUsers, renameUser, revokeIssuedToken } from '../../app/roster.js';
+import type { AppContext } from '../../app/kernel.js';
+import { addUser, editUser, findRosterUser, issueHumanToken, listIssuedTokens, listUsers, renameUser, revokeIssuedToken } from '../../app/users/index.js';
 import { WarrantError } from '../../core/errors.js';
-import { toWarrantError } from '../../http/errors.js';
+import { refusalOf } from '../../http/errors.js';
 import type { HostGuard } from '../../http/host-guard.js';
 import { RosterPage, UserPage, type UserFormValues } from '../pages/roster-pages.js';
 import { htmlPage } from '../render.js';
@@ -18,11 +18,6 @@ function slackIds(text: string): string[] {
   return text.split(/[\s,]+/).filter((s) => s !== '');
 }
 
-function refusal(error: unknown): WarrantError {
-  const known = toWarrantError(error);
-  if (!known) throw error;
-  return known;
-}
 
 const NOTICES: Record<string, string> = {
   added: 'Added.',
@@ -44,7 +39,7 @@ export function registerRosterRoutes(app: Hono<any>, ctx: AppContext, guard: Hos
   const userPage = async (c: Context, r: WebRequest, key: string, extra: { error?: WarrantError; values?: UserFormValues; notice?: string | null; issued?: { token: string; credentialId: number } } = {}) => {
     const caller = r.identity!.caller;
     const user = await findRosterUser(ctx, caller, key);
-    if (!user) throw new WarrantError('user-not-found', `No roster user has the key ${key}.`, { status: 404 });
+    if (!user) throw new WarrantError('user-not-found', `No roster user has the key ${key}.`);
     const tokens = await listIssuedTokens(ctx, caller, { kind: 'human', userKey: key });
     return htmlPage(c, <UserPage identity={r.identity!} csrf={r.csrf} user={user} tokens={tokens} {...extra} />, extra.error?.status ?? 200);
   };
@@ -66,7 +61,7 @@ export function registerRosterRoutes(app: Hono<any>, ctx: AppContext, guard: Hos
       });
       return c.redirect(page(user.key, 'added'), 303);
     } catch (error) {
-      return rosterPage(c, r, { error: refusal(error), values });
+      return rosterPage(c, r, { error: refusalOf(error), values });
     }
   });
 
@@ -89,7 +84,7 @@ export function registerRosterRoutes(app: Hono<any>, ctx: AppContext, guard: Hos
       });
       return c.redirect(page(keyOf(c), 'saved'), 303);
     } catch (error) {
-      return userPage(c, r, keyOf(c), { error: refusal(error), values });
+      return userPage(c, r, keyOf(c), { error: refusalOf(error), values });
     }
   });
 
@@ -98,7 +93,7 @@ export function registerRosterRoutes(app: Hono<any>, ctx: AppContext, guard: Hos
       const user = await renameUser(ctx, r.identity!.caller, keyOf(c), field(r.form, 'new_key'));
       return c.redirect(`/supervisor/users/${encodeURIComponent(user.key)}?renamed_from=${encodeURIComponent(keyOf(c))}`, 303);
     } catch (error) {
-      return userPage(c, r, keyOf(c), { error: refusal(error) });
+      return userPage(c, r, keyOf(c), { error: refusalOf(error) });
     }
   });
 
@@ -114,7 +109,7 @@ export function registerRosterRoutes(app: Hono<any>, ctx: AppContext, guard: Hos
     const key = keyOf(c);
     const user = await findRosterUser(ctx, r.identity!.caller, key);
     const owned = user ? (await listIssuedTokens(ctx, r.identity!.caller, { kind: 'human', userKey: key })).some((t) => t.id === id) : false;
-    if (!owned) throw new WarrantError('token-not-found', `${key} has no human token with credential id ${c.req.param('id')}.`, { status: 404 });
+    if (!owned) throw new WarrantError('token-not-found', `${key} has no human token with credential id ${c.req.param('id')}.`);
     await revokeIssuedToken(ctx, r.identity!.caller, id);
     if (r.htmx) return c.body(null, 204, { 'hx-redirect': page(key, 'revoked') });
     return c.redirect(page(key, 'revoked'), 303);

@@ -1,15 +1,15 @@
 import type { Context, Hono } from 'hono';
-import type { Caller } from '../../app/caller.js';
-import type { AppContext } from '../../app/context.js';
-import { createSession, type CreateSessionInput } from '../../app/sessions/create-session.js';
-import { deleteSession } from '../../app/sessions/delete-session.js';
-import { archiveSession, changeLifecycle } from '../../app/sessions/lifecycle.js';
-import { getSession, listSessionEvents, listSessions } from '../../app/sessions/read-sessions.js';
-import { readTranscriptTail } from '../../app/sessions/transcript.js';
-import type { SessionView } from '../../app/views.js';
-import type { WebIdentity } from '../../app/web-auth.js';
+import type { Caller } from '../../app/kernel.js';
+import type { AppContext } from '../../app/kernel.js';
+import { createSession, type CreateSessionInput } from '../../app/sessions/index.js';
+import { deleteSession } from '../../app/sessions/index.js';
+import { archiveSession, changeLifecycle } from '../../app/sessions/index.js';
+import { getSession, listSessionEvents, listSessions } from '../../app/sessions/index.js';
+import { readTranscriptTail } from '../../app/sessions/index.js';
+import type { SessionView } from '../../app/sessions/index.js';
+import type { WebIdentity } from '../../app/users/index.js';
 import { WarrantError } from '../../core/errors.js';
-import { toWarrantError } from '../../http/errors.js';
+import { refusalOf } from '../../http/errors.js';
 import type { HostGuard } from '../../http/host-guard.js';
 import { streamLiveEvents } from '../../http/routes/live.js';
 import { watchPanels } from '../live-panels.js';
@@ -145,8 +145,7 @@ export function registerSessionRoutes(app: Hono<any>, ctx: AppContext, guard: Ho
       });
       return afterCreate(c, created);
     } catch (error) {
-      const refusal = toWarrantError(error);
-      if (!refusal) throw error;
+      const refusal = refusalOf(error);
       const values = Object.fromEntries(['prompt', 'title', 'agent_root', 'parent', 'model'].map((k) => [k, rawField(r.form, k)]));
       return htmlPage(c, <NewSessionPage identity={r.identity!} csrf={r.csrf} values={values} error={refusal} />, refusal.status);
     }

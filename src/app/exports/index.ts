@@ -1,0 +1,7 @@
+/**
+ * Exports: the PROV document.
+ * The entry module surfaces import (ARCHITECTURE.md: layer rules).
+ */
+export { provSource } from './prov-document.js';
+export { nextOtelBatch, otelSource, TERMINAL_STATUSES } from './otel-source.js';
+export type { OtelSession } from './otel-source.js';
