@@ -106,6 +106,10 @@ export function formatTable(rows: readonly BenchRow[]): string {
   const header = ['module', 'backend', 'workload', 'measured', 'target', 'met'];
   const cells = rows.map((r) => [r.module, r.dialect, r.workload, r.value, r.target ?? '', r.met === undefined || r.met === null ? '' : r.met ? 'yes' : 'NO']);
   const widths = header.map((h, i) => Math.max(h.length, ...cells.map((c) => c[i]!.length)));
-  const line = (c: string[]) => c.map((x, i) => x.padEnd(widths[i]!)).join(' | ').trimEnd();
+  const line = (c: string[]) =>
+    c
+      .map((x, i) => x.padEnd(widths[i]!))
+      .join(' | ')
+      .trimEnd();
   return [line(header), widths.map((w) => '-'.repeat(w)).join('-|-'), ...cells.map(line)].join('\n');
 }

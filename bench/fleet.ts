@@ -22,7 +22,11 @@ function mix32(x: number): number {
 
 /** A deterministic v4-shaped uid for a session id (so legacy keys can name parents by uid). */
 export function uidFor(seed: number, id: number): string {
-  const parts = [0, 1, 2, 3].map((k) => mix32(mix32(seed + k * 0x9e3779b9) ^ id ^ (k << 24)).toString(16).padStart(8, '0'));
+  const parts = [0, 1, 2, 3].map((k) =>
+    mix32(mix32(seed + k * 0x9e3779b9) ^ id ^ (k << 24))
+      .toString(16)
+      .padStart(8, '0'),
+  );
   const hex = parts.join('');
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-4${hex.slice(13, 16)}-${'89ab'[parseInt(hex[16]!, 16) % 4]}${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
 }
@@ -110,7 +114,15 @@ export class SyntheticFleet {
     const make = (parentId: number | null, agentRoot: string, genesis: string, schedulingClass: string): number => {
       const id = this.nextId++;
       const status = this.random() < 0.85 ? 'stopped' : this.random() < 0.5 ? 'running' : 'archived';
-      specs.push({ id, parentId, agentRoot, title: `${agentRoot} ${id}: ${agentRoot === 'trigger' ? 'nightly sweep' : 'work item'}`, status, genesis, schedulingClass });
+      specs.push({
+        id,
+        parentId,
+        agentRoot,
+        title: `${agentRoot} ${id}: ${agentRoot === 'trigger' ? 'nightly sweep' : 'work item'}`,
+        status,
+        genesis,
+        schedulingClass,
+      });
       return id;
     };
     const scheduled = this.random() < 0.5;
@@ -158,7 +170,14 @@ export class SyntheticFleet {
           const pool = tree ? [...tree.routers, ...tree.workers] : [];
           const senior = pool.length > 0 ? pool[Math.floor(this.random() * pool.length)]! : null;
           if (senior !== null && senior < s.id) {
-            uncles.push({ session_id: s.id, uncle_session_id: senior, source: 'mcp.follow_up', basis: this.random() < 0.5 ? 'authenticated' : 'declared', recorded_by_actor_id: null, created_at: at });
+            uncles.push({
+              session_id: s.id,
+              uncle_session_id: senior,
+              source: 'mcp.follow_up',
+              basis: this.random() < 0.5 ? 'authenticated' : 'declared',
+              recorded_by_actor_id: null,
+              created_at: at,
+            });
             this.stats.uncles++;
           }
         }
@@ -187,7 +206,11 @@ export class SyntheticFleet {
       await db.transaction().execute(async (tx) => {
         await tx.insertInto('sessions').values(rows).execute();
         if (uncles.length > 0) await tx.insertInto('session_uncles').values(uncles).execute();
-        for (let k = 0; k < transcripts.length; k += 20) await tx.insertInto('session_transcripts').values(transcripts.slice(k, k + 20)).execute();
+        for (let k = 0; k < transcripts.length; k += 20)
+          await tx
+            .insertInto('session_transcripts')
+            .values(transcripts.slice(k, k + 20))
+            .execute();
       });
       this.stats.sessions += chunk.length;
     }
@@ -207,7 +230,15 @@ export class SyntheticFleet {
 
   /** Appends sessions a module needs for its own fixture, with ids after the fleet's. */
   async append(specs: { parentId: number | null; agentRoot: string; title: string }[]): Promise<number[]> {
-    const out: SessionSpec[] = specs.map((s) => ({ id: this.nextId++, parentId: s.parentId, agentRoot: s.agentRoot, title: s.title, status: 'stopped', genesis: 'api', schedulingClass: 'priority' }));
+    const out: SessionSpec[] = specs.map((s) => ({
+      id: this.nextId++,
+      parentId: s.parentId,
+      agentRoot: s.agentRoot,
+      title: s.title,
+      status: 'stopped',
+      genesis: 'api',
+      schedulingClass: 'priority',
+    }));
     const db = this.store.kysely;
     for (let i = 0; i < out.length; i += BATCH) {
       const chunk = out.slice(i, i + BATCH);

@@ -50,7 +50,11 @@ async function referenceRead(env: BenchEnv, id: number, counters: ReferenceCount
   const [outcome] = await runWalks([walkHierarchy(row, 'all', DEFAULT_BOUNDS)], (requests) => Promise.all(requests.map(answer)));
   const [hierarchy] = await hierarchiesFromOutcomes(db, [outcome!], DEFAULT_BOUNDS);
   // the human messages are gathered the same way for both: the comparison is the walk
-  return renderProvenance({ session: { id: row.id, uid: row.uid, title: row.title }, hierarchy: hierarchy!, humanMessages: await humanRecordOf(env.ctx, hierarchy!) });
+  return renderProvenance({
+    session: { id: row.id, uid: row.uid, title: row.title },
+    hierarchy: hierarchy!,
+    humanMessages: await humanRecordOf(env.ctx, hierarchy!),
+  });
 }
 
 export const lineageBench: BenchModule = {
@@ -59,12 +63,15 @@ export const lineageBench: BenchModule = {
   async atSize(env, size) {
     const ids = await chooseTargets(env);
     const t = await timeIt(Math.max(200, Math.floor(env.options.iterations / 4)), (i) => warrantRead(env, ids[i % ids.length]!));
-    return [{ module: MODULE, dialect: env.dialect, workload: `provenance read (150 nodes) at ${count(size)} sessions, p50`, value: ms(t.p50), data: { size, ...t } }];
+    return [
+      { module: MODULE, dialect: env.dialect, workload: `provenance read (150 nodes) at ${count(size)} sessions, p50`, value: ms(t.p50), data: { size, ...t } },
+    ];
   },
 
   async run(env) {
     const rows: BenchRow[] = [];
-    const row = (workload: string, value: string, extra: Partial<BenchRow> = {}) => rows.push({ module: MODULE, dialect: env.dialect, workload, value, ...extra });
+    const row = (workload: string, value: string, extra: Partial<BenchRow> = {}) =>
+      rows.push({ module: MODULE, dialect: env.dialect, workload, value, ...extra });
     const db = env.store.kysely;
     const ids = await chooseTargets(env);
     const n = env.options.iterations;
@@ -78,11 +85,20 @@ export const lineageBench: BenchModule = {
     const touchesBlobs = queries.filter((q) => /session_transcripts|session_prompts/.test(q)).length;
     const sizes = await Promise.all(ids.slice(0, 5).map(async (id) => (await hierarchyOf(env.ctx, FLEET, id)).nodes.length));
     const p50Target = env.dialect === 'sqlite' ? 2 : 6;
-    row('provenance read of a 150-node hierarchy, p50', ms(warrant.p50), { target: `≤ ${p50Target} ms`, met: warrant.p50 <= p50Target, data: { ...warrant, hierarchy_sizes: sizes } });
-    if (env.dialect === 'sqlite') row('provenance read of a 150-node hierarchy, p99', ms(warrant.p99), { target: '≤ 10 ms', met: warrant.p99 <= 10, data: warrant });
+    row('provenance read of a 150-node hierarchy, p50', ms(warrant.p50), {
+      target: `≤ ${p50Target} ms`,
+      met: warrant.p50 <= p50Target,
+      data: { ...warrant, hierarchy_sizes: sizes },
+    });
+    if (env.dialect === 'sqlite')
+      row('provenance read of a 150-node hierarchy, p99', ms(warrant.p99), { target: '≤ 10 ms', met: warrant.p99 <= 10, data: warrant });
     else row('provenance read of a 150-node hierarchy, p99', ms(warrant.p99), { met: null, data: warrant });
     row('store queries per provenance read', String(queries.length), { target: '≤ 25', met: queries.length <= 25, data: { queries } });
-    row('transcript bytes read per provenance read', touchesBlobs === 0 ? '0 (no query touches transcripts or prompts)' : `${touchesBlobs} queries touch them`, { target: '0', met: touchesBlobs === 0 });
+    row(
+      'transcript bytes read per provenance read',
+      touchesBlobs === 0 ? '0 (no query touches transcripts or prompts)' : `${touchesBlobs} queries touch them`,
+      { target: '0', met: touchesBlobs === 0 },
+    );
 
     // --- the reference algorithm and the floor, same DB, same run
     env.progress.note(`${env.dialect}: reference algorithm`);
@@ -92,16 +108,35 @@ export const lineageBench: BenchModule = {
     const perRead = (v: number) => v / (refN + Math.min(50, Math.ceil(refN / 10)));
     const same = (await referenceRead(env, ids[0]!, { queries: 0, rows: 0, bytes: 0 })) === (await warrantRead(env, ids[0]!));
     row('the same read by the reference algorithm, p50', ms(reference.p50), {
-      data: { ...reference, queries_per_read: perRead(counters.queries), rows_per_read: perRead(counters.rows), transcript_and_metadata_bytes_per_read: Math.round(perRead(counters.bytes)), same_output: same },
+      data: {
+        ...reference,
+        queries_per_read: perRead(counters.queries),
+        rows_per_read: perRead(counters.rows),
+        transcript_and_metadata_bytes_per_read: Math.round(perRead(counters.bytes)),
+        same_output: same,
+      },
     });
-    row('  reference: rows / transcript bytes per read', `${count(Math.round(perRead(counters.rows)))} rows / ${count(Math.round(perRead(counters.bytes)))} bytes`, { met: null });
+    row(
+      '  reference: rows / transcript bytes per read',
+      `${count(Math.round(perRead(counters.rows)))} rows / ${count(Math.round(perRead(counters.bytes)))} bytes`,
+      { met: null },
+    );
     row('  Warrant vs reference (p50)', ratio(reference.p50 / warrant.p50) + ' faster', { target: '≥ 2×', met: reference.p50 / warrant.p50 >= 2 });
 
     const hierarchies = await Promise.all(ids.map((id) => hierarchyOf(env.ctx, FLEET, id)));
-    const floor = await timeIt(n, (i) => loadHierarchyRows(db, env.store, hierarchies[i % hierarchies.length]!.nodes.map((x) => x.id)));
+    const floor = await timeIt(n, (i) =>
+      loadHierarchyRows(
+        db,
+        env.store,
+        hierarchies[i % hierarchies.length]!.nodes.map((x) => x.id),
+      ),
+    );
     const floorTarget = env.dialect === 'sqlite' ? 4 : 8;
     row('the floor: one batched primary-key query for the same rows, p50', ms(floor.p50), { data: floor });
-    row('  Warrant vs floor (p50)', ratio(warrant.p50 / floor.p50) + ' of the floor', { target: `≤ ${floorTarget}×`, met: warrant.p50 / floor.p50 <= floorTarget });
+    row('  Warrant vs floor (p50)', ratio(warrant.p50 / floor.p50) + ' of the floor', {
+      target: `≤ ${floorTarget}×`,
+      met: warrant.p50 / floor.p50 <= floorTarget,
+    });
 
     // --- the uncle-edge write whose reachability check visits 5,000 sessions
     env.progress.note(`${env.dialect}: uncle-edge write with a 5,000-session check`);
@@ -109,19 +144,43 @@ export const lineageBench: BenchModule = {
     const layers = 20;
     const ladder: number[][] = [];
     for (let k = 0; k < layers; k++) {
-      const specs = Array.from({ length: k === 0 ? width - 1 : width }, (_, i) => ({ parentId: k === 0 ? null : ladder[k - 1]![i % ladder[k - 1]!.length]!, agentRoot: 'ladder', title: `ladder ${k}.${i}` }));
+      const specs = Array.from({ length: k === 0 ? width - 1 : width }, (_, i) => ({
+        parentId: k === 0 ? null : ladder[k - 1]![i % ladder[k - 1]!.length]!,
+        agentRoot: 'ladder',
+        title: `ladder ${k}.${i}`,
+      }));
       ladder.push(await env.fleet.append(specs));
     }
     // every ladder node also has an uncle beside its parent, so the ancestry is the whole ladder
     const uncleRows: { session_id: number; uncle_session_id: number; source: string; basis: string; recorded_by_actor_id: null; created_at: string }[] = [];
     for (let k = 1; k < layers; k++) {
       ladder[k]!.forEach((id, i) => {
-        for (const off of [1]) uncleRows.push({ session_id: id, uncle_session_id: ladder[k - 1]![(i + off) % ladder[k - 1]!.length]!, source: 'mcp.follow_up', basis: 'authenticated', recorded_by_actor_id: null, created_at: new Date().toISOString() });
+        for (const off of [1])
+          uncleRows.push({
+            session_id: id,
+            uncle_session_id: ladder[k - 1]![(i + off) % ladder[k - 1]!.length]!,
+            source: 'mcp.follow_up',
+            basis: 'authenticated',
+            recorded_by_actor_id: null,
+            created_at: new Date().toISOString(),
+          });
       });
     }
     const [junior] = await env.fleet.append([{ parentId: ladder[layers - 1]![0]!, agentRoot: 'ladder', title: 'the junior' }]);
-    for (const id of ladder[layers - 1]!.slice(1)) uncleRows.push({ session_id: junior!, uncle_session_id: id, source: 'mcp.follow_up', basis: 'authenticated', recorded_by_actor_id: null, created_at: new Date().toISOString() });
-    for (let i = 0; i < uncleRows.length; i += 1000) await db.insertInto('session_uncles').values(uncleRows.slice(i, i + 1000)).execute();
+    for (const id of ladder[layers - 1]!.slice(1))
+      uncleRows.push({
+        session_id: junior!,
+        uncle_session_id: id,
+        source: 'mcp.follow_up',
+        basis: 'authenticated',
+        recorded_by_actor_id: null,
+        created_at: new Date().toISOString(),
+      });
+    for (let i = 0; i < uncleRows.length; i += 1000)
+      await db
+        .insertInto('session_uncles')
+        .values(uncleRows.slice(i, i + 1000))
+        .execute();
     const [actor] = await env.fleet.append([{ parentId: null, agentRoot: 'router', title: 'the acting session' }]);
     // the real writer, as a delivery by the acting session calls it (docs/design/lineage.md "Who writes one")
     const actorId = await ensureActor(db, env.ctx.actors, { kind: 'session', sessionId: actor! }, new Date().toISOString());
@@ -140,7 +199,11 @@ export const lineageBench: BenchModule = {
       await db.deleteFrom('session_uncles').where('session_id', '=', junior!).where('uncle_session_id', '=', actor!).execute();
     });
     const juniorRow = (await loadHierarchyRows(db, env.store, [junior!]))[0]!;
-    const { visited } = await searchUpward<HierarchyRow>({ from: [juniorRow], target: actor!, seniorsOf: async (level) => (await seniorsOf(db, env.store, level)).map((e) => e.senior) });
+    const { visited } = await searchUpward<HierarchyRow>({
+      from: [juniorRow],
+      target: actor!,
+      seniorsOf: async (level) => (await seniorsOf(db, env.store, level)).map((e) => e.senior),
+    });
     row(`uncle-edge write, reachability check visiting ${count(visited)} sessions, p99`, ms(write.p99), {
       target: '≤ 25 ms',
       met: write.p99 <= 25,
@@ -195,16 +258,27 @@ export const lineageBench: BenchModule = {
       met: refresh.p50 <= 100,
       data: { ...refresh, views_recomputed_per_change: views, notified: notified - notifiedBefore, changes: refreshN + 2 },
     });
-    row('  component walks per change (walk reads / one walk\'s queries)', `${(walkQueries / oneWalk).toFixed(1)} (${walkQueries.toFixed(0)} reads)`, { target: '≤ 2', met: walkQueries / oneWalk <= 2 });
-    row('  rows read per change vs reference fan-out', `${count(Math.round(refreshRows))} vs ${count(Math.round(refRows))} (${ratio(refRows / Math.max(1, refreshRows))} fewer)`, {
-      target: '≥ 30× fewer',
-      met: refRows / Math.max(1, refreshRows) >= 30,
+    row("  component walks per change (walk reads / one walk's queries)", `${(walkQueries / oneWalk).toFixed(1)} (${walkQueries.toFixed(0)} reads)`, {
+      target: '≤ 2',
+      met: walkQueries / oneWalk <= 2,
     });
-    row('  time per change vs reference fan-out (one whole-row walk per viewer)', `${ms(refresh.p50)} vs ${ms(fanout.p50)} (${ratio(fanout.p50 / refresh.p50)} faster)`, {
-      target: '≥ 10×',
-      met: fanout.p50 / refresh.p50 >= 10,
-      data: { reference_fanout: fanout, reference_rows: refRows, reference_bytes: fanCounters.bytes },
-    });
+    row(
+      '  rows read per change vs reference fan-out',
+      `${count(Math.round(refreshRows))} vs ${count(Math.round(refRows))} (${ratio(refRows / Math.max(1, refreshRows))} fewer)`,
+      {
+        target: '≥ 30× fewer',
+        met: refRows / Math.max(1, refreshRows) >= 30,
+      },
+    );
+    row(
+      '  time per change vs reference fan-out (one whole-row walk per viewer)',
+      `${ms(refresh.p50)} vs ${ms(fanout.p50)} (${ratio(fanout.p50 / refresh.p50)} faster)`,
+      {
+        target: '≥ 10×',
+        met: fanout.p50 / refresh.p50 >= 10,
+        data: { reference_fanout: fanout, reference_rows: refRows, reference_bytes: fanCounters.bytes },
+      },
+    );
     return rows;
   },
 };

@@ -55,7 +55,12 @@ async function drain(ctx: AppContext, target: { id: number; caller: Caller }, ba
   for (;;) {
     const leased = await leaseInbox(ctx, target.caller, String(target.id), { maxItems: Math.min(batch, 100) });
     if (leased.items.length === 0) return n;
-    const report = await ackInbox(ctx, target.caller, String(target.id), leased.items.map((i) => i.id));
+    const report = await ackInbox(
+      ctx,
+      target.caller,
+      String(target.id),
+      leased.items.map((i) => i.id),
+    );
     if (report.delivered.length !== leased.items.length) throw new Error(`bench: ${leased.items.length - report.delivered.length} items were not delivered`);
     n += report.delivered.length;
   }
@@ -69,7 +74,8 @@ export async function runMessagesBench(ctx: AppContext, options: MessagesBenchOp
   const fleet = await authenticate(ctx, token, 'rest', 'rest');
   // each sender talks to its own target, all at once, as a fleet does
   const pairs: { sender: { id: number; caller: Caller }; target: { id: number; caller: Caller } }[] = [];
-  for (let i = 0; i < concurrency; i++) pairs.push({ sender: await liveSession(ctx, fleet, `bench sender ${i}`), target: await liveSession(ctx, fleet, `bench target ${i}`) });
+  for (let i = 0; i < concurrency; i++)
+    pairs.push({ sender: await liveSession(ctx, fleet, `bench sender ${i}`), target: await liveSession(ctx, fleet, `bench target ${i}`) });
   const payload = 'Build #812 failed in lint; please take a look at src/app/messages and report back.';
 
   let sequence = 0;

@@ -26,7 +26,12 @@ function adapt(module: string, dialect: BenchRow['dialect'], rows: readonly Figu
 
 const auditBench: BenchModule = {
   name: 'audit',
-  run: async (env) => adapt('audit', env.dialect, await runAuditBench(env.ctx, { dialect: env.dialect, progress: (label, done, total) => env.progress.update(label, done, total) })),
+  run: async (env) =>
+    adapt(
+      'audit',
+      env.dialect,
+      await runAuditBench(env.ctx, { dialect: env.dialect, progress: (label, done, total) => env.progress.update(label, done, total) }),
+    ),
 };
 
 /** `audit verify --records` throughput, on a throwaway store of its own (its records are the bench's, all logged). */
@@ -40,7 +45,12 @@ const recordsBench: BenchModule = {
 
 const messagesBench: BenchModule = {
   name: 'messages',
-  run: async (env) => adapt('messages', env.dialect, await runMessagesBench(env.ctx, { dialect: env.dialect, progress: (label, done, total) => env.progress.update(label, done, total) })),
+  run: async (env) =>
+    adapt(
+      'messages',
+      env.dialect,
+      await runMessagesBench(env.ctx, { dialect: env.dialect, progress: (label, done, total) => env.progress.update(label, done, total) }),
+    ),
 };
 
 /** REST throughput and server memory: the built server on the bench fleet's store, load from a second process. */

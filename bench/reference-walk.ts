@@ -48,7 +48,11 @@ export function rowOfWhole(r: Whole): HierarchyRow {
   };
 }
 
-export function referenceAnswerer(db: Executor, d: StoreDialect, counters: ReferenceCounters): (request: WalkRequest<HierarchyRow>) => Promise<WalkAnswer<HierarchyRow>> {
+export function referenceAnswerer(
+  db: Executor,
+  d: StoreDialect,
+  counters: ReferenceCounters,
+): (request: WalkRequest<HierarchyRow>) => Promise<WalkAnswer<HierarchyRow>> {
   const whole = (alias: string) => sql.raw(`${alias}.*, t.record as transcript`);
   const read = async (query: { execute(): Promise<unknown[]> }): Promise<Whole[]> => {
     const rows = (await query.execute()) as Whole[];
@@ -87,7 +91,10 @@ export function referenceAnswerer(db: Executor, d: StoreDialect, counters: Refer
         for (const r of rows) {
           const senior = rowOfWhole(r);
           if (r.edge_kind === 'uncle') {
-            out.push({ edge: { seniorId: senior.id, juniorId: Number(r.edge_junior), kind: 'uncle', basis: r.edge_basis as 'authenticated' | 'declared' }, senior });
+            out.push({
+              edge: { seniorId: senior.id, juniorId: Number(r.edge_junior), kind: 'uncle', basis: r.edge_basis as 'authenticated' | 'declared' },
+              senior,
+            });
           } else {
             byKey.set(String(senior.id), senior);
             byKey.set(senior.uid, senior);
@@ -107,7 +114,9 @@ export function referenceAnswerer(db: Executor, d: StoreDialect, counters: Refer
         const legacy = d.jsonTextField('c.custom_metadata', 'router_session_id');
         // typed nulls: PostgreSQL types two untyped nulls as text before meeting the bigint
         const noSenior = sql`cast(null as bigint)`.as('edge_senior');
-        const spawn = sessionsWithTranscript('c').select([whole('c'), sql.lit('spawn').as('edge_kind'), noSenior, sql.lit(null).as('edge_basis')]).where('c.parent_session_id', 'in', ids);
+        const spawn = sessionsWithTranscript('c')
+          .select([whole('c'), sql.lit('spawn').as('edge_kind'), noSenior, sql.lit(null).as('edge_basis')])
+          .where('c.parent_session_id', 'in', ids);
         const byKey = sessionsWithTranscript('c')
           .select([whole('c'), sql.lit('legacy').as('edge_kind'), noSenior, sql.lit(null).as('edge_basis')])
           .where(legacy, 'in', [...keyToId.keys()])
@@ -123,9 +132,10 @@ export function referenceAnswerer(db: Executor, d: StoreDialect, counters: Refer
         for (const r of rows) {
           const junior = rowOfWhole(r);
           let edge: WalkEdge | null = null;
-          if (r.edge_kind === 'uncle') edge = { seniorId: Number(r.edge_senior), juniorId: junior.id, kind: 'uncle', basis: r.edge_basis as 'authenticated' | 'declared' };
+          if (r.edge_kind === 'uncle')
+            edge = { seniorId: Number(r.edge_senior), juniorId: junior.id, kind: 'uncle', basis: r.edge_basis as 'authenticated' | 'declared' };
           else {
-            const seniorId = r.edge_kind === 'legacy' ? keyToId.get(junior.legacyParentKey ?? '') : junior.parentSessionId ?? undefined;
+            const seniorId = r.edge_kind === 'legacy' ? keyToId.get(junior.legacyParentKey ?? '') : (junior.parentSessionId ?? undefined);
             if (seniorId !== undefined && seniorId < junior.id) edge = { seniorId, juniorId: junior.id, kind: 'spawn', basis: null };
           }
           if (!edge) continue;
@@ -143,7 +153,12 @@ export function referenceAnswerer(db: Executor, d: StoreDialect, counters: Refer
             .select([whole('p'), 'u.session_id as edge_junior', 'u.basis as edge_basis'])
             .where('u.session_id', 'in', [...request.of]),
         );
-        return rows.map((r) => ({ juniorId: Number(r.edge_junior), seniorId: Number(r.id), basis: r.edge_basis as 'authenticated' | 'declared', seniorOwnerUserId: r.owner_user_id === null ? null : Number(r.owner_user_id) })) satisfies UnclesAnswer;
+        return rows.map((r) => ({
+          juniorId: Number(r.edge_junior),
+          seniorId: Number(r.id),
+          basis: r.edge_basis as 'authenticated' | 'declared',
+          seniorOwnerUserId: r.owner_user_id === null ? null : Number(r.owner_user_id),
+        })) satisfies UnclesAnswer;
       }
     }
   };

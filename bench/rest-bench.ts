@@ -34,7 +34,18 @@ function autocannon(
   url: string,
   opts: { method?: string; body?: string; token: string; duration: number; connections?: number; headers?: Record<string, string> },
 ): Promise<Load> {
-  const args = [AUTOCANNON, '--json', '-c', String(opts.connections ?? 32), '-d', String(opts.duration), '-H', `authorization=Bearer ${opts.token}`, '-H', 'host=localhost'];
+  const args = [
+    AUTOCANNON,
+    '--json',
+    '-c',
+    String(opts.connections ?? 32),
+    '-d',
+    String(opts.duration),
+    '-H',
+    `authorization=Bearer ${opts.token}`,
+    '-H',
+    'host=localhost',
+  ];
   for (const [k, v] of Object.entries(opts.headers ?? {})) args.push('-H', `${k}=${v}`);
   if (opts.method) args.push('-m', opts.method);
   if (opts.body) args.push('-H', 'content-type=application/json', '-b', opts.body);
@@ -59,7 +70,10 @@ function rssMb(pid: number): number {
 
 async function startServer(env: Record<string, string>): Promise<{ child: ChildProcess; url: string; fleetKey: string; dataDir: string }> {
   const dataDir = env.WARRANT_DATA_DIR!;
-  const child = spawn(process.execPath, [CLI, 'serve', '--port', '0'], { env: { ...process.env, WARRANT_LOG_LEVEL: 'error', ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, [CLI, 'serve', '--port', '0'], {
+    env: { ...process.env, WARRANT_LOG_LEVEL: 'error', ...env },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   let out = '';
   const url = await new Promise<string>((ok, fail) => {
     child.stdout.on('data', (d: Buffer) => {
@@ -73,7 +87,11 @@ async function startServer(env: Record<string, string>): Promise<{ child: ChildP
 }
 
 async function api(url: string, token: string, method: string, path: string, body?: unknown): Promise<any> {
-  const r = await fetch(url + path, { method, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, ...(body ? { body: JSON.stringify(body) } : {}) });
+  const r = await fetch(url + path, {
+    method,
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+    ...(body ? { body: JSON.stringify(body) } : {}),
+  });
   if (!r.ok) throw new Error(`${method} ${path}: ${r.status} ${await r.text()}`);
   return r.json();
 }
@@ -114,10 +132,12 @@ export async function restBench(
     const humanKey = `bench-${process.pid}`;
     await run(['users', 'add', humanKey]);
     const humanToken = JSON.parse(await run(['users', 'tokens', 'issue', humanKey, '--json'])).token as string;
-    const root = (await api(server.url, humanToken, 'POST', '/api/v1/sessions', { title: 'bench root', prompt: 'Please look into the flaky deploy', attach: true })).session;
+    const root = (
+      await api(server.url, humanToken, 'POST', '/api/v1/sessions', { title: 'bench root', prompt: 'Please look into the flaky deploy', attach: true })
+    ).session;
     let frontier = [root.id as number];
     let target = root.id as number;
-    for (let made = 1; made < 20; ) {
+    for (let made = 1; made < 20;) {
       const next: number[] = [];
       for (const p of frontier) {
         for (let k = 0; k < 3 && made < 20; k++, made++) {
@@ -143,7 +163,13 @@ export async function restBench(
     const create = await autocannon(`${server.url}/api/v1/sessions`, { token, duration, method: 'POST', body: JSON.stringify({ title: 'bench create' }) });
     // MCP over HTTP as the SDK's client sends it (stateless, one JSON-RPC request per POST)
     const mcp = (body: unknown) =>
-      autocannon(`${server.url}/mcp`, { token, duration, method: 'POST', body: JSON.stringify(body), headers: { accept: 'application/json, text/event-stream', 'mcp-protocol-version': MCP_VERSION } });
+      autocannon(`${server.url}/mcp`, {
+        token,
+        duration,
+        method: 'POST',
+        body: JSON.stringify(body),
+        headers: { accept: 'application/json, text/event-stream', 'mcp-protocol-version': MCP_VERSION },
+      });
     const mcpList = await mcp({ jsonrpc: '2.0', id: 1, method: 'tools/list' });
     const mcpGet = await mcp({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'get_session', arguments: { session: target } } });
     clearInterval(sampler);
@@ -158,8 +184,20 @@ export async function restBench(
         target: dialect === 'sqlite' ? '≥ 2,000 req/s, p99 ≤ 25 ms (SQLite)' : 'none for PostgreSQL (the target is SQLite’s)',
         pass: dialect === 'sqlite' ? get.errors + get.non2xx === 0 && get.rps >= 2000 && get.p99 <= 25 : null,
       },
-      { workload: 'REST session list page (50)', dialect, figures: { 'req/s': f(list.rps), 'p99 ms': list.p99, 'vs floor': (list.rps / health.rps).toFixed(2), errors: list.errors + list.non2xx }, target: '≥ 3,000 req/s', pass: list.errors + list.non2xx === 0 && list.rps >= 3000 },
-      { workload: 'REST create session (durable)', dialect, figures: { 'req/s': f(create.rps), 'p99 ms': create.p99, 'vs floor': (create.rps / health.rps).toFixed(2), errors: create.errors + create.non2xx }, target: '≥ 1,500 req/s', pass: create.errors + create.non2xx === 0 && create.rps >= 1500 },
+      {
+        workload: 'REST session list page (50)',
+        dialect,
+        figures: { 'req/s': f(list.rps), 'p99 ms': list.p99, 'vs floor': (list.rps / health.rps).toFixed(2), errors: list.errors + list.non2xx },
+        target: '≥ 3,000 req/s',
+        pass: list.errors + list.non2xx === 0 && list.rps >= 3000,
+      },
+      {
+        workload: 'REST create session (durable)',
+        dialect,
+        figures: { 'req/s': f(create.rps), 'p99 ms': create.p99, 'vs floor': (create.rps / health.rps).toFixed(2), errors: create.errors + create.non2xx },
+        target: '≥ 1,500 req/s',
+        pass: create.errors + create.non2xx === 0 && create.rps >= 1500,
+      },
       {
         workload: 'MCP tools/list over HTTP',
         dialect,

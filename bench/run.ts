@@ -25,7 +25,15 @@ const USAGE = `usage: npm run bench -- [options]
 `;
 
 function parseArgs(argv: string[]): BenchOptions & { with1m: boolean } {
-  const opts: BenchOptions & { with1m: boolean } = { sessions: 100_000, scaleSizes: [], dialects: ['sqlite', 'postgres'], iterations: 2000, only: null, seed: 20261129, with1m: false };
+  const opts: BenchOptions & { with1m: boolean } = {
+    sessions: 100_000,
+    scaleSizes: [],
+    dialects: ['sqlite', 'postgres'],
+    iterations: 2000,
+    only: null,
+    seed: 20261129,
+    with1m: false,
+  };
   let scale: number[] | null = null;
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i]!;
@@ -50,10 +58,12 @@ function parseArgs(argv: string[]): BenchOptions & { with1m: boolean } {
         opts.with1m = true;
         break;
       case '--dialects':
-        opts.dialects = value().split(',').map((d) => {
-          if (d !== 'sqlite' && d !== 'postgres') throw new Error(`--dialects: ${JSON.stringify(d)} is not sqlite or postgres`);
-          return d;
-        });
+        opts.dialects = value()
+          .split(',')
+          .map((d) => {
+            if (d !== 'sqlite' && d !== 'postgres') throw new Error(`--dialects: ${JSON.stringify(d)} is not sqlite or postgres`);
+            return d;
+          });
         break;
       case '--iterations':
         opts.iterations = positive(value());
@@ -124,12 +134,17 @@ async function main(): Promise<void> {
   }
   const table = [...all, ...scaleSummary(all)];
   const ordered = options.dialects.flatMap((d) => table.filter((r) => r.dialect === d));
-  process.stdout.write(`Warrant bench — ${options.sessions.toLocaleString('en-US')} sessions, seed ${options.seed}, ${cpus().length} cores, ${Math.round(totalmem() / 2 ** 30)} GiB\n\n`);
+  process.stdout.write(
+    `Warrant bench — ${options.sessions.toLocaleString('en-US')} sessions, seed ${options.seed}, ${cpus().length} cores, ${Math.round(totalmem() / 2 ** 30)} GiB\n\n`,
+  );
   process.stdout.write(formatTable(ordered) + '\n');
   const dir = join(dirname(fileURLToPath(import.meta.url)), 'results');
   mkdirSync(dir, { recursive: true });
   const file = join(dir, `bench-${new Date().toISOString().replace(/[:.]/g, '-')}.json`);
-  writeFileSync(file, JSON.stringify({ at: new Date().toISOString(), node: process.version, cores: cpus().length, options, fleets, rows: ordered }, null, 2) + '\n');
+  writeFileSync(
+    file,
+    JSON.stringify({ at: new Date().toISOString(), node: process.version, cores: cpus().length, options, fleets, rows: ordered }, null, 2) + '\n',
+  );
   process.stdout.write(`\nJSON: ${file}\n`);
 }
 

@@ -24,14 +24,23 @@ export interface FigureRow {
 
 export function formatRows(rows: readonly FigureRow[]): string {
   const met = (pass: boolean | null) => (pass === null ? '' : pass ? 'yes' : 'NO');
-  const lines = rows.map((r) => `| ${r.workload} | ${r.dialect} | ${Object.entries(r.figures).map(([k, v]) => `${k} ${v}`).join(', ')} | ${r.target} | ${met(r.pass)} |`);
+  const lines = rows.map(
+    (r) =>
+      `| ${r.workload} | ${r.dialect} | ${Object.entries(r.figures)
+        .map(([k, v]) => `${k} ${v}`)
+        .join(', ')} | ${r.target} | ${met(r.pass)} |`,
+  );
   return ['| workload | backend | figures | target | met |', '| --- | --- | --- | --- | --- |', ...lines].join('\n');
 }
 
 /** The table, and the machine's load beside it: absolute figures depend on what else runs. */
 export function printRows(rows: readonly FigureRow[]): void {
   process.stdout.write(formatRows(rows) + '\n');
-  process.stdout.write(`\n${cpus().length} cores; load average at the end of the run: ${loadavg().map((l) => l.toFixed(2)).join(', ')}\n`);
+  process.stdout.write(
+    `\n${cpus().length} cores; load average at the end of the run: ${loadavg()
+      .map((l) => l.toFixed(2))
+      .join(', ')}\n`,
+  );
 }
 
 /** `--name N`: a positive whole number, or the fallback. */

@@ -82,7 +82,12 @@ export async function runTerminalWitnessBench(options: { samples?: number } = {}
     const run = async (token: string, title: string): Promise<Sampled> => {
       const env = { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: dir, TERM: 'xterm-256color', WARRANT_URL: server.url, WARRANT_TOKEN: token };
       // --provider claude-code: the runner's PTY relay without a human token too (the baseline)
-      const term = spawnPty(process.execPath, [CLI, 'run', '--title', title, '--provider', 'claude-code', '--', process.execPath, agent], { name: 'xterm-256color', cols: 100, rows: 30, env });
+      const term = spawnPty(process.execPath, [CLI, 'run', '--title', title, '--provider', 'claude-code', '--', process.execPath, agent], {
+        name: 'xterm-256color',
+        cols: 100,
+        rows: 30,
+        env,
+      });
       const exited = new Promise<void>((r) => term.onExit(() => r()));
       const sampled = await measure(term, samples);
       await exited;
@@ -111,7 +116,10 @@ export async function runTerminalWitnessBench(options: { samples?: number } = {}
         pass: target ? added <= TARGET_ADDED_P99_MS : null,
       };
     };
-    return [row(`keystroke relay, per byte (${plain.perByte.length} keys)`, plain.perByte, witnessed.perByte, true), row(`keystroke relay, Enter ending a turn (${plain.perTurn.length} turns)`, plain.perTurn, witnessed.perTurn, false)];
+    return [
+      row(`keystroke relay, per byte (${plain.perByte.length} keys)`, plain.perByte, witnessed.perByte, true),
+      row(`keystroke relay, Enter ending a turn (${plain.perTurn.length} turns)`, plain.perTurn, witnessed.perTurn, false),
+    ];
   } finally {
     await server.stop();
     rmSync(dir, { recursive: true, force: true });

@@ -8,7 +8,9 @@ const clientDir = 'src/web/client';
 const outDir = 'dist/web/assets';
 mkdirSync(outDir, { recursive: true });
 if (existsSync(clientDir)) {
-  const entries = readdirSync(clientDir).filter((f) => f.endsWith('.ts')).map((f) => join(clientDir, f));
+  const entries = readdirSync(clientDir)
+    .filter((f) => f.endsWith('.ts'))
+    .map((f) => join(clientDir, f));
   if (entries.length > 0) {
     await build({ entryPoints: entries, bundle: true, format: 'esm', target: 'es2022', minify: true, sourcemap: true, outdir: outDir, logLevel: 'warning' });
   }

@@ -33,7 +33,10 @@ if (!gyp) {
 // this Node's headers where it was installed with them; else node-gyp's own cache (offline: it fails, and we say so)
 const installRoot = resolve(dirname(process.execPath), '..');
 const nodedir = existsSync(join(installRoot, 'include', 'node', 'node_api.h')) ? ['--nodedir', installRoot] : [];
-const r = spawnSync(process.execPath, [gyp, 'rebuild', '--directory', dir, ...nodedir, '--loglevel', 'error'], { stdio: ['ignore', 'ignore', 'pipe'], encoding: 'utf8' });
+const r = spawnSync(process.execPath, [gyp, 'rebuild', '--directory', dir, ...nodedir, '--loglevel', 'error'], {
+  stdio: ['ignore', 'ignore', 'pipe'],
+  encoding: 'utf8',
+});
 if (r.status !== 0 || !existsSync(output)) {
   warn(`node-gyp exited ${r.status}: ${(r.stderr || '').trim().split('\n').slice(-3).join(' | ')}`);
   process.exit(0);

@@ -43,8 +43,13 @@ function problems() {
     [process.execPath, [paths.inspector], AGENT_CLI_PINS['@modelcontextprotocol/inspector']],
   ];
   for (const [cmd, pre, version] of checks) {
-    const r = spawnSync(cmd, [...pre, '--version'], { encoding: 'utf8', timeout: 30_000, env: { ...process.env, CODEX_HOME: join(dir, 'codex-version-home') } });
-    if (r.status !== 0 || !r.stdout.includes(version)) found.push(`${pre[0] ?? cmd} --version: ${(r.stdout || r.stderr || String(r.error)).trim().slice(0, 200)}`);
+    const r = spawnSync(cmd, [...pre, '--version'], {
+      encoding: 'utf8',
+      timeout: 30_000,
+      env: { ...process.env, CODEX_HOME: join(dir, 'codex-version-home') },
+    });
+    if (r.status !== 0 || !r.stdout.includes(version))
+      found.push(`${pre[0] ?? cmd} --version: ${(r.stdout || r.stderr || String(r.error)).trim().slice(0, 200)}`);
   }
   return found;
 }
@@ -60,7 +65,11 @@ function install() {
     allowScripts: { '@anthropic-ai/claude-code': true },
   };
   writeFileSync(join(dir, 'package.json'), JSON.stringify(manifest, null, 2) + '\n');
-  execFileSync('npm', ['install', '--no-audit', '--no-fund', '--ignore-scripts=false', '--loglevel=error'], { cwd: dir, stdio: ['ignore', 'inherit', 'inherit'], env: process.env });
+  execFileSync('npm', ['install', '--no-audit', '--no-fund', '--ignore-scripts=false', '--loglevel=error'], {
+    cwd: dir,
+    stdio: ['ignore', 'inherit', 'inherit'],
+    env: process.env,
+  });
 }
 
 const main = resolve(process.argv[1] ?? '') === fileURLToPath(import.meta.url);

@@ -15,8 +15,14 @@ const ConfigSchema = z.object({
     .transform(Number)
     .default(7420),
   dataDir: z.string().min(1).default('./.warrant'),
-  databaseUrl: z.string().regex(/^postgres(ql)?:\/\//, 'must be a postgres:// URL').optional(),
-  fleetKey: z.string().regex(/^wrt_f_[A-Za-z0-9_-]{16,}$/, 'must be a fleet key (wrt_f_…)').optional(),
+  databaseUrl: z
+    .string()
+    .regex(/^postgres(ql)?:\/\//, 'must be a postgres:// URL')
+    .optional(),
+  fleetKey: z
+    .string()
+    .regex(/^wrt_f_[A-Za-z0-9_-]{16,}$/, 'must be a fleet key (wrt_f_…)')
+    .optional(),
   // the secret session tokens are derived from; never in the store (docs/operations.md)
   serverSecret: z
     .string()

@@ -28,7 +28,10 @@ const HEX_SECRET = /^(?:[0-9a-fA-F]{2}){32,}$/;
 
 function parseSecret(text: string, origin: string): Buffer {
   const hex = text.trim();
-  if (!HEX_SECRET.test(hex)) throw new ConfigError(`Invalid configuration:\n  ${origin}: must hold at least 64 hexadecimal characters (32 bytes), e.g. the output of \`openssl rand -hex 32\`.`);
+  if (!HEX_SECRET.test(hex))
+    throw new ConfigError(
+      `Invalid configuration:\n  ${origin}: must hold at least 64 hexadecimal characters (32 bytes), e.g. the output of \`openssl rand -hex 32\`.`,
+    );
   return Buffer.from(hex, 'hex');
 }
 
@@ -86,7 +89,9 @@ function secretMigrationHooks(source: ServerSecretSource, notice: (line: string)
         notice(`Server secret: removed from the store on upgrade; ${source.origin} holds the same secret, and tokens minted before keep working.`);
       } else {
         source.secret = writeSecretFile(source.writablePath!, legacy);
-        notice(`Server secret: moved out of the store on upgrade into ${source.writablePath} (mode 0600); back it up with the data dir, and give its content to every node as WARRANT_SERVER_SECRET. Tokens minted before keep working.`);
+        notice(
+          `Server secret: moved out of the store on upgrade into ${source.writablePath} (mode 0600); back it up with the data dir, and give its content to every node as WARRANT_SERVER_SECRET. Tokens minted before keep working.`,
+        );
       }
       return serverSecretCheck(source.secret);
     },

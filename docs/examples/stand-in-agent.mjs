@@ -61,7 +61,17 @@ async function sessionTitled(title) {
 }
 
 function run(child) {
-  const args = ['run', '--title', child.name ?? 'worker', '--agent-root', child.agentRoot ?? 'worker', '--', process.execPath, new URL(import.meta.url).pathname, JSON.stringify(child)];
+  const args = [
+    'run',
+    '--title',
+    child.name ?? 'worker',
+    '--agent-root',
+    child.agentRoot ?? 'worker',
+    '--',
+    process.execPath,
+    new URL(import.meta.url).pathname,
+    JSON.stringify(child),
+  ];
   const proc = cli ? spawn(process.execPath, [cli, ...args], { stdio: 'inherit' }) : spawn('warrant', args, { stdio: 'inherit' });
   return new Promise((resolve) => proc.on('exit', (code) => resolve(code)));
 }

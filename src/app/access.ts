@@ -30,9 +30,7 @@ export async function visibilityOf(db: Executor, ctx: AppContext, caller: Caller
   }
 }
 
-export type RefResolution =
-  | { session: SessionRecord }
-  | { session: null; reason: 'not-found' | 'ambiguous-prefix' | 'prefix-too-short' | 'hint-too-long' };
+export type RefResolution = { session: SessionRecord } | { session: null; reason: 'not-found' | 'ambiguous-prefix' | 'prefix-too-short' | 'hint-too-long' };
 
 /**
  * The one session-ref resolver: parses, looks up, and applies visibility. An invisible
@@ -100,7 +98,11 @@ export async function authorize(
   let relation = null;
   if (target && p.kind === 'session') {
     const isSelf = target.id === p.sessionId;
-    relation = { isSelf, isDescendant: !isSelf && (await isSpawnAncestor(db, ctx, p.sessionId, target)), isRuntimeChild: !isSelf && target.runtimeParentId === p.sessionId };
+    relation = {
+      isSelf,
+      isDescendant: !isSelf && (await isSpawnAncestor(db, ctx, p.sessionId, target)),
+      isRuntimeChild: !isSelf && target.runtimeParentId === p.sessionId,
+    };
   }
   const verdict = permissionFor(kind, act, relation, options.declaredActingSession ?? false);
   if (!verdict.allowed) throw new WarrantError('forbidden', `Not allowed: ${verdict.reason}.`, { details: { act } });
@@ -122,9 +124,13 @@ export async function requireLiveSessionToken(db: Executor, ctx: AppContext, ses
   const self = await findSessionById(db, ctx.store, sessionId);
   if (!self) throw new WarrantError('session-not-live', 'The session this token belongs to no longer exists.');
   if (self.activation !== activation) {
-    throw new WarrantError('token-superseded', `This session token belongs to activation ${activation} of session #${sessionId}; the current activation is ${self.activation}. Writes need the current token.`, {
-      details: { token_activation: activation, current_activation: self.activation },
-    });
+    throw new WarrantError(
+      'token-superseded',
+      `This session token belongs to activation ${activation} of session #${sessionId}; the current activation is ${self.activation}. Writes need the current token.`,
+      {
+        details: { token_activation: activation, current_activation: self.activation },
+      },
+    );
   }
   if (!isActive(self.status)) {
     throw new WarrantError('session-not-live', `Session #${sessionId} is ${self.status}; its token can read but not write until a runtime attaches again.`, {

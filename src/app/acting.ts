@@ -44,16 +44,24 @@ export function checkActingSessionClaim(caller: Caller, requested: string | numb
   const p = caller.principal;
   if (p.kind === 'session') {
     if (String(requested).replace(/^#/, '') !== String(p.sessionId)) {
-      throw new WarrantError('acting-session-mismatch', `A session token acts only as its own session (#${p.sessionId}); acting_session_id ${JSON.stringify(String(requested))} names another.`, {
-        details: { token_session_id: p.sessionId },
-      });
+      throw new WarrantError(
+        'acting-session-mismatch',
+        `A session token acts only as its own session (#${p.sessionId}); acting_session_id ${JSON.stringify(String(requested))} names another.`,
+        {
+          details: { token_session_id: p.sessionId },
+        },
+      );
     }
     return;
   }
   if (p.kind !== 'fleet') {
-    throw new WarrantError('acting-session-not-allowed', `acting_session_id is only for fleet-key callers; a ${p.kind === 'human' ? 'human is never an acting session' : `${p.kind} credential acts as itself`}.`, {
-      details: { field: 'acting_session_id' },
-    });
+    throw new WarrantError(
+      'acting-session-not-allowed',
+      `acting_session_id is only for fleet-key callers; a ${p.kind === 'human' ? 'human is never an acting session' : `${p.kind} credential acts as itself`}.`,
+      {
+        details: { field: 'acting_session_id' },
+      },
+    );
   }
 }
 

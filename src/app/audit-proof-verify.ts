@@ -37,9 +37,13 @@ function signedHeads(notes: readonly string[], key: VerifierKey, origin: string 
   return notes.map((note) => {
     const c = verifyCheckpointNote(note, key);
     if (c.format !== 'tlog-checkpoint') {
-      throw new WarrantError('proof-checkpoint-mismatch', `The checkpoint of seq ${c.seq} is an earlier version's chain-head checkpoint: it signs no Merkle root, so no proof can be checked against it.`);
+      throw new WarrantError(
+        'proof-checkpoint-mismatch',
+        `The checkpoint of seq ${c.seq} is an earlier version's chain-head checkpoint: it signs no Merkle root, so no proof can be checked against it.`,
+      );
     }
-    if (origin !== null && c.origin !== origin) throw new WarrantError('proof-checkpoint-mismatch', `The checkpoint is of the log ${JSON.stringify(c.origin)}, not ${JSON.stringify(origin)}.`);
+    if (origin !== null && c.origin !== origin)
+      throw new WarrantError('proof-checkpoint-mismatch', `The checkpoint is of the log ${JSON.stringify(c.origin)}, not ${JSON.stringify(origin)}.`);
     return c;
   });
 }
@@ -47,13 +51,17 @@ function signedHeads(notes: readonly string[], key: VerifierKey, origin: string 
 function headOfSize(heads: readonly SignedHead[], size: number, role: string): SignedHead {
   const h = heads.find((x) => x.treeSize === size);
   if (!h) {
-    throw new WarrantError('proof-checkpoint-mismatch', `The proof's ${role} is tree size ${size}, but the checkpoint${heads.length === 1 ? ' signs' : 's sign'} tree size ${heads.map((x) => x.treeSize).join(' and ')}: give the checkpoint of tree size ${size}.`);
+    throw new WarrantError(
+      'proof-checkpoint-mismatch',
+      `The proof's ${role} is tree size ${size}, but the checkpoint${heads.length === 1 ? ' signs' : 's sign'} tree size ${heads.map((x) => x.treeSize).join(' and ')}: give the checkpoint of tree size ${size}.`,
+    );
   }
   return h;
 }
 
 export function verifyProofOffline(proof: unknown, notes: readonly string[], key: VerifierKey, options: { origin?: string } = {}): VerifiedProof {
-  if (typeof proof !== 'object' || proof === null) throw invalidProof('The proof is not a JSON object (the output of `warrant audit prove` or the proofs API).');
+  if (typeof proof !== 'object' || proof === null)
+    throw invalidProof('The proof is not a JSON object (the output of `warrant audit prove` or the proofs API).');
   const p = proof as Record<string, unknown>;
   const heads = signedHeads(notes, key, options.origin ?? null);
   const kind = p.kind ?? (typeof p.entry === 'string' ? 'inclusion' : 'from' in p ? 'consistency' : null);
@@ -65,13 +73,15 @@ export function verifyProofOffline(proof: unknown, notes: readonly string[], key
     try {
       entrySeq = (JSON.parse(p.entry) as { seq?: unknown }).seq;
     } catch {
-      throw invalidProof('The proof\'s entry is not an audit entry (canonical JSON).');
+      throw invalidProof("The proof's entry is not an audit entry (canonical JSON).");
     }
     if (entrySeq !== seq) throw doesNotVerify(`The entry in the proof is seq ${String(entrySeq)}, not ${seq}.`);
     const head = headOfSize(heads, treeSize, 'tree');
     const leaf = leafHash(sha256Bytes, new TextEncoder().encode(p.entry));
     if (!verifyInclusion(sha256Bytes, seq - 1, treeSize, leaf, hashes(p.hashes), head.rootHash)) {
-      throw doesNotVerify(`The inclusion proof of entry ${seq} does not lead to the signed root of the tree of ${treeSize}: the entry, the proof or the log differs from what was signed.`);
+      throw doesNotVerify(
+        `The inclusion proof of entry ${seq} does not lead to the signed root of the tree of ${treeSize}: the entry, the proof or the log differs from what was signed.`,
+      );
     }
     return { kind, seq, treeSize, origin: head.origin, rootHash: toBase64(head.rootHash), keyName: head.keyName };
   }
@@ -82,7 +92,9 @@ export function verifyProofOffline(proof: unknown, notes: readonly string[], key
     const older = headOfSize(heads, from, 'older tree');
     const newer = headOfSize(heads, to, 'newer tree');
     if (!verifyConsistency(sha256Bytes, from, to, hashes(p.hashes), older.rootHash, newer.rootHash)) {
-      throw doesNotVerify(`The consistency proof does not tie the signed tree of ${from} to the signed tree of ${to}: the log was rewritten between the two checkpoints, or the proof is wrong.`);
+      throw doesNotVerify(
+        `The consistency proof does not tie the signed tree of ${from} to the signed tree of ${to}: the log was rewritten between the two checkpoints, or the proof is wrong.`,
+      );
     }
     return { kind, from, to, origin: newer.origin, fromRootHash: toBase64(older.rootHash), toRootHash: toBase64(newer.rootHash), keyName: newer.keyName };
   }

@@ -39,7 +39,8 @@ async function coverTree(db: Executor, size: number): Promise<void> {
   try {
     await extendTree(db);
   } catch (error) {
-    if (error instanceof AuditSeqGap) throw new WarrantError('audit-log-broken', `The audit log has no entry ${error.expectedSeq}: the chain is broken there; run \`warrant audit verify\`.`);
+    if (error instanceof AuditSeqGap)
+      throw new WarrantError('audit-log-broken', `The audit log has no entry ${error.expectedSeq}: the chain is broken there; run \`warrant audit verify\`.`);
     throw error;
   }
 }
@@ -100,7 +101,9 @@ async function defaultTreeSize(db: Executor, size: number, atLeast: number): Pro
 
 function checkTreeSize(treeSize: number, size: number, field: string): void {
   if (treeSize > size) {
-    throw new WarrantError('tree-size-beyond-log', `${field} ${treeSize} is beyond the audit log, which has ${size} entries.`, { details: { field, log_size: size } });
+    throw new WarrantError('tree-size-beyond-log', `${field} ${treeSize} is beyond the audit log, which has ${size} entries.`, {
+      details: { field, log_size: size },
+    });
   }
 }
 
@@ -120,9 +123,13 @@ export async function auditInclusionProof(ctx: AppContext, caller: Caller, input
   const treeSize = input.treeSize ?? (await defaultTreeSize(db, size, input.seq));
   checkTreeSize(treeSize, size, 'tree_size');
   if (input.seq > treeSize) {
-    throw new WarrantError('seq-beyond-tree-size', `Entry ${input.seq} is not in a tree of ${treeSize} entries; ask for a tree_size of at least ${input.seq}.`, {
-      details: { seq: input.seq, tree_size: treeSize },
-    });
+    throw new WarrantError(
+      'seq-beyond-tree-size',
+      `Entry ${input.seq} is not in a tree of ${treeSize} entries; ask for a tree_size of at least ${input.seq}.`,
+      {
+        details: { seq: input.seq, tree_size: treeSize },
+      },
+    );
   }
   await coverTree(db, treeSize);
   const index = input.seq - 1;
@@ -150,9 +157,13 @@ export async function auditConsistencyProof(ctx: AppContext, caller: Caller, inp
   checkTreeSize(input.from, size, 'from');
   checkTreeSize(to, size, 'to');
   if (input.from > to) {
-    throw new WarrantError('consistency-range-invalid', `from (${input.from}) is after to (${to}): a consistency proof goes from the older, smaller tree to the newer one.`, {
-      details: { from: input.from, to },
-    });
+    throw new WarrantError(
+      'consistency-range-invalid',
+      `from (${input.from}) is after to (${to}): a consistency proof goes from the older, smaller tree to the newer one.`,
+      {
+        details: { from: input.from, to },
+      },
+    );
   }
   await coverTree(db, to);
   const [root1, root2, ...path] = await spanHashes(db, [{ start: 0, end: input.from }, { start: 0, end: to }, ...consistencySpans(input.from, to)]);

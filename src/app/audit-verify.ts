@@ -1,4 +1,13 @@
-import { AUDIT_SCHEMA_VERSION, CHAIN_BREAK_DESCRIPTIONS, CHAIN_START, verifyLinks, type ChainBreak, type ChainCursor, type ChainHasher, type ChainLink } from '../core/audit-chain.js';
+import {
+  AUDIT_SCHEMA_VERSION,
+  CHAIN_BREAK_DESCRIPTIONS,
+  CHAIN_START,
+  verifyLinks,
+  type ChainBreak,
+  type ChainCursor,
+  type ChainHasher,
+  type ChainLink,
+} from '../core/audit-chain.js';
 import { WarrantError } from '../core/errors.js';
 import { CompactRange, leafHash } from '../core/merkle-tree.js';
 import { sha256Bytes } from '../store/audit-tree-repo.js';
@@ -82,7 +91,9 @@ class ChainVerifier {
   report(): VerifyReport {
     const checkpoints = this.checkpoints.map((c) => ({
       ...c,
-      outcome: this.outcomes.get(`${c.rootHash !== undefined ? 'r' : 'h'}${c.seq}`) ?? (this.brokenAt && c.seq >= this.brokenAt.seq ? 'not-reached-chain-broken' : 'log-ends-before-checkpoint'),
+      outcome:
+        this.outcomes.get(`${c.rootHash !== undefined ? 'r' : 'h'}${c.seq}`) ??
+        (this.brokenAt && c.seq >= this.brokenAt.seq ? 'not-reached-chain-broken' : 'log-ends-before-checkpoint'),
     }));
     const ok = this.brokenAt === null && checkpoints.every((c) => c.outcome === 'matched');
     return {
@@ -163,7 +174,10 @@ function parseExportLine(text: string, lineNumber: number): ChainLink {
   const v = value as Record<string, unknown>;
   if (typeof v !== 'object' || v === null) throw new WarrantError('invalid-export', `line ${lineNumber}: not a JSON object.`);
   if (typeof v.schema_version !== 'number' || v.schema_version > AUDIT_SCHEMA_VERSION) {
-    throw new WarrantError('invalid-export', `line ${lineNumber}: schema_version ${JSON.stringify(v.schema_version)} is not one this version of warrant reads (≤ ${AUDIT_SCHEMA_VERSION}).`);
+    throw new WarrantError(
+      'invalid-export',
+      `line ${lineNumber}: schema_version ${JSON.stringify(v.schema_version)} is not one this version of warrant reads (≤ ${AUDIT_SCHEMA_VERSION}).`,
+    );
   }
   if (!Number.isSafeInteger(v.seq) || typeof v.entry !== 'string' || typeof v.prev_hash !== 'string' || typeof v.hash !== 'string') {
     throw new WarrantError('invalid-export', `line ${lineNumber}: needs seq (integer), entry, prev_hash and hash (strings).`);

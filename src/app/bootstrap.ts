@@ -115,7 +115,7 @@ export function serverSecretMismatch(sentence?: string): WarrantError {
   return new WarrantError(
     'server-secret-mismatch',
     sentence ??
-      'This node\'s server secret is not the one this store was set up with, so the session tokens it derived would not match; give every node the same secret (WARRANT_SERVER_SECRET or --server-secret-file, or the original <data dir>/server-secret).',
+      "This node's server secret is not the one this store was set up with, so the session tokens it derived would not match; give every node the same secret (WARRANT_SERVER_SECRET or --server-secret-file, or the original <data dir>/server-secret).",
   );
 }
 

@@ -122,7 +122,10 @@ export function parsePublicKeyInput(input: string): VerifierKey {
   }
   const raw = fromBase64(text);
   if (raw && raw.length === 32) return { name: null, publicKey: raw };
-  throw new WarrantError('invalid-key', '--public-key: expected the verifier key printed by `warrant settings get checkpoint_key` (<name>+<hash>+<base64>), a base64 Ed25519 public key, or a PEM file.');
+  throw new WarrantError(
+    'invalid-key',
+    '--public-key: expected the verifier key printed by `warrant settings get checkpoint_key` (<name>+<hash>+<base64>), a base64 Ed25519 public key, or a PEM file.',
+  );
 }
 
 /**
@@ -144,7 +147,10 @@ export function verifyCheckpointNote(note: string, key: VerifierKey): Checkpoint
     }
   }
   if (verifiedBy !== null) return { ...parseAnyCheckpointBody(body), keyName: verifiedBy };
-  throw new WarrantError('checkpoint-signature-invalid', 'No signature on the checkpoint verifies under the given public key: the checkpoint was not signed by that key, or it was altered.');
+  throw new WarrantError(
+    'checkpoint-signature-invalid',
+    'No signature on the checkpoint verifies under the given public key: the checkpoint was not signed by that key, or it was altered.',
+  );
 }
 
 async function checkpointSigner(ctx: AppContext): Promise<CheckpointSigner | null> {
@@ -152,7 +158,9 @@ async function checkpointSigner(ctx: AppContext): Promise<CheckpointSigner | nul
   return text ? signerFromText(text) : null;
 }
 
-type CheckpointWrite = { written: true; checkpoint: CheckpointRecord } | { written: false; reason: 'no-key' | 'empty-log' | 'head-already-signed'; checkpoint: CheckpointRecord | null };
+type CheckpointWrite =
+  | { written: true; checkpoint: CheckpointRecord }
+  | { written: false; reason: 'no-key' | 'empty-log' | 'head-already-signed'; checkpoint: CheckpointRecord | null };
 
 /** The log's origin line: the `audit_origin` setting, else the signing key's name. */
 async function auditOrigin(ctx: AppContext, signer: CheckpointSigner | null): Promise<string> {
@@ -181,7 +189,15 @@ export async function writeCheckpoint(ctx: AppContext): Promise<CheckpointWrite>
   const root = await treeRoot(db, head.seq);
   const origin = await auditOrigin(ctx, signer);
   const note = signTreeHeadNote(signer, { origin, treeSize: head.seq, rootHash: root });
-  const record = { seq: head.seq, hash: head.hash, rootHash: Buffer.from(root).toString('hex'), signedAt: ctx.clock.now().toISOString(), keyName: signer.name, keyHash: keyHash!, note };
+  const record = {
+    seq: head.seq,
+    hash: head.hash,
+    rootHash: Buffer.from(root).toString('hex'),
+    signedAt: ctx.clock.now().toISOString(),
+    keyName: signer.name,
+    keyHash: keyHash!,
+    note,
+  };
   await insertCheckpoint(db, record);
   return { written: true, checkpoint: (await latestCheckpoint(db, keyHash))! };
 }

@@ -10,7 +10,9 @@ export function decodeCursor(cursor: string, kind: string): number {
   const [k, value] = text.split(':', 2);
   const n = Number(value);
   if (k !== kind || value === undefined || !Number.isSafeInteger(n)) {
-    throw new WarrantError('invalid-request', 'cursor: not a cursor of this list; pass next_cursor from the previous page unchanged.', { details: { field: 'cursor' } });
+    throw new WarrantError('invalid-request', 'cursor: not a cursor of this list; pass next_cursor from the previous page unchanged.', {
+      details: { field: 'cursor' },
+    });
   }
   return n;
 }

@@ -6,13 +6,7 @@ import { resolveRef, type RefResolution, type Visibility } from './access.js';
 import type { AppContext } from './context.js';
 
 /** docs/concepts.md: what happened to the parent hint, for the create response. */
-type ParentDropReason =
-  | 'not-found'
-  | 'ambiguous-prefix'
-  | 'prefix-too-short'
-  | 'hint-too-long'
-  | 'owner-mismatch'
-  | 'caller-disagrees';
+type ParentDropReason = 'not-found' | 'ambiguous-prefix' | 'prefix-too-short' | 'hint-too-long' | 'owner-mismatch' | 'caller-disagrees';
 
 export interface ParentResolution {
   requested: string | null;
@@ -80,7 +74,9 @@ export async function resolveSpawnParent(
   const source = isLegacy ? 'legacy-key' : declaredSource;
   // The legacy key must be spelled as every reader parses it (core/legacy-parent-key.ts): a
   // spelling they cannot match would resolve here and then lose its parent on every read.
-  const r = isLegacy ? await resolveLegacyHint(db, ctx, visibility, requested) : await resolveRef(db, ctx, visibility, requested, { maxLength: MAX_PARENT_HINT_LENGTH });
+  const r = isLegacy
+    ? await resolveLegacyHint(db, ctx, visibility, requested)
+    : await resolveRef(db, ctx, visibility, requested, { maxLength: MAX_PARENT_HINT_LENGTH });
   if (!r.session) {
     return { resolution: { requested, resolvedId: null, basis: null, dropped: r.reason, source }, parent: null };
   }

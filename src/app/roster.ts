@@ -44,7 +44,9 @@ function normalizeSlackIds(ids: readonly string[] | undefined): string[] | undef
   const out = [...new Set(ids.map((s) => s.trim()).filter((s) => s !== ''))];
   for (const id of out) {
     if (!/^[UW][A-Z0-9]{2,20}$/.test(id)) {
-      throw new WarrantError('invalid-request', `slack_user_ids: ${JSON.stringify(id)} is not a Slack user id (like U012ABCDEF).`, { details: { field: 'slack_user_ids' } });
+      throw new WarrantError('invalid-request', `slack_user_ids: ${JSON.stringify(id)} is not a Slack user id (like U012ABCDEF).`, {
+        details: { field: 'slack_user_ids' },
+      });
     }
   }
   return out;
@@ -57,16 +59,22 @@ async function checkSlackIds(db: Executor, ids: readonly string[], exceptUserId:
     if (user.id === exceptUserId || user.removedAt) continue;
     const clash = user.slackUserIds.find((s) => ids.includes(s));
     if (clash) {
-      throw new WarrantError('slack-id-taken', `Slack id ${clash} already belongs to ${user.key} (${user.displayName}); a Slack id maps to at most one person.`, {
-        details: { slack_user_id: clash, user: user.key },
-      });
+      throw new WarrantError(
+        'slack-id-taken',
+        `Slack id ${clash} already belongs to ${user.key} (${user.displayName}); a Slack id maps to at most one person.`,
+        {
+          details: { slack_user_id: clash, user: user.key },
+        },
+      );
     }
   }
 }
 
 function requireKey(key: string): void {
   if (!isValidUserKey(key)) {
-    throw new WarrantError('invalid-request', 'key: 1–64 characters of a-z, 0-9, ".", "_" or "-", starting with a letter or digit.', { details: { field: 'key' } });
+    throw new WarrantError('invalid-request', 'key: 1–64 characters of a-z, 0-9, ".", "_" or "-", starting with a letter or digit.', {
+      details: { field: 'key' },
+    });
   }
 }
 
@@ -238,7 +246,11 @@ export async function issueFleetKey(ctx: AppContext, caller: Caller, label: stri
   });
 }
 
-export async function listIssuedTokens(ctx: AppContext, caller: Caller, filter: { userKey?: string; kind?: 'human' | 'client' | 'fleet' }): Promise<(TokenRecord & { userKey: string | null })[]> {
+export async function listIssuedTokens(
+  ctx: AppContext,
+  caller: Caller,
+  filter: { userKey?: string; kind?: 'human' | 'client' | 'fleet' },
+): Promise<(TokenRecord & { userKey: string | null })[]> {
   const db = ctx.store.kysely;
   await authorize(db, ctx, caller, 'admin', null);
   let userId: number | undefined;
@@ -247,7 +259,9 @@ export async function listIssuedTokens(ctx: AppContext, caller: Caller, filter: 
     if (!user) throw new WarrantError('user-not-found', `No roster user has the key ${filter.userKey}.`);
     userId = user.id;
   }
-  const rows = (await listTokens(db, { ...(filter.kind ? { kind: filter.kind } : {}), ...(userId !== undefined ? { userId } : {}) })).filter((t) => t.kind !== 'session');
+  const rows = (await listTokens(db, { ...(filter.kind ? { kind: filter.kind } : {}), ...(userId !== undefined ? { userId } : {}) })).filter(
+    (t) => t.kind !== 'session',
+  );
   const users = new Map((await listUserRows(db)).map((u) => [u.id, u.key]));
   return rows.map((t) => ({ ...t, userKey: t.userId === null ? null : (users.get(t.userId) ?? null) }));
 }

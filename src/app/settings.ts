@@ -7,15 +7,36 @@ import { deleteSetting, getAllSettings, getSetting, setSetting } from '../store/
 import { findUserByKey } from '../store/users-repo.js';
 import type { Executor } from '../store/dialect/dialect.js';
 import { authorize } from './access.js';
-import { DEPLOYMENT_MODES, SETTING_ADMIN_USER, SETTING_ALLOWED_HOSTS, SETTING_DEPLOYMENT_MODE, SETTING_SERVER_SECRET_CHECK, SETTING_SLACK_SIGNING_SECRET } from './bootstrap.js';
+import {
+  DEPLOYMENT_MODES,
+  SETTING_ADMIN_USER,
+  SETTING_ALLOWED_HOSTS,
+  SETTING_DEPLOYMENT_MODE,
+  SETTING_SERVER_SECRET_CHECK,
+  SETTING_SLACK_SIGNING_SECRET,
+} from './bootstrap.js';
 import { callerActor, type Caller } from './caller.js';
-import { DEFAULT_CHECKPOINT_INTERVAL, DEFAULT_KEY_NAME, SETTING_AUDIT_ORIGIN, SETTING_CHECKPOINT_INTERVAL, SETTING_CHECKPOINT_KEY, generateSignerKey, signerFromText } from './checkpoints.js';
+import {
+  DEFAULT_CHECKPOINT_INTERVAL,
+  DEFAULT_KEY_NAME,
+  SETTING_AUDIT_ORIGIN,
+  SETTING_CHECKPOINT_INTERVAL,
+  SETTING_CHECKPOINT_KEY,
+  generateSignerKey,
+  signerFromText,
+} from './checkpoints.js';
 import { isValidOrigin } from '../core/signed-note.js';
 import type { AppContext } from './context.js';
 import { SETTING_AUTO_ARCHIVE_AFTER, SETTING_DELETE_ARCHIVED_AFTER } from './retention.js';
 import { inWriteTx } from './write-scope.js';
 import { SETTING_TRANSCRIPTS } from './sessions/transcript.js';
-import { DEFAULT_MESSAGE_CAPACITY, DEFAULT_MESSAGE_RETENTION, MAX_MESSAGE_CAPACITY, SETTING_MESSAGE_CAPACITY, SETTING_MESSAGE_RETENTION } from './messages/message-retention.js';
+import {
+  DEFAULT_MESSAGE_CAPACITY,
+  DEFAULT_MESSAGE_RETENTION,
+  MAX_MESSAGE_CAPACITY,
+  SETTING_MESSAGE_CAPACITY,
+  SETTING_MESSAGE_RETENTION,
+} from './messages/message-retention.js';
 
 /**
  * Settings every node must agree on live in the store (docs/concepts.md); the admin CLI changes them
@@ -55,7 +76,8 @@ function durationSetting(key: string, description: string, defaultText: string, 
     takesEffect,
     async parse(input) {
       const ms = parseDuration(input);
-      if (ms === undefined) throw invalid(key, `${JSON.stringify(input)} is not a duration; write a number and a unit (s, m, h, d, w), like 30m or 7d, or "off".`);
+      if (ms === undefined)
+        throw invalid(key, `${JSON.stringify(input)} is not a duration; write a number and a unit (s, m, h, d, w), like 30m or 7d, or "off".`);
       if (ms === null) return 'off';
       if (ms < minimumMs) throw invalid(key, `at least ${formatDuration(minimumMs)}.`);
       return formatDuration(ms);
@@ -103,7 +125,8 @@ const SETTING_DEFINITIONS: readonly SettingDefinition[] = [
     takesEffect: 'at the next start of each node (a node started with a WARRANT_MODE that disagrees refuses to start)',
     async parse(input) {
       const v = input.trim();
-      if (!(DEPLOYMENT_MODES as readonly string[]).includes(v)) throw invalid(SETTING_DEPLOYMENT_MODE, `${JSON.stringify(input)}: write single-admin or multi-user.`);
+      if (!(DEPLOYMENT_MODES as readonly string[]).includes(v))
+        throw invalid(SETTING_DEPLOYMENT_MODE, `${JSON.stringify(input)}: write single-admin or multi-user.`);
       return v;
     },
     show: (stored) => stored,
@@ -118,7 +141,8 @@ const SETTING_DEFINITIONS: readonly SettingDefinition[] = [
     takesEffect: 'immediately',
     async parse(input) {
       const v = input.trim();
-      if (!/^[A-Za-z0-9]{16,128}$/.test(v)) throw invalid(SETTING_SLACK_SIGNING_SECRET, "expected the signing secret from the Slack app's Basic Information page (16–128 letters and digits).");
+      if (!/^[A-Za-z0-9]{16,128}$/.test(v))
+        throw invalid(SETTING_SLACK_SIGNING_SECRET, "expected the signing secret from the Slack app's Basic Information page (16–128 letters and digits).");
       return v;
     },
     show: masked,
@@ -139,7 +163,8 @@ const SETTING_DEFINITIONS: readonly SettingDefinition[] = [
       } catch {
         throw invalid(SETTING_SLACK_WORKSPACE_URL, 'expected a URL like https://acme.slack.com.');
       }
-      if (url.protocol !== 'https:' || url.pathname !== '/' || url.search || url.hash) throw invalid(SETTING_SLACK_WORKSPACE_URL, 'expected an https URL with no path, like https://acme.slack.com.');
+      if (url.protocol !== 'https:' || url.pathname !== '/' || url.search || url.hash)
+        throw invalid(SETTING_SLACK_WORKSPACE_URL, 'expected an https URL with no path, like https://acme.slack.com.');
       return url.origin;
     },
     show: (stored) => stored,
@@ -158,7 +183,8 @@ const SETTING_DEFINITIONS: readonly SettingDefinition[] = [
       const hosts: string[] = [];
       for (const p of parts) {
         const h = parseHost(p);
-        if (!h) throw invalid(SETTING_ALLOWED_HOSTS, `${JSON.stringify(p)} is not a host name, IPv4 address or [IPv6] address (no scheme, port, path or wildcard).`);
+        if (!h)
+          throw invalid(SETTING_ALLOWED_HOSTS, `${JSON.stringify(p)} is not a host name, IPv4 address or [IPv6] address (no scheme, port, path or wildcard).`);
         if (!hosts.includes(h)) hosts.push(h);
       }
       return JSON.stringify(hosts);
@@ -196,15 +222,37 @@ const SETTING_DEFINITIONS: readonly SettingDefinition[] = [
     takesEffect: 'at the next checkpoint',
     async parse(input) {
       const v = input.trim();
-      if (!isValidOrigin(v)) throw invalid(SETTING_AUDIT_ORIGIN, `${JSON.stringify(input)}: 1–128 printable characters without spaces or "+" (a schema-less URL such as acme.example/warrant).`);
+      if (!isValidOrigin(v))
+        throw invalid(
+          SETTING_AUDIT_ORIGIN,
+          `${JSON.stringify(input)}: 1–128 printable characters without spaces or "+" (a schema-less URL such as acme.example/warrant).`,
+        );
       return v;
     },
     show: (stored) => stored,
     logValue: (stored) => stored,
   },
-  durationSetting(SETTING_CHECKPOINT_INTERVAL, 'how often housekeeping signs a checkpoint when the log has grown', DEFAULT_CHECKPOINT_INTERVAL, 60_000, 'at the next housekeeping run'),
-  durationSetting(SETTING_AUTO_ARCHIVE_AFTER, 'archive stopped and failed sessions (with their whole spawn subtree) untouched this long; housekeeping, as `system`', 'off', 3_600_000, 'at the next housekeeping run'),
-  durationSetting(SETTING_DELETE_ARCHIVED_AFTER, 'delete sessions archived this long (each writes a deletion record, via housekeeping)', 'off', 86_400_000, 'at the next housekeeping run'),
+  durationSetting(
+    SETTING_CHECKPOINT_INTERVAL,
+    'how often housekeeping signs a checkpoint when the log has grown',
+    DEFAULT_CHECKPOINT_INTERVAL,
+    60_000,
+    'at the next housekeeping run',
+  ),
+  durationSetting(
+    SETTING_AUTO_ARCHIVE_AFTER,
+    'archive stopped and failed sessions (with their whole spawn subtree) untouched this long; housekeeping, as `system`',
+    'off',
+    3_600_000,
+    'at the next housekeeping run',
+  ),
+  durationSetting(
+    SETTING_DELETE_ARCHIVED_AFTER,
+    'delete sessions archived this long (each writes a deletion record, via housekeeping)',
+    'off',
+    86_400_000,
+    'at the next housekeeping run',
+  ),
   {
     key: SETTING_MESSAGE_RETENTION,
     description: 'how long an agent message keeps its payload after it is delivered, expired or failed; its history row (no payload) stays',
@@ -214,7 +262,8 @@ const SETTING_DEFINITIONS: readonly SettingDefinition[] = [
     takesEffect: 'at the next housekeeping run',
     async parse(input) {
       const ms = parseDuration(input);
-      if (ms === undefined) throw invalid(SETTING_MESSAGE_RETENTION, `${JSON.stringify(input)} is not a duration; write a number and a unit (s, m, h, d, w), like 7d.`);
+      if (ms === undefined)
+        throw invalid(SETTING_MESSAGE_RETENTION, `${JSON.stringify(input)} is not a duration; write a number and a unit (s, m, h, d, w), like 7d.`);
       // docs/messages.md: payloads are always reclaimed; "keep forever" is not a retention period
       if (ms === null) throw invalid(SETTING_MESSAGE_RETENTION, 'payloads are always reclaimed: give a period, like 30d.');
       if (ms < 60_000) throw invalid(SETTING_MESSAGE_RETENTION, 'at least 1m.');
@@ -225,7 +274,8 @@ const SETTING_DEFINITIONS: readonly SettingDefinition[] = [
   },
   {
     key: SETTING_MESSAGE_CAPACITY,
-    description: 'how many agent messages may hold a payload at once; beyond it the oldest delivered or expired payloads are reclaimed, and a send that finds none to reclaim is refused (store-capacity)',
+    description:
+      'how many agent messages may hold a payload at once; beyond it the oldest delivered or expired payloads are reclaimed, and a send that finds none to reclaim is refused (store-capacity)',
     secret: false,
     defaultText: DEFAULT_MESSAGE_CAPACITY.toLocaleString('en-US'),
     settable: true,
@@ -233,7 +283,8 @@ const SETTING_DEFINITIONS: readonly SettingDefinition[] = [
     async parse(input) {
       const t = input.trim().replace(/[_,]/g, '');
       const n = /^[0-9]{1,10}$/.test(t) ? Number(t) : NaN;
-      if (!Number.isSafeInteger(n) || n < 1 || n > MAX_MESSAGE_CAPACITY) throw invalid(SETTING_MESSAGE_CAPACITY, `a whole number of messages from 1 to ${MAX_MESSAGE_CAPACITY.toLocaleString('en-US')}.`);
+      if (!Number.isSafeInteger(n) || n < 1 || n > MAX_MESSAGE_CAPACITY)
+        throw invalid(SETTING_MESSAGE_CAPACITY, `a whole number of messages from 1 to ${MAX_MESSAGE_CAPACITY.toLocaleString('en-US')}.`);
       return String(n);
     },
     show: (stored) => stored,
@@ -241,7 +292,8 @@ const SETTING_DEFINITIONS: readonly SettingDefinition[] = [
   },
   {
     key: SETTING_TRANSCRIPTS,
-    description: "whether runtimes may append their agents' transcripts (on or off); off refuses appends (transcripts-off) and stores nothing, records already stored stay",
+    description:
+      "whether runtimes may append their agents' transcripts (on or off); off refuses appends (transcripts-off) and stores nothing, records already stored stay",
     secret: false,
     defaultText: 'on',
     settable: true,
@@ -256,7 +308,8 @@ const SETTING_DEFINITIONS: readonly SettingDefinition[] = [
   },
   {
     key: SETTING_SERVER_SECRET_CHECK,
-    description: 'a check value of the server secret, so a node with another secret refuses to start; the secret itself lives outside the store (<data dir>/server-secret or WARRANT_SERVER_SECRET)',
+    description:
+      'a check value of the server secret, so a node with another secret refuses to start; the secret itself lives outside the store (<data dir>/server-secret or WARRANT_SERVER_SECRET)',
     secret: false,
     defaultText: 'set on first start',
     settable: false,

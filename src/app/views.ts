@@ -41,7 +41,11 @@ export function isHiddenSession(actor: Pick<ActorView, 'kind' | 'ref'> | null | 
  * through that session; when the reader may not see the session, naming its cause (usually
  * the session's owner) would tell whose it is — so the cause is unnamed with it.
  */
-export function actorAndCause(actors: ReadonlyMap<number, ActorView>, actorId: number | null, causeId: number | null): { actor: ActorView | null; cause: ActorView | null } {
+export function actorAndCause(
+  actors: ReadonlyMap<number, ActorView>,
+  actorId: number | null,
+  causeId: number | null,
+): { actor: ActorView | null; cause: ActorView | null } {
   const actor = actorId === null ? null : (actors.get(actorId) ?? null);
   const cause = causeId === null ? null : (actors.get(causeId) ?? null);
   return { actor, cause: cause && isHiddenSession(actor) ? { ...HIDDEN_SESSION } : cause };
@@ -78,11 +82,7 @@ export interface SessionView {
 }
 
 /** The lineage parent every reader uses: the column, or the legacy key's session (docs/concepts.md). */
-export async function lineageParents(
-  db: Executor,
-  ctx: AppContext,
-  records: readonly SessionRecord[],
-): Promise<Map<number, number | null>> {
+export async function lineageParents(db: Executor, ctx: AppContext, records: readonly SessionRecord[]): Promise<Map<number, number | null>> {
   const out = new Map<number, number | null>();
   const legacyKeys: string[] = [];
   for (const r of records) {
@@ -194,7 +194,13 @@ export async function sessionViews(
     options.users ?? usersByIds(db),
     visibility,
   );
-  const metadata = !options.withMetadata ? null : (options.metadata ?? (await loadCustomMetadata(db, records.map((r) => r.id))));
+  const metadata = !options.withMetadata
+    ? null
+    : (options.metadata ??
+      (await loadCustomMetadata(
+        db,
+        records.map((r) => r.id),
+      )));
   return records.map((r) => {
     const { actor: creator, cause } = actorAndCause(actors, r.creatorActorId, r.causeActorId);
     const view: SessionView = {

@@ -117,13 +117,21 @@ export async function issueSignInLink(
     );
   }
   const ttl = options.ttlMs ?? SIGN_IN_LINK_TTL_MS;
-  if (!(ttl >= 60_000) || ttl > 7 * 24 * 60 * 60 * 1000) throw new WarrantError('invalid-request', 'ttl: between 1 minute and 7 days.', { details: { field: 'ttl' } });
+  if (!(ttl >= 60_000) || ttl > 7 * 24 * 60 * 60 * 1000)
+    throw new WarrantError('invalid-request', 'ttl: between 1 minute and 7 days.', { details: { field: 'ttl' } });
   const secret = ctx.ids.bytes(32).toString('base64url');
   const now = ctx.clock.now().toISOString();
   const expiresAt = plusMs(now, ttl);
   await inWriteTx(ctx, async (w) => {
     await insertLoginLink(w.tx, { secretHash: hashToken(secret), purpose: 'sign-in', userId: user.id, issuedVia: options.issuedVia, now: w.now, expiresAt });
-    w.audit({ kind: 'web_sign_in_link_issued', at: w.now, user_id: user.id, issued_via: options.issuedVia, expires_at: expiresAt, issued_by_actor_id: await w.actorId(callerActor(caller).actor) });
+    w.audit({
+      kind: 'web_sign_in_link_issued',
+      at: w.now,
+      user_id: user.id,
+      issued_via: options.issuedVia,
+      expires_at: expiresAt,
+      issued_by_actor_id: await w.actorId(callerActor(caller).actor),
+    });
   });
   return { secret, user, expiresAt };
 }
@@ -146,14 +154,23 @@ export async function issueSetupCode(ctx: AppContext): Promise<{ code: string; e
   const expiresAt = plusMs(now, SETUP_CODE_TTL_MS);
   await inWriteTx(ctx, async (w) => {
     await retireUnusedLinks(w.tx, 'setup', w.now);
-    await insertLoginLink(w.tx, { secretHash: hashToken('setup:' + normalizeSetupCode(code)), purpose: 'setup', userId: null, issuedVia: 'serve', now: w.now, expiresAt });
+    await insertLoginLink(w.tx, {
+      secretHash: hashToken('setup:' + normalizeSetupCode(code)),
+      purpose: 'setup',
+      userId: null,
+      issuedVia: 'serve',
+      now: w.now,
+      expiresAt,
+    });
   });
   return { code, expiresAt };
 }
 
 function checkLink(link: LoginLinkRecord | null, now: string): LoginLinkRecord {
-  if (!link || link.purpose !== 'sign-in') throw signInRefused('sign-in-link-invalid', 'This sign-in link is not known here. Ask for a new one: `warrant users login-link`.');
-  if (link.usedAt) throw signInRefused('sign-in-link-used', 'This sign-in link was used already; each link signs in once. Get a new one with `warrant users login-link`.');
+  if (!link || link.purpose !== 'sign-in')
+    throw signInRefused('sign-in-link-invalid', 'This sign-in link is not known here. Ask for a new one: `warrant users login-link`.');
+  if (link.usedAt)
+    throw signInRefused('sign-in-link-used', 'This sign-in link was used already; each link signs in once. Get a new one with `warrant users login-link`.');
   if (link.expiresAt <= now) throw signInRefused('sign-in-link-expired', 'This sign-in link expired. Get a new one with `warrant users login-link`.');
   return link;
 }
@@ -166,7 +183,13 @@ export async function describeSignInLink(ctx: AppContext, secret: string): Promi
   return { user, expiresAt: link.expiresAt };
 }
 
-async function startWebSession(w: WriteScope, user: UserRecord, method: 'link' | 'password' | 'setup', loginLinkId: number | null, meta: SignInMeta): Promise<WebSignIn> {
+async function startWebSession(
+  w: WriteScope,
+  user: UserRecord,
+  method: 'link' | 'password' | 'setup',
+  loginLinkId: number | null,
+  meta: SignInMeta,
+): Promise<WebSignIn> {
   const cookieSecret = WEB_SESSION_PREFIX + w.ctx.ids.bytes(32).toString('base64url');
   const expiresAt = plusMs(w.now, WEB_SESSION_TTL_MS);
   const actorId = await w.actorId({ kind: 'human', userId: user.id });
@@ -179,7 +202,14 @@ async function startWebSession(w: WriteScope, user: UserRecord, method: 'link' |
     now: w.now,
   });
   await insertWebSession(w.tx, { credentialId, userId: user.id, method, loginLinkId, userAgent: meta.userAgent?.slice(0, 300) ?? null, now: w.now, expiresAt });
-  w.audit({ kind: 'web_signed_in', at: w.now, credential_id: credentialId, user_id: user.id, method, ...(loginLinkId !== null ? { login_link_id: loginLinkId } : {}) });
+  w.audit({
+    kind: 'web_signed_in',
+    at: w.now,
+    credential_id: credentialId,
+    user_id: user.id,
+    method,
+    ...(loginLinkId !== null ? { login_link_id: loginLinkId } : {}),
+  });
   return { cookieSecret, user, credentialId, expiresAt };
 }
 
@@ -187,8 +217,10 @@ export async function signInWithLink(ctx: AppContext, secret: string, meta: Sign
   return inWriteTx(ctx, async (w) => {
     const link = checkLink(await findLoginLinkByHash(w.tx, hashToken(secret)), w.now);
     const user = link.userId === null ? null : await findUserById(w.tx, link.userId);
-    if (!user || !(await maySignIn(ctx, user, w.tx))) throw signInRefused('sign-in-link-invalid', 'This sign-in link names someone who may no longer sign in here.');
-    if (!(await consumeLoginLink(w.tx, link.id, w.now))) throw signInRefused('sign-in-link-used', 'This sign-in link was used already; each link signs in once.');
+    if (!user || !(await maySignIn(ctx, user, w.tx)))
+      throw signInRefused('sign-in-link-invalid', 'This sign-in link names someone who may no longer sign in here.');
+    if (!(await consumeLoginLink(w.tx, link.id, w.now)))
+      throw signInRefused('sign-in-link-used', 'This sign-in link was used already; each link signs in once.');
     return startWebSession(w, user, 'link', link.id, meta);
   });
 }
@@ -212,9 +244,13 @@ export async function signInWithPassword(ctx: AppContext, key: string, password:
   const wait = throttle.retryAfterMs(throttleKey, ctx.clock.now().getTime());
   if (wait > 0) {
     const minutes = Math.ceil(wait / 60_000);
-    throw new WarrantError('sign-in-throttled', `Too many failed sign-ins for this key: try again in ${minutes} minute${minutes === 1 ? '' : 's'}, or ask an admin for a one-time sign-in link.`, {
-      details: { retry_after_s: Math.ceil(wait / 1000) },
-    });
+    throw new WarrantError(
+      'sign-in-throttled',
+      `Too many failed sign-ins for this key: try again in ${minutes} minute${minutes === 1 ? '' : 's'}, or ask an admin for a one-time sign-in link.`,
+      {
+        details: { retry_after_s: Math.ceil(wait / 1000) },
+      },
+    );
   }
   const user = isValidUserKey(key) ? await findUserByKey(db, key) : null;
   const stored = user ? await passwordHashOf(db, user.id) : null;
@@ -243,7 +279,9 @@ interface SetupInput {
  */
 export async function completeSetup(ctx: AppContext, input: SetupInput, meta: SignInMeta): Promise<WebSignIn> {
   if (!isValidUserKey(input.key)) {
-    throw new WarrantError('invalid-request', 'key: 1–64 characters of a-z, 0-9, ".", "_" or "-", starting with a letter or digit.', { details: { field: 'key' } });
+    throw new WarrantError('invalid-request', 'key: 1–64 characters of a-z, 0-9, ".", "_" or "-", starting with a letter or digit.', {
+      details: { field: 'key' },
+    });
   }
   if (input.password) checkPasswordStrength(input.password);
   const passwordHash = input.password ? await hashPassword(input.password) : null;
@@ -252,7 +290,10 @@ export async function completeSetup(ctx: AppContext, input: SetupInput, meta: Si
     const link = await findLoginLinkByHash(w.tx, hashToken('setup:' + normalizeSetupCode(input.code)));
     if (!link || link.purpose !== 'setup' || link.usedAt || link.expiresAt <= w.now || !(await consumeLoginLink(w.tx, link.id, w.now))) {
       ctx.logger.warn('first-run setup refused: wrong or expired setup code');
-      throw signInRefused('setup-code-invalid', 'That setup code is wrong or expired. The current one is printed on the server console at start (restart `warrant serve` for a new one).');
+      throw signInRefused(
+        'setup-code-invalid',
+        'That setup code is wrong or expired. The current one is printed on the server console at start (restart `warrant serve` for a new one).',
+      );
     }
     const user = await insertRosterUser(w, { key: input.key, ...(input.displayName?.trim() ? { displayName: input.displayName.trim() } : {}), isAdmin: true });
     if (passwordHash) await updateUser(w.tx, user.id, { passwordHash }, w.now);
@@ -304,7 +345,12 @@ export async function setUserPassword(ctx: AppContext, caller: Caller, key: stri
     const updated = (await findUserByKey(w.tx, key))!;
     // coverage (docs/human-messages.md): "multi-user mode with at least one user who can sign in"
     await notifyRosterChange(w, { kind: password === null ? 'password_cleared' : 'password_set', user: updated });
-    w.audit({ kind: password === null ? 'web_password_cleared' : 'web_password_set', at: w.now, user_id: user.id, by_actor_id: await w.actorId(callerActor(caller).actor) });
+    w.audit({
+      kind: password === null ? 'web_password_cleared' : 'web_password_set',
+      at: w.now,
+      user_id: user.id,
+      by_actor_id: await w.actorId(callerActor(caller).actor),
+    });
     return updated;
   });
 }

@@ -47,9 +47,19 @@ export class ApiClient {
       });
     } catch (error) {
       if ((error as Error).name === 'TimeoutError') {
-        throw new ApiError(0, 'server-timeout', `The Warrant server at ${this.options.baseUrl} did not answer within ${this.options.timeoutMs} ms; nothing is known to have been recorded.`, {});
+        throw new ApiError(
+          0,
+          'server-timeout',
+          `The Warrant server at ${this.options.baseUrl} did not answer within ${this.options.timeoutMs} ms; nothing is known to have been recorded.`,
+          {},
+        );
       }
-      throw new ApiError(0, 'server-unreachable', `Cannot reach the Warrant server at ${this.options.baseUrl} (${(error as Error).message}). Is \`warrant serve\` running? Set WARRANT_URL.`, {});
+      throw new ApiError(
+        0,
+        'server-unreachable',
+        `Cannot reach the Warrant server at ${this.options.baseUrl} (${(error as Error).message}). Is \`warrant serve\` running? Set WARRANT_URL.`,
+        {},
+      );
     }
     if (!res.ok) {
       let parsed: Record<string, unknown> = {};

@@ -25,7 +25,8 @@ const LOOPBACK = new Set(['127.0.0.1', 'localhost', '::1']);
 function listenError(error: unknown, config: Config): Error {
   const code = String((error as NodeJS.ErrnoException)?.code ?? '');
   const where = `${config.host}:${config.port}`;
-  if (code === 'EADDRINUSE') return new Error(`cannot listen on ${where}: the port is in use (EADDRINUSE); stop the process holding it or pass another --port.`);
+  if (code === 'EADDRINUSE')
+    return new Error(`cannot listen on ${where}: the port is in use (EADDRINUSE); stop the process holding it or pass another --port.`);
   if (code === 'EACCES') return new Error(`cannot listen on ${where}: permission denied (EACCES); use a port above 1023 or grant the capability to bind it.`);
   if (code === 'EADDRNOTAVAIL') return new Error(`cannot listen on ${where}: this host has no such address (EADDRNOTAVAIL); check --host.`);
   return new Error(`cannot listen on ${where}: ${(error as Error)?.message ?? String(error)}`);
@@ -103,7 +104,10 @@ export async function runServe(config: Config): Promise<void> {
     logger.info({ signal, inFlight: inFlight.size }, 'shutting down');
     const otelStopped = stopOtel();
     const deadline = setTimeout(() => {
-      logger.error({ stuck: inFlight.size, streams: service.ctx.live.openStreams }, `shutdown: requests still unanswered after ${SHUTDOWN_DEADLINE_MS} ms; exiting without waiting for them`);
+      logger.error(
+        { stuck: inFlight.size, streams: service.ctx.live.openStreams },
+        `shutdown: requests still unanswered after ${SHUTDOWN_DEADLINE_MS} ms; exiting without waiting for them`,
+      );
       process.exit(1);
     }, SHUTDOWN_DEADLINE_MS);
     deadline.unref();

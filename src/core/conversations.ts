@@ -66,7 +66,10 @@ export interface MergedConversation {
  * `estimated`), `estimated` only when every row is. The current conversation first, then the most recently observed.
  * @example mergeConversations([{conversationId:'a', source:'estimated', …}], null)[0].status // 'estimated'
  */
-export function mergeConversations(rows: readonly ConversationRow[], current: { provider: string | null; conversationId: string } | null): MergedConversation[] {
+export function mergeConversations(
+  rows: readonly ConversationRow[],
+  current: { provider: string | null; conversationId: string } | null,
+): MergedConversation[] {
   const groups = new Map<string, ConversationRow[]>();
   for (const r of rows) {
     const key = r.conversationId;
@@ -96,12 +99,26 @@ export function mergeConversations(rows: readonly ConversationRow[], current: { 
   }
   if (current !== null && !groups.has(current.conversationId)) {
     // bound before conversation history was kept: current, with nothing observed yet
-    out.push({ provider: current.provider, conversationId: current.conversationId, status: 'current', observedAt: null, transcriptPath: null, firstObservedAt: null, observations: 0, sources: [], title: null, ownerUserId: null, originId: null });
+    out.push({
+      provider: current.provider,
+      conversationId: current.conversationId,
+      status: 'current',
+      observedAt: null,
+      transcriptPath: null,
+      firstObservedAt: null,
+      observations: 0,
+      sources: [],
+      title: null,
+      ownerUserId: null,
+      originId: null,
+    });
   }
   const rank = (m: MergedConversation) => (m.status === 'current' ? 0 : 1);
   // same time: the one recorded last first
   const recency = (m: MergedConversation) => latestRowId.get(m.conversationId) ?? Number.MAX_SAFE_INTEGER;
-  return out.sort((a, b) => rank(a) - rank(b) || (a.observedAt === b.observedAt ? recency(b) - recency(a) : (a.observedAt ?? '') > (b.observedAt ?? '') ? -1 : 1));
+  return out.sort(
+    (a, b) => rank(a) - rank(b) || (a.observedAt === b.observedAt ? recency(b) - recency(a) : (a.observedAt ?? '') > (b.observedAt ?? '') ? -1 : 1),
+  );
 }
 
 /** What an estimated report finds under the lock (docs/messages.md backfill outcomes the server decides). */
@@ -112,7 +129,11 @@ export type EstimateOutcome = 'attributed' | 'already_estimated' | 'skipped_obse
  * was reported in (any source but `estimated`) is skipped; one already estimated appends
  * nothing (idempotent).
  */
-export function decideEstimate(rows: readonly Pick<ConversationRow, 'conversationId' | 'source'>[], currentConversation: string | null, conversationId: string): EstimateOutcome {
+export function decideEstimate(
+  rows: readonly Pick<ConversationRow, 'conversationId' | 'source'>[],
+  currentConversation: string | null,
+  conversationId: string,
+): EstimateOutcome {
   if (currentConversation === conversationId) return 'skipped_observed';
   const same = rows.filter((r) => r.conversationId === conversationId);
   if (same.some((r) => r.source !== 'estimated')) return 'skipped_observed';
@@ -121,11 +142,16 @@ export function decideEstimate(rows: readonly Pick<ConversationRow, 'conversatio
 }
 
 /** Text a client reported: bounded, without control characters that no path or id contains. */
-export function checkReportedText(value: unknown, field: string, max: number, options: { optional?: boolean } = {}): { ok: true; value: string | null } | { ok: false; reason: string } {
+export function checkReportedText(
+  value: unknown,
+  field: string,
+  max: number,
+  options: { optional?: boolean } = {},
+): { ok: true; value: string | null } | { ok: false; reason: string } {
   if (value === undefined || value === null) return options.optional ? { ok: true, value: null } : { ok: false, reason: `${field}: required` };
   if (typeof value !== 'string') return { ok: false, reason: `${field}: must be text` };
   if (value.length === 0 || value.length > max) return { ok: false, reason: `${field}: 1 to ${max} characters` };
-   
+
   if (/[\u0000-\u001f\u007f]/.test(value)) return { ok: false, reason: `${field}: must not contain control characters` };
   if (hasLoneSurrogate(value)) return { ok: false, reason: `${field}: is not valid UTF-8 text` };
   return { ok: true, value };

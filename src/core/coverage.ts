@@ -110,7 +110,11 @@ export function terminalGaps(sessions: readonly CoverageSession[]): CoverageGap[
  * Whether a channel was instrumented for the whole time since `since`, from its log.
  * Before the first log entry a channel counts as not instrumented (capture did not exist).
  */
-export function instrumentedSince(log: readonly ChannelChange[], channel: CaptureChannel, since: string): { whole: boolean; now: boolean; began: string | null } {
+export function instrumentedSince(
+  log: readonly ChannelChange[],
+  channel: CaptureChannel,
+  since: string,
+): { whole: boolean; now: boolean; began: string | null } {
   const entries = log.filter((e) => e.channel === channel).sort((a, b) => (a.at < b.at ? -1 : a.at > b.at ? 1 : 0));
   let atStart = false;
   let now = false;
@@ -130,10 +134,7 @@ export function instrumentedSince(log: readonly ChannelChange[], channel: Captur
  * time since the hierarchy's oldest session was created, unknown origins, always, and every
  * run at an agent terminal that was not witnessed.
  */
-export function coverageGaps(
-  sessions: readonly (CoverageSession & { createdAt: string })[],
-  log: readonly ChannelChange[],
-): CoverageGap[] {
+export function coverageGaps(sessions: readonly (CoverageSession & { createdAt: string })[], log: readonly ChannelChange[]): CoverageGap[] {
   if (sessions.length === 0) return [];
   const oldest = sessions.reduce((min, s) => (s.createdAt < min ? s.createdAt : min), sessions[0]!.createdAt);
   const gaps: CoverageGap[] = [];

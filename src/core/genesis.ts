@@ -22,10 +22,7 @@ function defaultClass(genesis: Genesis): SchedulingClass {
  * An explicit scheduling class wins when given.
  * @example resolveGenesis({kind:'client', declared:'schedule'}) // {genesis:'schedule', schedulingClass:'spot'}
  */
-export function resolveGenesis(
-  source: GenesisSource,
-  explicitClass?: SchedulingClass | null,
-): { genesis: Genesis; schedulingClass: SchedulingClass } {
+export function resolveGenesis(source: GenesisSource, explicitClass?: SchedulingClass | null): { genesis: Genesis; schedulingClass: SchedulingClass } {
   let genesis: Genesis;
   let schedulingClass: SchedulingClass;
   switch (source.kind) {

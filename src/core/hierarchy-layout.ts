@@ -29,9 +29,7 @@ export interface Discovery<R extends LineageRowRef> {
  * from, its whole subtree before the next sibling, siblings by id; ceiling-placed nodes
  * last, the current session very last. Reordering never changes the node set.
  */
-export function layoutHierarchy<R extends LineageRowRef>(
-  x: Discovery<R>,
-): { currentId: number; originId: number; roots: number[]; nodes: PlacedNode<R>[] } {
+export function layoutHierarchy<R extends LineageRowRef>(x: Discovery<R>): { currentId: number; originId: number; roots: number[]; nodes: PlacedNode<R>[] } {
   const admittedSet = new Set(x.admitted);
   const rendered = new Set(x.admitted);
   rendered.add(x.currentId);
@@ -101,7 +99,10 @@ export function layoutHierarchy<R extends LineageRowRef>(
     }
   };
   for (const r of roots) visit(r);
-  const ceiling = [...placed.values()].filter((n) => n.placement === 'ceiling' && !n.isCurrent).map((n) => n.row.id).sort((a, b) => a - b);
+  const ceiling = [...placed.values()]
+    .filter((n) => n.placement === 'ceiling' && !n.isCurrent)
+    .map((n) => n.row.id)
+    .sort((a, b) => a - b);
   for (const id of ceiling) visit(id);
   if (x.ceilingCurrent) visit(x.currentId);
 
@@ -109,7 +110,11 @@ export function layoutHierarchy<R extends LineageRowRef>(
 }
 
 /** Where a node's spawn parent is, judged from its own row (column, or the legacy key). */
-function spawnParentWhere<R extends LineageRowRef>(row: R, rows: ReadonlyMap<number, R>, rendered: ReadonlySet<number>): { kind: 'in-tree'; id: number } | { kind: 'outside' } | { kind: 'none' } {
+function spawnParentWhere<R extends LineageRowRef>(
+  row: R,
+  rows: ReadonlyMap<number, R>,
+  rendered: ReadonlySet<number>,
+): { kind: 'in-tree'; id: number } | { kind: 'outside' } | { kind: 'none' } {
   let parentId: number | null = null;
   if (row.parentBasis === 'legacy') {
     const ref = parseLegacyParentKey(row.legacyParentKey);
@@ -119,7 +124,6 @@ function spawnParentWhere<R extends LineageRowRef>(row: R, rows: ReadonlyMap<num
       for (const id of rendered) if (rows.get(id)?.uid === ref.uid) parentId = id;
       if (parentId === null) return { kind: 'outside' };
     }
-
   } else if (row.parentSessionId !== null) parentId = row.parentSessionId;
   else return { kind: 'none' };
   // a spawn parent is always older than its child (docs/concepts.md)

@@ -105,7 +105,13 @@ export function* walkHierarchy<R extends LineageRowRef>(
     const remaining = bounds.maxNodes - admitted.length;
     if (remaining === 0 && truncated) break;
     const need = remaining + 1; // one more than fits tells whether something is left out
-    const found = yield* newJuniors(frontier.map((id) => rows.get(id)!), excluded, need, owners, footprint);
+    const found = yield* newJuniors(
+      frontier.map((id) => rows.get(id)!),
+      excluded,
+      need,
+      owners,
+      footprint,
+    );
     const picked = [...found.keys()].sort((a, b) => a - b);
     for (const id of picked.slice(0, remaining)) {
       const entry = found.get(id)!;
@@ -125,9 +131,17 @@ export function* walkHierarchy<R extends LineageRowRef>(
   }
   // The downward bound: anything below the deepest admitted level is left out.
   if (!truncated) {
-    const deep = shown().filter((id) => depth.get(id)! >= bounds.maxDepth).sort((a, b) => a - b);
+    const deep = shown()
+      .filter((id) => depth.get(id)! >= bounds.maxDepth)
+      .sort((a, b) => a - b);
     if (deep.length > 0) {
-      const found = yield* newJuniors(deep.map((id) => rows.get(id)!), excluded, 1, owners, footprint);
+      const found = yield* newJuniors(
+        deep.map((id) => rows.get(id)!),
+        excluded,
+        1,
+        owners,
+        footprint,
+      );
       if (found.size > 0) truncated = true;
     }
   }
@@ -146,7 +160,11 @@ export function* walkHierarchy<R extends LineageRowRef>(
   };
   for (const id of rendered) {
     const known = seniorEdges.get(id);
-    if (known) uncleEdges.set(id, known.filter((e) => e.kind === 'uncle').map((e) => ({ seniorId: e.seniorId, basis: e.basis ?? 'declared' })));
+    if (known)
+      uncleEdges.set(
+        id,
+        known.filter((e) => e.kind === 'uncle').map((e) => ({ seniorId: e.seniorId, basis: e.basis ?? 'declared' })),
+      );
     else if (chips.has(id)) {
       uncleEdges.set(id, []);
       addChips(chips.get(id)!);
@@ -187,7 +205,10 @@ function upwardRoots(
   seniorEdges: Map<number, WalkEdge[]>,
   originId: number,
 ): { roots: number[]; depths: Map<number, number> } {
-  const roots = [originId, ...[...upward].filter((id) => id !== originId && !(seniorEdges.get(id) ?? []).some((e) => upward.has(e.seniorId))).sort((a, b) => a - b)];
+  const roots = [
+    originId,
+    ...[...upward].filter((id) => id !== originId && !(seniorEdges.get(id) ?? []).some((e) => upward.has(e.seniorId))).sort((a, b) => a - b),
+  ];
   for (;;) {
     const depths = depthsWithin(upward, roots, seniorEdges);
     if (depths.size === upward.size) return { roots, depths };

@@ -81,10 +81,7 @@ export type QueueChange = 'send_now' | 'interrupt' | 'withdraw';
  * to the model. A change with no effect (send_now of a next-turn or interrupt item, interrupt
  * of an interrupt item) records nothing.
  */
-type QueueChangeDecision =
-  | { kind: 'change'; to: { mode: InboxMode } | { state: 'withdrawn' } }
-  | { kind: 'noop' }
-  | { kind: 'refused'; state: InboxState };
+type QueueChangeDecision = { kind: 'change'; to: { mode: InboxMode } | { state: 'withdrawn' } } | { kind: 'noop' } | { kind: 'refused'; state: InboxState };
 
 export function decideQueueChange(item: { mode: InboxMode; state: InboxState }, change: QueueChange): QueueChangeDecision {
   if (item.state !== 'pending') return { kind: 'refused', state: item.state };

@@ -6,16 +6,7 @@ export const SESSION_STATUSES = ['pending', 'running', 'idle', 'stopped', 'faile
 export type SessionStatus = (typeof SESSION_STATUSES)[number];
 
 export type LifecycleAct =
-  | 'attach'
-  | 'resume'
-  | 'stop'
-  | 'archive'
-  | 'unarchive'
-  | 'runtime-started'
-  | 'runtime-idle'
-  | 'runtime-exited-ok'
-  | 'runtime-exited-fail'
-  | 'runtime-error';
+  'attach' | 'resume' | 'stop' | 'archive' | 'unarchive' | 'runtime-started' | 'runtime-idle' | 'runtime-exited-ok' | 'runtime-exited-fail' | 'runtime-error';
 
 type TransitionDecision =
   | { kind: 'change'; to: SessionStatus; event: string }
@@ -33,9 +24,7 @@ export const isActive = (status: SessionStatus): boolean => ACTIVE_STATUSES.incl
 export function decideTransition(status: SessionStatus, act: LifecycleAct, stopRequested = false): TransitionDecision {
   switch (act) {
     case 'attach':
-      return status === 'pending' || status === 'stopped' || status === 'failed'
-        ? { kind: 'change', to: 'running', event: 'attached' }
-        : { kind: 'invalid' };
+      return status === 'pending' || status === 'stopped' || status === 'failed' ? { kind: 'change', to: 'running', event: 'attached' } : { kind: 'invalid' };
     case 'resume':
       if (status === 'stopped' || status === 'failed') return { kind: 'change', to: 'pending', event: 'resumed' };
       if (status === 'pending') return { kind: 'noop' };
@@ -62,9 +51,7 @@ export function decideTransition(status: SessionStatus, act: LifecycleAct, stopR
     case 'runtime-error': {
       if (!isActive(status)) return { kind: 'invalid' };
       const clean = act === 'runtime-exited-ok' || (act === 'runtime-exited-fail' && stopRequested);
-      return clean
-        ? { kind: 'change', to: 'stopped', event: 'exited' }
-        : { kind: 'change', to: 'failed', event: 'error' };
+      return clean ? { kind: 'change', to: 'stopped', event: 'exited' } : { kind: 'change', to: 'failed', event: 'error' };
     }
   }
 }

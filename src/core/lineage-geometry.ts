@@ -35,12 +35,7 @@ function isZeroWidth(r: Rect): boolean {
 function centreInside(r: Rect, box: Rect): boolean {
   const cx = (r.left + r.right) / 2;
   const cy = (r.top + r.bottom) / 2;
-  return (
-    cx >= box.left - CLIP_TOLERANCE_PX &&
-    cx <= box.right + CLIP_TOLERANCE_PX &&
-    cy >= box.top - CLIP_TOLERANCE_PX &&
-    cy <= box.bottom + CLIP_TOLERANCE_PX
-  );
+  return cx >= box.left - CLIP_TOLERANCE_PX && cx <= box.right + CLIP_TOLERANCE_PX && cy >= box.top - CLIP_TOLERANCE_PX && cy <= box.bottom + CLIP_TOLERANCE_PX;
 }
 
 /**

@@ -62,7 +62,6 @@ function fail(field: string, reason: string): EnvelopeCheck {
   return { ok: false, field, reason };
 }
 
-
 /** UTF-8 length without node:Buffer (core stays portable). */
 function utf8Length(text: string): number {
   let n = 0;
@@ -77,7 +76,7 @@ function checkRef(raw: unknown): { ok: true; value: string | null } | { ok: fals
   if (raw === undefined || raw === null) return { ok: true, value: null };
   if (typeof raw !== 'string') return { ok: false, reason: 'must be text' };
   if (raw.length === 0 || raw.length > MAX_REF_LENGTH) return { ok: false, reason: `must be 1 to ${MAX_REF_LENGTH} characters` };
-   
+
   if (/[\u0000-\u001f\u007f]/.test(raw) || hasLoneSurrogate(raw)) return { ok: false, reason: 'must be printable text' };
   return { ok: true, value: raw };
 }
@@ -85,7 +84,9 @@ function checkRef(raw: unknown): { ok: true; value: string | null } | { ok: fals
 function checkReplyTo(raw: unknown): { ok: true; value: ReplyToRef | null } | { ok: false; reason: string } {
   if (raw === undefined || raw === null) return { ok: true, value: null };
   if (typeof raw === 'number') {
-    return Number.isSafeInteger(raw) && raw > 0 ? { ok: true, value: { kind: 'inbox-item', id: raw } } : { ok: false, reason: 'an inbox item id is a positive whole number' };
+    return Number.isSafeInteger(raw) && raw > 0
+      ? { ok: true, value: { kind: 'inbox-item', id: raw } }
+      : { ok: false, reason: 'an inbox item id is a positive whole number' };
   }
   if (typeof raw !== 'string') return { ok: false, reason: 'must be a message id (msg_…) or an inbox item id' };
   const text = raw.trim();
@@ -133,7 +134,8 @@ export function checkEnvelope(input: EnvelopeInput): EnvelopeCheck {
   let ttlSeconds: number | null = null;
   if (input.ttl !== undefined && input.ttl !== null) {
     if (typeof input.ttl !== 'number' || !Number.isInteger(input.ttl)) return fail('ttl', 'must be a whole number of seconds');
-    if (input.ttl < MIN_TTL_SECONDS || input.ttl > MAX_TTL_SECONDS) return fail('ttl', `must be ${MIN_TTL_SECONDS} to ${MAX_TTL_SECONDS.toLocaleString('en-US')} seconds`);
+    if (input.ttl < MIN_TTL_SECONDS || input.ttl > MAX_TTL_SECONDS)
+      return fail('ttl', `must be ${MIN_TTL_SECONDS} to ${MAX_TTL_SECONDS.toLocaleString('en-US')} seconds`);
     ttlSeconds = input.ttl;
   }
 
@@ -166,7 +168,10 @@ export type MessageState = (typeof MESSAGE_STATES)[number];
  * The state a reader sees: a message whose deadline passed before it was acknowledged is
  * `expired` at its deadline, even before housekeeping rewrites the row (a read changes nothing).
  */
-export function effectiveMessageState(m: { state: MessageState; deadline: string; terminalAt: string | null }, nowIso: string): { state: MessageState; terminalAt: string | null } {
+export function effectiveMessageState(
+  m: { state: MessageState; deadline: string; terminalAt: string | null },
+  nowIso: string,
+): { state: MessageState; terminalAt: string | null } {
   if (m.state === 'accepted' && m.deadline <= nowIso) return { state: 'expired', terminalAt: m.deadline };
   return { state: m.state, terminalAt: m.terminalAt };
 }

@@ -51,7 +51,12 @@ export function readHistoryLine(line: string): MessageHistoryLine {
     ref: str(v.ref),
     conversation_ref: str(v.conversation_ref),
     reply_to: nullableStr(v.reply_to),
-    source: { session_id: num(source.session_id), basis: str(source.basis), activation: num(source.activation), provider_conversation: nullableStr(source.provider_conversation) },
+    source: {
+      session_id: num(source.session_id),
+      basis: str(source.basis),
+      activation: num(source.activation),
+      provider_conversation: nullableStr(source.provider_conversation),
+    },
     target: { session_id: num(target.session_id), provider_conversation: nullableStr(target.provider_conversation) },
     deadline: str(v.deadline),
     payload_bytes: num(v.payload_bytes),

@@ -138,23 +138,38 @@ export function decideSend(f: SendFacts): SendDecision {
 
   // a reply-only session's send only permits replies (docs/messages.md): a new message is not a valid envelope for it
   if (f.sender.messaging === 'reply-only' && e.replyTo === null) {
-    return refused('envelope-invalid', `Session #${f.sender.sessionId} is reply-only: it may only answer a message it received (give reply_to).`, { field: 'reply_to', reason: 'reply-only-session' });
+    return refused('envelope-invalid', `Session #${f.sender.sessionId} is reply-only: it may only answer a message it received (give reply_to).`, {
+      field: 'reply_to',
+      reason: 'reply-only-session',
+    });
   }
   if (f.sameRef) {
-    return refused('ref-content-mismatch', `The ref ${JSON.stringify(e.ref)} was used before for message ${f.sameRef.messageId} with different content (to, reply_to or payload).`, { previous_id: f.sameRef.messageId });
+    return refused(
+      'ref-content-mismatch',
+      `The ref ${JSON.stringify(e.ref)} was used before for message ${f.sameRef.messageId} with different content (to, reply_to or payload).`,
+      { previous_id: f.sameRef.messageId },
+    );
   }
   if (f.sender.tokenActivation !== null && f.sender.tokenActivation !== f.sender.currentActivation) {
-    return refused('source-activation-stale', `This token belongs to activation ${f.sender.tokenActivation} of session #${f.sender.sessionId}; the current activation is ${f.sender.currentActivation}.`, {
-      token_activation: f.sender.tokenActivation,
-      current_activation: f.sender.currentActivation,
-    });
+    return refused(
+      'source-activation-stale',
+      `This token belongs to activation ${f.sender.tokenActivation} of session #${f.sender.sessionId}; the current activation is ${f.sender.currentActivation}.`,
+      {
+        token_activation: f.sender.tokenActivation,
+        current_activation: f.sender.currentActivation,
+      },
+    );
   }
   // an inert token (its session is not running or idle) writes nothing (docs/concepts.md)
   if (f.sender.tokenActivation !== null && !f.sender.live) {
     return refused('session-not-live', `Session #${f.sender.sessionId} is not running; its token can read but not send until a runtime attaches again.`);
   }
   if (f.target.kind === 'not-found') {
-    return refused('target-not-found', e.to !== null ? `No session you can see matches ${JSON.stringify(e.to)}.` : 'The sender of the original no longer exists.', e.to !== null ? { to: e.to } : {});
+    return refused(
+      'target-not-found',
+      e.to !== null ? `No session you can see matches ${JSON.stringify(e.to)}.` : 'The sender of the original no longer exists.',
+      e.to !== null ? { to: e.to } : {},
+    );
   }
   if (f.target.kind === 'found' && f.target.archived) {
     return refused('target-unavailable', `Session #${f.target.sessionId} is archived; nothing was sent.`, { session_id: f.target.sessionId });
@@ -164,32 +179,51 @@ export function decideSend(f: SendFacts): SendDecision {
   let conversationRef: string | null = null;
   if (e.replyTo !== null) {
     if (f.sender.basis !== 'authenticated') {
-      return refused('reply-sender-unverified', 'A reply must come from the session itself (its session token): a declared acting session is a routing claim and cannot answer anything.');
+      return refused(
+        'reply-sender-unverified',
+        'A reply must come from the session itself (its session token): a declared acting session is a routing claim and cannot answer anything.',
+      );
     }
     const o = f.original;
     if (!o || o.kind === 'not-found') {
-      return refused('reply-original-not-found', o?.reclaimed ? 'The original was reclaimed by retention; only its history remains.' : 'No message or inbox item you received has that id.', { reply_to: e.replyTo.kind === 'message' ? e.replyTo.id : String(e.replyTo.id) });
+      return refused(
+        'reply-original-not-found',
+        o?.reclaimed ? 'The original was reclaimed by retention; only its history remains.' : 'No message or inbox item you received has that id.',
+        { reply_to: e.replyTo.kind === 'message' ? e.replyTo.id : String(e.replyTo.id) },
+      );
     }
     if (o.kind === 'operator') {
-      return refused('reply-operator-origin', 'The original is an inbox item no session sent (an operator origin): there is no session to answer.', { origin: o.origin });
+      return refused('reply-operator-origin', 'The original is an inbox item no session sent (an operator origin): there is no session to answer.', {
+        origin: o.origin,
+      });
     }
     if (o.targetSessionId !== f.sender.sessionId) {
-      return refused('reply-correlation-mismatch', `Session #${f.sender.sessionId} is not the original's target (#${o.targetSessionId}).`, { original_target_session_id: o.targetSessionId });
+      return refused('reply-correlation-mismatch', `Session #${f.sender.sessionId} is not the original's target (#${o.targetSessionId}).`, {
+        original_target_session_id: o.targetSessionId,
+      });
     }
     if (f.target.kind === 'found' && f.target.sessionId !== o.sourceSessionId) {
-      return refused('reply-correlation-mismatch', `A reply goes to the original's sender (#${o.sourceSessionId}), not #${f.target.sessionId}.`, { original_source_session_id: o.sourceSessionId });
+      return refused('reply-correlation-mismatch', `A reply goes to the original's sender (#${o.sourceSessionId}), not #${f.target.sessionId}.`, {
+        original_source_session_id: o.sourceSessionId,
+      });
     }
     if (!o.delivered) {
       return refused('reply-original-not-delivered', `The original ${replyToText} was never acknowledged by its target.`, { reply_to: replyToText });
     }
     if (conversationChanged(o.sourceConversationAtSend, o.sourceConversationNow) || conversationChanged(o.targetConversationAtSend, o.targetConversationNow)) {
       const which = conversationChanged(o.sourceConversationAtSend, o.sourceConversationNow) ? o.sourceSessionId : o.targetSessionId;
-      return refused('reply-conversation-changed', `Session #${which} now runs in another provider conversation than when the original was sent.`, { session_id: which });
+      return refused('reply-conversation-changed', `Session #${which} now runs in another provider conversation than when the original was sent.`, {
+        session_id: which,
+      });
     }
     if (o.deadline !== null) {
       if (f.now >= o.deadline) return refused('reply-deadline-expired', `The original's deadline (${o.deadline}) has passed.`, { deadline: o.deadline });
       if (e.ttlSeconds !== null && deadline > o.deadline) {
-        return refused('reply-deadline-extended', `A ttl of ${e.ttlSeconds} s would end after the original's deadline (${o.deadline}); a reply cannot extend it.`, { deadline: o.deadline });
+        return refused(
+          'reply-deadline-extended',
+          `A ttl of ${e.ttlSeconds} s would end after the original's deadline (${o.deadline}); a reply cannot extend it.`,
+          { deadline: o.deadline },
+        );
       }
       if (e.ttlSeconds === null) deadline = o.deadline;
     }
@@ -201,10 +235,14 @@ export function decideSend(f: SendFacts): SendDecision {
 
   const need = f.capacity.held + 1 - f.capacity.limit;
   if (need > 0 && f.capacity.reclaimable < need) {
-    return refused('store-capacity', `The message store holds ${f.capacity.held} messages, its configured capacity is ${f.capacity.limit}, and none can be reclaimed yet (they are not delivered or expired).`, {
-      held: f.capacity.held,
-      capacity: f.capacity.limit,
-    });
+    return refused(
+      'store-capacity',
+      `The message store holds ${f.capacity.held} messages, its configured capacity is ${f.capacity.limit}, and none can be reclaimed yet (they are not delivered or expired).`,
+      {
+        held: f.capacity.held,
+        capacity: f.capacity.limit,
+      },
+    );
   }
   return { kind: 'accept', deadline, conversationRef, reclaim: Math.max(0, need) };
 }

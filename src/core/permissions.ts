@@ -84,12 +84,7 @@ type PermissionVerdict = { allowed: true } | { allowed: false; reason: string };
 /**
  * @example permissionFor('session', 'delete', {isSelf:true, isDescendant:false}) // {allowed:false, …}
  */
-export function permissionFor(
-  kind: PrincipalKind,
-  act: Act,
-  relation: TargetRelation | null,
-  declaredActingSession = false,
-): PermissionVerdict {
+export function permissionFor(kind: PrincipalKind, act: Act, relation: TargetRelation | null, declaredActingSession = false): PermissionVerdict {
   const rule = PERMISSIONS[act][kind];
   const what = ACT_DESCRIPTIONS[act];
   switch (rule) {
@@ -98,9 +93,7 @@ export function permissionFor(
     case 'no':
       return { allowed: false, reason: `a ${kind} credential may not ${what}` };
     case 'self':
-      return relation?.isSelf
-        ? { allowed: true }
-        : { allowed: false, reason: `a session token may only ${what} for its own session` };
+      return relation?.isSelf ? { allowed: true } : { allowed: false, reason: `a session token may only ${what} for its own session` };
     case 'self-or-descendant':
       return relation && (relation.isSelf || relation.isDescendant)
         ? { allowed: true }
@@ -110,8 +103,6 @@ export function permissionFor(
         ? { allowed: true }
         : { allowed: false, reason: `a session token may only ${what} for its own session and the subagent sessions its runtime created` };
     case 'declared-only':
-      return declaredActingSession
-        ? { allowed: true }
-        : { allowed: false, reason: `a ${kind} credential may ${what} only as a declared acting session` };
+      return declaredActingSession ? { allowed: true } : { allowed: false, reason: `a ${kind} credential may ${what} only as a declared acting session` };
   }
 }

@@ -88,7 +88,8 @@ function decodeKey(text: string, what: string): NoteKey {
   if (!isValidKeyName(name)) throw refuse('invalid-key', `${what}: the key name must be 1–64 printable characters without spaces or '+'.`);
   if (!/^[0-9a-f]{8}$/.test(hash)) throw refuse('invalid-key', `${what}: the key hash must be 8 lowercase hex digits.`);
   const bytes = fromBase64(b64);
-  if (!bytes || bytes.length !== 33 || bytes[0] !== ED25519_ALGORITHM) throw refuse('invalid-key', `${what}: not an Ed25519 key (expected base64 of 0x01 followed by 32 bytes).`);
+  if (!bytes || bytes.length !== 33 || bytes[0] !== ED25519_ALGORITHM)
+    throw refuse('invalid-key', `${what}: not an Ed25519 key (expected base64 of 0x01 followed by 32 bytes).`);
   return { name, keyHash: parseInt(hash, 16) >>> 0, key: bytes.slice(1) };
 }
 
@@ -121,7 +122,11 @@ export function formatCheckpointBody(claim: CheckpointClaim): string {
 
 function parseCheckpointBody(body: string): CheckpointClaim {
   const m = /^warrant audit checkpoint v1\nseq (\d{1,15})\nhash ([0-9a-f]{64})\ntime (\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?Z)\n/.exec(body);
-  if (!m) throw refuse('invalid-checkpoint', 'The note is not a Warrant audit checkpoint (expected the "warrant audit checkpoint v1" body with seq, hash and time lines).');
+  if (!m)
+    throw refuse(
+      'invalid-checkpoint',
+      'The note is not a Warrant audit checkpoint (expected the "warrant audit checkpoint v1" body with seq, hash and time lines).',
+    );
   return { seq: Number(m[1]), hash: m[2]!, time: m[3]! };
 }
 
@@ -180,7 +185,8 @@ export function formatSignedNote(body: string, signatures: readonly NoteSignatur
 export function parseSignedNote(text: string): { body: string; signatures: NoteSignature[] } {
   const normalized = text.replace(/\r\n/g, '\n');
   // a signed note holds no control characters but newline (C2SP signed-note)
-  if (/[\x00-\x09\x0b-\x1f]/.test(normalized)) throw refuse('invalid-checkpoint', 'The note contains a control character; a signed note holds none but newlines.');
+  if (/[\x00-\x09\x0b-\x1f]/.test(normalized))
+    throw refuse('invalid-checkpoint', 'The note contains a control character; a signed note holds none but newlines.');
   const split = normalized.lastIndexOf('\n\n');
   if (split < 0) throw refuse('invalid-checkpoint', 'The note has no signature block (a blank line followed by "— name signature" lines).');
   const body = normalized.slice(0, split + 1);

@@ -25,7 +25,12 @@ export function userTexts(record: unknown): string[] {
   if (!Array.isArray(content)) return [];
   const out: string[] = [];
   for (const block of content) {
-    if (typeof block === 'object' && block !== null && (block as Record<string, unknown>).type === 'text' && typeof (block as Record<string, unknown>).text === 'string') {
+    if (
+      typeof block === 'object' &&
+      block !== null &&
+      (block as Record<string, unknown>).type === 'text' &&
+      typeof (block as Record<string, unknown>).text === 'string'
+    ) {
       out.push((block as { text: string }).text);
     }
   }

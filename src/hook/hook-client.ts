@@ -50,7 +50,8 @@ function sendToRunner(socketPath: string, line: string): Promise<{ ok?: boolean;
 export async function runHook(provider: string, stdinText: string, argvPayload: string | undefined, env: NodeJS.ProcessEnv): Promise<string> {
   // outside `warrant run` (no session token) every hook is a silent no-op
   if (!env.WARRANT_SESSION_TOKEN) return '';
-  if (!PROVIDERS.includes(provider)) return systemMessage(`unknown hook provider ${JSON.stringify(provider)} (expected claude-code or codex); nothing was recorded.`);
+  if (!PROVIDERS.includes(provider))
+    return systemMessage(`unknown hook provider ${JSON.stringify(provider)} (expected claude-code or codex); nothing was recorded.`);
   let payload: Record<string, unknown>;
   try {
     const text = (argvPayload ?? stdinText).trim();
@@ -63,7 +64,9 @@ export async function runHook(provider: string, stdinText: string, argvPayload: 
   const event = String(payload.hook_event_name ?? (payload.type === 'agent-turn-complete' ? 'TurnComplete' : (payload.type ?? '')));
   const socketPath = env.WARRANT_RUNNER_SOCKET;
   if (!socketPath) {
-    return event === 'SessionStart' ? systemMessage('this agent holds a session token but was not started by `warrant run`, so its hook events are not recorded.') : '';
+    return event === 'SessionStart'
+      ? systemMessage('this agent holds a session token but was not started by `warrant run`, so its hook events are not recorded.')
+      : '';
   }
   try {
     const reply = await sendToRunner(socketPath, JSON.stringify({ v: 1, provider, event, payload }));

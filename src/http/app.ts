@@ -38,7 +38,10 @@ const TRANSCRIPT_APPEND_PATH = /^\/api\/v1\/sessions\/[^/]+\/transcript$/;
 /** Public routes (docs/concepts.md): everything else needs a bearer token. */
 const PUBLIC_API_PATHS = new Set(['/api/v1/health', '/api/v1/openapi.json']);
 
-type OpenApiDocument = { paths: Record<string, Record<string, { security?: unknown[]; requestBody?: unknown; responses: Record<string, unknown> }>> } & Record<string, unknown>;
+type OpenApiDocument = { paths: Record<string, Record<string, { security?: unknown[]; requestBody?: unknown; responses: Record<string, unknown> }>> } & Record<
+  string,
+  unknown
+>;
 
 const ERROR_REF = { content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } };
 
@@ -79,9 +82,13 @@ export function buildHttpApp(ctx: AppContext, options: HttpOptions = {}): OpenAP
       if (!result.success) {
         const issue = result.error.issues[0];
         const field = issue?.path.join('.') || 'body';
-        const message = issue?.code === 'unrecognized_keys' ? `unknown field${issue.keys.length > 1 ? 's' : ''} ${issue.keys.join(', ')}` : (issue?.message ?? 'invalid');
+        const message =
+          issue?.code === 'unrecognized_keys' ? `unknown field${issue.keys.length > 1 ? 's' : ''} ${issue.keys.join(', ')}` : (issue?.message ?? 'invalid');
         throw new WarrantError('invalid-request', `${issue?.code === 'unrecognized_keys' ? 'body' : field}: ${message}`, {
-          details: { field: issue?.code === 'unrecognized_keys' ? issue.keys[0] : field, issues: result.error.issues.map((i) => ({ path: i.path.join('.'), message: i.message })) },
+          details: {
+            field: issue?.code === 'unrecognized_keys' ? issue.keys[0] : field,
+            issues: result.error.issues.map((i) => ({ path: i.path.join('.'), message: i.message })),
+          },
         });
       }
     },
@@ -95,7 +102,11 @@ export function buildHttpApp(ctx: AppContext, options: HttpOptions = {}): OpenAP
   const metrics = new Metrics();
   app.use('*', metrics.middleware());
   const tooLargeFor = (max: number) => (c: Context) => c.json({ error: 'body-too-large', message: `The request body is over the ${max}-byte limit.` }, 413);
-  const limits = [MAX_BODY_BYTES, MAX_TRANSCRIPT_BODY_BYTES].map((max) => ({ max, tooLarge: tooLargeFor(max), streamed: bodyLimit({ maxSize: max, onError: tooLargeFor(max) }) }));
+  const limits = [MAX_BODY_BYTES, MAX_TRANSCRIPT_BODY_BYTES].map((max) => ({
+    max,
+    tooLarge: tooLargeFor(max),
+    streamed: bodyLimit({ maxSize: max, onError: tooLargeFor(max) }),
+  }));
   app.use('*', async (c, next) => {
     // Asking the node adapter for a body builds a full fetch Request, whose abort signal undici
     // tracks until finalization: under load that retained ~1 KB per request (the RSS target).
@@ -134,7 +145,11 @@ export function buildHttpApp(ctx: AppContext, options: HttpOptions = {}): OpenAP
   registerFootprintRoutes(app, ctx);
   for (const mount of options.mount ?? []) mount(app);
 
-  app.openAPIRegistry.registerComponent('securitySchemes', 'bearer', { type: 'http', scheme: 'bearer', description: 'wrt_f_ fleet key, wrt_s_ session token, wrt_h_ human token, wrt_c_ integration key or wrt_t_ witness credential (terminal routes only)' });
+  app.openAPIRegistry.registerComponent('securitySchemes', 'bearer', {
+    type: 'http',
+    scheme: 'bearer',
+    description: 'wrt_f_ fleet key, wrt_s_ session token, wrt_h_ human token, wrt_c_ integration key or wrt_t_ witness credential (terminal routes only)',
+  });
   let document: Record<string, unknown> | undefined;
   app.get('/api/v1/openapi.json', (c) => {
     document ??= withSharedAnswers(

@@ -3,7 +3,12 @@ import type { CheckpointView, ConsistencyProof, InclusionProof } from '../app/au
 
 /** docs/audit-log.md "Merkle tree and proofs": the wire shapes of checkpoints and proofs (hashes in base64). */
 const Count = (name: string, description: string) =>
-  z.coerce.number().int().positive().max(Number.MAX_SAFE_INTEGER).openapi({ param: { name, in: 'query' }, example: 97, description });
+  z.coerce
+    .number()
+    .int()
+    .positive()
+    .max(Number.MAX_SAFE_INTEGER)
+    .openapi({ param: { name, in: 'query' }, example: 97, description });
 
 export const InclusionQuery = z.object({
   seq: Count('seq', 'the entry (its seq; leaf index seq − 1)'),

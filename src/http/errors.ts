@@ -26,7 +26,8 @@ export function toWarrantError(error: unknown): WarrantError | null {
   if (error instanceof SyntaxError && /JSON/.test(error.message)) return new WarrantError('malformed-json', 'The request body is not valid JSON.');
   if (error instanceof URIError) return new WarrantError('invalid-request', 'The URL is not validly encoded.');
   // PostgreSQL text cannot hold U+0000 (22021); the input was the problem, not the store
-  if (String((error as { code?: unknown })?.code ?? '') === '22021') return new WarrantError('invalid-request', 'A text value contains a NUL character (U+0000), which cannot be stored; remove it.');
+  if (String((error as { code?: unknown })?.code ?? '') === '22021')
+    return new WarrantError('invalid-request', 'A text value contains a NUL character (U+0000), which cannot be stored; remove it.');
   if (isStoreUnavailable(error)) return new WarrantError('store-unavailable', 'The store could not be used; nothing was written. Retry.');
   return null;
 }

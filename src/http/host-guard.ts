@@ -31,7 +31,11 @@ export class HostGuard {
   async check(request: Request): Promise<void> {
     const requestUrl = new URL(request.url);
     const host = request.headers.get('host') ?? requestUrl.host;
-    if (!this.allows(host)) throw new WarrantError('host-not-allowed', `Host ${JSON.stringify(host)} is not on this server's allowlist (DNS-rebinding protection); add it with \`warrant settings set allowed_hosts\`.`);
+    if (!this.allows(host))
+      throw new WarrantError(
+        'host-not-allowed',
+        `Host ${JSON.stringify(host)} is not on this server's allowlist (DNS-rebinding protection); add it with \`warrant settings set allowed_hosts\`.`,
+      );
     const origin = request.headers.get('origin');
     if (origin === null) return;
     if (origin === 'null') throw new WarrantError('origin-not-allowed', 'Requests from an opaque origin are refused.');
@@ -44,7 +48,10 @@ export class HostGuard {
       throw new WarrantError('origin-not-allowed', `Origin ${JSON.stringify(origin)} is not a valid origin.`);
     }
     if (sent === null || own === null || sent !== own) {
-      throw new WarrantError('origin-not-allowed', `Origin ${JSON.stringify(origin)} is not this server's own origin${own ? ` (${own})` : ''}: scheme, host and port must all match.`);
+      throw new WarrantError(
+        'origin-not-allowed',
+        `Origin ${JSON.stringify(origin)} is not this server's own origin${own ? ` (${own})` : ''}: scheme, host and port must all match.`,
+      );
     }
   }
 }

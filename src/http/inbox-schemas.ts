@@ -8,11 +8,20 @@ import { commaList, Cursor, Limit, NonBlankText, orNull, RefValue } from './wire
 /** Wire schemas of the inbox, the paths into it and uncle edges (docs/concepts.md, docs/messages.md, docs/api.md). */
 const Ref = RefValue;
 const RefPathParam = (name: string, description: string) =>
-  z.string().min(1).max(200).openapi({ param: { name, in: 'path' }, example: '42', description });
+  z
+    .string()
+    .min(1)
+    .max(200)
+    .openapi({ param: { name, in: 'path' }, example: '42', description });
 
 export const MessageIdParam = z.object({
   ref: RefPathParam('ref', 'a session ref'),
-  mid: z.coerce.number().int().positive().max(Number.MAX_SAFE_INTEGER).openapi({ param: { name: 'mid', in: 'path' }, example: 7, description: 'the enqueued message (inbox item) id' }),
+  mid: z.coerce
+    .number()
+    .int()
+    .positive()
+    .max(Number.MAX_SAFE_INTEGER)
+    .openapi({ param: { name: 'mid', in: 'path' }, example: 7, description: 'the enqueued message (inbox item) id' }),
 });
 
 export const UncleLinkParams = z.object({
@@ -30,7 +39,7 @@ export const InboxItemSchema = z
     mode: z.enum(INBOX_MODES),
     state: z.enum(INBOX_STATES).openapi({
       description:
-        'effective state: a lapsed lease reads as pending; `written`: the runner wrote it into the agent and awaits the agent\'s prompt report; `undelivered`: no report matched within the lease (only a resend makes it pending again); `retired`: a stop item whose runtime ended',
+        "effective state: a lapsed lease reads as pending; `written`: the runner wrote it into the agent and awaits the agent's prompt report; `undelivered`: no report matched within the lease (only a resend makes it pending again); `retired`: a stop item whose runtime ended",
     }),
     content: z.string(),
     details: z.record(z.string(), z.unknown()),
@@ -44,7 +53,9 @@ export const InboxItemSchema = z
     withdrawn_at: z.string().nullable(),
     expires_at: z.string().nullable().openapi({ description: 'agent messages: the deadline; undelivered by then, the item expires' }),
     written_at: z.string().nullable().openapi({ description: 'when the runner wrote the item into its agent (state `written`)' }),
-    written_deadline: z.string().nullable().openapi({ description: 'until when the agent\'s prompt report is awaited; past it a written item reads `undelivered` (a later matching report still delivers it)' }),
+    written_deadline: z.string().nullable().openapi({
+      description: "until when the agent's prompt report is awaited; past it a written item reads `undelivered` (a later matching report still delivers it)",
+    }),
     retired_at: z.string().nullable().openapi({ description: 'a stop control item retired because the runtime it was for ended' }),
     created_at: z.string(),
     updated_at: z.string(),
@@ -72,13 +83,17 @@ const UncleEdgeOutcomeSchema = z
 export const ContentBody = z
   .object({
     content: NonBlankText.openapi({ description: 'the text the session receives: not only white space, at most 256 KiB (`413 content-too-large`)' }),
-    acting_session_id: Ref.nullish().openapi({ description: 'fleet key only: the session you act for (declared); a session token is the acting session itself' }),
+    acting_session_id: Ref.nullish().openapi({
+      description: 'fleet key only: the session you act for (declared); a session token is the acting session itself',
+    }),
   })
   .openapi('DeliveryContent');
 
 export const ActingOnlyBody = z.object({ acting_session_id: Ref.nullish() }).openapi('QueueAction');
 
-export const MessageParentBody = z.object({ content: NonBlankText.openapi({ description: 'not only white space, at most 256 KiB (`413 content-too-large`)' }) }).openapi('MessageParent');
+export const MessageParentBody = z
+  .object({ content: NonBlankText.openapi({ description: 'not only white space, at most 256 KiB (`413 content-too-large`)' }) })
+  .openapi('MessageParent');
 
 export const LeaseBody = z
   .object({
@@ -99,7 +114,11 @@ export const InboxQuery = z.object({
 
 export const DeliveryResponse = z.object({ inbox_item: InboxItemSchema, uncle_edge: UncleEdgeOutcomeSchema }).openapi('DeliveryResult');
 export const QueueChangeResponse = z
-  .object({ inbox_item: InboxItemSchema, changed: z.boolean(), uncle_edge: orNull(UncleEdgeOutcomeSchema).openapi({ description: 'null when the change had no effect (`changed: false`) or withdrew the message' }) })
+  .object({
+    inbox_item: InboxItemSchema,
+    changed: z.boolean(),
+    uncle_edge: orNull(UncleEdgeOutcomeSchema).openapi({ description: 'null when the change had no effect (`changed: false`) or withdrew the message' }),
+  })
   .openapi('QueueChangeResult');
 export const AckResponse = z
   .object({
@@ -120,14 +139,24 @@ export const WrittenResponse = z
 
 export const PromptReportBody = z
   .object({
-    digest: z.string().regex(/^[0-9a-f]{64}$/, 'the lowercase hex SHA-256 of the normalized prompt (64 characters)').openapi({ description: 'lowercase hex SHA-256 of the UTF-8 of the prompt, CRLF/CR → LF and trailing whitespace trimmed' }),
+    digest: z
+      .string()
+      .regex(/^[0-9a-f]{64}$/, 'the lowercase hex SHA-256 of the normalized prompt (64 characters)')
+      .openapi({ description: 'lowercase hex SHA-256 of the UTF-8 of the prompt, CRLF/CR → LF and trailing whitespace trimmed' }),
     length: z.number().int().min(0).max(MAX_PROMPT_LENGTH).openapi({ description: 'code points of the normalized prompt (at most 16,777,216)' }),
   })
   .openapi('PromptReport');
 export const PromptReportResponse = z
-  .object({ matched_item_id: z.number().int().nullable().openapi({ description: 'the written inbox item this prompt delivered, or null when it matched none' }) })
+  .object({
+    matched_item_id: z.number().int().nullable().openapi({ description: 'the written inbox item this prompt delivered, or null when it matched none' }),
+  })
   .openapi('PromptReportResult');
 
 export const InboxItemIdParam = z.object({
-  item_id: z.coerce.number().int().positive().max(Number.MAX_SAFE_INTEGER).openapi({ param: { name: 'item_id', in: 'path' }, example: 7, description: 'the inbox item id' }),
+  item_id: z.coerce
+    .number()
+    .int()
+    .positive()
+    .max(Number.MAX_SAFE_INTEGER)
+    .openapi({ param: { name: 'item_id', in: 'path' }, example: 7, description: 'the inbox item id' }),
 });

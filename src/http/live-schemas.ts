@@ -15,9 +15,7 @@ const EventId = z
   .openapi({ description: 'the live event id (the `id:` line): send the last one seen as `Last-Event-ID` to resume' });
 
 const frame = <T extends z.ZodType>(event: string, data: T, description: string, stored = true) =>
-  z
-    .object({ event: z.literal(event), ...(stored ? { id: EventId } : {}), data })
-    .openapi(`LiveFrame_${event}`, { description });
+  z.object({ event: z.literal(event), ...(stored ? { id: EventId } : {}), data }).openapi(`LiveFrame_${event}`, { description });
 
 const SessionIds = z.array(SessionIdNumber);
 
@@ -58,7 +56,7 @@ const LiveFrameSchema = z
         session_ids: SessionIds.openapi({
           description: 'the sessions whose hierarchy view changed (those the subscriber may see); with `hierarchy`, the watched one',
         }),
-        session_hierarchy: orNull(HierarchySchema).optional().openapi({ description: 'with `hierarchy` only: the watched session\'s new hierarchy view' }),
+        session_hierarchy: orNull(HierarchySchema).optional().openapi({ description: "with `hierarchy` only: the watched session's new hierarchy view" }),
       }),
       'derived by each node, not stored: it carries no id and is not replayed (after a reconnect, refetch the views)',
       false,

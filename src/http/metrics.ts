@@ -56,10 +56,21 @@ export class Metrics {
     BUCKETS.forEach((b, i) => out.push(`warrant_store_probe_seconds_bucket{le="${b}"} ${this.storeLatency.counts[i]}`));
     out.push(`warrant_store_probe_seconds_bucket{le="+Inf"} ${this.storeLatency.count}`);
     out.push(`warrant_store_probe_seconds_sum ${this.storeLatency.sum}`, `warrant_store_probe_seconds_count ${this.storeLatency.count}`);
-    out.push('# HELP warrant_sse_clients Open live-event streams on this node.', '# TYPE warrant_sse_clients gauge', `warrant_sse_clients ${gauges.sseClients}`);
+    out.push(
+      '# HELP warrant_sse_clients Open live-event streams on this node.',
+      '# TYPE warrant_sse_clients gauge',
+      `warrant_sse_clients ${gauges.sseClients}`,
+    );
     out.push('# HELP warrant_inbox_depth Inbox items waiting for delivery.', '# TYPE warrant_inbox_depth gauge', `warrant_inbox_depth ${gauges.inboxDepth}`);
-    out.push('# HELP warrant_live_event_id The newest live event id this node has dispatched.', '# TYPE warrant_live_event_id gauge', `warrant_live_event_id ${gauges.liveEventId}`);
-    out.push('# HELP warrant_hierarchy_walks_total Hierarchy walks run by this node (requests and live refresh).', '# TYPE warrant_hierarchy_walks_total counter');
+    out.push(
+      '# HELP warrant_live_event_id The newest live event id this node has dispatched.',
+      '# TYPE warrant_live_event_id gauge',
+      `warrant_live_event_id ${gauges.liveEventId}`,
+    );
+    out.push(
+      '# HELP warrant_hierarchy_walks_total Hierarchy walks run by this node (requests and live refresh).',
+      '# TYPE warrant_hierarchy_walks_total counter',
+    );
     out.push(`warrant_hierarchy_walks_total ${gauges.hierarchyWalks}`);
     return out.join('\n') + '\n';
   }

@@ -17,7 +17,15 @@ const Ref = RefValue;
 const ParentHint = z.union([z.string().max(10_000), z.number()]);
 
 export const RefParam = z.object({
-  ref: z.string().min(1).max(200).openapi({ param: { name: 'ref', in: 'path' }, example: '42', description: 'a session ref: `42`, `#42`, a uid, `uid:<prefix>` or a uid prefix of 8+ hex characters with a letter' }),
+  ref: z
+    .string()
+    .min(1)
+    .max(200)
+    .openapi({
+      param: { name: 'ref', in: 'path' },
+      example: '42',
+      description: 'a session ref: `42`, `#42`, a uid, `uid:<prefix>` or a uid prefix of 8+ hex characters with a letter',
+    }),
 });
 
 export const ActorSchema = z
@@ -27,7 +35,8 @@ export const ActorSchema = z
     display_name: z.string().nullable(),
   })
   .openapi('Actor', {
-    description: 'who acted; in multi-user mode a session the reader may not see is `{kind: "session", ref: null, display_name: null}` — "a session you cannot see"',
+    description:
+      'who acted; in multi-user mode a session the reader may not see is `{kind: "session", ref: null, display_name: null}` — "a session you cannot see"',
   });
 
 const Basis = z.enum(['authenticated', 'delegated', 'declared', 'legacy', 'corrected']);
@@ -56,7 +65,10 @@ export const SessionSchema = z
     custom_metadata: z.record(z.string(), z.unknown()).optional(),
     provider: z.string().nullable(),
     provider_conversation: z.string().nullable(),
-    runtime_parent_id: z.number().int().nullable().openapi({ description: 'the session whose runtime created this one for a subagent or nested agent; its token reports this session\'s runtime, conversation and transcript' }),
+    runtime_parent_id: z.number().int().nullable().openapi({
+      description:
+        "the session whose runtime created this one for a subagent or nested agent; its token reports this session's runtime, conversation and transcript",
+    }),
     runtime_origin: z.enum(['subagent', 'nested-agent']).nullable(),
     activation: z.number().int(),
     created_at: z.string(),
@@ -94,7 +106,10 @@ export const CreateSessionBody = z
     parent_session_id: ParentHint.nullish(),
     parentSessionId: ParentHint.nullish().openapi({ description: 'alias of parent_session_id' }),
     acting_session_id: Ref.nullish(),
-    owner: z.string().max(64).nullish().openapi({ description: "the owner's roster key: fleet and integration keys only (a human owns what they create, a spawned session its parent's owner; `400` otherwise)" }),
+    owner: z.string().max(64).nullish().openapi({
+      description:
+        "the owner's roster key: fleet and integration keys only (a human owns what they create, a spawned session its parent's owner; `400` otherwise)",
+    }),
     genesis: z.enum(['schedule', 'github', 'api']).nullish(),
     scheduling_class: z.enum(['priority', 'spot']).nullish(),
     attach: z.boolean().optional(),
@@ -120,7 +135,8 @@ const ResolutionSchema = z.object({
   resolved_id: z.number().int().nullable(),
   basis: Basis.nullable(),
   dropped: z.string().nullable().openapi({
-    description: 'why the hint was not used: `not-found` (also for a session the caller may not see), `ambiguous-prefix`, `prefix-too-short`, `hint-too-long`, `owner-mismatch`, `caller-disagrees`',
+    description:
+      'why the hint was not used: `not-found` (also for a session the caller may not see), `ambiguous-prefix`, `prefix-too-short`, `hint-too-long`, `owner-mismatch`, `caller-disagrees`',
   }),
 });
 
@@ -151,15 +167,23 @@ export const ActingBody = z.object({ acting_session_id: Ref.nullish() }).openapi
 export const RuntimeBody = z
   .discriminatedUnion('state', [
     z.object({ state: z.enum(['started', 'idle']) }),
-    z.object({ state: z.literal('exited'), code: z.number().int().min(-255).max(255).openapi({ description: "the process's exit code (a signal as its negative number)" }) }),
+    z.object({
+      state: z.literal('exited'),
+      code: z.number().int().min(-255).max(255).openapi({ description: "the process's exit code (a signal as its negative number)" }),
+    }),
     z.object({ state: z.literal('error'), reason: z.string().max(2000).nullish() }),
   ])
   .openapi('RuntimeReport');
 
 const transcriptChunk = {
   provider: ReportedText(MAX_PROVIDER_LENGTH).openapi({ example: 'claude-code' }),
-  conversation_id: ReportedText(MAX_CONVERSATION_ID_LENGTH).openapi({ description: "the provider's conversation (Claude Code's session_id or a subagent's agent_id)" }),
-  lines: z.array(z.string().regex(/^[^\n\u0000]*$/, 'one line without its newline, without NUL characters')).openapi({ description: 'each line of the file exactly as written, without its trailing newline; at most 1 MiB of the file (the lines\' UTF-8 bytes plus one newline each) and 16,384 lines a request' }),
+  conversation_id: ReportedText(MAX_CONVERSATION_ID_LENGTH).openapi({
+    description: "the provider's conversation (Claude Code's session_id or a subagent's agent_id)",
+  }),
+  lines: z.array(z.string().regex(/^[^\n\u0000]*$/, 'one line without its newline, without NUL characters')).openapi({
+    description:
+      "each line of the file exactly as written, without its trailing newline; at most 1 MiB of the file (the lines' UTF-8 bytes plus one newline each) and 16,384 lines a request",
+  }),
 };
 
 /** An append continues the file at the server's next offset, or (`restarted: true`) starts it over from 0. */
@@ -167,7 +191,9 @@ export const TranscriptBody = z
   .discriminatedUnion('restarted', [
     z.strictObject({
       ...transcriptChunk,
-      offset: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER).openapi({ description: "byte offset in the provider's file of `lines[0]`; must equal the server's next offset for this conversation (0 for the first append)" }),
+      offset: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER).openapi({
+        description: "byte offset in the provider's file of `lines[0]`; must equal the server's next offset for this conversation (0 for the first append)",
+      }),
       restarted: z.literal(false).optional(),
     }),
     z.strictObject({
@@ -179,7 +205,10 @@ export const TranscriptBody = z
   .openapi('TranscriptAppend');
 
 export const TranscriptAppendResponse = z
-  .object({ appended: z.number().int().openapi({ description: 'lines stored' }), next_offset: z.number().int().openapi({ description: 'where the next append starts' }) })
+  .object({
+    appended: z.number().int().openapi({ description: 'lines stored' }),
+    next_offset: z.number().int().openapi({ description: 'where the next append starts' }),
+  })
   .openapi('TranscriptAppended');
 
 export const TranscriptPositionQuery = z.object({ provider: ReportedText(MAX_PROVIDER_LENGTH), conversation_id: ReportedText(MAX_CONVERSATION_ID_LENGTH) });
@@ -209,9 +238,14 @@ export const TranscriptRecordSchema = z
 
 export const RuntimeChildBody = z
   .strictObject({
-    origin: z.enum(['subagent', 'nested-agent']).openapi({ description: "`subagent`: the agent's built-in subagent (Claude Code's Agent tool, Codex's spawn_agent); `nested-agent`: another agent started inside this one's runtime" }),
+    origin: z.enum(['subagent', 'nested-agent']).openapi({
+      description:
+        "`subagent`: the agent's built-in subagent (Claude Code's Agent tool, Codex's spawn_agent); `nested-agent`: another agent started inside this one's runtime",
+    }),
     provider: ReportedText(MAX_PROVIDER_LENGTH).openapi({ example: 'claude-code' }),
-    conversation_id: ReportedText(MAX_CONVERSATION_ID_LENGTH).openapi({ description: "the child's conversation: a subagent's `agent_id`, a nested agent's `session_id`" }),
+    conversation_id: ReportedText(MAX_CONVERSATION_ID_LENGTH).openapi({
+      description: "the child's conversation: a subagent's `agent_id`, a nested agent's `session_id`",
+    }),
     agent_root: ReportedText(64).nullish().openapi({ description: "the subagent's type (Claude Code's `agent_type`)" }),
     transcript_path: ReportedText(MAX_TRANSCRIPT_PATH_LENGTH).nullish().openapi({ description: "the child's transcript file, stored as given (never opened)" }),
   })
@@ -272,7 +306,9 @@ const HierarchyNodeSchema = z
     render_parent_id: z.number().int().nullable().openapi({ description: 'the session this node is drawn under' }),
     spawn_edge: z.boolean().openapi({ description: 'true only when render_parent_id is its lineage (spawn) parent' }),
     placement: z.enum(['root', 'spawn', 'uncle', 'ceiling']),
-    also_senior: z.array(z.object({ id: z.number().int(), basis: z.enum(['authenticated', 'declared']) })).openapi({ description: 'its uncles that are rendered nodes, with the edge basis' }),
+    also_senior: z
+      .array(z.object({ id: z.number().int(), basis: z.enum(['authenticated', 'declared']) }))
+      .openapi({ description: 'its uncles that are rendered nodes, with the edge basis' }),
     hidden_seniors: z.number().int().openapi({ description: 'its uncles that are not rendered here' }),
     is_current: z.boolean(),
     drawn_under: z
@@ -306,10 +342,22 @@ const CaptureGapSchema = z
     since: z.string().optional(),
     deleted_session_id: z.number().int().optional(),
     human_messages: z.number().int().optional(),
-    started_at: z.string().optional().openapi({ description: 'terminal-unwitnessed (channel `terminal`): when the first run of the session with a TTY attached' }),
-    activations: z.array(z.number().int()).optional().openapi({ description: 'terminal-unwitnessed: the activations whose runner had a TTY and whose typed turns were not witnessed' }),
-    match_pending: z.literal(true).optional().openapi({ description: 'terminal-unwitnessed: every unmatched turn or report is under 5 s old and may still be matched; the gap stands until it is' }),
-    unmatched_at: z.string().optional().openapi({ description: 'terminal-unwitnessed: when the earliest relayed turn or reported prompt of those runs was made that nothing matched (absent when the gap is the run itself: no witness, or no closing report)' }),
+    started_at: z
+      .string()
+      .optional()
+      .openapi({ description: 'terminal-unwitnessed (channel `terminal`): when the first run of the session with a TTY attached' }),
+    activations: z
+      .array(z.number().int())
+      .optional()
+      .openapi({ description: 'terminal-unwitnessed: the activations whose runner had a TTY and whose typed turns were not witnessed' }),
+    match_pending: z
+      .literal(true)
+      .optional()
+      .openapi({ description: 'terminal-unwitnessed: every unmatched turn or report is under 5 s old and may still be matched; the gap stands until it is' }),
+    unmatched_at: z.string().optional().openapi({
+      description:
+        'terminal-unwitnessed: when the earliest relayed turn or reported prompt of those runs was made that nothing matched (absent when the gap is the run itself: no witness, or no closing report)',
+    }),
     message: z.string(),
   })
   .openapi('CaptureGap');
@@ -327,10 +375,10 @@ export const HumanMessageSchema = z
     inbox_item_id: z.number().int().nullable(),
     created_at: z.string(),
     withdrawn_at: z.string().nullable(),
-    witness_isolation: z
-      .enum(['same-uid', 'other-uid'])
-      .nullable()
-      .openapi({ description: 'a witnessed terminal prompt (`cli.terminal_prompt`): `other-uid` when the agent ran as another OS user than the runner that witnessed it, `same-uid` when as the same one (it could then read what that user can); null for every other record' }),
+    witness_isolation: z.enum(['same-uid', 'other-uid']).nullable().openapi({
+      description:
+        'a witnessed terminal prompt (`cli.terminal_prompt`): `other-uid` when the agent ran as another OS user than the runner that witnessed it, `same-uid` when as the same one (it could then read what that user can); null for every other record',
+    }),
   })
   .openapi('HumanMessage');
 
@@ -357,7 +405,9 @@ export const WarrantSchema = z
     witnessed_evidence: z
       .array(z.object({ human_message_id: z.number().int(), witness_isolation: z.enum(['same-uid', 'other-uid']) }))
       .optional()
-      .openapi({ description: 'present when some evidence is a prompt witnessed at the agent terminal (`cli.terminal_prompt`): which, and its witness_isolation' }),
+      .openapi({
+        description: 'present when some evidence is a prompt witnessed at the agent terminal (`cli.terminal_prompt`): which, and its witness_isolation',
+      }),
     gaps: z.array(CaptureGapSchema),
     truncated: z.boolean(),
     counts: z.object({ here: z.number().int(), elsewhere: z.number().int() }),

@@ -24,7 +24,7 @@ export const ReportedText = (max: number) =>
     .string()
     .min(1)
     .max(max)
-     
+
     .regex(/^[^\u0000-\u001f\u007f]*$/, 'must not contain control characters');
 
 /** A list cursor: opaque base64url, passed back unchanged from `next_cursor`. */
@@ -49,7 +49,9 @@ export function commaList(values: readonly string[], description: string, extra:
     .string()
     .max(200)
     .regex(new RegExp(pattern), `a comma-separated list of ${values.join(', ')}${extra.length > 0 ? `, or ${extra.join(', ')}` : ''}`)
-    .openapi({ description: `${description}: comma-separated, of ${values.map((v) => `\`${v}\``).join(', ')}${extra.length > 0 ? `; or ${extra.map((v) => `\`${v}\``).join(', ')} alone` : ''}` });
+    .openapi({
+      description: `${description}: comma-separated, of ${values.map((v) => `\`${v}\``).join(', ')}${extra.length > 0 ? `; or ${extra.map((v) => `\`${v}\``).join(', ')} alone` : ''}`,
+    });
 }
 
 const escapeRegex = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
@@ -64,4 +66,7 @@ export const IsoTime = z.union([z.iso.datetime({ offset: true, local: true }), z
 export const ActorFilter = z
   .string()
   .max(100)
-  .regex(/^(?:fleet|system|session:#?[0-9]{1,15}|client:[a-z][a-z0-9-]{0,31}|(?:human:)?[a-z0-9][a-z0-9._-]{0,63})$/, 'expected fleet, system, session:<id>, client:<name>, human:<key> or a roster key');
+  .regex(
+    /^(?:fleet|system|session:#?[0-9]{1,15}|client:[a-z][a-z0-9-]{0,31}|(?:human:)?[a-z0-9][a-z0-9._-]{0,63})$/,
+    'expected fleet, system, session:<id>, client:<name>, human:<key> or a roster key',
+  );

@@ -132,7 +132,9 @@ export function mergeClaudeMcpServers(existing: string | null, file: string, pat
   const current = servers.warrant;
   if (current !== undefined && JSON.stringify(current) === JSON.stringify(entry)) return finish(existing, config, false, []);
   if (current !== undefined && !isLegacyMcp(current) && !isStaleWarrantMcp(current)) {
-    return finish(existing, config, false, [`${file} already has a "warrant" server entry that differs; left as it is (warrant doctor checks whether it works).`]);
+    return finish(existing, config, false, [
+      `${file} already has a "warrant" server entry that differs; left as it is (warrant doctor checks whether it works).`,
+    ]);
   }
   const notes = current === undefined ? [] : [`${file}: the "warrant" server entry of an earlier integrate was upgraded to absolute paths.`];
   return finish(existing, { ...config, mcpServers: { ...servers, warrant: entry } }, true, notes);
@@ -180,7 +182,10 @@ export function mergeClaudeSettings(existing: string | null, options: ClaudeSett
     }
     permissions.deny = deny;
   }
-  if (Array.isArray(permissions.deny) && (permissions.deny as unknown[]).some((r) => typeof r === 'string' && CLAUDE_ALLOW_EQUIVALENTS.some((a) => r === a || r.startsWith('mcp__warrant__')))) {
+  if (
+    Array.isArray(permissions.deny) &&
+    (permissions.deny as unknown[]).some((r) => typeof r === 'string' && CLAUDE_ALLOW_EQUIVALENTS.some((a) => r === a || r.startsWith('mcp__warrant__')))
+  ) {
     notes.push(`${file}: permissions.deny names Warrant tools; left as it is (deny wins over allow, so those tools stay refused).`);
   }
 

@@ -34,7 +34,14 @@ const TABLE = '[mcp_servers.warrant]';
 function codexMcpBlock(paths: WarrantPaths): string[] {
   // approve: headless `codex exec` refuses a writing tool that needs approval; required: without
   // it Codex starts the first turn after ~1 s without a server still starting (docs/integrations.md)
-  return [TABLE, `command = ${tomlString(paths.node)}`, `args = ${tomlArray([paths.cliMain, 'mcp', '--self'])}`, 'env_vars = ["WARRANT_URL", "WARRANT_SESSION_TOKEN"]', 'default_tools_approval_mode = "approve"', 'required = true'];
+  return [
+    TABLE,
+    `command = ${tomlString(paths.node)}`,
+    `args = ${tomlArray([paths.cliMain, 'mcp', '--self'])}`,
+    'env_vars = ["WARRANT_URL", "WARRANT_SESSION_TOKEN"]',
+    'default_tools_approval_mode = "approve"',
+    'required = true',
+  ];
 }
 
 const LEGACY_NOTIFY = /^\s*notify\s*=\s*\[\s*"warrant"\s*,\s*"hook"\s*,\s*"codex"\s*\]\s*$/;
@@ -58,8 +65,7 @@ export function mergeCodexToml(existing: string | null, paths: WarrantPaths = wa
     let at = topEnd;
     while (at > 0 && lines[at - 1]!.trim() === '') at--;
     lines.splice(at, 0, notify, ...(firstTable >= 0 && at === topEnd ? [''] : []));
-  }
-  else if (lines[notifyAt] !== notify) {
+  } else if (lines[notifyAt] !== notify) {
     if (LEGACY_NOTIFY.test(lines[notifyAt]!) || WARRANT_NOTIFY.test(lines[notifyAt]!)) {
       lines[notifyAt] = notify;
       notes.push('config.toml: the notify hook of an earlier integrate was upgraded to the absolute command.');
@@ -76,10 +82,14 @@ export function mergeCodexToml(existing: string | null, paths: WarrantPaths = wa
     const body = lines.slice(tableAt + 1, end < 0 ? lines.length : end);
     const commandAt = body.findIndex((l) => /^\s*command\s*=/.test(l));
     const argsAt = body.findIndex((l) => /^\s*args\s*=/.test(l));
-    const ours = commandAt >= 0 && (/^\s*command\s*=\s*"warrant"\s*$/.test(body[commandAt]!) || /dist[\\/]cli[\\/]main\.js"\s*,\s*"mcp"\s*,\s*"--self"\s*\]/.test(body[argsAt] ?? ''));
+    const ours =
+      commandAt >= 0 &&
+      (/^\s*command\s*=\s*"warrant"\s*$/.test(body[commandAt]!) || /dist[\\/]cli[\\/]main\.js"\s*,\s*"mcp"\s*,\s*"--self"\s*\]/.test(body[argsAt] ?? ''));
     if (ours) {
       // Warrant's own table: the command upgraded, keys it lacks added, values it has kept
-      const missing = block.slice(3).filter((line) => !body.some((l) => l.trim().startsWith(line.split(' =')[0]! + ' ') || l.trim().startsWith(line.split(' =')[0]! + '=')));
+      const missing = block
+        .slice(3)
+        .filter((line) => !body.some((l) => l.trim().startsWith(line.split(' =')[0]! + ' ') || l.trim().startsWith(line.split(' =')[0]! + '=')));
       let bodyEnd = tableAt + 1 + body.length;
       while (bodyEnd > tableAt + 1 && lines[bodyEnd - 1]!.trim() === '') bodyEnd--;
       lines.splice(bodyEnd, 0, ...missing);
@@ -90,7 +100,8 @@ export function mergeCodexToml(existing: string | null, paths: WarrantPaths = wa
         notes.push('config.toml: the [mcp_servers.warrant] command of an earlier integrate was upgraded to absolute paths.');
       }
       if (missing.length) notes.push(`config.toml: [mcp_servers.warrant] gained ${missing.map((l) => l.split(' =')[0]).join(', ')}.`);
-    } else if (!ours) notes.push('config.toml already has an [mcp_servers.warrant] table that differs; left as it is (warrant doctor checks whether it works).');
+    } else if (!ours)
+      notes.push('config.toml already has an [mcp_servers.warrant] table that differs; left as it is (warrant doctor checks whether it works).');
   }
   const text = lines.join('\n') + '\n';
   const changed = text !== original;

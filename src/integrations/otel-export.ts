@@ -44,7 +44,10 @@ interface OtelExportResult {
   events: number;
 }
 
-export async function exportToOtlp(ctx: AppContext, options: { endpoint: string; sessionIds?: number[]; headers?: Record<string, string> }): Promise<OtelExportResult> {
+export async function exportToOtlp(
+  ctx: AppContext,
+  options: { endpoint: string; sessionIds?: number[]; headers?: Record<string, string> },
+): Promise<OtelExportResult> {
   const { sessions, byId, parentOf, uncles, messages } = await otelSource(ctx, options.sessionIds ?? null);
   const originOf = (id: number): SessionRecord => {
     let current = byId.get(id)!;
@@ -84,7 +87,9 @@ export async function exportToOtlp(ctx: AppContext, options: { endpoint: string;
     const traceId = traceIdFor(origin.uid);
     const parentId = parentOf.get(s.id) ?? null;
     const parent = parentId !== null ? byId.get(parentId) : undefined;
-    const context = parent ? trace.setSpanContext(ROOT_CONTEXT, { traceId, spanId: spanIdFor(parent.uid), traceFlags: TraceFlags.SAMPLED, isRemote: true }) : ROOT_CONTEXT;
+    const context = parent
+      ? trace.setSpanContext(ROOT_CONTEXT, { traceId, spanId: spanIdFor(parent.uid), traceFlags: TraceFlags.SAMPLED, isRemote: true })
+      : ROOT_CONTEXT;
     const links: Link[] = uncles
       .filter((u) => u.sessionId === s.id)
       .map((u) => {
@@ -92,7 +97,11 @@ export async function exportToOtlp(ctx: AppContext, options: { endpoint: string;
         const uncleUid = uncle?.uid;
         linkCount++;
         return {
-          context: { traceId: uncle ? traceIdFor(originOf(uncle.id).uid) : traceId, spanId: uncleUid ? spanIdFor(uncleUid) : '0000000000000000', traceFlags: TraceFlags.SAMPLED },
+          context: {
+            traceId: uncle ? traceIdFor(originOf(uncle.id).uid) : traceId,
+            spanId: uncleUid ? spanIdFor(uncleUid) : '0000000000000000',
+            traceFlags: TraceFlags.SAMPLED,
+          },
           attributes: { 'warrant.edge': 'uncle', 'warrant.edge.basis': u.basis, 'warrant.edge.source': u.source, 'warrant.uncle.session_id': u.uncleSessionId },
         };
       });

@@ -57,7 +57,12 @@ function renderEventAcrossLine(e: EventView): string {
  * `GET /api/v1/events` (the reverse question, docs/attribution.md): what an actor or a
  * credential did, newest first. `filters` names what was asked, so an empty page says of whom.
  */
-export function renderEventsAcross(events: readonly EventView[], filters: string, nextCursor: string | null, pagingHint: (cursor: string) => string = (c) => `pass --cursor ${c}`): string {
+export function renderEventsAcross(
+  events: readonly EventView[],
+  filters: string,
+  nextCursor: string | null,
+  pagingHint: (cursor: string) => string = (c) => `pass --cursor ${c}`,
+): string {
   const more = nextCursor ? `\n\nMore: ${pagingHint(nextCursor)}` : '';
   if (events.length === 0) return `No events match ${sanitizeInline(filters)}${nextCursor === null ? '' : ' on this page'}.${more}`;
   return `## Events — ${sanitizeInline(filters)} (newest first)\n\n${events.map(renderEventAcrossLine).join('\n')}${more}`;
@@ -65,7 +70,13 @@ export function renderEventsAcross(events: readonly EventView[], filters: string
 
 /** How the filters of the events list read in a heading: `actor alice · credential 12`. */
 export function eventFiltersText(f: { actor?: string; cause?: string; credential?: number }): string {
-  return [f.actor !== undefined ? `actor ${f.actor}` : null, f.cause !== undefined ? `cause ${f.cause}` : null, f.credential !== undefined ? `credential ${f.credential}` : null]
-    .filter((p): p is string => p !== null)
-    .join(' · ') || 'every actor';
+  return (
+    [
+      f.actor !== undefined ? `actor ${f.actor}` : null,
+      f.cause !== undefined ? `cause ${f.cause}` : null,
+      f.credential !== undefined ? `credential ${f.credential}` : null,
+    ]
+      .filter((p): p is string => p !== null)
+      .join(' · ') || 'every actor'
+  );
 }

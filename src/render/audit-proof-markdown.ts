@@ -25,5 +25,7 @@ export function renderConsistencyProof(p: ConsistencyProof): string {
 }
 
 export function renderCheckpoint(c: CheckpointView | null): string {
-  return c ? `Newest audit checkpoint: tree size ${c.treeSize}, root ${c.rootHash}, signed by ${c.keyName} at ${c.signedAt}.\n\n${c.note}` : 'No audit checkpoint has been signed yet (set `checkpoint_key`).';
+  return c
+    ? `Newest audit checkpoint: tree size ${c.treeSize}, root ${c.rootHash}, signed by ${c.keyName} at ${c.signedAt}.\n\n${c.note}`
+    : 'No audit checkpoint has been signed yet (set `checkpoint_key`).';
 }

@@ -14,8 +14,10 @@ function sessions(ids: readonly number[]): string {
 const CHANNEL_NAME: Record<string, string> = { web_ui: 'the web UI', slack: 'Slack', cli: 'the CLI' };
 
 const FIX: Record<string, string> = {
-  web_ui: 'set the single admin to a roster user (`warrant settings set admin_user <key>` or WARRANT_ADMIN_USER; the roster is at /supervisor/users), or run in multi-user mode with roster users who can sign in',
-  slack: 'configure Slack ingress (`warrant settings set slack_signing_secret …`) and map Slack ids to roster users (/supervisor/users or `warrant users edit <key> --slack <id>`)',
+  web_ui:
+    'set the single admin to a roster user (`warrant settings set admin_user <key>` or WARRANT_ADMIN_USER; the roster is at /supervisor/users), or run in multi-user mode with roster users who can sign in',
+  slack:
+    'configure Slack ingress (`warrant settings set slack_signing_secret …`) and map Slack ids to roster users (/supervisor/users or `warrant users edit <key> --slack <id>`)',
   cli: 'issue human tokens to the people who use the CLI (`warrant users tokens issue <key>`)',
 };
 
@@ -26,7 +28,10 @@ function when(iso: string): string {
 export function gapSentence(gap: CoverageGap): string {
   switch (gap.kind) {
     case 'not-instrumented': {
-      const where = gap.channel === 'web_ui' ? `any session of this hierarchy (${sessions(gap.sessionIds)})` : `${sessions(gap.sessionIds)}, started from ${CHANNEL_NAME[gap.channel]}`;
+      const where =
+        gap.channel === 'web_ui'
+          ? `any session of this hierarchy (${sessions(gap.sessionIds)})`
+          : `${sessions(gap.sessionIds)}, started from ${CHANNEL_NAME[gap.channel]}`;
       return `Capture is NOT configured for ${CHANNEL_NAME[gap.channel]}: a human could have spoken into ${where} and nothing would have recorded it. Fix: ${FIX[gap.channel]}. ${CANNOT_SAY}`;
     }
     case 'instrumented-late':

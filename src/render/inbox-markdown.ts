@@ -36,7 +36,7 @@ const OUTCOME_TEXT: Record<string, string> = {
   inverted: 'inverted (the opposite edge was replaced)',
   'noop-self': 'none (a session acting on itself)',
   'noop-already-senior': 'none (already senior)',
-  'noop-spawn-ancestor': 'none (the target is on the acting session\'s spawn chain)',
+  'noop-spawn-ancestor': "none (the target is on the acting session's spawn chain)",
   'refused-senior-chain': 'refused (the target is already above the acting session by another path)',
   'refused-inversion-cycle': 'refused (inverting would leave a cycle; rolled back)',
   'refused-basis': 'refused (a declared actor cannot invert an authenticated edge)',
@@ -60,7 +60,8 @@ const PREVIEW_CODE_POINTS = 200;
 function stateNote(i: InboxItemView): string {
   if (i.state === 'leased' && i.leaseExpiresAt) return ` until ${i.leaseExpiresAt}`;
   if (i.state === 'written' && i.writtenDeadline) return `: written into the agent, awaiting its prompt report until ${i.writtenDeadline}`;
-  if (i.state === 'undelivered') return `: written into the agent${i.writtenAt ? ` at ${i.writtenAt}` : ''}, never reported taken; resend it to deliver it again`;
+  if (i.state === 'undelivered')
+    return `: written into the agent${i.writtenAt ? ` at ${i.writtenAt}` : ''}, never reported taken; resend it to deliver it again`;
   if (i.state === 'retired') return ': the runtime it was for ended first';
   return '';
 }
@@ -85,7 +86,13 @@ export function renderQueueChange(r: QueueChangeResult, change: string): string 
   return r.uncleEdge ? `${head}\n${renderUncleEdge(r.uncleEdge)}` : head;
 }
 
-export function renderInboxList(sessionId: number, items: readonly InboxItemView[], nextCursor: string | null, what = 'inbox', pagingHint: (cursor: string) => string = (c) => `pass cursor ${c}`): string {
+export function renderInboxList(
+  sessionId: number,
+  items: readonly InboxItemView[],
+  nextCursor: string | null,
+  what = 'inbox',
+  pagingHint: (cursor: string) => string = (c) => `pass cursor ${c}`,
+): string {
   if (items.length === 0) return `Session #${sessionId}'s ${what} is empty.`;
   return [`Session #${sessionId}'s ${what}:\n${items.map(renderInboxItemLine).join('\n')}`, ...morePages(nextCursor, pagingHint)].join('\n\n');
 }
@@ -112,7 +119,8 @@ export function renderReadInbox(r: { ack: AckReport; items: readonly LeasedItem[
         ? 'Your runner delivers your inbox into this conversation; nothing is waiting.'
         : `Your runner delivers your inbox into this conversation as turns; ${r.items.length} item(s) are waiting or on their way. Listed for context only: nothing was leased or acknowledged here, and each arrives as a turn of its own.`,
     );
-    if (r.ack.rejected.length > 0) lines.push(`Not acknowledged (the runner's delivery is acknowledged by the prompt you take, not here): ${r.ack.rejected.map((x) => x.id).join(', ')}.`);
+    if (r.ack.rejected.length > 0)
+      lines.push(`Not acknowledged (the runner's delivery is acknowledged by the prompt you take, not here): ${r.ack.rejected.map((x) => x.id).join(', ')}.`);
     for (const i of r.items) lines.push('', `### Item ${i.id}: ${i.kind}, ${i.mode}, ${i.state}, from ${senderText(i.sender)}`, '', fenced(i.frame.text));
     return lines.join('\n');
   }
@@ -126,7 +134,9 @@ export function renderReadInbox(r: { ack: AckReport; items: readonly LeasedItem[
     lines.push('No new items.');
     return lines.join('\n');
   }
-  lines.push(`${r.items.length} item(s), leased until ${r.leaseExpiresAt}. Pass their ids as \`ack\` on your next read_inbox call once you have acted on them; unacknowledged items come back when the lease lapses.`);
+  lines.push(
+    `${r.items.length} item(s), leased until ${r.leaseExpiresAt}. Pass their ids as \`ack\` on your next read_inbox call once you have acted on them; unacknowledged items come back when the lease lapses.`,
+  );
   for (const i of r.items) {
     const note =
       i.frame.format === 'warrant-message'
@@ -134,7 +144,12 @@ export function renderReadInbox(r: { ack: AckReport; items: readonly LeasedItem[
         : i.frame.format === 'control'
           ? ' — a control instruction for the runtime'
           : '';
-    lines.push('', `### Item ${i.id}: ${i.kind}, ${i.mode}, from ${senderText(i.sender)}${i.redelivery ? ' (handed out before; not new)' : ''}${note}`, '', fenced(i.frame.text));
+    lines.push(
+      '',
+      `### Item ${i.id}: ${i.kind}, ${i.mode}, from ${senderText(i.sender)}${i.redelivery ? ' (handed out before; not new)' : ''}${note}`,
+      '',
+      fenced(i.frame.text),
+    );
   }
   return lines.join('\n');
 }

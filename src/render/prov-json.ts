@@ -48,7 +48,10 @@ function responsibleId(cause: NonNullable<ReturnType<ProvSource['sessions']['get
   if (!cause) return null;
   switch (cause.kind) {
     case 'human':
-      return { id: `human:${cause.ref ?? 'unknown'}`, attrs: { 'prov:type': qn('prov:Person'), ...(cause.displayName ? { 'prov:label': cause.displayName } : {}) } };
+      return {
+        id: `human:${cause.ref ?? 'unknown'}`,
+        attrs: { 'prov:type': qn('prov:Person'), ...(cause.displayName ? { 'prov:label': cause.displayName } : {}) },
+      };
     case 'session':
       // a session the reader may not see: one anonymous agent, no id
       if (cause.ref === null) return { id: 'agent:session-hidden', attrs: { 'prov:type': qn('prov:SoftwareAgent'), 'prov:label': HIDDEN_SESSION_LABEL } };
@@ -56,7 +59,10 @@ function responsibleId(cause: NonNullable<ReturnType<ProvSource['sessions']['get
     case 'client':
       return { id: `client:${cause.ref}`, attrs: { 'prov:type': qn('prov:SoftwareAgent'), 'prov:label': `client ${cause.ref}` } };
     default:
-      return { id: `warrant:${cause.kind}`, attrs: { 'prov:type': qn(cause.kind === 'fleet' ? 'prov:SoftwareAgent' : 'prov:Agent'), 'prov:label': cause.kind } };
+      return {
+        id: `warrant:${cause.kind}`,
+        attrs: { 'prov:type': qn(cause.kind === 'fleet' ? 'prov:SoftwareAgent' : 'prov:Agent'), 'prov:label': cause.kind },
+      };
   }
 }
 
@@ -86,10 +92,19 @@ export function renderProvJson(src: ProvSource) {
       'warrant:scheduling_class': n.schedulingClass,
       ...(n.isCurrent ? { 'warrant:is_current': true } : {}),
     };
-    doc.agent[agent] = { 'prov:type': qn('prov:SoftwareAgent'), 'prov:label': n.agentRoot ?? 'agent', 'warrant:session_id': n.id, ...(n.agentRoot ? { 'warrant:agent_root': n.agentRoot } : {}) };
+    doc.agent[agent] = {
+      'prov:type': qn('prov:SoftwareAgent'),
+      'prov:label': n.agentRoot ?? 'agent',
+      'warrant:session_id': n.id,
+      ...(n.agentRoot ? { 'warrant:agent_root': n.agentRoot } : {}),
+    };
     doc.wasAssociatedWith[`_:assoc-${n.id}`] = { 'prov:activity': activity, 'prov:agent': agent };
     // the spawn edge: the render parent when it is the spawn parent, else where the line says it is
-    const spawnParent = n.spawnEdge ? n.renderParentId : n.drawnUnder?.reason === 'uncle' && n.drawnUnder.spawnParent.kind === 'in-tree' ? n.drawnUnder.spawnParent.id : null;
+    const spawnParent = n.spawnEdge
+      ? n.renderParentId
+      : n.drawnUnder?.reason === 'uncle' && n.drawnUnder.spawnParent.kind === 'in-tree'
+        ? n.drawnUnder.spawnParent.id
+        : null;
     if (spawnParent !== null && inTree.has(spawnParent)) {
       doc.wasStartedBy[`_:start-${n.id}`] = {
         'prov:activity': activity,
@@ -100,12 +115,22 @@ export function renderProvJson(src: ProvSource) {
       };
     }
     for (const u of n.alsoSenior) {
-      doc.wasInformedBy[`_:uncle-${u.id}-${n.id}`] = { 'prov:informed': activity, 'prov:informant': `session:${u.id}`, 'prov:type': qn('warrant:Uncle'), 'warrant:basis': u.basis };
+      doc.wasInformedBy[`_:uncle-${u.id}-${n.id}`] = {
+        'prov:informed': activity,
+        'prov:informant': `session:${u.id}`,
+        'prov:type': qn('warrant:Uncle'),
+        'warrant:basis': u.basis,
+      };
     }
     const responsible = responsibleId(s?.cause ?? null);
     if (responsible) {
       doc.agent[responsible.id] ??= responsible.attrs;
-      doc.actedOnBehalfOf[`_:cause-${n.id}`] = { 'prov:delegate': agent, 'prov:responsible': responsible.id, 'prov:activity': activity, 'warrant:basis': s?.cause?.basis ?? 'none' };
+      doc.actedOnBehalfOf[`_:cause-${n.id}`] = {
+        'prov:delegate': agent,
+        'prov:responsible': responsible.id,
+        'prov:activity': activity,
+        'warrant:basis': s?.cause?.basis ?? 'none',
+      };
     }
   }
   for (const m of src.messages) {
@@ -137,7 +162,12 @@ export function renderProvJson(src: ProvSource) {
       'warrant:state': m.state,
       ...(m.terminalReason && m.state !== 'delivered' ? { 'warrant:terminal_reason': m.terminalReason } : {}),
     };
-    doc.wasGeneratedBy[`_:sent-${m.id}`] = { 'prov:entity': entity, 'prov:activity': `session:${m.sourceSessionId}`, 'prov:time': m.acceptedAt, 'warrant:basis': m.sourceBasis };
+    doc.wasGeneratedBy[`_:sent-${m.id}`] = {
+      'prov:entity': entity,
+      'prov:activity': `session:${m.sourceSessionId}`,
+      'prov:time': m.acceptedAt,
+      'warrant:basis': m.sourceBasis,
+    };
     if (m.state === 'delivered' && m.terminalAt) {
       doc.used[`_:received-${m.id}`] = { 'prov:activity': `session:${m.targetSessionId}`, 'prov:entity': entity, 'prov:time': m.terminalAt };
     }

@@ -23,7 +23,10 @@ function escapeInline(text: string): string {
  * @example sanitizeInline('hi\n- here: x') // 'hi - here: x' (with '-' harmless mid-line)
  */
 export function sanitizeInline(text: string): string {
-  const flat = text.replace(/[\u0000-\u001f\u007f\u2028\u2029]+/g, ' ').replace(/\s+/g, ' ').trim();
+  const flat = text
+    .replace(/[\u0000-\u001f\u007f\u2028\u2029]+/g, ' ')
+    .replace(/\s+/g, ' ')
+    .trim();
   const safe = escapeInline(flat);
   return STRUCTURE_START.test(safe) ? `\\${safe}` : safe;
 }

@@ -11,7 +11,11 @@ export function serializeSessionDetail(detail: SessionDetail) {
     session_hierarchy: serializeHierarchy(detail.hierarchy),
     human_messages: detail.humanMessages.entries.map(serializeHumanMessage),
     human_messages_next_cursor: detail.humanMessages.nextCursor,
-    human_message_counts: { here: detail.humanMessages.counts.here, elsewhere: detail.humanMessages.counts.elsewhere, is_floor: detail.humanMessages.truncated },
+    human_message_counts: {
+      here: detail.humanMessages.counts.here,
+      elsewhere: detail.humanMessages.counts.elsewhere,
+      is_floor: detail.humanMessages.truncated,
+    },
     human_message_capture_gaps: detail.humanMessages.gaps.map(serializeGap),
   };
 }

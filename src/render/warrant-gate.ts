@@ -31,7 +31,9 @@ export function serializeWarrant(v: WarrantVerdict) {
     answer: v.answer,
     evidence: v.evidence,
     // present when some evidence was witnessed at an agent terminal (docs/design/terminal-channel.md)
-    ...(v.witnessedEvidence.length > 0 ? { witnessed_evidence: v.witnessedEvidence.map((e) => ({ human_message_id: e.id, witness_isolation: e.witnessIsolation })) } : {}),
+    ...(v.witnessedEvidence.length > 0
+      ? { witnessed_evidence: v.witnessedEvidence.map((e) => ({ human_message_id: e.id, witness_isolation: e.witnessIsolation })) }
+      : {}),
     gaps: v.gaps.map(serializeGap),
     truncated: v.truncated,
     counts: { here: v.counts.here, elsewhere: v.counts.elsewhere },
@@ -44,7 +46,9 @@ export function renderWarrant(v: WarrantVerdict): string {
   const lines = [`warrant for #${v.sessionId}: ${v.answer} — ${warrantMeaning(v)}.`];
   if (v.evidence.length > 0) {
     const isolation = new Map(v.witnessedEvidence.map((e) => [e.id, e.witnessIsolation]));
-    lines.push(`evidence: ${v.evidence.map((id) => (isolation.has(id) ? `human message ${id} (witnessed at the agent terminal; ${witnessIsolationText(isolation.get(id)!)})` : `human message ${id}`)).join(', ')}`);
+    lines.push(
+      `evidence: ${v.evidence.map((id) => (isolation.has(id) ? `human message ${id} (witnessed at the agent terminal; ${witnessIsolationText(isolation.get(id)!)})` : `human message ${id}`)).join(', ')}`,
+    );
   }
   if (v.truncated) lines.push(CUT);
   for (const g of v.gaps) lines.push(`- ${gapSentence(g)}`);

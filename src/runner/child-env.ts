@@ -23,7 +23,11 @@ export function inheritable(key: string, value: string): boolean {
 const WITNESS_TOKEN_SHAPE = /^wrt_t_[A-Za-z0-9_-]{16,}$/;
 
 /** The child's environment: the caller's, less what `inheritable` refuses, plus the session's own identity. */
-export function childEnvironment(parent: NodeJS.ProcessEnv, identity: SessionIdentity, extra: { runnerSocket?: string; cli?: string } = {}): Record<string, string> {
+export function childEnvironment(
+  parent: NodeJS.ProcessEnv,
+  identity: SessionIdentity,
+  extra: { runnerSocket?: string; cli?: string } = {},
+): Record<string, string> {
   const env: Record<string, string> = {};
   for (const [key, value] of Object.entries(parent)) {
     if (value === undefined || !inheritable(key, value)) continue;

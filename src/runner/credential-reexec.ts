@@ -33,7 +33,13 @@ export function reexecWithoutCredentials(native: WitnessNative, env: NodeJS.Proc
   const { kept, moved } = splitEnvironment(env);
   const argv = [process.execPath, ...process.execArgv, ...process.argv.slice(1)];
   try {
-    native.reexec(process.execPath, argv, Object.entries(kept).map(([k, v]) => `${k}=${v}`), JSON.stringify(moved), CREDENTIAL_FD_VARIABLE);
+    native.reexec(
+      process.execPath,
+      argv,
+      Object.entries(kept).map(([k, v]) => `${k}=${v}`),
+      JSON.stringify(moved),
+      CREDENTIAL_FD_VARIABLE,
+    );
   } catch (error) {
     return (error as Error).message;
   }

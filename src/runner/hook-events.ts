@@ -150,7 +150,14 @@ export class HookEvents {
   private async targetOf(provider: string, event: string, payload: Record<string, unknown>): Promise<Target | null> {
     const agentId = text(payload.agent_id);
     if (agentId) {
-      const sessionId = await this.child(provider, 'subagent', `agent:${agentId}`, agentId, text(payload.agent_type) ?? 'subagent', text(payload.agent_transcript_path));
+      const sessionId = await this.child(
+        provider,
+        'subagent',
+        `agent:${agentId}`,
+        agentId,
+        text(payload.agent_type) ?? 'subagent',
+        text(payload.agent_transcript_path),
+      );
       return { sessionId, conversationId: agentId, child: true };
     }
     const conversationId = text(payload.session_id) ?? text(payload['thread-id']) ?? text(payload.thread_id);
@@ -173,7 +180,14 @@ export class HookEvents {
     return { sessionId, conversationId, child: true };
   }
 
-  private async child(provider: string, origin: 'subagent' | 'nested-agent', key: string, conversationId: string, agentRoot: string, transcriptPath: string | null): Promise<number> {
+  private async child(
+    provider: string,
+    origin: 'subagent' | 'nested-agent',
+    key: string,
+    conversationId: string,
+    agentRoot: string,
+    transcriptPath: string | null,
+  ): Promise<number> {
     const known = this.children.get(key);
     if (known !== undefined && !this.ended.has(known)) return known;
     const r = await this.options.client.json<{ session: { id: number } }>('POST', `/api/v1/sessions/${this.options.sessionId}/children`, {

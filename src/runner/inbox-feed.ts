@@ -35,7 +35,14 @@ export function inputAdapterFor(provider: string | undefined): InputAdapter | nu
  * and reports them `written`. Returns a stop function. Items leased but not written (the runner
  * stopped first) return to pending when their lease lapses.
  */
-export function feedInbox(client: ApiClient, sessionId: number, adapter: InputAdapter, stdin: Writable, log: (line: string) => void, intervalMs = 500): () => Promise<void> {
+export function feedInbox(
+  client: ApiClient,
+  sessionId: number,
+  adapter: InputAdapter,
+  stdin: Writable,
+  log: (line: string) => void,
+  intervalMs = 500,
+): () => Promise<void> {
   let stopped = false;
   let wake: (() => void) | null = null;
   const loop = (async () => {
@@ -64,7 +71,7 @@ export function feedInbox(client: ApiClient, sessionId: number, adapter: InputAd
   })();
   return async () => {
     stopped = true;
-    (wake)?.();
+    wake?.();
     await loop;
   };
 }

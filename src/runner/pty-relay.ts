@@ -34,10 +34,26 @@ export async function spawnUnderPty(cmd: string, args: string[], env: Record<str
   const stdout = process.stdout;
   let term;
   try {
-    term = spawn(cmd, args, { name: env.TERM || 'xterm-256color', cols: stdout.columns || 80, rows: stdout.rows || 24, cwd: process.cwd(), env, encoding: null });
+    term = spawn(cmd, args, {
+      name: env.TERM || 'xterm-256color',
+      cols: stdout.columns || 80,
+      rows: stdout.rows || 24,
+      cwd: process.cwd(),
+      env,
+      encoding: null,
+    });
   } catch (error) {
     const e = error as Error;
-    return { spawned: Promise.resolve(e), ended: Promise.resolve({ error: e }), kill: () => {}, input: null, type: () => {}, holdKeys: () => {}, pid: -1, masterFd: -1 };
+    return {
+      spawned: Promise.resolve(e),
+      ended: Promise.resolve({ error: e }),
+      kill: () => {},
+      input: null,
+      type: () => {},
+      holdKeys: () => {},
+      pid: -1,
+      masterFd: -1,
+    };
   }
   const filter = options.filterOutput ? new OutputFilter() : null;
   let held: Buffer[] | null = null;

@@ -79,11 +79,20 @@ function providerOf(options: Pick<RunOptions, 'provider' | 'command'>): string |
   return undefined;
 }
 
-async function openSession(options: RunOptions, launcher: ApiClient, credentialKind: 'session' | 'other', provider: string | undefined): Promise<SessionIdentity> {
+async function openSession(
+  options: RunOptions,
+  launcher: ApiClient,
+  credentialKind: 'session' | 'other',
+  provider: string | undefined,
+): Promise<SessionIdentity> {
   // whether a person's terminal is on standard input: such a run is a capture channel for its hierarchy
   const delivery = { ...(options.inbox ? { delivery: 'runner' } : {}), runner: { tty: options.stdinIsTty ?? process.stdin.isTTY === true } };
   if (options.session) {
-    const r = await launcher.json<{ session: { id: number; uid: string }; session_token: string }>('POST', `/api/v1/sessions/${refPath(options.session)}/attach`, delivery);
+    const r = await launcher.json<{ session: { id: number; uid: string }; session_token: string }>(
+      'POST',
+      `/api/v1/sessions/${refPath(options.session)}/attach`,
+      delivery,
+    );
     return { url: options.baseUrl, sessionId: r.session.id, sessionUid: r.session.uid, sessionToken: r.session_token };
   }
   const body: Record<string, unknown> = { attach: true, ...delivery };
@@ -91,8 +100,13 @@ async function openSession(options: RunOptions, launcher: ApiClient, credentialK
   if (options.agentRoot) body.agent_root = options.agentRoot;
   if (provider) body.provider = provider;
   if (options.parent && credentialKind !== 'session') body.parent_session_id = options.parent;
-  const r = await launcher.json<{ session: { id: number; uid: string }; session_token: string; parent_resolution: { dropped: string | null; requested: string | null } }>('POST', '/api/v1/sessions', body);
-  if (r.parent_resolution.dropped) options.log(`warrant run: parent hint ${JSON.stringify(r.parent_resolution.requested)} dropped: ${r.parent_resolution.dropped}`);
+  const r = await launcher.json<{
+    session: { id: number; uid: string };
+    session_token: string;
+    parent_resolution: { dropped: string | null; requested: string | null };
+  }>('POST', '/api/v1/sessions', body);
+  if (r.parent_resolution.dropped)
+    options.log(`warrant run: parent hint ${JSON.stringify(r.parent_resolution.requested)} dropped: ${r.parent_resolution.dropped}`);
   return { url: options.baseUrl, sessionId: r.session.id, sessionUid: r.session.uid, sessionToken: r.session_token };
 }
 
@@ -119,7 +133,9 @@ export async function runUnderSession(options: RunOptions): Promise<number> {
   if (options.prompt !== undefined) {
     // refused before anything starts: the words are recorded as the person's, so only their token may
     if (!human) {
-      options.log('warrant run: --prompt needs your human token (WARRANT_TOKEN=wrt_h_…, without WARRANT_SESSION_TOKEN): the text is recorded as your words before the agent starts. Nothing was started.');
+      options.log(
+        'warrant run: --prompt needs your human token (WARRANT_TOKEN=wrt_h_…, without WARRANT_SESSION_TOKEN): the text is recorded as your words before the agent starts. Nothing was started.',
+      );
       return EXIT_USAGE;
     }
     if (normalizePrompt(options.prompt) === '') {
@@ -128,7 +144,9 @@ export async function runUnderSession(options: RunOptions): Promise<number> {
     }
     const substituted = substitutePrompt(options.command, options.prompt);
     if (!substituted) {
-      options.log(`warrant run: --prompt needs ${PROMPT_PLACEHOLDER} in the command, where the text goes (e.g. \`warrant run --prompt "check the deploy" -- claude -p ${PROMPT_PLACEHOLDER}\`). Nothing was started.`);
+      options.log(
+        `warrant run: --prompt needs ${PROMPT_PLACEHOLDER} in the command, where the text goes (e.g. \`warrant run --prompt "check the deploy" -- claude -p ${PROMPT_PLACEHOLDER}\`). Nothing was started.`,
+      );
       return EXIT_USAGE;
     }
     command = substituted;
@@ -151,7 +169,9 @@ export async function runUnderSession(options: RunOptions): Promise<number> {
   const launcher = new ApiClient({ baseUrl: options.baseUrl, token: credential.token });
   const identity = await openSession(options, launcher, credential.kind, provider);
   // say which session this run is, so the person at the terminal can look it up or resume it
-  options.log(`warrant run: ${options.session ? 'attached to' : 'created'} session #${identity.sessionId} (${identity.sessionUid}); \`warrant sessions show ${identity.sessionId}\` reads it`);
+  options.log(
+    `warrant run: ${options.session ? 'attached to' : 'created'} session #${identity.sessionId} (${identity.sessionUid}); \`warrant sessions show ${identity.sessionId}\` reads it`,
+  );
   const self = new ApiClient({ baseUrl: options.baseUrl, token: identity.sessionToken });
   const report = async (sessionId: number, body: Record<string, unknown>): Promise<void> => {
     try {
@@ -181,7 +201,13 @@ export async function runUnderSession(options: RunOptions): Promise<number> {
     ? new TerminalWitness({ client: witnessing.client, sessionId: identity.sessionId, isolation: () => witnessIsolation(relayPid), log: options.log })
     : null;
 
-  const hooks = new HookEvents({ client: self, sessionId: identity.sessionId, transcripts: !options.noTranscript, log: options.log, ...(witness ? { witness } : {}) });
+  const hooks = new HookEvents({
+    client: self,
+    sessionId: identity.sessionId,
+    transcripts: !options.noTranscript,
+    log: options.log,
+    ...(witness ? { witness } : {}),
+  });
   const socket = await openRunnerSocket(
     (r) => hooks.handle(r),
     () => hooks.takeWarning(),
@@ -288,13 +314,18 @@ interface Witnessing {
  * Whether this run's terminal is witnessed, and if so its credential. Says once on stderr when it
  * is not: the terminal is then a gap for the hierarchy (docs/human-messages.md).
  */
-async function startWitness(options: RunOptions, run: { human: boolean; adapter: boolean; launcher: ApiClient; sessionId: number }): Promise<Witnessing | null> {
+async function startWitness(
+  options: RunOptions,
+  run: { human: boolean; adapter: boolean; launcher: ApiClient; sessionId: number },
+): Promise<Witnessing | null> {
   const notWitnessed = (why: string) => {
-    options.log(`warrant run: this terminal is not witnessed (${why}); a prompt typed here is recorded as a gap, and \`warrant check\` says cannot-say rather than none.`);
+    options.log(
+      `warrant run: this terminal is not witnessed (${why}); a prompt typed here is recorded as a gap, and \`warrant check\` says cannot-say rather than none.`,
+    );
     return null;
   };
   if (!run.human) return notWitnessed('no human token: set WARRANT_TOKEN to your own wrt_h_ token to have what you type recorded as yours');
-  if (run.adapter) return notWitnessed('--inbox owns the agent\'s input');
+  if (run.adapter) return notWitnessed("--inbox owns the agent's input");
   if (options.noPty) return notWitnessed('--no-pty: the runner does not relay your keys');
   if (!options.credentialIsolated) return notWitnessed(options.witnessUnavailable ?? 'the runner could not keep its credential out of its environment block');
   const loaded = loadWitnessNative();

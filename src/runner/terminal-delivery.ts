@@ -1,7 +1,6 @@
 import type { ApiClient } from '../cli/api-client.js';
 import type { LeasedItem } from './inbox-feed.js';
 
-
 /** Bracketed paste: the agent takes the frame as one paste, however many lines it has. */
 const PASTE_START = '\u001b[200~';
 const PASTE_END = '\u001b[201~';
@@ -94,7 +93,10 @@ export class TerminalDelivery {
     if (this.stopped || this.busy || !this.agentReady || !this.line.empty) return;
     this.busy = true;
     try {
-      const leased = await this.client.json<{ items: LeasedItem[] }>('POST', `/api/v1/sessions/${this.sessionId}/inbox/lease`, { max_items: 1, runtime_idle: true });
+      const leased = await this.client.json<{ items: LeasedItem[] }>('POST', `/api/v1/sessions/${this.sessionId}/inbox/lease`, {
+        max_items: 1,
+        runtime_idle: true,
+      });
       const item = leased.items.find((i) => i.kind !== 'control');
       if (!item || this.stopped || !this.agentReady || !this.line.empty) return; // a lease not written lapses back to pending
       this.terminal.holdKeys(true);

@@ -123,7 +123,11 @@ export class TerminalWitness implements PromptWitness {
     const id = this.chain.then(async () => {
       try {
         const fingerprint = await promptFingerprint(text);
-        const r = await this.options.client.json<{ turn_id: number }>('POST', `/api/v1/sessions/${this.options.sessionId}/terminal/turns`, { ...fingerprint, reliable, pasted });
+        const r = await this.options.client.json<{ turn_id: number }>('POST', `/api/v1/sessions/${this.options.sessionId}/terminal/turns`, {
+          ...fingerprint,
+          reliable,
+          pasted,
+        });
         return r.turn_id;
       } catch (error) {
         this.options.log(`warrant run: a typed turn was not reported (${describe(error)}); this run is a gap.`);

@@ -50,7 +50,10 @@ export class TranscriptTail {
       for (;;) {
         const chunk = await readWholeLines(handle, position.offset, TRANSCRIPT_CHUNK_BYTES);
         if (chunk.lines.length === 0) {
-          if (chunk.oversized) this.log(`warrant run: transcript ${path}: a line at byte ${position.offset} is larger than ${TRANSCRIPT_CHUNK_BYTES} bytes; the rest of this transcript is not recorded.`);
+          if (chunk.oversized)
+            this.log(
+              `warrant run: transcript ${path}: a line at byte ${position.offset} is larger than ${TRANSCRIPT_CHUNK_BYTES} bytes; the rest of this transcript is not recorded.`,
+            );
           return;
         }
         try {
@@ -85,7 +88,11 @@ export class TranscriptTail {
 }
 
 /** Whole lines from `offset`, at most `maxBytes` of them (without their "\n"). */
-async function readWholeLines(handle: import('node:fs/promises').FileHandle, offset: number, maxBytes: number): Promise<{ lines: string[]; oversized: boolean }> {
+async function readWholeLines(
+  handle: import('node:fs/promises').FileHandle,
+  offset: number,
+  maxBytes: number,
+): Promise<{ lines: string[]; oversized: boolean }> {
   const buffer = Buffer.alloc(maxBytes + 1);
   const { bytesRead } = await handle.read(buffer, 0, buffer.length, offset);
   const data = buffer.subarray(0, bytesRead);

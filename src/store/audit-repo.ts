@@ -24,12 +24,6 @@ export async function insertAuditRows(db: Executor, rows: readonly AuditRow[]): 
 
 /** Reads the log in seq order, a page at a time. */
 export async function auditPage(db: Executor, afterSeq: number, limit: number): Promise<AuditRow[]> {
-  const rows = await db
-    .selectFrom('audit_log')
-    .select(['seq', 'entry', 'prev_hash', 'hash'])
-    .where('seq', '>', afterSeq)
-    .orderBy('seq')
-    .limit(limit)
-    .execute();
+  const rows = await db.selectFrom('audit_log').select(['seq', 'entry', 'prev_hash', 'hash']).where('seq', '>', afterSeq).orderBy('seq').limit(limit).execute();
   return rows.map((r) => ({ seq: Number(r.seq), entry: r.entry, prevHash: r.prev_hash, hash: r.hash }));
 }

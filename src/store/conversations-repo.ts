@@ -65,6 +65,10 @@ export async function conversationRowsOf(db: Executor, sessionId: number, conver
  * that depends on it cannot interleave with another (docs/messages.md: backfill is idempotent).
  */
 export async function lockSessionRow(db: Executor, sessionId: number): Promise<boolean> {
-  const r = await db.updateTable('sessions').set((eb) => ({ version: eb.ref('version') })).where('id', '=', sessionId).executeTakeFirst();
+  const r = await db
+    .updateTable('sessions')
+    .set((eb) => ({ version: eb.ref('version') }))
+    .where('id', '=', sessionId)
+    .executeTakeFirst();
   return Number(r.numUpdatedRows) === 1;
 }

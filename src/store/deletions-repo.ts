@@ -102,7 +102,11 @@ function toRecord(r: Row): DeletionRecord {
 /** When each of `sessionIds` was deleted (sessions with no deletion record are absent). */
 export async function deletionTimes(db: Executor, sessionIds: readonly number[]): Promise<Map<number, string>> {
   if (sessionIds.length === 0) return new Map();
-  const rows = await db.selectFrom('session_deletions').select(['session_id', 'deleted_at']).where('session_id', 'in', [...new Set(sessionIds)]).execute();
+  const rows = await db
+    .selectFrom('session_deletions')
+    .select(['session_id', 'deleted_at'])
+    .where('session_id', 'in', [...new Set(sessionIds)])
+    .execute();
   return new Map(rows.map((r) => [Number(r.session_id), r.deleted_at]));
 }
 

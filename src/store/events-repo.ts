@@ -85,10 +85,7 @@ export function toEvent(r: EventRow): EventRecord {
   };
 }
 
-export async function listEvents(
-  db: Executor,
-  f: { sessionId: number; afterSeq?: number; types?: string[]; limit: number },
-): Promise<EventRecord[]> {
+export async function listEvents(db: Executor, f: { sessionId: number; afterSeq?: number; types?: string[]; limit: number }): Promise<EventRecord[]> {
   let q = db
     .selectFrom('session_events')
     .select(['id', 'session_id', 'seq', 'type', 'details', 'actor_id', 'actor_basis', 'caused_by_actor_id', 'cause_basis', 'credential_id', 'created_at'])
@@ -100,7 +97,10 @@ export async function listEvents(
 }
 
 export async function countEvents(db: Executor, sessionId: number, type?: string): Promise<number> {
-  let q = db.selectFrom('session_events').select((eb) => eb.fn.countAll<number>().as('n')).where('session_id', '=', sessionId);
+  let q = db
+    .selectFrom('session_events')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('session_id', '=', sessionId);
   if (type) q = q.where('type', '=', type);
   const row = await q.executeTakeFirstOrThrow();
   return Number(row.n);

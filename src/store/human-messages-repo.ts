@@ -42,7 +42,10 @@ export async function insertHumanMessage(
   return Number(row.id);
 }
 
-export async function insertWithdrawal(db: Executor, w: { humanMessageId: number; sessionId: number; actorId: number | null; actorBasis: string | null; now: string }): Promise<void> {
+export async function insertWithdrawal(
+  db: Executor,
+  w: { humanMessageId: number; sessionId: number; actorId: number | null; actorBasis: string | null; now: string },
+): Promise<void> {
   await db
     .insertInto('human_message_withdrawals')
     .values({ human_message_id: w.humanMessageId, session_id: w.sessionId, actor_id: w.actorId, actor_basis: w.actorBasis, created_at: w.now })
@@ -82,7 +85,19 @@ function toRecord(r: Row): HumanMessageRecord {
   };
 }
 
-const COLUMNS = ['m.id', 'm.session_id', 'm.inbox_item_id', 'm.author_actor_id', 'm.author_key', 'm.channel', 'm.entry_point', 'm.content', 'm.slack_permalink', 'm.created_at', 'm.witness_isolation'] as const;
+const COLUMNS = [
+  'm.id',
+  'm.session_id',
+  'm.inbox_item_id',
+  'm.author_actor_id',
+  'm.author_key',
+  'm.channel',
+  'm.entry_point',
+  'm.content',
+  'm.slack_permalink',
+  'm.created_at',
+  'm.witness_isolation',
+] as const;
 
 /** The messages of a set of sessions, newest first, keyset-paginated by id. */
 export async function humanMessagesOf(
@@ -121,7 +136,11 @@ export async function humanMessageCounts(db: Executor, sessionIds: readonly numb
 /** Each message's digest key (hex), for keyed digests of its words (docs/attribution.md). */
 export async function humanMessageDigestKeys(db: Executor, ids: readonly number[]): Promise<Map<number, string>> {
   if (ids.length === 0) return new Map();
-  const rows = await db.selectFrom('human_messages').select(['id', 'digest_key']).where('id', 'in', [...new Set(ids)]).execute();
+  const rows = await db
+    .selectFrom('human_messages')
+    .select(['id', 'digest_key'])
+    .where('id', 'in', [...new Set(ids)])
+    .execute();
   return new Map(rows.map((r) => [Number(r.id), r.digest_key]));
 }
 
@@ -159,7 +178,10 @@ export async function lastCoverageState(db: Executor): Promise<Map<CaptureChanne
 }
 
 export async function appendCoverage(db: Executor, e: { channel: CaptureChannel; instrumented: boolean; reason: string; now: string }): Promise<void> {
-  await db.insertInto('coverage_log').values({ channel: e.channel, instrumented: e.instrumented ? 1 : 0, reason: e.reason, created_at: e.now }).execute();
+  await db
+    .insertInto('coverage_log')
+    .values({ channel: e.channel, instrumented: e.instrumented ? 1 : 0, reason: e.reason, created_at: e.now })
+    .execute();
 }
 
 /** Ids of messages that were not withdrawn (the gate's evidence), newest first. */
@@ -180,6 +202,11 @@ export async function liveHumanMessageIds(db: Executor, sessionIds: readonly num
 /** Of these messages, the witnessed terminal prompts and their isolation (docs/design/terminal-channel.md). */
 export async function witnessIsolationsOf(db: Executor, ids: readonly number[]): Promise<Map<number, WitnessIsolation>> {
   if (ids.length === 0) return new Map();
-  const rows = await db.selectFrom('human_messages').select(['id', 'witness_isolation']).where('id', 'in', [...ids]).where('witness_isolation', 'is not', null).execute();
+  const rows = await db
+    .selectFrom('human_messages')
+    .select(['id', 'witness_isolation'])
+    .where('id', 'in', [...ids])
+    .where('witness_isolation', 'is not', null)
+    .execute();
   return new Map(rows.map((r) => [Number(r.id), r.witness_isolation as WitnessIsolation]));
 }

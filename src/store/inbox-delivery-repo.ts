@@ -18,7 +18,15 @@ export async function markItemWritten(
 ): Promise<boolean> {
   const r = await db
     .updateTable('inbox_items')
-    .set({ state: 'written', written_at: w.now, written_deadline: w.deadline, frame_digest: w.frameDigest, frame_length: w.frameLength, lease_expires_at: null, updated_at: w.now })
+    .set({
+      state: 'written',
+      written_at: w.now,
+      written_deadline: w.deadline,
+      frame_digest: w.frameDigest,
+      frame_length: w.frameLength,
+      lease_expires_at: null,
+      updated_at: w.now,
+    })
     .where('id', '=', id)
     .where('state', 'in', [...expected])
     .executeTakeFirst();
@@ -45,7 +53,11 @@ export async function writtenItemsMatching(db: Executor, sessionId: number, dige
     .orderBy('id')
     .limit(limit)
     .execute();
-  const items = await findInboxItems(db, sessionId, rows.map((r) => Number(r.id)));
+  const items = await findInboxItems(
+    db,
+    sessionId,
+    rows.map((r) => Number(r.id)),
+  );
   const order = new Map(rows.map((r, i) => [Number(r.id), i]));
   return items.sort((a, b) => order.get(a.id)! - order.get(b.id)!);
 }
@@ -65,10 +77,19 @@ export async function deliverWrittenItem(db: Executor, id: number, now: string):
 export async function settleOverdueWrites(db: Executor, now: string, options: { sessionId?: number; limit?: number } = {}): Promise<InboxItemRecord[]> {
   let q = db.selectFrom('inbox_items').select(['id', 'session_id']).where('state', '=', 'written').where('written_deadline', '<=', now);
   if (options.sessionId !== undefined) q = q.where('session_id', '=', options.sessionId);
-  const due = await q.orderBy('written_deadline').orderBy('id').limit(options.limit ?? 500).execute();
+  const due = await q
+    .orderBy('written_deadline')
+    .orderBy('id')
+    .limit(options.limit ?? 500)
+    .execute();
   const out: InboxItemRecord[] = [];
   for (const d of due) {
-    const r = await db.updateTable('inbox_items').set({ state: 'undelivered', updated_at: now }).where('id', '=', Number(d.id)).where('state', '=', 'written').executeTakeFirst();
+    const r = await db
+      .updateTable('inbox_items')
+      .set({ state: 'undelivered', updated_at: now })
+      .where('id', '=', Number(d.id))
+      .where('state', '=', 'written')
+      .executeTakeFirst();
     if (Number(r.numUpdatedRows) === 1) out.push((await findInboxItem(db, Number(d.id)))!);
   }
   return out;
@@ -95,7 +116,11 @@ export async function retireControlItems(db: Executor, sessionId: number, now: s
     .where('state', 'in', [...RETIRABLE_STATES])
     .returning('id')
     .execute();
-  return findInboxItems(db, sessionId, rows.map((r) => Number(r.id)));
+  return findInboxItems(
+    db,
+    sessionId,
+    rows.map((r) => Number(r.id)),
+  );
 }
 
 /** `delivery: "runner"` on attach: this activation's runner owns delivery (null: nobody does). */

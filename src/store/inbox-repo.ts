@@ -148,7 +148,13 @@ export async function findInboxItem(db: Executor, id: number): Promise<InboxItem
 
 export async function findInboxItems(db: Executor, sessionId: number, ids: readonly number[]): Promise<InboxItemRecord[]> {
   if (ids.length === 0) return [];
-  const rows = await db.selectFrom('inbox_items').selectAll().where('session_id', '=', sessionId).where('id', 'in', [...new Set(ids)]).orderBy('id').execute();
+  const rows = await db
+    .selectFrom('inbox_items')
+    .selectAll()
+    .where('session_id', '=', sessionId)
+    .where('id', 'in', [...new Set(ids)])
+    .orderBy('id')
+    .execute();
   return rows.map((r) => toRecord(r as Row));
 }
 
@@ -175,7 +181,9 @@ export async function listInboxItems(db: Executor, f: InboxFilter): Promise<Inbo
       return eb.or([
         ...(settled.length > 0 ? [eb('state', 'in', settled)] : []),
         ...(states.includes('expired') ? [eb.and([eb('state', 'in', [...UNSETTLED_STATES]), eb('expires_at', '<=', f.now)])] : []),
-        ...(states.includes('pending') ? [eb.and([live, eb.or([eb('state', '=', 'pending'), eb.and([eb('state', '=', 'leased'), eb('lease_expires_at', '<=', f.now)])])])] : []),
+        ...(states.includes('pending')
+          ? [eb.and([live, eb.or([eb('state', '=', 'pending'), eb.and([eb('state', '=', 'leased'), eb('lease_expires_at', '<=', f.now)])])])]
+          : []),
         ...(states.includes('leased') ? [eb.and([live, eb('state', '=', 'leased'), eb('lease_expires_at', '>', f.now)])] : []),
         ...(states.includes('written') ? [eb.and([live, eb('state', '=', 'written'), eb('written_deadline', '>', f.now)])] : []),
         ...(states.includes('undelivered') ? [eb.and([live, eb.or([eb('state', '=', 'undelivered'), overdueWrite])])] : []),
@@ -232,7 +240,11 @@ export async function leasePendingItems(
     const rows = await db
       .updateTable('inbox_items')
       .set((eb) => ({ state: 'leased', lease_expires_at: f.expiresAt, leased_at: f.now, lease_count: eb('lease_count', '+', 1), updated_at: f.now }))
-      .where('id', 'in', candidates.map((c) => Number(c.id)))
+      .where(
+        'id',
+        'in',
+        candidates.map((c) => Number(c.id)),
+      )
       .where('state', '=', 'pending')
       .returning(['id'])
       .execute();

@@ -14,7 +14,10 @@ export async function recordRunnerFacts(db: Executor, r: { sessionId: number; ac
 }
 
 /** Every activation, current or past, of these sessions whose runner had a TTY; oldest first. */
-export async function terminalActivationsOf(db: Executor, sessionIds: readonly number[]): Promise<{ sessionId: number; activation: number; attachedAt: string }[]> {
+export async function terminalActivationsOf(
+  db: Executor,
+  sessionIds: readonly number[],
+): Promise<{ sessionId: number; activation: number; attachedAt: string }[]> {
   if (sessionIds.length === 0) return [];
   const rows = await db
     .selectFrom('session_runners')

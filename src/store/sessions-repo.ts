@@ -7,7 +7,6 @@ import { LEGACY_PARENT_KEY, legacyKeyNames, legacyParentKeySpellings, parseLegac
 import { prefixUpperBound, type ParsedSessionRef } from '../core/session-ref.js';
 import type { Executor, StoreDialect } from './dialect/dialect.js';
 
-
 /** How a runtime child came to be: a built-in subagent, or an agent started inside the runtime. */
 export type RuntimeOrigin = 'subagent' | 'nested-agent';
 
@@ -114,10 +113,7 @@ function toRecord(row: CoreRow): SessionRecord {
 }
 
 function selectCore(db: Executor, d: StoreDialect) {
-  return db
-    .selectFrom('sessions')
-    .select(CORE_COLUMNS)
-    .select(d.jsonTextField('custom_metadata', LEGACY_PARENT_KEY).as('legacy_parent_key'));
+  return db.selectFrom('sessions').select(CORE_COLUMNS).select(d.jsonTextField('custom_metadata', LEGACY_PARENT_KEY).as('legacy_parent_key'));
 }
 
 export async function findSessionById(db: Executor, d: StoreDialect, id: number): Promise<SessionRecord | null> {
@@ -127,7 +123,9 @@ export async function findSessionById(db: Executor, d: StoreDialect, id: number)
 
 export async function findSessionsByIds(db: Executor, d: StoreDialect, ids: readonly number[]): Promise<SessionRecord[]> {
   if (ids.length === 0) return [];
-  const rows = await selectCore(db, d).where('id', 'in', [...new Set(ids)]).execute();
+  const rows = await selectCore(db, d)
+    .where('id', 'in', [...new Set(ids)])
+    .execute();
   return rows.map((r) => toRecord(r as CoreRow));
 }
 
@@ -205,7 +203,9 @@ export async function insertSession(db: Executor, d: StoreDialect, row: NewSessi
       custom_metadata: row.customMetadata,
       provider: row.provider,
       provider_conversation: row.providerConversation,
-      ...(row.runtime ? { runtime_parent_id: row.runtime.parentId, runtime_origin: row.runtime.origin, runtime_conversation_id: row.runtime.conversationId } : {}),
+      ...(row.runtime
+        ? { runtime_parent_id: row.runtime.parentId, runtime_origin: row.runtime.origin, runtime_conversation_id: row.runtime.conversationId }
+        : {}),
       created_at: row.now,
       updated_at: row.now,
     })
@@ -216,8 +216,18 @@ export async function insertSession(db: Executor, d: StoreDialect, row: NewSessi
 }
 
 /** The child a runtime parent created for (provider, conversation), if any (one at most: a unique index). */
-export async function findRuntimeChild(db: Executor, d: StoreDialect, parentId: number, provider: string, conversationId: string): Promise<SessionRecord | null> {
-  const row = await selectCore(db, d).where('runtime_parent_id', '=', parentId).where('provider', '=', provider).where('runtime_conversation_id', '=', conversationId).executeTakeFirst();
+export async function findRuntimeChild(
+  db: Executor,
+  d: StoreDialect,
+  parentId: number,
+  provider: string,
+  conversationId: string,
+): Promise<SessionRecord | null> {
+  const row = await selectCore(db, d)
+    .where('runtime_parent_id', '=', parentId)
+    .where('provider', '=', provider)
+    .where('runtime_conversation_id', '=', conversationId)
+    .executeTakeFirst();
   return row ? toRecord(row) : null;
 }
 
@@ -242,13 +252,7 @@ export interface SessionChanges {
  * it was read, so two concurrent identical changes record exactly one event (docs/concepts.md, docs/attribution.md).
  * Returns false when the row moved (the caller re-reads and decides again).
  */
-export async function updateSessionIfVersion(
-  db: Executor,
-  id: number,
-  expectedVersion: number,
-  changes: SessionChanges,
-  now: string,
-): Promise<boolean> {
+export async function updateSessionIfVersion(db: Executor, id: number, expectedVersion: number, changes: SessionChanges, now: string): Promise<boolean> {
   const set: Record<string, unknown> = { version: expectedVersion + 1, updated_at: now };
   if ('title' in changes) set.title = changes.title;
   if ('slug' in changes) set.slug = changes.slug;
@@ -270,7 +274,11 @@ export async function updateSessionIfVersion(
 export async function loadCustomMetadata(db: Executor, ids: readonly number[]): Promise<Map<number, Record<string, unknown>>> {
   const out = new Map<number, Record<string, unknown>>();
   if (ids.length === 0) return out;
-  const rows = await db.selectFrom('sessions').select(['id', 'custom_metadata']).where('id', 'in', [...new Set(ids)]).execute();
+  const rows = await db
+    .selectFrom('sessions')
+    .select(['id', 'custom_metadata'])
+    .where('id', 'in', [...new Set(ids)])
+    .execute();
   for (const row of rows) {
     try {
       out.set(Number(row.id), JSON.parse(row.custom_metadata) as Record<string, unknown>);
@@ -319,19 +327,13 @@ export async function spawnChildrenOf(
   for (const p of parents) for (const spelling of legacyParentKeySpellings(p)) keyToId.set(spelling, p.id);
   const legacy = d.jsonTextField('custom_metadata', LEGACY_PARENT_KEY);
   const rows = await selectCore(db, d)
-    .where((eb) =>
-      eb.or([
-        eb('parent_session_id', 'in', ids),
-        eb.and([eb(legacy, 'in', [...keyToId.keys()]), eb('parent_basis', '=', 'legacy')]),
-      ]),
-    )
+    .where((eb) => eb.or([eb('parent_session_id', 'in', ids), eb.and([eb(legacy, 'in', [...keyToId.keys()]), eb('parent_basis', '=', 'legacy')])]))
     .orderBy('id')
     .execute();
   const out: { parentId: number; child: SessionRecord }[] = [];
   for (const r of rows) {
     const child = toRecord(r);
-    const parentId =
-      child.parentBasis === 'legacy' && child.legacyParentKey !== null ? keyToId.get(child.legacyParentKey) : child.parentSessionId;
+    const parentId = child.parentBasis === 'legacy' && child.legacyParentKey !== null ? keyToId.get(child.legacyParentKey) : child.parentSessionId;
     if (parentId !== undefined && parentId !== null) out.push({ parentId, child });
   }
   return out;

@@ -6,7 +6,23 @@
  * connection that died under it (they carry no SQLSTATE).
  */
 // 40001/40P01: a serialization failure or a deadlock victim — nothing was written, a retry succeeds
-const UNAVAILABLE_CODES = ['40001', '40P01', 'ECONNREFUSED', 'ECONNRESET', 'EPIPE', '57P01', '57P02', '57P03', '53300', '25006', 'SQLITE_BUSY', 'SQLITE_LOCKED', 'SQLITE_IOERR', 'SQLITE_FULL', 'SQLITE_READONLY'];
+const UNAVAILABLE_CODES = [
+  '40001',
+  '40P01',
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'EPIPE',
+  '57P01',
+  '57P02',
+  '57P03',
+  '53300',
+  '25006',
+  'SQLITE_BUSY',
+  'SQLITE_LOCKED',
+  'SQLITE_IOERR',
+  'SQLITE_FULL',
+  'SQLITE_READONLY',
+];
 const UNAVAILABLE_MESSAGES = /Connection terminated|Client has encountered a connection error|Client was closed and is not queryable|terminating connection/;
 
 export function isStoreUnavailableError(error: unknown): boolean {

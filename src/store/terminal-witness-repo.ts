@@ -27,7 +27,16 @@ interface TerminalTurnRecord {
 
 type PromptMatchKind = 'inbox_item' | 'terminal_turn' | 'run_prompt';
 
-type WitnessRow = { session_id: number; activation: number; credential_id: number; user_id: number; minted_at: string; closed_at: string | null; closed_turns: number | null; heard_at: string | null };
+type WitnessRow = {
+  session_id: number;
+  activation: number;
+  credential_id: number;
+  user_id: number;
+  minted_at: string;
+  closed_at: string | null;
+  closed_turns: number | null;
+  heard_at: string | null;
+};
 
 function toWitness(r: WitnessRow): TerminalWitnessRecord {
   return {
@@ -48,17 +57,28 @@ export async function findWitness(db: Executor, sessionId: number, activation: n
 }
 
 /** The activation's witness is now this credential (a second mint replaces the first). */
-export async function upsertWitness(db: Executor, w: { sessionId: number; activation: number; credentialId: number; userId: number; now: string }): Promise<void> {
+export async function upsertWitness(
+  db: Executor,
+  w: { sessionId: number; activation: number; credentialId: number; userId: number; now: string },
+): Promise<void> {
   await db
     .insertInto('terminal_witnesses')
     .values({ session_id: w.sessionId, activation: w.activation, credential_id: w.credentialId, user_id: w.userId, minted_at: w.now })
-    .onConflict((oc) => oc.columns(['session_id', 'activation']).doUpdateSet({ credential_id: w.credentialId, user_id: w.userId, minted_at: w.now, heard_at: null }))
+    .onConflict((oc) =>
+      oc.columns(['session_id', 'activation']).doUpdateSet({ credential_id: w.credentialId, user_id: w.userId, minted_at: w.now, heard_at: null }),
+    )
     .execute();
 }
 
 /** The runner's heartbeat: its witness is alive (a closed run takes none). */
 export async function heardFromWitness(db: Executor, sessionId: number, activation: number, now: string): Promise<void> {
-  await db.updateTable('terminal_witnesses').set({ heard_at: now }).where('session_id', '=', sessionId).where('activation', '=', activation).where('closed_at', 'is', null).execute();
+  await db
+    .updateTable('terminal_witnesses')
+    .set({ heard_at: now })
+    .where('session_id', '=', sessionId)
+    .where('activation', '=', activation)
+    .where('closed_at', 'is', null)
+    .execute();
 }
 
 /** Compare-and-set: the closing report lands once. */
@@ -81,7 +101,17 @@ export async function revokeWitnessCredentials(db: Executor, sessionId: number, 
   return rows.map((r) => Number(r.id));
 }
 
-type TurnRow = { id: number; session_id: number; activation: number; digest: string; length: number; reliable: number; pasted: number; reported_at: string; human_message_id: number | null };
+type TurnRow = {
+  id: number;
+  session_id: number;
+  activation: number;
+  digest: string;
+  length: number;
+  reliable: number;
+  pasted: number;
+  reported_at: string;
+  human_message_id: number | null;
+};
 
 function toTurn(r: TurnRow): TerminalTurnRecord {
   return {
@@ -97,10 +127,21 @@ function toTurn(r: TurnRow): TerminalTurnRecord {
   };
 }
 
-export async function insertTurn(db: Executor, t: { sessionId: number; activation: number; digest: string; length: number; reliable: boolean; pasted: boolean; now: string }): Promise<number> {
+export async function insertTurn(
+  db: Executor,
+  t: { sessionId: number; activation: number; digest: string; length: number; reliable: boolean; pasted: boolean; now: string },
+): Promise<number> {
   const row = await db
     .insertInto('terminal_turns')
-    .values({ session_id: t.sessionId, activation: t.activation, digest: t.digest, length: t.length, reliable: t.reliable ? 1 : 0, pasted: t.pasted ? 1 : 0, reported_at: t.now })
+    .values({
+      session_id: t.sessionId,
+      activation: t.activation,
+      digest: t.digest,
+      length: t.length,
+      reliable: t.reliable ? 1 : 0,
+      pasted: t.pasted ? 1 : 0,
+      reported_at: t.now,
+    })
     .returning('id')
     .executeTakeFirstOrThrow();
   return Number(row.id);
@@ -117,11 +158,19 @@ export async function findTurn(db: Executor, id: number): Promise<TerminalTurnRe
 
 /** Compare-and-set: of two witnessed prompts racing for one turn, exactly one consumes it. */
 export async function consumeTurn(db: Executor, id: number, humanMessageId: number, now: string): Promise<boolean> {
-  const r = await db.updateTable('terminal_turns').set({ human_message_id: humanMessageId, consumed_at: now }).where('id', '=', id).where('human_message_id', 'is', null).executeTakeFirst();
+  const r = await db
+    .updateTable('terminal_turns')
+    .set({ human_message_id: humanMessageId, consumed_at: now })
+    .where('id', '=', id)
+    .where('human_message_id', 'is', null)
+    .executeTakeFirst();
   return Number(r.numUpdatedRows) === 1;
 }
 
-export async function insertPromptReport(db: Executor, r: { sessionId: number; activation: number; digest: string; length: number; now: string }): Promise<number> {
+export async function insertPromptReport(
+  db: Executor,
+  r: { sessionId: number; activation: number; digest: string; length: number; now: string },
+): Promise<number> {
   const row = await db
     .insertInto('prompt_reports')
     .values({ session_id: r.sessionId, activation: r.activation, digest: r.digest, length: r.length, reported_at: r.now })
@@ -142,7 +191,11 @@ export async function countPromptReports(db: Executor, sessionId: number, activa
 }
 
 /** Compare-and-set: a report is matched to one thing, once. */
-export async function matchPromptReport(db: Executor, id: number, match: { kind: PromptMatchKind; inboxItemId?: number; turnId?: number; now: string }): Promise<boolean> {
+export async function matchPromptReport(
+  db: Executor,
+  id: number,
+  match: { kind: PromptMatchKind; inboxItemId?: number; turnId?: number; now: string },
+): Promise<boolean> {
   const r = await db
     .updateTable('prompt_reports')
     .set({ matched_kind: match.kind, matched_inbox_item_id: match.inboxItemId ?? null, matched_turn_id: match.turnId ?? null, matched_at: match.now })
@@ -167,7 +220,10 @@ export async function unmatchedReportsEqualTo(db: Executor, sessionId: number, a
   return rows.map((r) => Number(r.id));
 }
 
-export async function insertRunPrompt(db: Executor, p: { sessionId: number; activation: number; humanMessageId: number; digest: string; length: number; now: string }): Promise<boolean> {
+export async function insertRunPrompt(
+  db: Executor,
+  p: { sessionId: number; activation: number; humanMessageId: number; digest: string; length: number; now: string },
+): Promise<boolean> {
   const r = await db
     .insertInto('run_prompts')
     .values({ session_id: p.sessionId, activation: p.activation, human_message_id: p.humanMessageId, digest: p.digest, length: p.length, created_at: p.now })
@@ -176,8 +232,17 @@ export async function insertRunPrompt(db: Executor, p: { sessionId: number; acti
   return Number(r.numInsertedOrUpdatedRows ?? 0) === 1;
 }
 
-export async function findRunPrompt(db: Executor, sessionId: number, activation: number): Promise<{ digest: string; length: number; humanMessageId: number } | null> {
-  const row = await db.selectFrom('run_prompts').select(['digest', 'length', 'human_message_id']).where('session_id', '=', sessionId).where('activation', '=', activation).executeTakeFirst();
+export async function findRunPrompt(
+  db: Executor,
+  sessionId: number,
+  activation: number,
+): Promise<{ digest: string; length: number; humanMessageId: number } | null> {
+  const row = await db
+    .selectFrom('run_prompts')
+    .select(['digest', 'length', 'human_message_id'])
+    .where('session_id', '=', sessionId)
+    .where('activation', '=', activation)
+    .executeTakeFirst();
   return row ? { digest: row.digest, length: Number(row.length), humanMessageId: Number(row.human_message_id) } : null;
 }
 
@@ -198,14 +263,24 @@ export async function terminalRunRows(db: Executor, sessionIds: readonly number[
     const w = toWitness(r);
     out.witnesses.set(runKey(w.sessionId, w.activation), w);
   }
-  const turns = await db.selectFrom('terminal_turns').select(['session_id', 'activation', 'reported_at', 'human_message_id']).where('session_id', 'in', ids).orderBy('id').execute();
+  const turns = await db
+    .selectFrom('terminal_turns')
+    .select(['session_id', 'activation', 'reported_at', 'human_message_id'])
+    .where('session_id', 'in', ids)
+    .orderBy('id')
+    .execute();
   for (const t of turns) {
     const key = runKey(Number(t.session_id), Number(t.activation));
     const list = out.turns.get(key) ?? [];
     list.push({ reportedAt: t.reported_at, consumed: t.human_message_id !== null });
     out.turns.set(key, list);
   }
-  const reports = await db.selectFrom('prompt_reports').select(['session_id', 'activation', 'reported_at', 'matched_kind']).where('session_id', 'in', ids).orderBy('id').execute();
+  const reports = await db
+    .selectFrom('prompt_reports')
+    .select(['session_id', 'activation', 'reported_at', 'matched_kind'])
+    .where('session_id', 'in', ids)
+    .orderBy('id')
+    .execute();
   for (const r of reports) {
     const key = runKey(Number(r.session_id), Number(r.activation));
     const list = out.reports.get(key) ?? [];

@@ -20,14 +20,35 @@ interface NewTranscriptLine {
 const num = (v: number | string | null): number | null => (v === null ? null : Number(v));
 const COLUMNS = ['id', 'record', 'provider', 'conversation_id', 'byte_offset', 'restarted', 'created_at'] as const;
 
-function toRow(r: { id: number; record: string; provider: string | null; conversation_id: string | null; byte_offset: number | string | null; restarted: number; created_at: string }): TranscriptRecordRow {
-  return { id: Number(r.id), line: r.record, provider: r.provider, conversationId: r.conversation_id, offset: num(r.byte_offset), restarted: Number(r.restarted) === 1, createdAt: r.created_at };
+function toRow(r: {
+  id: number;
+  record: string;
+  provider: string | null;
+  conversation_id: string | null;
+  byte_offset: number | string | null;
+  restarted: number;
+  created_at: string;
+}): TranscriptRecordRow {
+  return {
+    id: Number(r.id),
+    line: r.record,
+    provider: r.provider,
+    conversationId: r.conversation_id,
+    offset: num(r.byte_offset),
+    restarted: Number(r.restarted) === 1,
+    createdAt: r.created_at,
+  };
 }
 
 // 7 values a row: well under SQLite's and PostgreSQL's bound-parameter limits
 const INSERT_BATCH = 500;
 
-export async function insertTranscriptLines(db: Executor, key: { sessionId: number; provider: string; conversationId: string }, lines: readonly NewTranscriptLine[], now: string): Promise<void> {
+export async function insertTranscriptLines(
+  db: Executor,
+  key: { sessionId: number; provider: string; conversationId: string },
+  lines: readonly NewTranscriptLine[],
+  now: string,
+): Promise<void> {
   for (let i = 0; i < lines.length; i += INSERT_BATCH) {
     await db
       .insertInto('session_transcripts')
@@ -61,7 +82,12 @@ export async function transcriptPageBefore(db: Executor, sessionId: number, befo
 }
 
 export async function countTranscriptBefore(db: Executor, sessionId: number, beforeId: number): Promise<number> {
-  const r = await db.selectFrom('session_transcripts').select((eb) => eb.fn.countAll().as('n')).where('session_id', '=', sessionId).where('id', '<', beforeId).executeTakeFirstOrThrow();
+  const r = await db
+    .selectFrom('session_transcripts')
+    .select((eb) => eb.fn.countAll().as('n'))
+    .where('session_id', '=', sessionId)
+    .where('id', '<', beforeId)
+    .executeTakeFirstOrThrow();
   return Number(r.n);
 }
 
@@ -72,7 +98,12 @@ export interface PositionKey {
 }
 
 const at = (db: Executor, k: PositionKey) =>
-  db.selectFrom('transcript_positions').select('next_offset').where('session_id', '=', k.sessionId).where('provider', '=', k.provider).where('conversation_id', '=', k.conversationId);
+  db
+    .selectFrom('transcript_positions')
+    .select('next_offset')
+    .where('session_id', '=', k.sessionId)
+    .where('provider', '=', k.provider)
+    .where('conversation_id', '=', k.conversationId);
 
 /** The next byte offset expected, or null when nothing was appended for this conversation yet. */
 export async function transcriptPosition(db: Executor, k: PositionKey): Promise<number | null> {

@@ -63,7 +63,11 @@ export async function findUserById(db: Executor, id: number): Promise<UserRecord
 export async function findUsersByIds(db: Executor, ids: readonly number[]): Promise<Map<number, UserRecord>> {
   const out = new Map<number, UserRecord>();
   if (ids.length === 0) return out;
-  const rows = await db.selectFrom('users').selectAll().where('id', 'in', [...new Set(ids)]).execute();
+  const rows = await db
+    .selectFrom('users')
+    .selectAll()
+    .where('id', 'in', [...new Set(ids)])
+    .execute();
   for (const r of rows) out.set(Number(r.id), toUser(r));
   return out;
 }
@@ -74,7 +78,11 @@ export async function listUsers(db: Executor): Promise<UserRecord[]> {
 }
 
 export async function countUsers(db: Executor): Promise<number> {
-  const row = await db.selectFrom('users').select((eb) => eb.fn.countAll<number>().as('n')).where('removed_at', 'is', null).executeTakeFirstOrThrow();
+  const row = await db
+    .selectFrom('users')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('removed_at', 'is', null)
+    .executeTakeFirstOrThrow();
   return Number(row.n);
 }
 
@@ -102,7 +110,16 @@ export async function insertUser(
 export async function updateUser(
   db: Executor,
   id: number,
-  changes: Partial<{ key: string; displayName: string; email: string | null; slackUserIds: string[]; notes: string | null; isAdmin: boolean; passwordHash: string | null; removedAt: string | null }>,
+  changes: Partial<{
+    key: string;
+    displayName: string;
+    email: string | null;
+    slackUserIds: string[];
+    notes: string | null;
+    isAdmin: boolean;
+    passwordHash: string | null;
+    removedAt: string | null;
+  }>,
   now: string,
 ): Promise<void> {
   const set: Record<string, unknown> = { updated_at: now };

@@ -20,7 +20,15 @@ export async function insertLoginLink(
 ): Promise<number> {
   const row = await db
     .insertInto('web_login_links')
-    .values({ secret_hash: l.secretHash, purpose: l.purpose, user_id: l.userId, issued_via: l.issuedVia, created_at: l.now, expires_at: l.expiresAt, used_at: null })
+    .values({
+      secret_hash: l.secretHash,
+      purpose: l.purpose,
+      user_id: l.userId,
+      issued_via: l.issuedVia,
+      created_at: l.now,
+      expires_at: l.expiresAt,
+      used_at: null,
+    })
     .returning('id')
     .executeTakeFirstOrThrow();
   return Number(row.id);
@@ -54,7 +62,13 @@ export async function consumeLoginLink(db: Executor, id: number, now: string): P
 
 /** A new setup code replaces every earlier unused one. */
 export async function retireUnusedLinks(db: Executor, purpose: LoginLinkPurpose, now: string): Promise<void> {
-  await db.updateTable('web_login_links').set({ expires_at: now }).where('purpose', '=', purpose).where('used_at', 'is', null).where('expires_at', '>', now).execute();
+  await db
+    .updateTable('web_login_links')
+    .set({ expires_at: now })
+    .where('purpose', '=', purpose)
+    .where('used_at', 'is', null)
+    .where('expires_at', '>', now)
+    .execute();
 }
 
 export interface WebSessionRecord {

@@ -4,7 +4,7 @@ import type { Context } from 'hono';
 type Renderable = { toString(): string | Promise<string> } | string | Promise<string>;
 
 async function text(node: Renderable): Promise<string> {
-  return typeof node === 'string' ? node : await (node).toString();
+  return typeof node === 'string' ? node : await node.toString();
 }
 
 export async function htmlPage(c: Context, node: Renderable, status = 200): Promise<Response> {

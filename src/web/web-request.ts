@@ -38,7 +38,10 @@ const UNSAFE = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
  */
 function secure(res: Response): Response {
   const h = res.headers;
-  h.set('content-security-policy', "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; font-src 'self'; object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'");
+  h.set(
+    'content-security-policy',
+    "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; font-src 'self'; object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'",
+  );
   h.set('x-content-type-options', 'nosniff');
   h.set('x-frame-options', 'DENY');
   // sign-in links carry their secret in the path: never send it to another site. (Not
@@ -148,7 +151,10 @@ export function webRoute(
         form = await parseForm(c);
         const presented = c.req.header(CSRF_HEADER) ?? field(form, CSRF_FIELD);
         if (!csrfMatches(csrf, presented)) {
-          throw new WarrantError('csrf-failed', 'This form was refused: its CSRF token is missing or wrong (a page from another site, or an expired page). Reload the page and try again.');
+          throw new WarrantError(
+            'csrf-failed',
+            'This form was refused: its CSRF token is missing or wrong (a page from another site, or an expired page). Reload the page and try again.',
+          );
         }
       }
       if (access === 'admin' && !identity?.user.isAdmin) {

@@ -78,7 +78,9 @@ export function setupClaude(s: ClaudeSetup): Record<string, string> {
   const customApiKeyResponses = { approved: [CLAUDE_API_KEY.slice(-20)], rejected: [] };
   writeFileSync(join(config, '.claude.json'), JSON.stringify({ hasCompletedOnboarding: true, customApiKeyResponses, projects }, null, 2));
   if (s.userAllow) writeFileSync(join(config, 'settings.json'), JSON.stringify({ permissions: { allow: s.userAllow } }, null, 2));
-  const hooks = Object.fromEntries(Object.entries(s.hooks ?? {}).map(([event, commands]) => [event, [{ hooks: commands.map((command) => ({ type: 'command', command, timeout: 30 })) }]]));
+  const hooks = Object.fromEntries(
+    Object.entries(s.hooks ?? {}).map(([event, commands]) => [event, [{ hooks: commands.map((command) => ({ type: 'command', command, timeout: 30 })) }]]),
+  );
   const settings: Record<string, unknown> = { hooks };
   if (s.allow) settings.permissions = { allow: s.allow };
   writeFileSync(join(s.project, '.claude', 'settings.json'), JSON.stringify(settings, null, 2));
@@ -222,10 +224,22 @@ export function runToEnd(cmd: string, args: string[], options: { cwd: string; en
 }
 
 /** Runs `cmd` under a pseudo-terminal (python3's pty; 120×40), typing `steps` into it. Returns the screen text. */
-export function runInPty(cmd: string[], options: { cwd: string; env: Record<string, string>; steps: { wait: number; send: string; until?: string; until_file?: [string, string] }[]; linger?: number }): Promise<Run> {
+export function runInPty(
+  cmd: string[],
+  options: {
+    cwd: string;
+    env: Record<string, string>;
+    steps: { wait: number; send: string; until?: string; until_file?: [string, string] }[];
+    linger?: number;
+  },
+): Promise<Run> {
   const spec = JSON.stringify({ cmd, env: options.env, cwd: options.cwd, steps: options.steps, linger: options.linger ?? 3 });
   const total = options.steps.reduce((n, s) => n + s.wait, 0) + (options.linger ?? 3);
-  return runToEnd('python3', [join(import.meta.dirname, 'pty-drive.py'), spec], { cwd: options.cwd, env: { PATH: process.env.PATH ?? '/usr/bin:/bin' }, timeoutMs: (total + 30) * 1000 });
+  return runToEnd('python3', [join(import.meta.dirname, 'pty-drive.py'), spec], {
+    cwd: options.cwd,
+    env: { PATH: process.env.PATH ?? '/usr/bin:/bin' },
+    timeoutMs: (total + 30) * 1000,
+  });
 }
 
 /** The node script that appends each hook call (argv, stdin, env) as one JSON line to $CAPTURE_FILE. */

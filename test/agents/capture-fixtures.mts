@@ -8,7 +8,17 @@
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { AGENT_CLI_PINS } from '../../scripts/install-agent-clis.mjs';
-import { CAPTURE_HOOK, CLAUDE_BIN, CODEX_JS, readCaptured, requireAgentClis, setupClaude, setupCodex, warrantMcpCommand, type CapturedHook } from './agent-clis.js';
+import {
+  CAPTURE_HOOK,
+  CLAUDE_BIN,
+  CODEX_JS,
+  readCaptured,
+  requireAgentClis,
+  setupClaude,
+  setupCodex,
+  warrantMcpCommand,
+  type CapturedHook,
+} from './agent-clis.js';
 import { startModelEndpoint, when, type Step } from './model-endpoint.js';
 import { startWarrant } from './warrant-run.js';
 
@@ -16,12 +26,49 @@ const OUT = resolve(import.meta.dirname, '../fixtures/agent-hooks');
 const SCRATCH = '/tmp/warrant-agent-fixtures';
 
 const CLAUDE_EVENTS = [
-  'SessionStart', 'UserPromptSubmit', 'UserPromptExpansion', 'PreToolUse', 'PostToolUse', 'PostToolUseFailure', 'PostToolBatch',
-  'PermissionRequest', 'PermissionDenied', 'Notification', 'SubagentStart', 'SubagentStop', 'Stop', 'StopFailure', 'SessionEnd',
-  'PreCompact', 'PostCompact', 'Setup', 'TeammateIdle', 'TaskCreated', 'TaskCompleted', 'ConfigChange', 'InstructionsLoaded',
-  'CwdChanged', 'DirectoryAdded', 'MessageDisplay', 'Elicitation', 'ElicitationResult',
+  'SessionStart',
+  'UserPromptSubmit',
+  'UserPromptExpansion',
+  'PreToolUse',
+  'PostToolUse',
+  'PostToolUseFailure',
+  'PostToolBatch',
+  'PermissionRequest',
+  'PermissionDenied',
+  'Notification',
+  'SubagentStart',
+  'SubagentStop',
+  'Stop',
+  'StopFailure',
+  'SessionEnd',
+  'PreCompact',
+  'PostCompact',
+  'Setup',
+  'TeammateIdle',
+  'TaskCreated',
+  'TaskCompleted',
+  'ConfigChange',
+  'InstructionsLoaded',
+  'CwdChanged',
+  'DirectoryAdded',
+  'MessageDisplay',
+  'Elicitation',
+  'ElicitationResult',
 ];
-const CODEX_EVENTS = ['SessionStart', 'UserPromptSubmit', 'PreToolUse', 'PermissionRequest', 'PostToolUse', 'PreCompact', 'PostCompact', 'SubagentStart', 'SubagentStop', 'Stop', 'SessionEnd', 'Interrupt'];
+const CODEX_EVENTS = [
+  'SessionStart',
+  'UserPromptSubmit',
+  'PreToolUse',
+  'PermissionRequest',
+  'PostToolUse',
+  'PreCompact',
+  'PostCompact',
+  'SubagentStart',
+  'SubagentStop',
+  'Stop',
+  'SessionEnd',
+  'Interrupt',
+];
 
 const capture = (label: string) => `"${process.execPath}" "${CAPTURE_HOOK}" ${label}`;
 const RELEVANT_ENV = /^(WARRANT_|CLAUDE|CODEX_|AI_AGENT|ANTHROPIC_BASE_URL)/;
@@ -36,7 +83,11 @@ function sanitize(value: unknown): unknown {
 }
 
 function envSeen(h: CapturedHook): Record<string, string> {
-  return Object.fromEntries(Object.entries(h.env).filter(([k]) => RELEVANT_ENV.test(k)).sort(([a], [b]) => a.localeCompare(b)));
+  return Object.fromEntries(
+    Object.entries(h.env)
+      .filter(([k]) => RELEVANT_ENV.test(k))
+      .sort(([a], [b]) => a.localeCompare(b)),
+  );
 }
 
 function save(cli: string, hooks: CapturedHook[], variants: Record<string, (h: CapturedHook) => boolean>, meta: Record<string, unknown>): void {
@@ -66,7 +117,14 @@ async function claude(warrant: Awaited<ReturnType<typeof startWarrant>>): Promis
   mkdirSync(project, { recursive: true });
   const steps: Step[] = [
     { when: when.userSays('FIXTURE PROMPT'), reply: { tool: 'mcp__warrant__get_session', input: {}, id: 'toolu_fixture_get' } },
-    { when: when.resultOf('toolu_fixture_get'), reply: { tool: 'Agent', input: { subagent_type: 'general-purpose', description: 'fixture subagent', prompt: 'FIXTURE SUBTASK: read the session' }, id: 'toolu_fixture_agent' } },
+    {
+      when: when.resultOf('toolu_fixture_get'),
+      reply: {
+        tool: 'Agent',
+        input: { subagent_type: 'general-purpose', description: 'fixture subagent', prompt: 'FIXTURE SUBTASK: read the session' },
+        id: 'toolu_fixture_agent',
+      },
+    },
     { when: when.userSays('FIXTURE SUBTASK'), reply: { tool: 'mcp__warrant__get_session', input: {}, id: 'toolu_fixture_sub_get' } },
     { when: when.resultOf('toolu_fixture_sub_get'), reply: { text: 'subagent done' } },
     { when: when.resultOf('toolu_fixture_agent'), reply: { text: 'launched' } },
@@ -93,9 +151,16 @@ async function claude(warrant: Awaited<ReturnType<typeof startWarrant>>): Promis
   // stream-json input: one user line, stdin closed after the reply
   const streamEndpoint = await startModelEndpoint([{ when: when.userSays('STREAM PROMPT'), reply: { text: 'stream reply' } }]);
   const streamFile = join(dir, 'stream-hooks.jsonl');
-  const streamEnv = { ...setupClaude({ project, endpointUrl: streamEndpoint.url, hooks: { UserPromptSubmit: [capture('UserPromptSubmit')] } }), CAPTURE_FILE: streamFile };
+  const streamEnv = {
+    ...setupClaude({ project, endpointUrl: streamEndpoint.url, hooks: { UserPromptSubmit: [capture('UserPromptSubmit')] } }),
+    CAPTURE_FILE: streamFile,
+  };
   const line = JSON.stringify({ type: 'user', message: { role: 'user', content: [{ type: 'text', text: 'STREAM PROMPT' }] } });
-  await warrant.run('fixture claude stream', [CLAUDE_BIN, '-p', '--input-format', 'stream-json', '--output-format', 'stream-json', '--verbose'], { cwd: project, env: streamEnv, input: `${line}\n` });
+  await warrant.run('fixture claude stream', [CLAUDE_BIN, '-p', '--input-format', 'stream-json', '--output-format', 'stream-json', '--verbose'], {
+    cwd: project,
+    env: streamEnv,
+    input: `${line}\n`,
+  });
   await streamEndpoint.close();
   const streamHook = readCaptured(streamFile).find((h) => h.label === 'UserPromptSubmit');
   if (!streamHook) throw new Error('claude: UserPromptSubmit did not fire for stream-json input');
@@ -119,12 +184,19 @@ async function codex(warrant: Awaited<ReturnType<typeof startWarrant>>): Promise
   mkdirSync(project, { recursive: true });
   const steps: Step[] = [
     { when: when.userSays('FIXTURE PROMPT'), reply: { tool: 'mcp__warrant__get_session', input: {}, id: 'call_fixture_get' } },
-    { when: when.resultOf('call_fixture_get'), reply: { tool: 'multi_agent_v1__spawn_agent', input: { message: 'FIXTURE SUBTASK: read the session' }, id: 'call_fixture_spawn' } },
+    {
+      when: when.resultOf('call_fixture_get'),
+      reply: { tool: 'multi_agent_v1__spawn_agent', input: { message: 'FIXTURE SUBTASK: read the session' }, id: 'call_fixture_spawn' },
+    },
     { when: when.userSays('FIXTURE SUBTASK'), reply: { tool: 'mcp__warrant__get_session', input: {}, id: 'call_fixture_sub_get' } },
     { when: when.resultOf('call_fixture_sub_get'), reply: { text: 'subagent done' } },
     {
       when: when.resultOf('call_fixture_spawn'),
-      reply: (r) => ({ tool: 'multi_agent_v1__wait_agent', input: { targets: [JSON.parse(r.toolResults[0]!.text).agent_id], timeout_ms: 30_000 }, id: 'call_fixture_wait' }),
+      reply: (r) => ({
+        tool: 'multi_agent_v1__wait_agent',
+        input: { targets: [JSON.parse(r.toolResults[0]!.text).agent_id], timeout_ms: 30_000 },
+        id: 'call_fixture_wait',
+      }),
     },
     { when: when.resultOf('call_fixture_wait'), reply: { text: 'all done' } },
   ];
@@ -140,7 +212,11 @@ async function codex(warrant: Awaited<ReturnType<typeof startWarrant>>): Promise
     })),
     CAPTURE_FILE: captureFile,
   };
-  const run = await warrant.run('fixture codex', [process.execPath, CODEX_JS, 'exec', '--skip-git-repo-check', 'FIXTURE PROMPT'], { cwd: project, env, extraArgs: ['--provider', 'codex'] });
+  const run = await warrant.run('fixture codex', [process.execPath, CODEX_JS, 'exec', '--skip-git-repo-check', 'FIXTURE PROMPT'], {
+    cwd: project,
+    env,
+    extraArgs: ['--provider', 'codex'],
+  });
   await endpoint.close();
   if (run.code !== 0) throw new Error(`codex run failed: ${run.stderr}`);
   const pending = endpoint.pending();

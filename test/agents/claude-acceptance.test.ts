@@ -20,7 +20,11 @@ describe('Claude Code under warrant run, wired only by warrant integrate', () =>
     const endpoint = await startModelEndpoint(
       [
         { name: 'get_session', when: when.userSays('ACCEPTANCE TASK'), reply: { tool: 'mcp__warrant__get_session', input: {}, id: 'toolu_acc_get' } },
-        { name: 'spawn', when: when.resultOf('toolu_acc_get'), reply: { tool: 'Agent', input: { subagent_type: 'general-purpose', description: 'say hello', prompt: 'SUBTASK: say hello' }, id: 'toolu_acc_spawn' } },
+        {
+          name: 'spawn',
+          when: when.resultOf('toolu_acc_get'),
+          reply: { tool: 'Agent', input: { subagent_type: 'general-purpose', description: 'say hello', prompt: 'SUBTASK: say hello' }, id: 'toolu_acc_spawn' },
+        },
         { name: 'subagent answers', when: when.userSays('SUBTASK: say hello'), reply: { text: 'hello from the subagent' } },
         { name: 'parent after launch', when: when.resultOf('toolu_acc_spawn'), reply: { text: 'launched' } },
       ],
@@ -28,7 +32,11 @@ describe('Claude Code under warrant run, wired only by warrant integrate', () =>
     );
     try {
       const env = await integratedClaude(project, endpoint.url);
-      const run = await warrant.run('acceptance claude', [CLAUDE_BIN, '-p', 'ACCEPTANCE TASK'], { cwd: project, env, extraArgs: ['--provider', 'claude-code'] });
+      const run = await warrant.run('acceptance claude', [CLAUDE_BIN, '-p', 'ACCEPTANCE TASK'], {
+        cwd: project,
+        env,
+        extraArgs: ['--provider', 'claude-code'],
+      });
       expect(run.code, run.stderr).toBe(0);
       expect(endpoint.pending(), 'every scripted step was asked for').toEqual([]);
     } finally {
@@ -87,7 +95,9 @@ describe('Claude Code under warrant run, wired only by warrant integrate', () =>
     const node = process.execPath;
     const issue = `"${node}" "$WARRANT_CLI" users tokens issue ada --json --data-dir "${warrant.server.dataDir}"`;
     // one Bash call: the env as the agent's tools see it, the refusal, and its control (the guard removed by hand)
-    const command = [`env > "${envFile}"`, `${issue} 2>&1; echo "INSIDE_EXIT=$?"`, `env -u WARRANT_SESSION_TOKEN ${issue} 2>&1; echo "OUTSIDE_EXIT=$?"`].join('; ');
+    const command = [`env > "${envFile}"`, `${issue} 2>&1; echo "INSIDE_EXIT=$?"`, `env -u WARRANT_SESSION_TOKEN ${issue} 2>&1; echo "OUTSIDE_EXIT=$?"`].join(
+      '; ',
+    );
     const endpoint = await startModelEndpoint([
       { name: 'bash', when: when.userSays('BOUNDARY TASK'), reply: { tool: 'Bash', input: { command, description: 'look around' }, id: 'toolu_acc_bash' } },
       { name: 'finish', when: when.resultOf('toolu_acc_bash'), reply: { text: 'looked' } },
@@ -107,7 +117,11 @@ describe('Claude Code under warrant run, wired only by warrant integrate', () =>
     try {
       const env = { ...(await integratedClaude(project, endpoint.url)), ...seeded };
       // the Bash tool needs its own allow rule headlessly; it grants nothing for Warrant's tools
-      const run = await warrant.run('acceptance boundary', [CLAUDE_BIN, '-p', 'BOUNDARY TASK', '--allowedTools', 'Bash'], { cwd: project, env, extraArgs: ['--provider', 'claude-code'] });
+      const run = await warrant.run('acceptance boundary', [CLAUDE_BIN, '-p', 'BOUNDARY TASK', '--allowedTools', 'Bash'], {
+        cwd: project,
+        env,
+        extraArgs: ['--provider', 'claude-code'],
+      });
       expect(run.code, run.stderr).toBe(0);
       expect(endpoint.pending()).toEqual([]);
       bashResult = endpoint.modelRequests.flatMap((r) => r.toolResults).find((t) => t.id === 'toolu_acc_bash')!.text;
@@ -122,13 +136,20 @@ describe('Claude Code under warrant run, wired only by warrant integrate', () =>
         .map((l) => [l.slice(0, l.indexOf('=')), l.slice(l.indexOf('=') + 1)]),
     );
     // positive: the session's own identity and the ordinary variable
-    expect(agentEnv).toMatchObject({ WARRANT_SESSION_ID: String(session.id), WARRANT_SESSION_UID: session.uid, WARRANT_URL: warrant.server.url, ACCEPTANCE_MARKER: 'kept-through' });
+    expect(agentEnv).toMatchObject({
+      WARRANT_SESSION_ID: String(session.id),
+      WARRANT_SESSION_UID: session.uid,
+      WARRANT_URL: warrant.server.url,
+      ACCEPTANCE_MARKER: 'kept-through',
+    });
     expect(agentEnv.WARRANT_SESSION_TOKEN).toMatch(/^wrt_s_/);
     expect(agentEnv.WARRANT_CLI).toMatch(/dist\/cli\/main\.js$/);
     // negative: nothing of the host's
-    for (const name of ['WARRANT_DATA_DIR', 'WARRANT_FLEET_KEY', 'WARRANT_TOKEN', 'DATABASE_URL', 'PGHOST', 'PGPASSWORD', 'SOME_OTHER_NAME']) expect(agentEnv[name], name).toBeUndefined();
+    for (const name of ['WARRANT_DATA_DIR', 'WARRANT_FLEET_KEY', 'WARRANT_TOKEN', 'DATABASE_URL', 'PGHOST', 'PGPASSWORD', 'SOME_OTHER_NAME'])
+      expect(agentEnv[name], name).toBeUndefined();
     const whole = readFileSync(envFile, 'utf8');
-    for (const secret of [warrant.server.fleetKey, warrant.humanToken, 'pg-secret-value', warrant.server.dataDir]) expect(whole.includes(secret), secret).toBe(false);
+    for (const secret of [warrant.server.fleetKey, warrant.humanToken, 'pg-secret-value', warrant.server.dataDir])
+      expect(whole.includes(secret), secret).toBe(false);
 
     expect(bashResult).toMatch(/inside-agent-session/);
     expect(bashResult).toContain('INSIDE_EXIT=2');

@@ -42,10 +42,19 @@ describe('Claude Code 2.1.332 under warrant run (headless -p)', () => {
       const { mkdirSync } = await import('node:fs');
       mkdirSync(project, { recursive: true });
       const captureFile = join(dir, 'hooks.jsonl');
-      const env = { ...setupClaude({ project, endpointUrl: endpoint.url, hooks: hooksWithCapture(), mcpServers: { warrant: WARRANT_MCP }, ...setup }), CAPTURE_FILE: captureFile };
+      const env = {
+        ...setupClaude({ project, endpointUrl: endpoint.url, hooks: hooksWithCapture(), mcpServers: { warrant: WARRANT_MCP }, ...setup }),
+        CAPTURE_FILE: captureFile,
+      };
       const run = await warrant.run(title, [CLAUDE_BIN, '-p', prompt], { cwd: project, env, extraArgs: ['--provider', 'claude-code'] });
       const result = endpoint.modelRequests.find((r) => r.toolResults.some((t) => t.id === callId));
-      return { run, endpoint, toolResult: result?.toolResults.find((t) => t.id === callId)?.text ?? null, hooks: readCaptured(captureFile), session: await warrant.sessionTitled(title) };
+      return {
+        run,
+        endpoint,
+        toolResult: result?.toolResults.find((t) => t.id === callId)?.text ?? null,
+        hooks: readCaptured(captureFile),
+        session: await warrant.sessionTitled(title),
+      };
     } finally {
       await endpoint.close();
     }

@@ -10,7 +10,8 @@ import { integratedClaude, ledger, runInBackground, waitFor } from './integrated
 import { startModelEndpoint, when } from './model-endpoint.js';
 import { projectIn, warrantForSuite } from './warrant-run.js';
 
-const statesOf = (events: any[]) => events.filter((e) => ['attached', 'running', 'idle', 'exited', 'failed'].includes(e.type)).map((e) => `${e.type}:${e.details.new ?? 'running'}`);
+const statesOf = (events: any[]) =>
+  events.filter((e) => ['attached', 'running', 'idle', 'exited', 'failed'].includes(e.type)).map((e) => `${e.type}:${e.details.new ?? 'running'}`);
 
 describe('Claude Code conversations and Warrant sessions', () => {
   const warrant = warrantForSuite();
@@ -33,7 +34,12 @@ describe('Claude Code conversations and Warrant sessions', () => {
       expect(conversation).toMatch(/^[0-9a-f-]{36}$/);
       const sessionsBefore = (await warrant.get('/api/v1/sessions')).sessions.length;
 
-      const attachTo = (args: string[]) => warrant.run('ignored (attaching)', [CLAUDE_BIN, '-p', ...args], { cwd: project, env, extraArgs: ['--session', String(session.id), '--provider', 'claude-code'] });
+      const attachTo = (args: string[]) =>
+        warrant.run('ignored (attaching)', [CLAUDE_BIN, '-p', ...args], {
+          cwd: project,
+          env,
+          extraArgs: ['--session', String(session.id), '--provider', 'claude-code'],
+        });
       const resumed = await attachTo(['--resume', conversation, 'SECOND TURN']);
       expect(resumed.code, resumed.stderr).toBe(0);
       const continued = await attachTo(['--continue', 'THIRD TURN']);
@@ -50,7 +56,17 @@ describe('Claude Code conversations and Warrant sessions', () => {
       expect(await api.children(session.id)).toEqual([]);
       const events = await api.events(session.id);
       expect(events.filter((e) => e.type === 'conversation_changed')).toHaveLength(1);
-      expect(statesOf(events)).toEqual(['attached:running', 'idle:idle', 'exited:stopped', 'attached:running', 'idle:idle', 'exited:stopped', 'attached:running', 'idle:idle', 'exited:stopped']);
+      expect(statesOf(events)).toEqual([
+        'attached:running',
+        'idle:idle',
+        'exited:stopped',
+        'attached:running',
+        'idle:idle',
+        'exited:stopped',
+        'attached:running',
+        'idle:idle',
+        'exited:stopped',
+      ]);
       // the transcript continued where the previous runtime left it: every line once, in file order
       const records = await api.transcript(session.id);
       const offsets = records.map((r) => r.offset as number);
@@ -63,11 +79,15 @@ describe('Claude Code conversations and Warrant sessions', () => {
     }
   });
 
-  it("a nested claude started through the Bash tool becomes a child session (origin nested-agent, its own conversation); the parent is neither idled while its turn goes on nor rebound", async () => {
+  it('a nested claude started through the Bash tool becomes a child session (origin nested-agent, its own conversation); the parent is neither idled while its turn goes on nor rebound', async () => {
     const dir = scratchDir('acc-nested');
     const project = projectIn(dir);
     const endpoint = await startModelEndpoint([
-      { name: 'outer runs claude', when: when.userSays('OUTER TASK'), reply: { tool: 'Bash', input: { command: `"${CLAUDE_BIN}" -p "NESTED TASK"`, description: 'run a nested claude' }, id: 'toolu_acc_nested' } },
+      {
+        name: 'outer runs claude',
+        when: when.userSays('OUTER TASK'),
+        reply: { tool: 'Bash', input: { command: `"${CLAUDE_BIN}" -p "NESTED TASK"`, description: 'run a nested claude' }, id: 'toolu_acc_nested' },
+      },
       { name: 'nested answers', when: when.userSays('NESTED TASK'), reply: { text: 'nested reply' } },
       // the outer turn goes on after the nested agent ended: the test looks at the parent meanwhile
       { name: 'outer finishes', when: when.resultOf('toolu_acc_nested'), reply: { text: 'outer done' }, delayMs: 8_000 },
@@ -77,9 +97,16 @@ describe('Claude Code conversations and Warrant sessions', () => {
     try {
       const env = await integratedClaude(project, endpoint.url);
       // the Bash tool needs its own allow rule headlessly
-      const run = runInBackground(warrant, ['--title', title, '--provider', 'claude-code'], [CLAUDE_BIN, '-p', 'OUTER TASK', '--allowedTools', 'Bash'], { cwd: project, env });
+      const run = runInBackground(warrant, ['--title', title, '--provider', 'claude-code'], [CLAUDE_BIN, '-p', 'OUTER TASK', '--allowedTools', 'Bash'], {
+        cwd: project,
+        env,
+      });
       try {
-        await waitFor('the nested agent to end', async () => (endpoint.modelRequests.some((r) => r.toolResults.some((t) => t.id === 'toolu_acc_nested')) ? true : undefined), 90_000);
+        await waitFor(
+          'the nested agent to end',
+          async () => (endpoint.modelRequests.some((r) => r.toolResults.some((t) => t.id === 'toolu_acc_nested')) ? true : undefined),
+          90_000,
+        );
         const session = await warrant.sessionTitled(title);
         // the runner reports in arrival order: once the child is stopped, its Stop and SessionEnd were handled
         const child = await waitFor('the nested child to stop', async () => {

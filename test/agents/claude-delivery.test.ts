@@ -19,7 +19,11 @@ describe('delivery into Claude Code under warrant run --inbox', () => {
 
   /** POST with the fleet key (as a control plane would). */
   async function fleetPost(path: string, body: unknown): Promise<any> {
-    const r = await fetch(`${warrant.server.url}${path}`, { method: 'POST', headers: { authorization: `Bearer ${warrant.server.fleetKey}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    const r = await fetch(`${warrant.server.url}${path}`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${warrant.server.fleetKey}`, 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
     const text = await r.text();
     if (!r.ok) throw new Error(`POST ${path}: ${r.status} ${text}`);
     return JSON.parse(text);
@@ -44,7 +48,8 @@ describe('delivery into Claude Code under warrant run --inbox', () => {
           const list = (await warrant.get(`/api/v1/sessions?q=${encodeURIComponent(title)}`)).sessions as any[];
           return list.find((s) => s.title === title && s.status === 'running');
         });
-        const itemEvents = async (itemId: number) => (await api.events(session.id)).filter((e) => e.type.startsWith('inbox_item_') && e.details?.inbox_item_id === itemId).map((e) => e.type);
+        const itemEvents = async (itemId: number) =>
+          (await api.events(session.id)).filter((e) => e.type.startsWith('inbox_item_') && e.details?.inbox_item_id === itemId).map((e) => e.type);
         const stateOf = async (itemId: number) => (await api.inbox(session.id)).find((i) => i.id === itemId)?.state as string | undefined;
 
         const one = (await fleetPost(`/api/v1/sessions/${session.id}/follow_up`, { content: 'FOLLOW-UP one: keep the tests green' })).inbox_item;
@@ -89,7 +94,11 @@ describe('delivery into Claude Code under warrant run --inbox', () => {
     const dir = scratchDir('acc-inbox-codex');
     const project = projectIn(dir);
     const before = (await warrant.get('/api/v1/sessions')).sessions.length;
-    const run = await warrant.run('acceptance codex inbox', [process.execPath, CODEX_JS, 'exec', '--skip-git-repo-check', 'hello'], { cwd: project, env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: dir }, extraArgs: ['--inbox', '--provider', 'codex'] });
+    const run = await warrant.run('acceptance codex inbox', [process.execPath, CODEX_JS, 'exec', '--skip-git-repo-check', 'hello'], {
+      cwd: project,
+      env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: dir },
+      extraArgs: ['--inbox', '--provider', 'codex'],
+    });
     expect(run.code).toBe(2);
     expect(run.stderr).toMatch(/unsupported-provider/);
     expect(run.stderr).toMatch(/Nothing was started/);

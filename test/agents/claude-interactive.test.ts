@@ -26,7 +26,11 @@ describe('interactive Claude Code in a PTY under warrant run', () => {
     const capture = (e: string) => `"${process.execPath}" "${CAPTURE_HOOK}" ${e}`;
     try {
       const env = {
-        ...setupClaude({ project, endpointUrl: endpoint.url, hooks: Object.fromEntries(['SessionStart', 'UserPromptSubmit', 'Stop', 'SessionEnd'].map((e) => [e, [capture(e)]])) }),
+        ...setupClaude({
+          project,
+          endpointUrl: endpoint.url,
+          hooks: Object.fromEntries(['SessionStart', 'UserPromptSubmit', 'Stop', 'SessionEnd'].map((e) => [e, [capture(e)]])),
+        }),
         CAPTURE_FILE: captureFile,
         TERM: 'xterm-256color',
         WARRANT_URL: warrant.server.url,

@@ -23,10 +23,16 @@ describe('Claude Code stream-json input under warrant run', () => {
     const endpoint = await startModelEndpoint([{ when: when.userSays('FOLLOW-UP'), reply: { text: 'taken' } }], { defaultText: 'taken too' });
     const captureFile = join(dir, 'hooks.jsonl');
     try {
-      const env = { ...setupClaude({ project, endpointUrl: endpoint.url, hooks: { UserPromptSubmit: [`"${process.execPath}" "${CAPTURE_HOOK}" UserPromptSubmit`] } }), CAPTURE_FILE: captureFile };
+      const env = {
+        ...setupClaude({ project, endpointUrl: endpoint.url, hooks: { UserPromptSubmit: [`"${process.execPath}" "${CAPTURE_HOOK}" UserPromptSubmit`] } }),
+        CAPTURE_FILE: captureFile,
+      };
       const input = lines.map((l) => JSON.stringify(l) + '\n').join('');
       const run = await warrant.run(title, [CLAUDE_BIN, ...STREAM_ARGS], { cwd: project, env, input, extraArgs: ['--provider', 'claude-code'] });
-      const out = run.stdout.split('\n').filter((l) => l.trim().startsWith('{')).map((l) => JSON.parse(l));
+      const out = run.stdout
+        .split('\n')
+        .filter((l) => l.trim().startsWith('{'))
+        .map((l) => JSON.parse(l));
       return { run, out, prompts: readCaptured(captureFile).map((h) => h.payload.prompt as string), modelRequests: endpoint.modelRequests.length };
     } finally {
       await endpoint.close();

@@ -25,8 +25,18 @@ describe('the terminal witness with the real Claude Code', () => {
     const project = projectIn(dir);
     const endpoint = await startModelEndpoint(replies.map((r) => ({ name: r.name, when: when.userSays(r.says), reply: { text: r.text } })));
     try {
-      const env = { ...(await integratedClaude(project, endpoint.url)), TERM: 'xterm-256color', WARRANT_URL: warrant.server.url, WARRANT_TOKEN: warrant.humanToken };
-      const screen = await runInPty([process.execPath, WARRANT_CLI, 'run', '--title', title, '--provider', 'claude-code', '--', CLAUDE_BIN], { cwd: project, env, steps: [{ wait: 30, until: 'auto mode on', send: '' }, ...keys], linger: 3 });
+      const env = {
+        ...(await integratedClaude(project, endpoint.url)),
+        TERM: 'xterm-256color',
+        WARRANT_URL: warrant.server.url,
+        WARRANT_TOKEN: warrant.humanToken,
+      };
+      const screen = await runInPty([process.execPath, WARRANT_CLI, 'run', '--title', title, '--provider', 'claude-code', '--', CLAUDE_BIN], {
+        cwd: project,
+        env,
+        steps: [{ wait: 30, until: 'auto mode on', send: '' }, ...keys],
+        linger: 3,
+      });
       expect(screen.stdout).not.toMatch(/not witnessed/);
       expect(endpoint.pending(), screen.stdout).toEqual([]);
       return { screen, session: await warrant.sessionTitled(title) };
@@ -88,15 +98,28 @@ describe('the terminal witness with the real Claude Code', () => {
       const project = projectIn(dir);
       const endpoint = await startModelEndpoint([{ name: 'headless', when: when.userSays('check the deploy'), reply: { text: 'DEPLOY-CHECKED' } }]);
       try {
-        const env = { ...(await integratedClaude(project, endpoint.url)), TERM: 'xterm-256color', WARRANT_URL: warrant.server.url, WARRANT_TOKEN: warrant.humanToken };
-        const screen = await runInPty([process.execPath, WARRANT_CLI, 'run', '--title', title, '--provider', 'claude-code', ...args], { cwd: project, env, steps: [{ wait: 60, until: 'DEPLOY-CHECKED', send: '' }], linger: 3 });
+        const env = {
+          ...(await integratedClaude(project, endpoint.url)),
+          TERM: 'xterm-256color',
+          WARRANT_URL: warrant.server.url,
+          WARRANT_TOKEN: warrant.humanToken,
+        };
+        const screen = await runInPty([process.execPath, WARRANT_CLI, 'run', '--title', title, '--provider', 'claude-code', ...args], {
+          cwd: project,
+          env,
+          steps: [{ wait: 60, until: 'DEPLOY-CHECKED', send: '' }],
+          linger: 3,
+        });
         expect(screen.stdout, title).toContain('DEPLOY-CHECKED');
       } finally {
         await endpoint.close();
       }
       const session = await warrant.sessionTitled(title);
       const messages = await messagesOf(session.id);
-      expect(messages.map((m) => m.entry_point), title).toEqual(expected === 0 ? ['cli.run_prompt'] : []);
+      expect(
+        messages.map((m) => m.entry_point),
+        title,
+      ).toEqual(expected === 0 ? ['cli.run_prompt'] : []);
       expect((expected === 0 ? await terminalGaps(session.id) : await terminalGapOf(session.id)).length, title).toBe(expected === 0 ? 0 : 1);
       const gate = await check(session.id);
       expect([title, gate.code]).toEqual([title, expected]);

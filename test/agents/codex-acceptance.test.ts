@@ -35,19 +35,31 @@ describe('Codex under warrant run, wired only by warrant integrate', () => {
     const project = projectIn(dir);
     const endpoint = await startModelEndpoint([
       { name: 'get_session', when: when.userSays('CODEX TASK'), reply: { tool: 'mcp__warrant__get_session', input: {}, id: 'call_acc_get' } },
-      { name: 'spawn', when: when.resultOf('call_acc_get'), reply: { tool: 'multi_agent_v1__spawn_agent', input: { message: 'SUBTASK: say hello' }, id: 'call_acc_spawn' } },
+      {
+        name: 'spawn',
+        when: when.resultOf('call_acc_get'),
+        reply: { tool: 'multi_agent_v1__spawn_agent', input: { message: 'SUBTASK: say hello' }, id: 'call_acc_spawn' },
+      },
       { name: 'subagent answers', when: when.userSays('SUBTASK: say hello'), reply: { text: 'hello from the subagent' } },
       {
         name: 'wait',
         when: when.resultOf('call_acc_spawn'),
-        reply: (r) => ({ tool: 'multi_agent_v1__wait_agent', input: { targets: [JSON.parse(r.toolResults[0]!.text).agent_id], timeout_ms: 30_000 }, id: 'call_acc_wait' }),
+        reply: (r) => ({
+          tool: 'multi_agent_v1__wait_agent',
+          input: { targets: [JSON.parse(r.toolResults[0]!.text).agent_id], timeout_ms: 30_000 },
+          id: 'call_acc_wait',
+        }),
       },
       { name: 'finish', when: when.resultOf('call_acc_wait'), reply: { text: 'all done' } },
     ]);
     let env: Record<string, string>;
     try {
       env = await integratedCodex(project, endpoint.url);
-      const run = await warrant.run('acceptance codex', [process.execPath, CODEX_JS, 'exec', '--skip-git-repo-check', 'CODEX TASK'], { cwd: project, env, extraArgs: ['--provider', 'codex'] });
+      const run = await warrant.run('acceptance codex', [process.execPath, CODEX_JS, 'exec', '--skip-git-repo-check', 'CODEX TASK'], {
+        cwd: project,
+        env,
+        extraArgs: ['--provider', 'codex'],
+      });
       expect(run.code, run.stderr).toBe(0);
       expect(endpoint.pending()).toEqual([]);
     } finally {
@@ -70,7 +82,10 @@ describe('Codex under warrant run, wired only by warrant integrate', () => {
 
     // the runtime's states in order: attached running (the runner's `started` then changes nothing), idle at the
     // turn's end (Stop, then notify), exited last — the late notify never lands after the exit
-    const states = (events: any[]) => events.filter((e) => ['attached', 'started', 'running', 'idle', 'exited', 'failed'].includes(e.type)).map((e) => `${e.type}:${e.details.new ?? 'running'}`);
+    const states = (events: any[]) =>
+      events
+        .filter((e) => ['attached', 'started', 'running', 'idle', 'exited', 'failed'].includes(e.type))
+        .map((e) => `${e.type}:${e.details.new ?? 'running'}`);
     const events = await api.events(session.id);
     expect(states(events)).toEqual(['attached:running', 'idle:idle', 'exited:stopped']);
     expect(events.at(-1)).toMatchObject({ type: 'exited', details: { code: 0 } });

@@ -35,7 +35,11 @@ describe('Codex 0.171.0 under warrant run (codex exec)', () => {
     const marker = `marker-${key}-${Date.now()}`;
     const steps: Step[] = [
       { name: 'get_session', when: when.userSays(prompt), reply: { tool: 'mcp__warrant__get_session', input: {}, id: `call_get_${key}` } },
-      { name: 'send_message', when: when.resultOf(`call_get_${key}`), reply: { tool: 'mcp__warrant__send_message', input: { to: mailbox.id, payload: marker }, id: `call_send_${key}` } },
+      {
+        name: 'send_message',
+        when: when.resultOf(`call_get_${key}`),
+        reply: { tool: 'mcp__warrant__send_message', input: { to: mailbox.id, payload: marker }, id: `call_send_${key}` },
+      },
       { name: 'finish', when: when.resultOf(`call_send_${key}`), reply: { text: 'Done.' } },
     ];
     const endpoint = await startModelEndpoint(steps);
@@ -52,7 +56,11 @@ describe('Codex 0.171.0 under warrant run (codex exec)', () => {
         })),
         CAPTURE_FILE: captureFile,
       };
-      const run = await warrant.run(title, [process.execPath, CODEX_JS, 'exec', '--skip-git-repo-check', prompt], { cwd: project, env, extraArgs: ['--provider', 'codex'] });
+      const run = await warrant.run(title, [process.execPath, CODEX_JS, 'exec', '--skip-git-repo-check', prompt], {
+        cwd: project,
+        env,
+        extraArgs: ['--provider', 'codex'],
+      });
       const resultOf = (id: string) => endpoint.modelRequests.flatMap((r) => r.toolResults).find((t) => t.id === id)?.text ?? null;
       const inbox = (await warrant.get(`/api/v1/sessions/${mailbox.id}/inbox`)).items as any[];
       return {

@@ -24,7 +24,10 @@ async function modelInput(cli: 'claude' | 'codex', print: (event: string) => str
     const r =
       cli === 'claude'
         ? await runToEnd(CLAUDE_BIN, ['-p', 'hello'], { cwd: project, env: setupClaude({ project, endpointUrl: endpoint.url, hooks }) })
-        : await runToEnd(process.execPath, [CODEX_JS, 'exec', '--skip-git-repo-check', 'hello'], { cwd: project, env: await setupCodex({ project, endpointUrl: endpoint.url, hooks }) });
+        : await runToEnd(process.execPath, [CODEX_JS, 'exec', '--skip-git-repo-check', 'hello'], {
+            cwd: project,
+            env: await setupCodex({ project, endpointUrl: endpoint.url, hooks }),
+          });
     expect(r.code, r.stderr).toBe(0);
     expect(endpoint.modelRequests.length).toBeGreaterThan(0);
     return JSON.stringify(endpoint.modelRequests.map((m) => m.body));

@@ -46,7 +46,7 @@ describe('the MCP Inspector CLI against /mcp', () => {
     expect(bad.stdout + bad.stderr).toContain('invalid-token');
   });
 
-  it('on a terminal, its OAuth attempt ends in Warrant\'s message: no sign-in page, no authorization URL', async () => {
+  it("on a terminal, its OAuth attempt ends in Warrant's message: no sign-in page, no authorization URL", async () => {
     const home = scratchDir('inspector-tty');
     const screen = await runInPty([process.execPath, INSPECTOR_JS, '--cli', `${server.url}/mcp`, '--method', 'tools/list'], {
       cwd: home,

@@ -26,9 +26,7 @@ export interface ModelRequest {
   body: any;
 }
 
-export type Reply =
-  | { text: string }
-  | { tool: string; input: Record<string, unknown>; id?: string; text?: string };
+export type Reply = { text: string } | { tool: string; input: Record<string, unknown>; id?: string; text?: string };
 
 export interface Step {
   /** default: a request that offers tools and carries no tool result (the start of a turn) */
@@ -63,15 +61,32 @@ function textOf(content: unknown): string {
   if (typeof content === 'string') return content;
   if (!Array.isArray(content)) return '';
   return content
-    .map((c: any) => (typeof c === 'string' ? c : c?.type === 'text' || c?.type === 'input_text' || c?.type === 'output_text' ? String(c.text ?? '') : c?.type === 'tool_result' ? textOf(c.content) : ''))
+    .map((c: any) =>
+      typeof c === 'string'
+        ? c
+        : c?.type === 'text' || c?.type === 'input_text' || c?.type === 'output_text'
+          ? String(c.text ?? '')
+          : c?.type === 'tool_result'
+            ? textOf(c.content)
+            : '',
+    )
     .join('\n');
 }
 
 function normalizeAnthropic(body: any): ModelRequest {
   // Claude Code also puts `system`-role entries between the turns: only user/assistant count
   const messages: any[] = (Array.isArray(body?.messages) ? body.messages : []).filter((m: any) => m.role === 'user' || m.role === 'assistant');
-  const textBlocks = (m: any): string => (Array.isArray(m.content) ? m.content.filter((c: any) => c?.type === 'text').map((c: any) => c.text).join('\n') : textOf(m.content));
-  const userTexts = messages.filter((m) => m.role === 'user').map(textBlocks).filter((t) => t !== '');
+  const textBlocks = (m: any): string =>
+    Array.isArray(m.content)
+      ? m.content
+          .filter((c: any) => c?.type === 'text')
+          .map((c: any) => c.text)
+          .join('\n')
+      : textOf(m.content);
+  const userTexts = messages
+    .filter((m) => m.role === 'user')
+    .map(textBlocks)
+    .filter((t) => t !== '');
   let tail = messages.length;
   while (tail > 0 && messages[tail - 1].role === 'user') tail -= 1;
   const newest = messages.slice(tail);
@@ -79,7 +94,10 @@ function normalizeAnthropic(body: any): ModelRequest {
   const toolResults = blocks.filter((c) => c?.type === 'tool_result').map((c) => ({ id: String(c.tool_use_id), text: textOf(c.content) }));
   return {
     api: 'anthropic',
-    lastUserText: blocks.filter((c) => c?.type === 'text').map((c) => c.text).join('\n'),
+    lastUserText: blocks
+      .filter((c) => c?.type === 'text')
+      .map((c) => c.text)
+      .join('\n'),
     userTexts,
     toolResults,
     toolNames: (body?.tools ?? []).map((t: any) => String(t.name)),
@@ -91,10 +109,14 @@ function normalizeAnthropic(body: any): ModelRequest {
 
 function normalizeOpenAi(body: any): ModelRequest {
   const input: any[] = Array.isArray(body?.input) ? body.input : typeof body?.input === 'string' ? [{ role: 'user', content: body.input }] : [];
-  const userTexts = input.filter((i) => i.role === 'user').map((i) => textOf(i.content)).filter((t) => t !== '');
+  const userTexts = input
+    .filter((i) => i.role === 'user')
+    .map((i) => textOf(i.content))
+    .filter((t) => t !== '');
   // the newest items after the last assistant/function_call item
   let tail = input.length;
-  while (tail > 0 && (input[tail - 1].type === 'function_call_output' || input[tail - 1].role === 'user' || input[tail - 1].type === 'custom_tool_call_output')) tail -= 1;
+  while (tail > 0 && (input[tail - 1].type === 'function_call_output' || input[tail - 1].role === 'user' || input[tail - 1].type === 'custom_tool_call_output'))
+    tail -= 1;
   const newest = input.slice(tail);
   const toolResults = newest
     .filter((i) => i.type === 'function_call_output' || i.type === 'custom_tool_call_output')
@@ -105,7 +127,9 @@ function normalizeOpenAi(body: any): ModelRequest {
     lastUserText: lastUser ? textOf(lastUser.content) : '',
     userTexts,
     toolResults,
-    toolNames: (body?.tools ?? []).flatMap((t: any) => (t.type === 'namespace' ? (t.tools ?? []).map((x: any) => `${t.name}__${x.name}`) : [String(t.name ?? t.type)])),
+    toolNames: (body?.tools ?? []).flatMap((t: any) =>
+      t.type === 'namespace' ? (t.tools ?? []).map((x: any) => `${t.name}__${x.name}`) : [String(t.name ?? t.type)],
+    ),
     system: String(body?.instructions ?? ''),
     model: String(body?.model ?? ''),
     body,
@@ -135,7 +159,10 @@ function anthropicEvents(reply: Reply, model: string): { event: string; data: un
   const id = nextId('msg');
   const usage = { input_tokens: 10, output_tokens: 5, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 };
   const out: { event: string; data: unknown }[] = [
-    { event: 'message_start', data: { type: 'message_start', message: { id, type: 'message', role: 'assistant', model, content: [], stop_reason: null, stop_sequence: null, usage } } },
+    {
+      event: 'message_start',
+      data: { type: 'message_start', message: { id, type: 'message', role: 'assistant', model, content: [], stop_reason: null, stop_sequence: null, usage } },
+    },
   ];
   let index = 0;
   const text = 'tool' in reply ? reply.text : reply.text;
@@ -147,11 +174,20 @@ function anthropicEvents(reply: Reply, model: string): { event: string; data: un
   }
   if ('tool' in reply) {
     const toolId = reply.id ?? nextId('toolu');
-    out.push({ event: 'content_block_start', data: { type: 'content_block_start', index, content_block: { type: 'tool_use', id: toolId, name: reply.tool, input: {} } } });
-    out.push({ event: 'content_block_delta', data: { type: 'content_block_delta', index, delta: { type: 'input_json_delta', partial_json: JSON.stringify(reply.input) } } });
+    out.push({
+      event: 'content_block_start',
+      data: { type: 'content_block_start', index, content_block: { type: 'tool_use', id: toolId, name: reply.tool, input: {} } },
+    });
+    out.push({
+      event: 'content_block_delta',
+      data: { type: 'content_block_delta', index, delta: { type: 'input_json_delta', partial_json: JSON.stringify(reply.input) } },
+    });
     out.push({ event: 'content_block_stop', data: { type: 'content_block_stop', index } });
   }
-  out.push({ event: 'message_delta', data: { type: 'message_delta', delta: { stop_reason: 'tool' in reply ? 'tool_use' : 'end_turn', stop_sequence: null }, usage: { output_tokens: 5 } } });
+  out.push({
+    event: 'message_delta',
+    data: { type: 'message_delta', delta: { stop_reason: 'tool' in reply ? 'tool_use' : 'end_turn', stop_sequence: null }, usage: { output_tokens: 5 } },
+  });
   out.push({ event: 'message_stop', data: { type: 'message_stop' } });
   return out;
 }
@@ -160,7 +196,16 @@ function anthropicMessage(reply: Reply, model: string): unknown {
   const content: unknown[] = [];
   if (reply.text) content.push({ type: 'text', text: reply.text });
   if ('tool' in reply) content.push({ type: 'tool_use', id: reply.id ?? nextId('toolu'), name: reply.tool, input: reply.input });
-  return { id: nextId('msg'), type: 'message', role: 'assistant', model, content, stop_reason: 'tool' in reply ? 'tool_use' : 'end_turn', stop_sequence: null, usage: { input_tokens: 10, output_tokens: 5 } };
+  return {
+    id: nextId('msg'),
+    type: 'message',
+    role: 'assistant',
+    model,
+    content,
+    stop_reason: 'tool' in reply ? 'tool_use' : 'end_turn',
+    stop_sequence: null,
+    usage: { input_tokens: 10, output_tokens: 5 },
+  };
 }
 
 /** Codex offers MCP and multi-agent tools inside `namespace` tools: `mcp__mini` + `echo_env`. */
@@ -176,23 +221,57 @@ function splitNamespace(tool: string, tools: any[]): { name: string; namespace?:
 function openAiEvents(reply: Reply, model: string, tools: any[]): { event: string; data: unknown }[] {
   const id = nextId('resp');
   const output: any[] = [];
-  if (reply.text) output.push({ type: 'message', id: nextId('msg'), role: 'assistant', status: 'completed', content: [{ type: 'output_text', text: reply.text, annotations: [] }] });
-  if ('tool' in reply) output.push({ type: 'function_call', id: nextId('fc'), call_id: reply.id ?? nextId('call'), ...splitNamespace(reply.tool, tools), arguments: JSON.stringify(reply.input), status: 'completed' });
+  if (reply.text)
+    output.push({
+      type: 'message',
+      id: nextId('msg'),
+      role: 'assistant',
+      status: 'completed',
+      content: [{ type: 'output_text', text: reply.text, annotations: [] }],
+    });
+  if ('tool' in reply)
+    output.push({
+      type: 'function_call',
+      id: nextId('fc'),
+      call_id: reply.id ?? nextId('call'),
+      ...splitNamespace(reply.tool, tools),
+      arguments: JSON.stringify(reply.input),
+      status: 'completed',
+    });
   const base = { id, object: 'response', created_at: Math.floor(Date.now() / 1000), model, output: [] as unknown[], status: 'in_progress' };
   const events: { event: string; data: unknown }[] = [
     { event: 'response.created', data: { type: 'response.created', response: base } },
     { event: 'response.in_progress', data: { type: 'response.in_progress', response: base } },
   ];
   output.forEach((item, i) => {
-    events.push({ event: 'response.output_item.added', data: { type: 'response.output_item.added', output_index: i, item: { ...item, status: 'in_progress', ...(item.type === 'message' ? { content: [] } : { arguments: '' }) } } });
+    events.push({
+      event: 'response.output_item.added',
+      data: {
+        type: 'response.output_item.added',
+        output_index: i,
+        item: { ...item, status: 'in_progress', ...(item.type === 'message' ? { content: [] } : { arguments: '' }) },
+      },
+    });
     if (item.type === 'message') {
-      events.push({ event: 'response.output_text.delta', data: { type: 'response.output_text.delta', item_id: item.id, output_index: i, content_index: 0, delta: item.content[0].text } });
+      events.push({
+        event: 'response.output_text.delta',
+        data: { type: 'response.output_text.delta', item_id: item.id, output_index: i, content_index: 0, delta: item.content[0].text },
+      });
     } else {
-      events.push({ event: 'response.function_call_arguments.delta', data: { type: 'response.function_call_arguments.delta', item_id: item.id, output_index: i, delta: item.arguments } });
+      events.push({
+        event: 'response.function_call_arguments.delta',
+        data: { type: 'response.function_call_arguments.delta', item_id: item.id, output_index: i, delta: item.arguments },
+      });
     }
     events.push({ event: 'response.output_item.done', data: { type: 'response.output_item.done', output_index: i, item } });
   });
-  const usage = { input_tokens: 10, input_tokens_details: { cached_tokens: 0 }, output_tokens: 5, output_tokens_details: { reasoning_tokens: 0 }, total_tokens: 15 };
+  const usage = {
+    input_tokens: 10,
+    input_tokens_details: { cached_tokens: 0 },
+    output_tokens: 5,
+    output_tokens_details: { reasoning_tokens: 0 },
+    total_tokens: 15,
+  };
   events.push({ event: 'response.completed', data: { type: 'response.completed', response: { ...base, status: 'completed', output, usage } } });
   return events;
 }
@@ -235,42 +314,45 @@ export async function startModelEndpoint(steps: Step[], options: { defaultText?:
   };
 
   // the handler answers every request itself (its try/catch); `void`: node's server does not await it
-  const server: Server = createServer((req, res) => void (async () => {
-    const raw = await readBody(req);
-    const body = parse(raw);
-    const path = (req.url ?? '/').split('?')[0]!;
-    const record: RecordedRequest = { method: req.method ?? 'GET', path, headers: req.headers, body };
-    requests.push(record);
-    options.log?.(`${record.method} ${req.url} ${raw.length}B`);
-    try {
-      if (req.method === 'POST' && path.endsWith('/v1/messages')) {
-        const r = normalizeAnthropic(body);
-        modelRequests.push(r);
-        const { reply, name, delayMs } = pick(r);
-        record.step = name;
-        if (delayMs) await new Promise((resolve) => setTimeout(resolve, delayMs));
-        const model = r.model || 'claude-scripted';
-        if ((body as any)?.stream) sse(res, anthropicEvents(reply, model));
-        else json(res, 200, anthropicMessage(reply, model));
-        return;
-      }
-      if (req.method === 'POST' && path.endsWith('/messages/count_tokens')) return json(res, 200, { input_tokens: 10 });
-      if (req.method === 'POST' && path.endsWith('/responses')) {
-        const r = normalizeOpenAi(body);
-        modelRequests.push(r);
-        const { reply, name, delayMs } = pick(r);
-        record.step = name;
-        if (delayMs) await new Promise((resolve) => setTimeout(resolve, delayMs));
-        sse(res, openAiEvents(reply, r.model || 'gpt-scripted', (body as any)?.tools ?? []));
-        return;
-      }
-      if (path.endsWith('/models')) return json(res, 200, { object: 'list', data: [], models: [] });
-      // telemetry, feature flags, anything else: a harmless empty answer
-      json(res, 200, {});
-    } catch (error) {
-      json(res, 500, { error: { type: 'scripted_endpoint_error', message: (error as Error).message } });
-    }
-  })());
+  const server: Server = createServer(
+    (req, res) =>
+      void (async () => {
+        const raw = await readBody(req);
+        const body = parse(raw);
+        const path = (req.url ?? '/').split('?')[0]!;
+        const record: RecordedRequest = { method: req.method ?? 'GET', path, headers: req.headers, body };
+        requests.push(record);
+        options.log?.(`${record.method} ${req.url} ${raw.length}B`);
+        try {
+          if (req.method === 'POST' && path.endsWith('/v1/messages')) {
+            const r = normalizeAnthropic(body);
+            modelRequests.push(r);
+            const { reply, name, delayMs } = pick(r);
+            record.step = name;
+            if (delayMs) await new Promise((resolve) => setTimeout(resolve, delayMs));
+            const model = r.model || 'claude-scripted';
+            if ((body as any)?.stream) sse(res, anthropicEvents(reply, model));
+            else json(res, 200, anthropicMessage(reply, model));
+            return;
+          }
+          if (req.method === 'POST' && path.endsWith('/messages/count_tokens')) return json(res, 200, { input_tokens: 10 });
+          if (req.method === 'POST' && path.endsWith('/responses')) {
+            const r = normalizeOpenAi(body);
+            modelRequests.push(r);
+            const { reply, name, delayMs } = pick(r);
+            record.step = name;
+            if (delayMs) await new Promise((resolve) => setTimeout(resolve, delayMs));
+            sse(res, openAiEvents(reply, r.model || 'gpt-scripted', (body as any)?.tools ?? []));
+            return;
+          }
+          if (path.endsWith('/models')) return json(res, 200, { object: 'list', data: [], models: [] });
+          // telemetry, feature flags, anything else: a harmless empty answer
+          json(res, 200, {});
+        } catch (error) {
+          json(res, 500, { error: { type: 'scripted_endpoint_error', message: (error as Error).message } });
+        }
+      })(),
+  );
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   return {

@@ -19,14 +19,26 @@ describe('a nested claude started by the model', () => {
     const project = projectIn(dir);
     mkdirSync(project, { recursive: true });
     const endpoint = await startModelEndpoint([
-      { name: 'outer runs claude', when: when.userSays('OUTER TASK'), reply: { tool: 'Bash', input: { command: `"${CLAUDE_BIN}" -p "NESTED TASK"`, description: 'run a nested claude' }, id: 'toolu_bash' } },
+      {
+        name: 'outer runs claude',
+        when: when.userSays('OUTER TASK'),
+        reply: { tool: 'Bash', input: { command: `"${CLAUDE_BIN}" -p "NESTED TASK"`, description: 'run a nested claude' }, id: 'toolu_bash' },
+      },
       { name: 'nested answers', when: when.userSays('NESTED TASK'), reply: { text: 'nested reply' } },
       { name: 'outer finishes', when: when.resultOf('toolu_bash'), reply: { text: 'outer done' } },
     ]);
     const captureFile = join(dir, 'hooks.jsonl');
     try {
       const capture = (e: string) => `"${process.execPath}" "${CAPTURE_HOOK}" ${e}`;
-      const env = { ...setupClaude({ project, endpointUrl: endpoint.url, allow: ['Bash'], hooks: { SessionStart: [capture('SessionStart')], UserPromptSubmit: [capture('UserPromptSubmit')], Stop: [capture('Stop')] } }), CAPTURE_FILE: captureFile };
+      const env = {
+        ...setupClaude({
+          project,
+          endpointUrl: endpoint.url,
+          allow: ['Bash'],
+          hooks: { SessionStart: [capture('SessionStart')], UserPromptSubmit: [capture('UserPromptSubmit')], Stop: [capture('Stop')] },
+        }),
+        CAPTURE_FILE: captureFile,
+      };
       const run = await warrant.run('outer claude', [CLAUDE_BIN, '-p', 'OUTER TASK'], { cwd: project, env, extraArgs: ['--provider', 'claude-code'] });
       expect(run.code, run.stderr).toBe(0);
       expect(endpoint.pending()).toEqual([]);

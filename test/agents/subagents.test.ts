@@ -15,7 +15,10 @@ const capture = (label: string) => `"${process.execPath}" "${CAPTURE_HOOK}" ${la
 const EVENTS = ['SessionStart', 'UserPromptSubmit', 'PreToolUse', 'SubagentStart', 'SubagentStop', 'Stop', 'SessionEnd'];
 
 function jsonLines(file: string): any[] {
-  return readFileSync(file, 'utf8').split('\n').filter((l) => l.trim() !== '').map((l) => JSON.parse(l));
+  return readFileSync(file, 'utf8')
+    .split('\n')
+    .filter((l) => l.trim() !== '')
+    .map((l) => JSON.parse(l));
 }
 
 const byLabel = (hooks: CapturedHook[], label: string) => hooks.filter((h) => h.label === label);
@@ -28,7 +31,15 @@ describe('built-in subagents under warrant run', () => {
     const project = projectIn(dir);
     mkdirSync(project, { recursive: true });
     const steps: Step[] = [
-      { name: 'spawn', when: when.userSays('Delegate the check'), reply: { tool: 'Agent', input: { subagent_type: 'general-purpose', description: 'check session', prompt: 'SUBTASK: read the Warrant session' }, id: 'toolu_spawn' } },
+      {
+        name: 'spawn',
+        when: when.userSays('Delegate the check'),
+        reply: {
+          tool: 'Agent',
+          input: { subagent_type: 'general-purpose', description: 'check session', prompt: 'SUBTASK: read the Warrant session' },
+          id: 'toolu_spawn',
+        },
+      },
       { name: 'sub calls get_session', when: when.userSays('SUBTASK: read'), reply: { tool: 'mcp__warrant__get_session', input: {}, id: 'toolu_sub_get' } },
       { name: 'sub finishes', when: when.resultOf('toolu_sub_get'), reply: { text: 'subagent read it' } },
       { name: 'parent after launch', when: when.resultOf('toolu_spawn'), reply: { text: 'launched' } },
@@ -46,7 +57,11 @@ describe('built-in subagents under warrant run', () => {
         }),
         CAPTURE_FILE: captureFile,
       };
-      const run = await warrant.run('claude with subagent', [CLAUDE_BIN, '-p', 'Delegate the check'], { cwd: project, env, extraArgs: ['--provider', 'claude-code'] });
+      const run = await warrant.run('claude with subagent', [CLAUDE_BIN, '-p', 'Delegate the check'], {
+        cwd: project,
+        env,
+        extraArgs: ['--provider', 'claude-code'],
+      });
       expect(run.code, run.stderr).toBe(0);
       expect(endpoint.pending()).toEqual([]);
     } finally {
@@ -81,13 +96,21 @@ describe('built-in subagents under warrant run', () => {
     const project = projectIn(dir);
     mkdirSync(project, { recursive: true });
     const steps: Step[] = [
-      { name: 'spawn', when: when.userSays('Delegate the check'), reply: { tool: 'multi_agent_v1__spawn_agent', input: { message: 'SUBTASK: read the Warrant session' }, id: 'call_spawn' } },
+      {
+        name: 'spawn',
+        when: when.userSays('Delegate the check'),
+        reply: { tool: 'multi_agent_v1__spawn_agent', input: { message: 'SUBTASK: read the Warrant session' }, id: 'call_spawn' },
+      },
       { name: 'sub calls get_session', when: when.userSays('SUBTASK: read'), reply: { tool: 'mcp__warrant__get_session', input: {}, id: 'call_sub_get' } },
       { name: 'sub finishes', when: when.resultOf('call_sub_get'), reply: { text: 'subagent read it' } },
       {
         name: 'wait',
         when: when.resultOf('call_spawn'),
-        reply: (r) => ({ tool: 'multi_agent_v1__wait_agent', input: { targets: [JSON.parse(r.toolResults[0]!.text).agent_id], timeout_ms: 30_000 }, id: 'call_wait' }),
+        reply: (r) => ({
+          tool: 'multi_agent_v1__wait_agent',
+          input: { targets: [JSON.parse(r.toolResults[0]!.text).agent_id], timeout_ms: 30_000 },
+          id: 'call_wait',
+        }),
       },
       { name: 'finish', when: when.resultOf('call_wait'), reply: { text: 'all done' } },
     ];
@@ -104,7 +127,11 @@ describe('built-in subagents under warrant run', () => {
         })),
         CAPTURE_FILE: captureFile,
       };
-      const run = await warrant.run('codex with subagent', [process.execPath, CODEX_JS, 'exec', '--skip-git-repo-check', 'Delegate the check'], { cwd: project, env, extraArgs: ['--provider', 'codex'] });
+      const run = await warrant.run('codex with subagent', [process.execPath, CODEX_JS, 'exec', '--skip-git-repo-check', 'Delegate the check'], {
+        cwd: project,
+        env,
+        extraArgs: ['--provider', 'codex'],
+      });
       expect(run.code, run.stderr).toBe(0);
       expect(endpoint.pending()).toEqual([]);
     } finally {
@@ -120,7 +147,12 @@ describe('built-in subagents under warrant run', () => {
     expect(childId).not.toBe(parent.session_id);
     expect(start!.payload.transcript_path).toContain(childId);
     expect(existsSync(start!.payload.transcript_path)).toBe(true);
-    expect(stop!.payload).toMatchObject({ session_id: parent.session_id, agent_id: childId, agent_transcript_path: start!.payload.transcript_path, last_assistant_message: 'subagent read it' });
+    expect(stop!.payload).toMatchObject({
+      session_id: parent.session_id,
+      agent_id: childId,
+      agent_transcript_path: start!.payload.transcript_path,
+      last_assistant_message: 'subagent read it',
+    });
     const childPrompt = byLabel(hooks, 'UserPromptSubmit').find((h) => h.payload.agent_id === childId);
     expect(childPrompt!.payload).toMatchObject({ session_id: parent.session_id, prompt: 'SUBTASK: read the Warrant session' });
     const notified = byLabel(hooks, 'notify').map((h) => h.payload['thread-id']);

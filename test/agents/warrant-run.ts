@@ -16,7 +16,11 @@ export interface WarrantFixture {
   /** POST with the human token */
   post<T = any>(path: string, body: unknown): Promise<T>;
   /** `warrant run --title <title> -- <command…>` with the human token; cwd = the agent's project */
-  run(title: string, command: string[], options: { cwd: string; env: Record<string, string>; extraArgs?: string[]; input?: string; timeoutMs?: number }): Promise<Run>;
+  run(
+    title: string,
+    command: string[],
+    options: { cwd: string; env: Record<string, string>; extraArgs?: string[]; input?: string; timeoutMs?: number },
+  ): Promise<Run>;
   /** the session `warrant run` created under `title` */
   sessionTitled(title: string): Promise<any>;
   stop(): Promise<void>;
@@ -35,7 +39,11 @@ export async function startWarrant(): Promise<WarrantFixture> {
     return r.json();
   };
   const post = async (path: string, body: unknown) => {
-    const r = await fetch(`${server.url}${path}`, { method: 'POST', headers: { authorization: `Bearer ${humanToken}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    const r = await fetch(`${server.url}${path}`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${humanToken}`, 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
     if (!r.ok) throw new Error(`POST ${path}: ${r.status} ${await r.text()}`);
     return r.json();
   };

@@ -155,7 +155,11 @@ describeEachDialect('live refresh of hierarchy views', (t) => {
       // three session_updated events committed together (as an archive cascade does)
       await inWriteTx(h.ctx, async (w) => {
         for (const i of [0, 1, 2]) {
-          await w.tx.updateTable('sessions').set({ title: `burst ${i}` }).where('id', '=', workers[3 + i]!).execute();
+          await w.tx
+            .updateTable('sessions')
+            .set({ title: `burst ${i}` })
+            .where('id', '=', workers[3 + i]!)
+            .execute();
           w.touch(workers[3 + i]!);
         }
       });
@@ -177,7 +181,12 @@ describeEachDialect(
       const h = t();
       const alice = await h.human(uniqueKey('alice'));
       const bob = await h.human(uniqueKey('bob'));
-      const aliceCaller = { principal: { kind: 'human' as const, userId: alice.user.id, userKey: alice.user.key, isAdmin: false }, credentialId: null, surface: 'rest' as const, via: 'rest' as const };
+      const aliceCaller = {
+        principal: { kind: 'human' as const, userId: alice.user.id, userKey: alice.user.key, isAdmin: false },
+        credentialId: null,
+        surface: 'rest' as const,
+        via: 'rest' as const,
+      };
       const root = await spawn(h, null, { title: 'alice root' }, alice.token);
       const child = await spawn(h, root, { title: 'alice child' }, alice.token);
       const bobs = await spawn(h, null, { title: 'bob session' }, bob.token);

@@ -13,7 +13,7 @@ function ids(h: Hierarchy): number[] {
 }
 
 describeEachDialect('hierarchyOf on the store', (t) => {
-  it('draws each of eight routers\' one child directly under its own router', async () => {
+  it("draws each of eight routers' one child directly under its own router", async () => {
     const h = t();
     const trigger = await spawn(h, null, { agent_root: 'trigger' });
     const routers: number[] = [];
@@ -77,7 +77,9 @@ describeEachDialect('hierarchyOf on the store', (t) => {
     const tree = await hierarchyOf(h.ctx, admin, top);
     expect(ids(tree)).toEqual([top, junior]);
     const line = renderHierarchyOutline(tree).split('\n')[1]!;
-    expect(line).toBe(`  - #${junior} {api · priority} junior (also senior, declared: #${top}) (shown under uncle #${top}; its spawn parent is not in this tree)`);
+    expect(line).toBe(
+      `  - #${junior} {api · priority} junior (also senior, declared: #${top}) (shown under uncle #${top}; its spawn parent is not in this tree)`,
+    );
   });
 
   it('truncates a router with 200 children at the node cap and still shows the requested session', async () => {
@@ -149,11 +151,13 @@ describeEachDialect('hierarchyOf on the store', (t) => {
     expect(last).toMatchObject({ id: s, placement: 'ceiling', renderParentId: null, depth: 0, isCurrent: true, spawnEdge: false });
     expect(last.alsoSenior).toHaveLength(150);
     expect(last.hiddenSeniors).toBe(10);
-    const lastLine = renderHierarchyOutline(tree).split('\n').find((l) => l.includes('← this session'))!;
+    const lastLine = renderHierarchyOutline(tree)
+      .split('\n')
+      .find((l) => l.includes('← this session'))!;
     expect(lastLine).toMatch(new RegExp(`^- #${s} .*\\(10 more seniors not shown\\) \\(placed by the node ceiling, not under its parent\\) ← this session$`));
   });
 
-  it("a router under a chain of nine uncle edges keeps its three levels of workers in its own hierarchy", async () => {
+  it('a router under a chain of nine uncle edges keeps its three levels of workers in its own hierarchy', async () => {
     const h = t();
     // nine sessions, each interrupting the next (uncle edges), the last one interrupting the router
     const chain: number[] = [];
@@ -219,12 +223,16 @@ describeEachDialect('hierarchyOf on the store', (t) => {
     const h = t();
     // a deep and wide lineage with transcripts and prompts on every node
     const chain: number[] = [];
-    for (let i = 0; i < 12; i++) chain.push(await spawn(h, i === 0 ? null : chain[i - 1]!, { prompt: 'p'.repeat(1000), custom_metadata: { note: 'x'.repeat(1000) } }));
+    for (let i = 0; i < 12; i++)
+      chain.push(await spawn(h, i === 0 ? null : chain[i - 1]!, { prompt: 'p'.repeat(1000), custom_metadata: { note: 'x'.repeat(1000) } }));
     for (const c of chain.slice(0, 6)) for (let k = 0; k < 4; k++) await spawn(h, c, { custom_metadata: { router_session_id: String(c) } });
     const side = await spawn(h, null);
     await insertUncle(h, side, chain[7]!, 'declared');
     for (const id of chain) {
-      const res = await h.request('POST', `/api/v1/sessions/${id}/transcript`, { token: h.fleetKey, body: { provider: 'claude-code', conversation_id: `c-${id}`, offset: 0, lines: [JSON.stringify({ text: 't'.repeat(5000) })] } });
+      const res = await h.request('POST', `/api/v1/sessions/${id}/transcript`, {
+        token: h.fleetKey,
+        body: { provider: 'claude-code', conversation_id: `c-${id}`, offset: 0, lines: [JSON.stringify({ text: 't'.repeat(5000) })] },
+      });
       expect(res.status).toBe(200);
     }
     for (const target of [chain[11]!, chain[5]!, chain[0]!]) {

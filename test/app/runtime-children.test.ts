@@ -12,7 +12,9 @@ import { append, child, records, runtimeSnapshot } from '../helpers/runtimes.js'
 describeEachDialect('runtime children: subagent and nested-agent sessions', (t, dialect) => {
   it('the parent token creates a running child: authenticated spawn edge, creator the parent, conversation bound, genesis inherited, no token', async () => {
     const h = t();
-    const name = `sched${uniqueKey('c').replace(/[^a-z0-9]/g, '').slice(-10)}`;
+    const name = `sched${uniqueKey('c')
+      .replace(/[^a-z0-9]/g, '')
+      .slice(-10)}`;
     const client = await h.clientKey(name);
     const created = (await h.create(client, { title: 'nightly', genesis: 'schedule', provider: 'claude-code' })).session;
     const attached = await h.request('POST', `/api/v1/sessions/${created.id}/attach`, { token: h.fleetKey });
@@ -41,7 +43,10 @@ describeEachDialect('runtime children: subagent and nested-agent sessions', (t, 
     });
     expect(c.cause).toMatchObject({ kind: 'client', ref: name });
     const [createdEvent] = await eventsOf(h, c.id, 'created');
-    expect(createdEvent).toMatchObject({ actor: { kind: 'session', ref: String(parent.id), basis: 'authenticated' }, details: { parent_basis: 'authenticated', runtime_origin: 'subagent', runtime_parent_id: parent.id } });
+    expect(createdEvent).toMatchObject({
+      actor: { kind: 'session', ref: String(parent.id), basis: 'authenticated' },
+      details: { parent_basis: 'authenticated', runtime_origin: 'subagent', runtime_parent_id: parent.id },
+    });
     const [attachedEvent] = await eventsOf(h, c.id, 'attached');
     expect(attachedEvent).toMatchObject({ actor: { kind: 'session', ref: String(parent.id) }, details: { activation: 1, runtime_parent_id: parent.id } });
     expect(await eventsOf(h, c.id, 'token_minted')).toEqual([]);
@@ -62,9 +67,17 @@ describeEachDialect('runtime children: subagent and nested-agent sessions', (t, 
     expect([again.status, again.body.created, again.body.session.id]).toEqual([200, false, id]);
     expect(await runtimeSnapshot(h)).toEqual(before);
 
-    expect((await h.request('POST', `/api/v1/sessions/${id}/runtime`, { token: parent.token, body: { state: 'exited', code: 0 } })).body.session.status).toBe('stopped');
+    expect((await h.request('POST', `/api/v1/sessions/${id}/runtime`, { token: parent.token, body: { state: 'exited', code: 0 } })).body.session.status).toBe(
+      'stopped',
+    );
     const resumed = await child(h, parent.token, parent.id, { conversation_id: 'agent-r' });
-    expect([resumed.status, resumed.body.created, resumed.body.session.id, resumed.body.session.status, resumed.body.session.activation]).toEqual([200, false, id, 'running', 2]);
+    expect([resumed.status, resumed.body.created, resumed.body.session.id, resumed.body.session.status, resumed.body.session.activation]).toEqual([
+      200,
+      false,
+      id,
+      'running',
+      2,
+    ]);
     expect((await eventsOf(h, id, 'attached')).map((e) => e.details.activation)).toEqual([1, 2]);
 
     const other = await child(h, parent.token, parent.id, { conversation_id: 'agent-s' });
@@ -89,7 +102,10 @@ describeEachDialect('runtime children: subagent and nested-agent sessions', (t, 
     const barrier = new Barrier(2);
     if (dialect === 'postgres') h.ctx.seams = { afterRead: async (point: SeamPoint) => (point === 'runtime-child' ? barrier.arrive() : undefined) };
     try {
-      const [a, b] = await Promise.all([child(h, parent.token, parent.id, { conversation_id: 'agent-race' }), child(h, parent.token, parent.id, { conversation_id: 'agent-race' })]);
+      const [a, b] = await Promise.all([
+        child(h, parent.token, parent.id, { conversation_id: 'agent-race' }),
+        child(h, parent.token, parent.id, { conversation_id: 'agent-race' }),
+      ]);
       expect([a.status, b.status].sort()).toEqual([200, 201]);
       expect(a.body.session.id).toBe(b.body.session.id);
     } finally {
@@ -100,7 +116,7 @@ describeEachDialect('runtime children: subagent and nested-agent sessions', (t, 
     expect(kids.body.sessions).toHaveLength(1);
   });
 
-  it('the parent token reports the child\'s runtime, conversation and transcript; the records say whose runtime reported', async () => {
+  it("the parent token reports the child's runtime, conversation and transcript; the records say whose runtime reported", async () => {
     const h = t();
     const parent = await liveSession(h, h.fleetKey, { provider: 'claude-code' });
     const id = (await child(h, parent.token, parent.id, { conversation_id: 'agent-x' })).body.session.id;
@@ -108,15 +124,26 @@ describeEachDialect('runtime children: subagent and nested-agent sessions', (t, 
     const [idle] = await eventsOf(h, id, 'idle');
     expect(idle.actor).toBeNull();
     expect(idle.details).toMatchObject({ runtime_parent_id: parent.id });
-    const conv = await h.request('POST', `/api/v1/sessions/${id}/conversation`, { token: parent.token, body: { provider: 'claude-code', conversation_id: 'agent-x2' } });
+    const conv = await h.request('POST', `/api/v1/sessions/${id}/conversation`, {
+      token: parent.token,
+      body: { provider: 'claude-code', conversation_id: 'agent-x2' },
+    });
     expect(conv.status).toBe(200);
     const [changed] = await eventsOf(h, id, 'conversation_changed');
-    expect(changed).toMatchObject({ actor: { kind: 'session', ref: String(parent.id), basis: 'authenticated' }, details: { new: 'agent-x2', runtime_parent_id: parent.id } });
+    expect(changed).toMatchObject({
+      actor: { kind: 'session', ref: String(parent.id), basis: 'authenticated' },
+      details: { new: 'agent-x2', runtime_parent_id: parent.id },
+    });
     const tr = await append(h, parent.token, id, { conversation_id: 'agent-x', offset: 0, lines: ['{"a":1}'] });
     expect(tr.body).toEqual({ appended: 1, next_offset: 8 });
     const [appended] = await eventsOf(h, id, 'transcript_appended');
-    expect(appended).toMatchObject({ actor: { kind: 'session', ref: String(parent.id), basis: 'authenticated' }, details: { runtime_parent_id: parent.id, offset: 0, next_offset: 8 } });
-    expect((await h.request('POST', `/api/v1/sessions/${id}/runtime`, { token: parent.token, body: { state: 'exited', code: 0 } })).body.session.status).toBe('stopped');
+    expect(appended).toMatchObject({
+      actor: { kind: 'session', ref: String(parent.id), basis: 'authenticated' },
+      details: { runtime_parent_id: parent.id, offset: 0, next_offset: 8 },
+    });
+    expect((await h.request('POST', `/api/v1/sessions/${id}/runtime`, { token: parent.token, body: { state: 'exited', code: 0 } })).body.session.status).toBe(
+      'stopped',
+    );
     // reporting for itself, the parent's records name no runtime parent
     await h.request('POST', `/api/v1/sessions/${parent.id}/runtime`, { token: parent.token, body: { state: 'idle' } });
     expect((await eventsOf(h, parent.id, 'idle'))[0].details.runtime_parent_id).toBeUndefined();
@@ -203,7 +230,14 @@ describeEachDialect('runtime children: subagent and nested-agent sessions', (t, 
     const before = await runtimeSnapshot(h);
     const wrong = await child(h, parent.token, parent.id, { provider: 'claude-code', conversation_id: 'agent-p' });
     expect([wrong.status, wrong.body.error]).toEqual([409, 'provider-mismatch']);
-    for (const body of [{ origin: 'teammate' }, { conversation_id: '' }, { conversation_id: 'a\nb' }, { provider: 'x'.repeat(65) }, { agent_root: 'y'.repeat(65) }, { surprise: 1 }]) {
+    for (const body of [
+      { origin: 'teammate' },
+      { conversation_id: '' },
+      { conversation_id: 'a\nb' },
+      { provider: 'x'.repeat(65) },
+      { agent_root: 'y'.repeat(65) },
+      { surprise: 1 },
+    ]) {
       const r = await child(h, parent.token, parent.id, body);
       expect([r.status, r.body.error], JSON.stringify(body)).toEqual([400, 'invalid-request']);
     }
@@ -232,7 +266,16 @@ describeEachDialect('runtime children when a session is deleted', (t) => {
     const gone = (await child(h, parent.token, parent.id, { conversation_id: 'agent-gone' })).body.session.id;
     expect((await append(h, parent.token, gone, { conversation_id: 'agent-gone', offset: 0, lines: ['{}'] })).status).toBe(200);
     expect((await h.request('DELETE', `/api/v1/sessions/${gone}`, { token: admin.token })).status).toBe(200);
-    const left = async (table: 'session_transcripts' | 'transcript_positions') => Number((await h.store.kysely.selectFrom(table).select((eb) => eb.fn.countAll<number>().as('n')).where('session_id', '=', gone).executeTakeFirstOrThrow()).n);
+    const left = async (table: 'session_transcripts' | 'transcript_positions') =>
+      Number(
+        (
+          await h.store.kysely
+            .selectFrom(table)
+            .select((eb) => eb.fn.countAll<number>().as('n'))
+            .where('session_id', '=', gone)
+            .executeTakeFirstOrThrow()
+        ).n,
+      );
     expect([await left('session_transcripts'), await left('transcript_positions')]).toEqual([0, 0]);
     const deletion = await h.request('DELETE', `/api/v1/sessions/${parent.id}`, { token: admin.token });
     expect(deletion.status).toBe(200);

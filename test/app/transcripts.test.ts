@@ -25,7 +25,13 @@ describeEachDialect('transcripts appended by offset', (t, dialect) => {
     expect(await position(h, s.token, s.id)).toBe(fileBytes([...first, ...second]));
     const got = await records(h, s.id);
     expect(got.map((r) => r.line)).toEqual([...first, ...second]);
-    expect(got.map((r) => r.offset)).toEqual([0, fileBytes(first.slice(0, 1)), fileBytes(first.slice(0, 2)), fileBytes(first), fileBytes([...first, 'not json\r'])]);
+    expect(got.map((r) => r.offset)).toEqual([
+      0,
+      fileBytes(first.slice(0, 1)),
+      fileBytes(first.slice(0, 2)),
+      fileBytes(first),
+      fileBytes([...first, 'not json\r']),
+    ]);
     expect(got.every((r) => r.provider === 'claude-code' && r.conversation_id === 'conv-1' && r.restarted === false)).toBe(true);
     expect(got[0].record).toEqual({ type: 'user', message: { content: 'héllo 👋' } });
     expect(got[3].record).toBeNull();
@@ -63,7 +69,12 @@ describeEachDialect('transcripts appended by offset', (t, dialect) => {
     await append(h, s.token, s.id, { offset: 0, lines: ['{"one":1}'] });
     expect((await append(h, s.token, s.id, { conversation_id: 'conv-2', offset: 0, lines: ['{"two":2}', '{}'] })).status).toBe(200);
     expect((await append(h, other.token, other.id, { offset: 0, lines: ['{}'] })).status).toBe(200);
-    expect([await position(h, s.token, s.id), await position(h, s.token, s.id, 'conv-2'), await position(h, other.token, other.id), await position(h, s.token, s.id, 'conv-3')]).toEqual([10, 13, 3, 0]);
+    expect([
+      await position(h, s.token, s.id),
+      await position(h, s.token, s.id, 'conv-2'),
+      await position(h, other.token, other.id),
+      await position(h, s.token, s.id, 'conv-3'),
+    ]).toEqual([10, 13, 3, 0]);
     expect((await records(h, s.id)).map((r) => [r.conversation_id, r.offset])).toEqual([
       ['conv-1', 0],
       ['conv-2', 0],
@@ -183,7 +194,11 @@ describeEachDialect('transcripts appended by offset', (t, dialect) => {
     const s = await liveSession(h, h.fleetKey, { provider: 'claude-code' });
     const other = await liveSession(h, h.fleetKey, { provider: 'claude-code' });
     const human = await h.human(uniqueKey());
-    const clientToken = await h.clientKey(`c${uniqueKey('k').replace(/[^a-z0-9]/g, '').slice(-10)}`);
+    const clientToken = await h.clientKey(
+      `c${uniqueKey('k')
+        .replace(/[^a-z0-9]/g, '')
+        .slice(-10)}`,
+    );
     const before = await runtimeSnapshot(h);
     for (const token of [other.token, human.token, clientToken]) {
       const r = await append(h, token, s.id, { offset: 0, lines: ['{"forged":true}'] });
@@ -191,15 +206,22 @@ describeEachDialect('transcripts appended by offset', (t, dialect) => {
     }
     expect(await runtimeSnapshot(h)).toEqual(before);
     const marker = `words-nobody-else-wrote-${uniqueKey()}`;
-    const auditBefore = await h.store.kysely.selectFrom('audit_log').select((eb) => eb.fn.max('seq').as('m')).executeTakeFirstOrThrow();
+    const auditBefore = await h.store.kysely
+      .selectFrom('audit_log')
+      .select((eb) => eb.fn.max('seq').as('m'))
+      .executeTakeFirstOrThrow();
     expect((await append(h, s.token, s.id, { offset: 0, lines: [JSON.stringify({ text: marker })] })).status).toBe(200);
-    const entries = await h.store.kysely.selectFrom('audit_log').select('entry').where('seq', '>', Number(auditBefore.m ?? 0)).execute();
+    const entries = await h.store.kysely
+      .selectFrom('audit_log')
+      .select('entry')
+      .where('seq', '>', Number(auditBefore.m ?? 0))
+      .execute();
     expect(entries.length).toBeGreaterThan(0);
     expect(entries.some((e) => /"type":"transcript_appended"/.test(e.entry) && /"details_digest":"[0-9a-f]{64}"/.test(e.entry))).toBe(true);
     for (const e of entries) expect(e.entry).not.toContain(marker);
   });
 
-  it('a runtime child\'s transcript is its own: the parent appends it, the parent\'s position is untouched', async () => {
+  it("a runtime child's transcript is its own: the parent appends it, the parent's position is untouched", async () => {
     const h = t();
     const parent = await liveSession(h, h.fleetKey, { provider: 'claude-code' });
     const id = (await child(h, parent.token, parent.id, { conversation_id: 'agent-t' })).body.session.id;

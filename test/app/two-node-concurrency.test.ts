@@ -37,11 +37,15 @@ describe.skipIf(!pgAvailable())('two API nodes on one PostgreSQL: concurrent gra
       headers: { host: 'localhost', authorization: `Bearer ${token}`, 'content-type': 'application/json' },
       body: JSON.stringify({ content: 'concurrent' }),
     });
-    return { status: res.status, body: (await res.json()) };
+    return { status: res.status, body: await res.json() };
   };
 
   async function waitingOnGraphLock(): Promise<number> {
-    const r = await sql<{ n: string }>`select count(*) as n from pg_locks where locktype = 'advisory' and not granted and database = (select oid from pg_database where datname = current_database())`.execute(h.store.kysely);
+    const r = await sql<{
+      n: string;
+    }>`select count(*) as n from pg_locks where locktype = 'advisory' and not granted and database = (select oid from pg_database where datname = current_database())`.execute(
+      h.store.kysely,
+    );
     return Number(r.rows[0]!.n);
   }
 
@@ -95,7 +99,7 @@ describe.skipIf(!pgAvailable())('two API nodes on one PostgreSQL: concurrent gra
       headers: { host: 'localhost', authorization: `Bearer ${token}`, 'content-type': 'application/json' },
       body: JSON.stringify(body),
     });
-    return { status: res.status, body: (await res.json()) };
+    return { status: res.status, body: await res.json() };
   };
 
   it('the same send_now from two nodes at once takes effect once, with one event', async () => {

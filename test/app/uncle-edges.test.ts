@@ -11,7 +11,10 @@ describeEachDialect('uncle edges: the seven rules of docs/design/lineage.md thro
     expect(r.status).toBe(201);
     expect(r.body.uncle_edge).toEqual({ outcome: 'written', acting_session_id: a.id, session_id: b.id, basis: 'authenticated', source: 'rest.follow_up' });
     expect(await uncleRows(h, [a.id, b.id])).toEqual([{ junior: b.id, uncle: a.id, basis: 'authenticated', source: 'rest.follow_up' }]);
-    for (const [id, role] of [[b.id, 'junior'], [a.id, 'uncle']] as const) {
+    for (const [id, role] of [
+      [b.id, 'junior'],
+      [a.id, 'uncle'],
+    ] as const) {
       const [e] = await eventsOf(h, id, 'uncle_linked');
       expect(e.details).toMatchObject({ session_id: b.id, uncle_session_id: a.id, source: 'rest.follow_up', basis: 'authenticated', role });
       expect(e.actor).toMatchObject({ kind: 'session', ref: String(a.id), basis: 'authenticated' });
@@ -71,7 +74,11 @@ describeEachDialect('uncle edges: the seven rules of docs/design/lineage.md thro
     expect(await uncleRows(h, [a.id, b.id])).toEqual([{ junior: a.id, uncle: b.id, basis: 'authenticated', source: 'rest.follow_up' }]);
     for (const id of [a.id, b.id]) {
       const [e] = await eventsOf(h, id, 'uncle_inverted');
-      expect(e.details).toMatchObject({ session_id: a.id, uncle_session_id: b.id, replaced: { session_id: b.id, uncle_session_id: a.id, basis: 'authenticated' } });
+      expect(e.details).toMatchObject({
+        session_id: a.id,
+        uncle_session_id: b.id,
+        replaced: { session_id: b.id, uncle_session_id: a.id, basis: 'authenticated' },
+      });
     }
   });
 
@@ -187,7 +194,13 @@ describeEachDialect('uncle edges: who the acting session is (docs/design/lineage
     expect(r.body.inbox_item.sender).toMatchObject({ kind: 'session', ref: String(declared.id), basis: 'declared' });
     const unresolved = await followUp(h, h.fleetKey, b.id, { acting_session_id: 999_999_999 });
     expect(unresolved.status).toBe(201);
-    expect(unresolved.body.uncle_edge).toEqual({ outcome: 'unresolved-acting-session', acting_session_id: null, session_id: b.id, basis: null, source: 'rest.follow_up' });
+    expect(unresolved.body.uncle_edge).toEqual({
+      outcome: 'unresolved-acting-session',
+      acting_session_id: null,
+      session_id: b.id,
+      basis: null,
+      source: 'rest.follow_up',
+    });
     expect(unresolved.body.inbox_item.sender).toMatchObject({ kind: 'fleet' });
     const none = await followUp(h, h.fleetKey, b.id);
     expect(none.body.uncle_edge.outcome).toBe('no-acting-session');
@@ -236,7 +249,10 @@ describeEachDialect('uncle edges: removal (docs/design/lineage.md "Removing an e
     expect(r.status).toBe(204);
     expect(r.text).toBe('');
     expect(await uncleRows(h, [a.id, b.id])).toEqual([]);
-    for (const [id, role] of [[b.id, 'junior'], [a.id, 'uncle']] as const) {
+    for (const [id, role] of [
+      [b.id, 'junior'],
+      [a.id, 'uncle'],
+    ] as const) {
       const [e] = await eventsOf(h, id, 'uncle_removed');
       expect(e.details).toMatchObject({ session_id: b.id, uncle_session_id: a.id, role, edge: { source: 'rest.follow_up', basis: 'declared' } });
       expect(typeof e.details.edge.created_at).toBe('string');
@@ -293,7 +309,12 @@ describeEachDialect('uncle edges: removal (docs/design/lineage.md "Removing an e
       ['uncle_edge', junior1.id, 'removed'],
       ['uncle_edge', junior2.id, 'removed'],
     ]);
-    expect(r.body.deletion.affected.find((x: any) => x.id === senior.id)).toMatchObject({ session_id: doomed.id, uncle_session_id: senior.id, source: 'rest.follow_up', basis: 'declared' });
+    expect(r.body.deletion.affected.find((x: any) => x.id === senior.id)).toMatchObject({
+      session_id: doomed.id,
+      uncle_session_id: senior.id,
+      source: 'rest.follow_up',
+      basis: 'declared',
+    });
     expect(await uncleRows(h, [doomed.id])).toEqual([]);
   });
 });

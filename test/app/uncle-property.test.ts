@@ -16,7 +16,10 @@ type Op =
   | { kind: 'patch'; s: number; p: number | null };
 
 const op: fc.Arbitrary<Op> = fc.oneof(
-  { arbitrary: fc.record({ kind: fc.constant('spawn' as const), parent: fc.nat(), how: fc.constantFrom('token' as const, 'hint' as const, 'legacy' as const) }), weight: 1 },
+  {
+    arbitrary: fc.record({ kind: fc.constant('spawn' as const), parent: fc.nat(), how: fc.constantFrom('token' as const, 'hint' as const, 'legacy' as const) }),
+    weight: 1,
+  },
   {
     arbitrary: fc.record({
       kind: fc.constant('deliver' as const),
@@ -67,7 +70,10 @@ async function step(h: Harness, adminToken: string, sessions: Live[], o: Op): Pr
       return;
     }
     case 'remove': {
-      const edges = await uncleRows(h, sessions.map((s) => s.id));
+      const edges = await uncleRows(
+        h,
+        sessions.map((s) => s.id),
+      );
       if (edges.length === 0) return;
       const e = edges[o.pick % edges.length]!;
       const r = await h.request('DELETE', `/api/v1/sessions/${e.junior}/uncle_links/${e.uncle}`, { token: h.fleetKey });

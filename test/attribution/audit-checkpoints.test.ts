@@ -49,11 +49,19 @@ describe('signed notes', () => {
     expect(verifyCheckpointNote(note, parsePublicKeyInput(join(dir, 'key.pem')))).toMatchObject({ seq: 42 });
 
     const other = signerFromText(generateSignerKey(randomIds, 'ops-key'));
-    expect(() => verifyCheckpointNote(note, parsePublicKeyInput(other.verifierKey))).toThrow(expect.objectContaining({ token: 'checkpoint-signature-invalid' }));
-    expect(() => verifyCheckpointNote(note.replace('seq 42', 'seq 43'), parsePublicKeyInput(signer.verifierKey))).toThrow(expect.objectContaining({ token: 'checkpoint-signature-invalid' }));
-    expect(() => verifyCheckpointNote('no signatures here\n', parsePublicKeyInput(signer.verifierKey))).toThrow(expect.objectContaining({ token: 'invalid-checkpoint' }));
+    expect(() => verifyCheckpointNote(note, parsePublicKeyInput(other.verifierKey))).toThrow(
+      expect.objectContaining({ token: 'checkpoint-signature-invalid' }),
+    );
+    expect(() => verifyCheckpointNote(note.replace('seq 42', 'seq 43'), parsePublicKeyInput(signer.verifierKey))).toThrow(
+      expect.objectContaining({ token: 'checkpoint-signature-invalid' }),
+    );
+    expect(() => verifyCheckpointNote('no signatures here\n', parsePublicKeyInput(signer.verifierKey))).toThrow(
+      expect.objectContaining({ token: 'invalid-checkpoint' }),
+    );
     expect(() => parsePublicKeyInput('not a key')).toThrow(expect.objectContaining({ token: 'invalid-key' }));
-    expect(() => signerFromText('PRIVATE+KEY+ops-key+00000000+' + signer.verifierKey.split('+').slice(2).join('+'))).toThrow(expect.objectContaining({ token: 'invalid-key' }));
+    expect(() => signerFromText('PRIVATE+KEY+ops-key+00000000+' + signer.verifierKey.split('+').slice(2).join('+'))).toThrow(
+      expect.objectContaining({ token: 'invalid-key' }),
+    );
   });
 });
 
@@ -113,11 +121,18 @@ describeEachDialect(
       expect(await periodicCheckpoint(h.ctx)).toMatchObject({ written: false, reason: 'head-already-signed' });
 
       const cps = [first.checkpoint!, second!.checkpoint!];
-      const report = await verifyStoredChain(h.store.kysely, { checkpoints: [...cps.map((c) => ({ seq: c.seq, hash: c.hash })), ...cps.map((c) => ({ seq: c.seq, rootHash: c.rootHash! }))] });
+      const report = await verifyStoredChain(h.store.kysely, {
+        checkpoints: [...cps.map((c) => ({ seq: c.seq, hash: c.hash })), ...cps.map((c) => ({ seq: c.seq, rootHash: c.rootHash! }))],
+      });
       expect(report.ok).toBe(true);
       expect(report.checkpoints.map((c) => c.outcome)).toEqual(['matched', 'matched', 'matched', 'matched']);
       // checkpoints are immutable like the log
-      await expect(h.store.kysely.updateTable('audit_checkpoints').set({ hash: '0'.repeat(64) }).execute()).rejects.toThrow(/immutable/);
+      await expect(
+        h.store.kysely
+          .updateTable('audit_checkpoints')
+          .set({ hash: '0'.repeat(64) })
+          .execute(),
+      ).rejects.toThrow(/immutable/);
     });
 
     it('catch a log rewritten consistently after the checkpoint, and a truncated one, which the chain alone cannot', async () => {
@@ -144,10 +159,15 @@ describeEachDialect(
       expect(rewritten.ok).toBe(false);
       expect(rewritten.checkpoints).toEqual([{ seq: cp.seq, hash: cp.hash, outcome: 'hash-differs' }]);
       // the tree checkpoint catches it too: the Merkle root over the rewritten entries differs
-      expect((await verifyStoredChain(db, { checkpoints: rootExpectation })).checkpoints).toEqual([{ seq: cp.seq, rootHash: cp.rootHash, outcome: 'root-differs' }]);
+      expect((await verifyStoredChain(db, { checkpoints: rootExpectation })).checkpoints).toEqual([
+        { seq: cp.seq, rootHash: cp.rootHash, outcome: 'root-differs' },
+      ]);
 
       // truncation: the newest entries removed
-      await db.deleteFrom('audit_log').where('seq', '>=', cp.seq - 1).execute();
+      await db
+        .deleteFrom('audit_log')
+        .where('seq', '>=', cp.seq - 1)
+        .execute();
       const truncated = await verifyStoredChain(db, { checkpoints: expectation });
       expect(truncated.broken).toBeNull();
       expect(truncated.checkpoints[0]!.outcome).toBe('log-ends-before-checkpoint');

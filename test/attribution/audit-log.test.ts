@@ -41,12 +41,18 @@ describe('the chain rule (pure)', () => {
     expect(verifyLinks(nodeChainHasher, links, CHAIN_START).broken).toBeNull();
     const edited = links.map((l) => (l.seq === 3 ? { ...l, entry: l.entry.replace('x', 'y') } : l));
     expect(verifyLinks(nodeChainHasher, edited, CHAIN_START).broken).toEqual({ seq: 3, reason: 'hash-mismatch' });
-    expect(verifyLinks(nodeChainHasher, links.filter((l) => l.seq !== 2), CHAIN_START).broken).toEqual({ seq: 2, reason: 'seq-gap' });
+    expect(
+      verifyLinks(
+        nodeChainHasher,
+        links.filter((l) => l.seq !== 2),
+        CHAIN_START,
+      ).broken,
+    ).toEqual({ seq: 2, reason: 'seq-gap' });
     const relinked = links.map((l) => (l.seq === 4 ? { ...l, prevHash: GENESIS_PREV_HASH } : l));
     expect(verifyLinks(nodeChainHasher, relinked, CHAIN_START).broken).toEqual({ seq: 4, reason: 'prev-hash-mismatch' });
   });
 
-  it('keyed digests: provable with the record\'s key, different per record, unguessable without it', () => {
+  it("keyed digests: provable with the record's key, different per record, unguessable without it", () => {
     const k1 = newRecordKey(randomIds);
     const k2 = newRecordKey(randomIds);
     expect(k1).toMatch(/^[0-9a-f]{64}$/);
@@ -147,12 +153,20 @@ describeEachDialect('a corrupted audit log (triggers dropped deliberately)', (t)
     const k = rows[Math.floor(rows.length / 2)]!;
     expect(k.seq).toBeGreaterThan(1);
 
-    await db.updateTable('audit_log').set({ entry: k.entry.replace('"kind"', '"kind" ') }).where('seq', '=', k.seq).execute();
+    await db
+      .updateTable('audit_log')
+      .set({ entry: k.entry.replace('"kind"', '"kind" ') })
+      .where('seq', '=', k.seq)
+      .execute();
     expect((await verifyStoredChain(db)).broken).toMatchObject({ seq: k.seq, reason: 'hash-mismatch' });
     await db.updateTable('audit_log').set({ entry: k.entry }).where('seq', '=', k.seq).execute();
     expect((await verifyStoredChain(db)).ok).toBe(true);
 
-    await db.updateTable('audit_log').set({ hash: 'f'.repeat(64) }).where('seq', '=', k.seq).execute();
+    await db
+      .updateTable('audit_log')
+      .set({ hash: 'f'.repeat(64) })
+      .where('seq', '=', k.seq)
+      .execute();
     const r = await verifyStoredChain(db);
     expect(r.broken).toMatchObject({ seq: k.seq, reason: 'hash-mismatch' });
     expect(r.entries).toBe(k.seq - 1);

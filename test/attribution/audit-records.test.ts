@@ -137,9 +137,7 @@ describeEachDialect('audit verify --records', (_t, dialect) => {
       await sql`insert into session_events
         (session_id, seq, type, details, actor_id, actor_basis, caused_by_actor_id, cause_basis, credential_id, created_at, digest_key)
         values (${fixture.keep}, ${seq + 1}, 'title_changed', '{}', null, 'authenticated', null, null, null,
-          '2026-11-29T12:00:00.000Z', ${'ab'.repeat(32)})`.execute(
-        h.store.kysely,
-      );
+          '2026-11-29T12:00:00.000Z', ${'ab'.repeat(32)})`.execute(h.store.kysely);
       await sql`delete from session_events where session_id = ${fixture.keep} and seq = ${seq}`.execute(h.store.kysely);
       const r = await verifyStoredRecords(h.store);
       expect(r.findings).toEqual(

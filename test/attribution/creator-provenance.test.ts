@@ -84,7 +84,12 @@ describeEachDialect('creator provenance (docs/design/attribution.md)', (t) => {
     const worker = (await h.create(h.fleetKey, { title: 'worker', acting_session_id: router.id })).session;
     const bare = (await h.create(h.fleetKey, { title: 'bare' })).session;
     const rest = (await h.request('GET', `/api/v1/sessions/${worker.id}`, { token: h.fleetKey })).body.session;
-    expect(rest).toMatchObject({ creator: { kind: 'session', ref: String(router.id) }, creator_basis: 'declared', cause: { kind: 'human', ref: key }, cause_basis: 'declared' });
+    expect(rest).toMatchObject({
+      creator: { kind: 'session', ref: String(router.id) },
+      creator_basis: 'declared',
+      cause: { kind: 'human', ref: key },
+      cause_basis: 'declared',
+    });
     const mcp = await mcpClient(h, h.fleetKey);
     try {
       const r = await mcp.callTool({ name: 'get_session', arguments: { session_id: worker.id } });

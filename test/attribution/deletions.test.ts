@@ -43,11 +43,13 @@ describeEachDialect('deletion records (docs/design/attribution.md)', (t) => {
       human_message_count: 0,
     });
     // ordered by kind then id; the legacy child's row does not change, its derived parent is gone
-    expect(d.affected).toEqual([
-      { kind: 'child', id: childB.id, action: 'parent_cleared' },
-      { kind: 'child', id: childA.id, action: 'parent_cleared' },
-      { kind: 'child', id: legacy.id, action: 'legacy_parent_gone' },
-    ].sort((a, b) => a.id - b.id));
+    expect(d.affected).toEqual(
+      [
+        { kind: 'child', id: childB.id, action: 'parent_cleared' },
+        { kind: 'child', id: childA.id, action: 'parent_cleared' },
+        { kind: 'child', id: legacy.id, action: 'legacy_parent_gone' },
+      ].sort((a, b) => a.id - b.id),
+    );
     expect(await deletionRows(h, doomed.uid)).toHaveLength(1);
 
     // the session and its events are gone; the children stay, their parent cleared
@@ -103,7 +105,9 @@ describeEachDialect('deletion records (docs/design/attribution.md)', (t) => {
           `create function t_refuse_deletion() returns trigger language plpgsql as $$ begin raise exception 'refused by test'; end $$`,
           `create trigger t_refuse_deletion before insert on session_deletions for each row when (new.session_uid = '${uid}') execute function t_refuse_deletion()`,
         ]
-      : [`create trigger t_refuse_deletion before insert on session_deletions when new.session_uid = '${uid}' begin select raise(abort, 'refused by test'); end`];
+      : [
+          `create trigger t_refuse_deletion before insert on session_deletions when new.session_uid = '${uid}' begin select raise(abort, 'refused by test'); end`,
+        ];
     const drop = postgres ? ['drop trigger t_refuse_deletion on session_deletions', 'drop function t_refuse_deletion()'] : ['drop trigger t_refuse_deletion'];
     for (const stmt of create) await sql.raw(stmt).execute(h.store.kysely);
     const headBefore = await auditHead(h.store.kysely);
@@ -150,7 +154,8 @@ describeEachDialect('deletion records (docs/design/attribution.md)', (t) => {
       const res = await h.request('GET', `/api/v1/session_deletions?${new URLSearchParams(qs)}`, { token: h.fleetKey });
       return res;
     };
-    const uids = (res: { body: { deletions: { session_uid: string }[] } }) => res.body.deletions.map((d) => d.session_uid).filter((u) => u === a.uid || u === b.uid);
+    const uids = (res: { body: { deletions: { session_uid: string }[] } }) =>
+      res.body.deletions.map((d) => d.session_uid).filter((u) => u === a.uid || u === b.uid);
     expect(uids(await list({ actor: aliceKey }))).toEqual([a.uid]);
     expect(uids(await list({ actor: `human:${bobKey}` }))).toEqual([b.uid]);
     expect(uids(await list({ session_uid: b.uid.toUpperCase() }))).toEqual([b.uid]);

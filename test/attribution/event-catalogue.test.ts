@@ -1,18 +1,6 @@
 import { expect, it } from 'vitest';
 import { describeEachDialect, uniqueKey } from '../helpers/harness.js';
-import {
-  callTool,
-  client,
-  credentialIdOf,
-  eventsOf,
-  expectAttribution,
-  fleet,
-  human,
-  mcpClient,
-  onlyEvent,
-  session,
-  system,
-} from '../helpers/events.js';
+import { callTool, client, credentialIdOf, eventsOf, expectAttribution, fleet, human, mcpClient, onlyEvent, session, system } from '../helpers/events.js';
 
 /**
  * docs/design/attribution.md "Events": one test per row of the event table that exists in this build, each
@@ -26,24 +14,44 @@ describeEachDialect('event catalogue (docs/design/attribution.md)', (t) => {
     const { token } = await h.human(key, { displayName: 'Alice A' });
     const s = (await h.create(token, { title: 'by alice' })).session;
     const e = await onlyEvent(h, s.id, 'created');
-    expectAttribution(e, { actor: human(key), actorBasis: 'authenticated', cause: human(key), causeBasis: 'authenticated', credentialId: await credentialIdOf(h, token) });
+    expectAttribution(e, {
+      actor: human(key),
+      actorBasis: 'authenticated',
+      cause: human(key),
+      causeBasis: 'authenticated',
+      credentialId: await credentialIdOf(h, token),
+    });
     expect(e.actor!.display_name).toBe('Alice A');
     expect(e.details).toMatchObject({ genesis: 'cli', via: 'rest', creator_basis: 'authenticated' });
   });
 
   it('created: by an integration client, the client is actor and cause', async () => {
     const h = t();
-    const name = `sched-${uniqueKey('c').replace(/[^a-z0-9]/g, '').slice(-12)}`;
+    const name = `sched-${uniqueKey('c')
+      .replace(/[^a-z0-9]/g, '')
+      .slice(-12)}`;
     const token = await h.clientKey(name);
     const s = (await h.create(token, { title: 'nightly', genesis: 'schedule' })).session;
-    expectAttribution(await onlyEvent(h, s.id, 'created'), { actor: client(name), actorBasis: 'authenticated', cause: client(name), causeBasis: 'authenticated', credentialId: await credentialIdOf(h, token) });
+    expectAttribution(await onlyEvent(h, s.id, 'created'), {
+      actor: client(name),
+      actorBasis: 'authenticated',
+      cause: client(name),
+      causeBasis: 'authenticated',
+      credentialId: await credentialIdOf(h, token),
+    });
     expect(s.cause).toMatchObject({ kind: 'client', ref: name });
   });
 
-  it('created: by a bare fleet key, the act is the fleet\'s and the session\'s cause is the fleet — but no creator is recorded', async () => {
+  it("created: by a bare fleet key, the act is the fleet's and the session's cause is the fleet — but no creator is recorded", async () => {
     const h = t();
     const s = (await h.create(h.fleetKey, { title: 'fleet made' })).session;
-    expectAttribution(await onlyEvent(h, s.id, 'created'), { actor: fleet, actorBasis: 'authenticated', cause: fleet, causeBasis: 'authenticated', credentialId: await credentialIdOf(h, h.fleetKey) });
+    expectAttribution(await onlyEvent(h, s.id, 'created'), {
+      actor: fleet,
+      actorBasis: 'authenticated',
+      cause: fleet,
+      causeBasis: 'authenticated',
+      credentialId: await credentialIdOf(h, h.fleetKey),
+    });
     expect(s.creator).toBeNull();
     expect(s.creator_basis).toBeNull();
     expect(s.cause).toMatchObject({ kind: 'fleet' });
@@ -67,7 +75,13 @@ describeEachDialect('event catalogue (docs/design/attribution.md)', (t) => {
     const parent = await h.create(token, { title: 'parent', attach: true });
     const child = (await h.create(parent.session_token, { title: 'child' })).session;
     const e = await onlyEvent(h, child.id, 'created');
-    expectAttribution(e, { actor: session(parent.session.id), actorBasis: 'authenticated', cause: human(key), causeBasis: 'authenticated', credentialId: await credentialIdOf(h, parent.session_token) });
+    expectAttribution(e, {
+      actor: session(parent.session.id),
+      actorBasis: 'authenticated',
+      cause: human(key),
+      causeBasis: 'authenticated',
+      credentialId: await credentialIdOf(h, parent.session_token),
+    });
   });
 
   it('created: a replayed Idempotency-Key create records nothing — only the insert that made the row', async () => {
@@ -79,7 +93,7 @@ describeEachDialect('event catalogue (docs/design/attribution.md)', (t) => {
     expect((await eventsOf(h, first.session.id)).map((e) => e.type)).toEqual(['created']);
   });
 
-  it('attached and token_minted: the caller acts, for the session\'s cause; the mint names its recipient and credential', async () => {
+  it("attached and token_minted: the caller acts, for the session's cause; the mint names its recipient and credential", async () => {
     const h = t();
     const key = uniqueKey('dave');
     const { token } = await h.human(key);
@@ -97,7 +111,7 @@ describeEachDialect('event catalogue (docs/design/attribution.md)', (t) => {
     expect(minted.details.activation).toBe(1);
   });
 
-  it('title_changed, starred, model_changed, unstarred: one event per field that really changed, old and new, by the caller for the caller\'s cause', async () => {
+  it("title_changed, starred, model_changed, unstarred: one event per field that really changed, old and new, by the caller for the caller's cause", async () => {
     const h = t();
     const key = uniqueKey('erin');
     const { token } = await h.human(key);
@@ -152,7 +166,13 @@ describeEachDialect('event catalogue (docs/design/attribution.md)', (t) => {
     expect(res.body).toEqual({ archived: [child.id, root.id], skipped: [] });
     for (const id of [root.id, child.id]) {
       const e = await onlyEvent(h, id, 'archived');
-      expectAttribution(e, { actor: session(actingSession.id), actorBasis: 'declared', cause: human(key), causeBasis: 'declared', credentialId: await credentialIdOf(h, h.fleetKey) });
+      expectAttribution(e, {
+        actor: session(actingSession.id),
+        actorBasis: 'declared',
+        cause: human(key),
+        causeBasis: 'declared',
+        credentialId: await credentialIdOf(h, h.fleetKey),
+      });
       expect(e.details.acting_session_id).toBe(actingSession.id);
       expect(e.details.new).toBe('archived');
     }
@@ -173,12 +193,19 @@ describeEachDialect('event catalogue (docs/design/attribution.md)', (t) => {
 
   it('unarchived and stopped: the caller acts for its cause, only when the status changed', async () => {
     const h = t();
-    const name = `ops-${uniqueKey('c').replace(/[^a-z0-9]/g, '').slice(-12)}`;
+    const name = `ops-${uniqueKey('c')
+      .replace(/[^a-z0-9]/g, '')
+      .slice(-12)}`;
     const ops = await h.clientKey(name);
     const s = (await h.create(h.fleetKey, { title: 'x' })).session;
     const stop = await h.request('POST', `/api/v1/sessions/${s.id}/stop`, { token: ops, body: {} });
     expect(stop.body.session.status).toBe('stopped');
-    expectAttribution(await onlyEvent(h, s.id, 'stopped'), { actor: client(name), actorBasis: 'authenticated', cause: client(name), causeBasis: 'authenticated' });
+    expectAttribution(await onlyEvent(h, s.id, 'stopped'), {
+      actor: client(name),
+      actorBasis: 'authenticated',
+      cause: client(name),
+      causeBasis: 'authenticated',
+    });
     expect((await h.request('POST', `/api/v1/sessions/${s.id}/stop`, { token: ops, body: {} })).body.changed).toBe(false);
     await h.request('POST', `/api/v1/sessions/${s.id}/archive`, { token: ops, body: {} });
     expect((await h.request('POST', `/api/v1/sessions/${s.id}/unarchive`, { token: ops, body: {} })).body.session.status).toBe('stopped');
@@ -212,7 +239,13 @@ describeEachDialect('event catalogue (docs/design/attribution.md)', (t) => {
     const res = await h.request('POST', `/api/v1/sessions/${id}/stop`, { token, body: {} });
     expect(res.body).toMatchObject({ changed: true, session: { status: 'running' } });
     const e = await onlyEvent(h, id, 'stop_requested');
-    expectAttribution(e, { actor: human(key), actorBasis: 'authenticated', cause: human(key), causeBasis: 'authenticated', credentialId: await credentialIdOf(h, token) });
+    expectAttribution(e, {
+      actor: human(key),
+      actorBasis: 'authenticated',
+      cause: human(key),
+      causeBasis: 'authenticated',
+      credentialId: await credentialIdOf(h, token),
+    });
     expect((await onlyEvent(h, id, 'inbox_item_added')).details).toMatchObject({ kind: 'control', mode: 'interrupt' });
     // a second stop has no effect; the exit after it is a stop, unattributed runtime state
     expect((await h.request('POST', `/api/v1/sessions/${id}/stop`, { token, body: {} })).body.changed).toBe(false);
@@ -223,7 +256,7 @@ describeEachDialect('event catalogue (docs/design/attribution.md)', (t) => {
     expect(await eventsOf(h, id, ['stop_requested', 'stopped'])).toHaveLength(1);
   });
 
-  it('title_generated: the system names the session, for the session\'s cause', async () => {
+  it("title_generated: the system names the session, for the session's cause", async () => {
     const h = t();
     const key = uniqueKey('jack');
     const { token } = await h.human(key);
@@ -262,7 +295,7 @@ describeEachDialect('event catalogue (docs/design/attribution.md)', (t) => {
     expect(mirrored.map((x) => x.type).sort()).toEqual(['attached', 'attached', 'created', 'created', 'token_minted', 'token_minted']);
   });
 
-  it('the session\'s cause is fixed at creation: later acts carry their own cause and never change it', async () => {
+  it("the session's cause is fixed at creation: later acts carry their own cause and never change it", async () => {
     const h = t();
     const key = uniqueKey('kim');
     const { token } = await h.human(key);
@@ -282,17 +315,32 @@ describeEachDialect('event catalogue (docs/design/attribution.md)', (t) => {
     try {
       const started = await callTool(mcp, 'start_session', { title: 'from a model holding the human token' });
       const s1 = started.session;
-      expect(s1).toMatchObject({ creator: { kind: 'human', ref: key }, creator_basis: 'delegated', cause: { kind: 'human', ref: key }, cause_basis: 'delegated' });
+      expect(s1).toMatchObject({
+        creator: { kind: 'human', ref: key },
+        creator_basis: 'delegated',
+        cause: { kind: 'human', ref: key },
+        cause_basis: 'delegated',
+      });
       expectAttribution(await onlyEvent(h, s1.id, 'created'), { actor: human(key), actorBasis: 'delegated', cause: human(key), causeBasis: 'delegated' });
 
       // the session runs and spawns with its own token: the spawn is authenticated, the cause stays delegated
       const attach = await h.request('POST', `/api/v1/sessions/${s1.id}/attach`, { token });
       const s2 = (await h.create(attach.body.session_token, { title: 'spawned' })).session;
-      expect(s2).toMatchObject({ creator: { kind: 'session', ref: String(s1.id) }, creator_basis: 'authenticated', cause: { kind: 'human', ref: key }, cause_basis: 'delegated' });
+      expect(s2).toMatchObject({
+        creator: { kind: 'session', ref: String(s1.id) },
+        creator_basis: 'authenticated',
+        cause: { kind: 'human', ref: key },
+        cause_basis: 'delegated',
+      });
 
       // a fleet caller naming s2: declared
       const s3 = (await h.create(h.fleetKey, { title: 'declared', acting_session_id: s2.id })).session;
-      expect(s3).toMatchObject({ creator: { kind: 'session', ref: String(s2.id) }, creator_basis: 'declared', cause: { kind: 'human', ref: key }, cause_basis: 'declared' });
+      expect(s3).toMatchObject({
+        creator: { kind: 'session', ref: String(s2.id) },
+        creator_basis: 'declared',
+        cause: { kind: 'human', ref: key },
+        cause_basis: 'declared',
+      });
       // a fleet caller with only a parent hint inherits the parent's cause, declared
       const s4 = (await h.create(h.fleetKey, { title: 'hinted', parent_session_id: s1.id })).session;
       expect(s4).toMatchObject({ creator: null, cause: { kind: 'human', ref: key }, cause_basis: 'declared' });
@@ -316,17 +364,28 @@ describeEachDialect('event catalogue (docs/design/attribution.md)', (t) => {
     }
     const credentialId = await credentialIdOf(h, token);
     for (const type of ['archived', 'unarchived']) {
-      expectAttribution(await onlyEvent(h, s.id, type), { actor: human(key), actorBasis: 'delegated', cause: human(key), causeBasis: 'delegated', credentialId });
+      expectAttribution(await onlyEvent(h, s.id, type), {
+        actor: human(key),
+        actorBasis: 'delegated',
+        cause: human(key),
+        causeBasis: 'delegated',
+        credentialId,
+      });
     }
   });
 
-  it('a fleet caller acting through a declared session: the cause is that session\'s cause, declared, never authenticated', async () => {
+  it("a fleet caller acting through a declared session: the cause is that session's cause, declared, never authenticated", async () => {
     const h = t();
     const key = uniqueKey('nia');
     const { token } = await h.human(key);
     const worker = (await h.create(token, { title: 'worker' })).session;
     await h.request('PATCH', `/api/v1/sessions/${worker.id}`, { token: h.fleetKey, body: { model: 'm9', acting_session_id: worker.id } });
-    expectAttribution(await onlyEvent(h, worker.id, 'model_changed'), { actor: session(worker.id), actorBasis: 'declared', cause: human(key), causeBasis: 'declared' });
+    expectAttribution(await onlyEvent(h, worker.id, 'model_changed'), {
+      actor: session(worker.id),
+      actorBasis: 'declared',
+      cause: human(key),
+      causeBasis: 'declared',
+    });
   });
   it('uncle and inbox events: a session a human started acts as itself, for that human — actor and cause both recorded, with their bases', async () => {
     const h = t();
@@ -337,8 +396,20 @@ describeEachDialect('event catalogue (docs/design/attribution.md)', (t) => {
     const worker = await h.create(token, { title: 'worker', attach: true });
     const r = router.session.id as number;
     const w = worker.session.id as number;
-    const asRouter = { actor: session(r), actorBasis: 'authenticated', cause: human(key), causeBasis: 'authenticated', credentialId: await credentialIdOf(h, router.session_token) };
-    const asWorker = { actor: session(w), actorBasis: 'authenticated', cause: human(key), causeBasis: 'authenticated', credentialId: await credentialIdOf(h, worker.session_token) };
+    const asRouter = {
+      actor: session(r),
+      actorBasis: 'authenticated',
+      cause: human(key),
+      causeBasis: 'authenticated',
+      credentialId: await credentialIdOf(h, router.session_token),
+    };
+    const asWorker = {
+      actor: session(w),
+      actorBasis: 'authenticated',
+      cause: human(key),
+      causeBasis: 'authenticated',
+      credentialId: await credentialIdOf(h, worker.session_token),
+    };
     const byType = async (id: number, type: string, pick: (e: any) => boolean = () => true) => {
       const found = (await eventsOf(h, id, [type])).filter(pick);
       expect(found, `one ${type} on #${id}`).toHaveLength(1);
@@ -364,7 +435,8 @@ describeEachDialect('event catalogue (docs/design/attribution.md)', (t) => {
     expectAttribution(await onlyEvent(h, w, 'inbox_item_promoted'), asRouter);
 
     // withdraw a second queued item
-    const q2 = (await h.request('POST', `/api/v1/sessions/${w}/enqueued_messages`, { token: router.session_token, body: { content: 'never mind' } })).body.inbox_item.id;
+    const q2 = (await h.request('POST', `/api/v1/sessions/${w}/enqueued_messages`, { token: router.session_token, body: { content: 'never mind' } })).body
+      .inbox_item.id;
     expect((await h.request('DELETE', `/api/v1/sessions/${w}/enqueued_messages/${q2}`, { token: router.session_token })).status).toBe(200);
     expectAttribution(await onlyEvent(h, w, 'inbox_item_withdrawn'), asRouter);
 
@@ -377,7 +449,13 @@ describeEachDialect('event catalogue (docs/design/attribution.md)', (t) => {
     const removed = await h.request('DELETE', `/api/v1/sessions/${r}/uncle_links/${w}?acting_session_id=${r}`, { token: h.fleetKey });
     expect(removed.status).toBe(204);
     for (const id of [w, r]) {
-      expectAttribution(await byType(id, 'uncle_removed'), { actor: session(r), actorBasis: 'declared', cause: human(key), causeBasis: 'declared', credentialId: await credentialIdOf(h, h.fleetKey) });
+      expectAttribution(await byType(id, 'uncle_removed'), {
+        actor: session(r),
+        actorBasis: 'declared',
+        cause: human(key),
+        causeBasis: 'declared',
+        credentialId: await credentialIdOf(h, h.fleetKey),
+      });
     }
   });
 });

@@ -24,7 +24,22 @@ describeEachDialect('settings (admin)', (t) => {
   it('lists every setting with its default; unknown keys and the server secret check are refused with tokens', async () => {
     const h = t();
     const all = await listSettingViews(h.ctx, admin);
-    expect(all.map((s) => s.key)).toEqual(['admin_user', 'deployment_mode', 'slack_signing_secret', 'slack_workspace_url', 'allowed_hosts', 'checkpoint_key', 'audit_origin', 'checkpoint_interval', 'auto_archive_after', 'delete_archived_after', 'message_retention', 'message_store_capacity', 'transcripts', 'server_secret_check']);
+    expect(all.map((s) => s.key)).toEqual([
+      'admin_user',
+      'deployment_mode',
+      'slack_signing_secret',
+      'slack_workspace_url',
+      'allowed_hosts',
+      'checkpoint_key',
+      'audit_origin',
+      'checkpoint_interval',
+      'auto_archive_after',
+      'delete_archived_after',
+      'message_retention',
+      'message_store_capacity',
+      'transcripts',
+      'server_secret_check',
+    ]);
     // the store holds a check value of the secret, never the secret
     const check = all.find((s) => s.key === 'server_secret_check')!;
     expect(check).toMatchObject({ isSet: true, settable: false });
@@ -41,7 +56,12 @@ describeEachDialect('settings (admin)', (t) => {
   it('only an admin may read or change settings', async () => {
     const h = t();
     const { user } = await h.human(uniqueKey('norm'));
-    const caller: Caller = { principal: { kind: 'human', userId: user.id, userKey: user.key, isAdmin: false }, credentialId: null, surface: 'rest', via: 'rest' };
+    const caller: Caller = {
+      principal: { kind: 'human', userId: user.id, userKey: user.key, isAdmin: false },
+      credentialId: null,
+      surface: 'rest',
+      via: 'rest',
+    };
     expect(await refusal(listSettingViews(h.ctx, caller))).toMatchObject({ token: 'forbidden' });
     expect(await refusal(changeSetting(h.ctx, caller, 'checkpoint_interval', '2h'))).toMatchObject({ token: 'forbidden' });
   });

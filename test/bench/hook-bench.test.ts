@@ -6,7 +6,10 @@ import { runHookBench } from '../../bench/hook-bench.js';
 describe('the hook-latency bench row', () => {
   it('times the hook entry point against a runner socket beside the bare CLI start', async () => {
     const rows = await runHookBench({ samples: 3 });
-    expect(rows.map((r) => r.workload)).toEqual(['hook call: node dist/hook/hook-main.js claude-code, runner socket round trip', 'baseline: bare CLI start (node dist/cli/main.js --version)']);
+    expect(rows.map((r) => r.workload)).toEqual([
+      'hook call: node dist/hook/hook-main.js claude-code, runner socket round trip',
+      'baseline: bare CLI start (node dist/cli/main.js --version)',
+    ]);
     expect(rows[0]).toMatchObject({ target: 'p50 ≤ 50 ms', figures: { samples: 3 } });
     expect(typeof rows[0]!.pass).toBe('boolean');
     expect(rows[1]!.pass).toBeNull();

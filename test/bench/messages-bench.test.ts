@@ -9,7 +9,14 @@ import { describeEachDialect } from '../helpers/harness.js';
 describeEachDialect('the agent-message benchmark row', (t, dialect) => {
   it('sends, delivers and reports every message of both kinds, with the baseline beside it', async () => {
     const h = t();
-    const historyBefore = Number((await h.store.kysely.selectFrom('message_history').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()).n);
+    const historyBefore = Number(
+      (
+        await h.store.kysely
+          .selectFrom('message_history')
+          .select((eb) => eb.fn.countAll<number>().as('n'))
+          .executeTakeFirstOrThrow()
+      ).n,
+    );
     const rows = await runMessagesBench(h.ctx, { dialect, messages: 40, batch: 10, senders: 2 });
     expect(rows.map((r) => [r.dialect, r.target])).toEqual([[dialect, '≥ 2,000/s']]);
     expect(rows[0]!.figures.messages).toBe(40);

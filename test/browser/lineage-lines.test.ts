@@ -19,7 +19,8 @@ afterAll(async () => {
 async function family(prefix: string, children = 2): Promise<{ parent: number; children: number[] }> {
   const parent = await createSession(server, { title: `${prefix} router`, agent_root: 'router' });
   const kids: number[] = [];
-  for (let i = 1; i <= children; i++) kids.push((await createSession(server, { title: `${prefix} worker ${i}`, agent_root: 'worker', parent_session_id: parent.id })).id);
+  for (let i = 1; i <= children; i++)
+    kids.push((await createSession(server, { title: `${prefix} worker ${i}`, agent_root: 'worker', parent_session_id: parent.id })).id);
   return { parent: parent.id, children: kids };
 }
 

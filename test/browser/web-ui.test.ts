@@ -92,7 +92,10 @@ describe('web UI security in a browser', () => {
 describe('the session page', () => {
   it('paints before its deferred panel loads, with a skeleton the panel replaces without moving what follows', async () => {
     const parent = await createSession(server, { title: 'deferred parent', agent_root: 'router' });
-    const kids = [await createSession(server, { title: 'deferred child one', parent_session_id: parent.id }), await createSession(server, { title: 'deferred child two', parent_session_id: parent.id })];
+    const kids = [
+      await createSession(server, { title: 'deferred child one', parent_session_id: parent.id }),
+      await createSession(server, { title: 'deferred child two', parent_session_id: parent.id }),
+    ];
     const { context, page } = await signedInPage(server, browser);
     try {
       let release!: () => void;
@@ -136,7 +139,9 @@ describe('the session page', () => {
       await page.getByRole('button', { name: 'Unarchive' }).waitFor();
       await page.locator('#timeline [data-event-type="archived"]').waitFor();
       const events = await (await fetch(`${server.url}/api/v1/sessions/${s.id}/events`, { headers: { authorization: `Bearer ${server.h.fleetKey}` } })).json();
-      const archived = (events as { events: { type: string; actor: { kind: string; ref: string; basis: string }; credential_id: number }[] }).events.find((e) => e.type === 'archived')!;
+      const archived = (events as { events: { type: string; actor: { kind: string; ref: string; basis: string }; credential_id: number }[] }).events.find(
+        (e) => e.type === 'archived',
+      )!;
       expect(archived.actor).toMatchObject({ kind: 'human', ref: server.adminKey, basis: 'authenticated' });
       expect(archived.credential_id).toBeGreaterThan(0);
     } finally {

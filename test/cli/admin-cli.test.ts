@@ -68,7 +68,10 @@ describe('warrant init on a store that already has an admin', () => {
     expect(await settingOf()).toMatchObject({ setting: { value: 'bob' } });
     const exported = await runCli(['audit', 'export', '--data-dir', dataDir]);
     expect(exported.code, exported.stderr).toBe(0);
-    const entries = exported.stdout.split('\n').filter(Boolean).map((l) => JSON.parse(JSON.parse(l).entry));
+    const entries = exported.stdout
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => JSON.parse(JSON.parse(l).entry));
     expect(entries.filter((e) => e.kind === 'setting_changed')).toEqual([expect.objectContaining({ key: 'admin_user', action: 'set', value: 'bob' })]);
     // web capture is credited to the new admin from this change on: a coverage change, after the setting's
     const setAt = entries.findIndex((e) => e.kind === 'setting_changed');
@@ -77,7 +80,7 @@ describe('warrant init on a store that already has an admin', () => {
   });
 });
 
-describe('the deployment mode is the store\'s', () => {
+describe("the deployment mode is the store's", () => {
   const cwd = mkdtempSync(join(tmpdir(), 'warrant-mode-'));
   const dataDir = join(cwd, 'data');
   afterAll(() => rmSync(cwd, { recursive: true, force: true }));
@@ -93,7 +96,10 @@ describe('the deployment mode is the store\'s', () => {
       await server.stop();
     }
     // a node, or the host CLI, told otherwise refuses, naming both and the fix
-    for (const args of [['serve', '--port', '0', '--data-dir', dataDir], ['users', 'list', '--data-dir', dataDir]]) {
+    for (const args of [
+      ['serve', '--port', '0', '--data-dir', dataDir],
+      ['users', 'list', '--data-dir', dataDir],
+    ]) {
       const refused = await runCli(args, { env: { WARRANT_MODE: 'single-admin' } });
       expect(refused.code, `${args[0]}: ${refused.stderr}`).toBe(2);
       expect(refused.stderr).toContain("WARRANT_MODE (or --mode) says single-admin, but this store's deployment mode is multi-user");
@@ -114,10 +120,15 @@ describe('WARRANT_FLEET_KEY', () => {
   });
 
   it('is accepted by serve, in addition to the key in the data dir; other keys are not', async () => {
-    const as = (token: string) => fetch(`${server.url}/api/v1/sessions`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify({ title: 'fleet made' }) });
+    const as = (token: string) =>
+      fetch(`${server.url}/api/v1/sessions`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ title: 'fleet made' }),
+      });
     const made = await as(supplied);
     expect(made.status).toBe(201);
-    expect(((await made.json())).session.creator).toBeNull();
+    expect((await made.json()).session.creator).toBeNull();
     expect((await as(server.fleetKey)).status).toBe(201);
     expect(server.fleetKey).not.toBe(supplied);
     expect(server.output()).not.toContain(supplied);
@@ -148,13 +159,25 @@ describe('warrant users edit, rename, tokens revoke (admin, direct store access)
     await server?.stop();
   });
   const api = (token: string, method: string, path: string, body?: unknown) =>
-    fetch(`${server.url}${path}`, { method, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', 'x-warrant-client': 'cli' }, ...(body ? { body: JSON.stringify(body) } : {}) });
+    fetch(`${server.url}${path}`, {
+      method,
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', 'x-warrant-client': 'cli' },
+      ...(body ? { body: JSON.stringify(body) } : {}),
+    });
 
   it('edit changes the fields it names and leaves the rest; --clear-slack empties the list', async () => {
     expect((await runCli(['users', 'add', 'grace', '--name', 'Grace', '--slack', 'U0GRACE', '--notes', 'old notes'], { env })).code).toBe(0);
-    const edited = await runCli(['users', 'edit', 'grace', '--name', 'Grace Hopper', '--notes', 'Final say on compilers.', '--admin', 'yes', '--json'], { env });
+    const edited = await runCli(['users', 'edit', 'grace', '--name', 'Grace Hopper', '--notes', 'Final say on compilers.', '--admin', 'yes', '--json'], {
+      env,
+    });
     expect(edited.code, edited.stderr).toBe(0);
-    expect(JSON.parse(edited.stdout).user).toMatchObject({ key: 'grace', display_name: 'Grace Hopper', notes: 'Final say on compilers.', is_admin: true, slack_user_ids: ['U0GRACE'] });
+    expect(JSON.parse(edited.stdout).user).toMatchObject({
+      key: 'grace',
+      display_name: 'Grace Hopper',
+      notes: 'Final say on compilers.',
+      is_admin: true,
+      slack_user_ids: ['U0GRACE'],
+    });
     const cleared = await runCli(['users', 'edit', 'grace', '--clear-slack', '--admin', 'no', '--json'], { env });
     expect(JSON.parse(cleared.stdout).user).toMatchObject({ display_name: 'Grace Hopper', slack_user_ids: [], is_admin: false });
     const listed = JSON.parse((await runCli(['users', 'list', '--json'], { env })).stdout).users.find((u: any) => u.key === 'grace');
@@ -166,13 +189,13 @@ describe('warrant users edit, rename, tokens revoke (admin, direct store access)
   it('rename keeps the person: records name the new key and still show the key they were captured under', async () => {
     expect((await runCli(['users', 'add', 'linus', '--name', 'Linus'], { env })).code).toBe(0);
     const token = JSON.parse((await runCli(['users', 'tokens', 'issue', 'linus', '--json'], { env })).stdout).token as string;
-    const created = (await (await api(token, 'POST', '/api/v1/sessions', { title: 'asked by linus', prompt: 'merge the window' })).json());
+    const created = await (await api(token, 'POST', '/api/v1/sessions', { title: 'asked by linus', prompt: 'merge the window' })).json();
     const renamed = await runCli(['users', 'rename', 'linus', 'torvalds', '--json'], { env });
     expect(renamed.code, renamed.stderr).toBe(0);
     expect(JSON.parse(renamed.stdout).user).toMatchObject({ key: 'torvalds', display_name: 'Linus' });
     const text = await runCli(['users', 'rename', 'torvalds', 'lt'], { env });
     expect(text.stdout).toContain('Renamed torvalds to lt. Nothing is orphaned');
-    const prov = (await (await api(server.fleetKey, 'GET', `/api/v1/sessions/${created.session.id}/provenance`)).json());
+    const prov = await (await api(server.fleetKey, 'GET', `/api/v1/sessions/${created.session.id}/provenance`)).json();
     expect(prov.human_messages.entries).toHaveLength(1);
     expect(JSON.stringify(prov.human_messages.entries[0])).toContain('"lt"');
     expect(JSON.stringify(prov.human_messages.entries[0])).toContain('"linus"');

@@ -111,7 +111,10 @@ describeEachDialect('the attribution CLI', (t) => {
     expect(wrongKey.code).toBe(1);
     expect(wrongKey.stderr).toContain('checkpoint-signature-invalid');
     const forged = join(dir, 'forged.note');
-    writeFileSync(forged, readFileSync(cp, 'utf8').replace(/^cli-test\n(\d+)/, (_, n: string) => `cli-test\n${Number(n) - 1}`));
+    writeFileSync(
+      forged,
+      readFileSync(cp, 'utf8').replace(/^cli-test\n(\d+)/, (_, n: string) => `cli-test\n${Number(n) - 1}`),
+    );
     expect((await runCli(['audit', 'verify', '--file', log, '--checkpoint', forged, '--public-key', verifier])).code).toBe(1);
     const usage = await runCli(['audit', 'verify', '--file', log, '--checkpoint', cp]);
     expect(usage.code).toBe(2);
@@ -160,7 +163,9 @@ describeEachDialect('the attribution CLI', (t) => {
       const del = await runCli(['delete', String(s.id), '--yes'], { env });
       expect(del.code).toBe(0);
       const list = await runCli(['deletions', 'list', '--uid', s.uid, '--json'], { env });
-      expect(JSON.parse(list.stdout).deletions).toEqual([expect.objectContaining({ session_uid: s.uid, via: 'cli', actor: expect.objectContaining({ kind: 'human', ref: key }) })]);
+      expect(JSON.parse(list.stdout).deletions).toEqual([
+        expect.objectContaining({ session_uid: s.uid, via: 'cli', actor: expect.objectContaining({ kind: 'human', ref: key }) }),
+      ]);
       const text = await runCli(['deletions', 'list', '--actor', key], { env });
       expect(text.stdout).toContain(`#${s.id} deleted from the CLI (uid ${s.uid})`);
       expect(text.stdout).toContain('via cli');
@@ -180,7 +185,11 @@ describeEachDialect('the CLI on a corrupted log', (t) => {
     const db = h.store.kysely;
     for (const stmt of h.store.dropImmutableTriggersSql('audit_log')) await sql.raw(stmt).execute(db);
     const row = await db.selectFrom('audit_log').select(['seq', 'entry']).where('seq', '=', 3).executeTakeFirstOrThrow();
-    await db.updateTable('audit_log').set({ entry: row.entry.replace('"at":"', '"at":"1') }).where('seq', '=', 3).execute();
+    await db
+      .updateTable('audit_log')
+      .set({ entry: row.entry.replace('"at":"', '"at":"1') })
+      .where('seq', '=', 3)
+      .execute();
     const r = await runCli(['audit', 'verify', ...storeArgs(h)]);
     expect(r.code).toBe(1);
     expect(r.stdout).toContain('breaks at seq 3: the stored hash does not match');

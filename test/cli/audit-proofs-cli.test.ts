@@ -27,7 +27,9 @@ describeEachDialect('warrant audit prove and verify-proof', (t) => {
     expect(prove.code).toBe(0);
     expect(prove.stdout).toContain(`audit entry seq 2 (leaf 1) is in the tree of ${newerSize} entries`);
     const ok = await runCli(['audit', 'verify-proof', '--proof', proof, '--checkpoint', newer, '--public-key', verifier, '--origin', 'acme.example/warrant']);
-    expect(ok.stdout.trim()).toBe(`OK: entry 2 is in the tree of ${newerSize} entries of acme.example/warrant signed by acme.example/warrant (root ${JSON.parse(readFileSync(proof, 'utf8')).root_hash}).`);
+    expect(ok.stdout.trim()).toBe(
+      `OK: entry 2 is in the tree of ${newerSize} entries of acme.example/warrant signed by acme.example/warrant (root ${JSON.parse(readFileSync(proof, 'utf8')).root_hash}).`,
+    );
     expect(ok.code).toBe(0);
 
     const p = JSON.parse(readFileSync(proof, 'utf8'));
@@ -49,7 +51,19 @@ describeEachDialect('warrant audit prove and verify-proof', (t) => {
     expect(c.code).toBe(0);
     const consistency = join(dir, 'consistency.json');
     writeFileSync(consistency, c.stdout);
-    const good = await runCli(['audit', 'verify-proof', '--proof', consistency, '--checkpoint', older, '--checkpoint', newer, '--public-key', verifier, '--json']);
+    const good = await runCli([
+      'audit',
+      'verify-proof',
+      '--proof',
+      consistency,
+      '--checkpoint',
+      older,
+      '--checkpoint',
+      newer,
+      '--public-key',
+      verifier,
+      '--json',
+    ]);
     expect(JSON.parse(good.stdout)).toMatchObject({ ok: true, kind: 'consistency', from: olderSize, to: newerSize });
     const beyond = await runCli(['audit', 'prove', '--seq', '1', '--tree-size', '100000', ...storeArgs(h)]);
     expect(beyond.code).not.toBe(0);

@@ -35,7 +35,9 @@ describe('the warrant CLI against a real server (built binary)', () => {
       headers: { authorization: `Bearer ${server.fleetKey}`, 'content-type': 'application/json' },
       body: JSON.stringify({ title: 'shown by the CLI', prompt: 'hello' }),
     }).then((r) => r.json());
-    const rest = await fetch(`${server.url}/api/v1/sessions/${created.session.id}`, { headers: { authorization: `Bearer ${server.fleetKey}` } }).then((r) => r.json());
+    const rest = await fetch(`${server.url}/api/v1/sessions/${created.session.id}`, { headers: { authorization: `Bearer ${server.fleetKey}` } }).then((r) =>
+      r.json(),
+    );
     const cli = await runCli(['sessions', 'show', String(created.session.id), '--json'], { env });
     expect(cli.code).toBe(0);
     expect(JSON.parse(cli.stdout)).toEqual(rest);
@@ -98,7 +100,12 @@ describe('the warrant CLI against a real server (built binary)', () => {
       headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', 'x-warrant-client': 'cli' },
       body: JSON.stringify({ title: "ada's" }),
     }).then((r) => r.json());
-    expect(mine.session).toMatchObject({ owner: 'ada', genesis: 'cli', creator: { kind: 'human', ref: 'ada', display_name: 'Ada Lovelace' }, creator_basis: 'authenticated' });
+    expect(mine.session).toMatchObject({
+      owner: 'ada',
+      genesis: 'cli',
+      creator: { kind: 'human', ref: 'ada', display_name: 'Ada Lovelace' },
+      creator_basis: 'authenticated',
+    });
     const tokens = await runCli(['users', 'tokens', 'list', 'ada', '--json'], { env });
     expect(JSON.parse(tokens.stdout).tokens).toHaveLength(1);
     expect(tokens.stdout).not.toContain(token);

@@ -31,7 +31,10 @@ describe('warrant doctor', () => {
   async function scratch(options: { trusted?: boolean; integrate?: string[] } = {}): Promise<Scratch> {
     const project = mkdtempSync(join(tmpdir(), 'warrant-doctor-project-'));
     const config = mkdtempSync(join(tmpdir(), 'warrant-doctor-claude-'));
-    writeFileSync(join(config, '.claude.json'), JSON.stringify({ hasCompletedOnboarding: true, projects: options.trusted === false ? {} : { [project]: { hasTrustDialogAccepted: true } } }));
+    writeFileSync(
+      join(config, '.claude.json'),
+      JSON.stringify({ hasCompletedOnboarding: true, projects: options.trusted === false ? {} : { [project]: { hasTrustDialogAccepted: true } } }),
+    );
     const env = { WARRANT_URL: server.url, WARRANT_TOKEN: server.fleetKey, CLAUDE_CONFIG_DIR: config, WARRANT_DATA_DIR: server.dataDir };
     const integrated = await runCli(['integrate', 'claude-code', '--dir', project, '--write', ...(options.integrate ?? [])], { env });
     expect(integrated.code, integrated.stderr).toBe(0);
@@ -61,7 +64,8 @@ describe('warrant doctor', () => {
     const s = await scratch();
     const r = await s.doctor();
     expect(r.code, r.stdout + r.stderr).toBe(0);
-    for (const name of ['server', 'mcp-entry', 'mcp-tools', 'mcp-approval', 'prompt-hook', 'hooks', 'permissions', 'workspace-trust', 'data-dir']) expect(status(r, name), name).toBe('ok');
+    for (const name of ['server', 'mcp-entry', 'mcp-tools', 'mcp-approval', 'prompt-hook', 'hooks', 'permissions', 'workspace-trust', 'data-dir'])
+      expect(status(r, name), name).toBe('ok');
     expect(r.stdout).toMatch(/mcp-tools: the MCP entry started and listed \d+ tools with probe session #(\d+)/);
     const probe = /probe session #(\d+)/.exec(r.stdout)![1];
     const session = await (await fetch(`${server.url}/api/v1/sessions/${probe}`, { headers: { authorization: `Bearer ${server.fleetKey}` } })).json();
@@ -154,7 +158,7 @@ describe('warrant doctor', () => {
     await passes(s);
     s.edit('.claude/settings.local.json', (j) => (j.enabledMcpjsonServers = []));
     expect(status(await s.doctor(), 'mcp-approval')).toBe('FAIL');
-    s.edit('.claude/settings.local.json', (j) => (j.enabledMcpjsonServers = ['warrant'], (j.disabledMcpjsonServers = ['warrant'])));
+    s.edit('.claude/settings.local.json', (j) => ((j.enabledMcpjsonServers = ['warrant']), (j.disabledMcpjsonServers = ['warrant'])));
     const r = await s.doctor();
     expect(r.stdout).toMatch(/FAIL +mcp-approval: .*disabledMcpjsonServers/);
   });
@@ -167,7 +171,7 @@ describe('warrant doctor', () => {
     expect(r.stdout).toMatch(/FAIL +data-dir: the Warrant data dir .* lies inside the project/);
   });
 
-  it('under `warrant run` it lists the tools with the session\'s own token and opens no probe session', async () => {
+  it("under `warrant run` it lists the tools with the session's own token and opens no probe session", async () => {
     const s = await scratch();
     const r = await runCli(['run', '--title', 'doctor inside a session', '--', process.execPath, CLI, 'doctor', '--dir', s.project], { env: s.env });
     expect(r.code, r.stdout + r.stderr).toBe(0);

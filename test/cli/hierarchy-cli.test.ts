@@ -23,7 +23,12 @@ describeEachDialect('CLI: warrant sessions tree and warrant provenance (built bi
     const tree = await cli(['sessions', 'tree', `#${child}`], env());
     expect(tree).toMatchObject({ code: 0, stderr: '' });
     expect(tree.stdout).toBe(
-      [`- #${root} [router] {api · priority} Root`, `  - #${child} [worker] {api · priority} Child (also senior: #${other}) ← this session`, `- #${other} {api · priority} Other`, ''].join('\n'),
+      [
+        `- #${root} [router] {api · priority} Root`,
+        `  - #${child} [worker] {api · priority} Child (also senior: #${other}) ← this session`,
+        `- #${other} {api · priority} Other`,
+        '',
+      ].join('\n'),
     );
     const treeJson = await cli(['sessions', 'tree', String(child), '--json'], env());
     expect(treeJson.code).toBe(0);
@@ -32,7 +37,11 @@ describeEachDialect('CLI: warrant sessions tree and warrant provenance (built bi
     const prov = await cli(['provenance', String(child)], env());
     expect(prov.code).toBe(0);
     // the same outline as `sessions tree`, then the human-message section (docs/design/capture.md)
-    expect(prov.stdout.startsWith(`# Provenance of #${child} Child\n\n## Session hierarchy\n\n${tree.stdout.trimEnd()}\n\n## Human messages\n\n0 in this session · 0 elsewhere in the hierarchy`)).toBe(true);
+    expect(
+      prov.stdout.startsWith(
+        `# Provenance of #${child} Child\n\n## Session hierarchy\n\n${tree.stdout.trimEnd()}\n\n## Human messages\n\n0 in this session · 0 elsewhere in the hierarchy`,
+      ),
+    ).toBe(true);
     for (const args of [['--format', 'json'], ['--json']]) {
       const json = await cli(['provenance', String(child), ...args], env());
       expect(json.code).toBe(0);

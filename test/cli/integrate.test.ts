@@ -20,7 +20,10 @@ describe('warrant integrate', () => {
     const mcp = { mcpServers: { github: { command: 'gh-mcp', args: ['--stdio'] } }, other: { keep: true } };
     const settings = {
       permissions: { allow: ['Bash(npm test)'] },
-      hooks: { Stop: [{ hooks: [{ type: 'command', command: 'notify-me' }] }], PreToolUse: [{ matcher: 'Bash', hooks: [{ type: 'command', command: 'guard' }] }] },
+      hooks: {
+        Stop: [{ hooks: [{ type: 'command', command: 'notify-me' }] }],
+        PreToolUse: [{ matcher: 'Bash', hooks: [{ type: 'command', command: 'guard' }] }],
+      },
       model: 'opus',
     };
     writeFileSync(join(dir, '.mcp.json'), JSON.stringify(mcp, null, 2));
@@ -64,7 +67,10 @@ describe('warrant integrate', () => {
   it('no deny rule when the data dir lies elsewhere; an earlier bare `warrant hook claude-code` is upgraded, not duplicated', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'warrant-integrate-'));
     mkdirSync(join(dir, '.claude'));
-    writeFileSync(join(dir, '.claude', 'settings.json'), JSON.stringify({ hooks: { Stop: [{ hooks: [{ type: 'command', command: 'warrant hook claude-code', timeout: 10 }] }] } }));
+    writeFileSync(
+      join(dir, '.claude', 'settings.json'),
+      JSON.stringify({ hooks: { Stop: [{ hooks: [{ type: 'command', command: 'warrant hook claude-code', timeout: 10 }] }] } }),
+    );
     const r = await runCli(['integrate', 'claude-code', '--dir', dir, '--write', '--data-dir', join(tmpdir(), 'elsewhere-data')]);
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toContain('upgraded');
@@ -73,7 +79,7 @@ describe('warrant integrate', () => {
     expect(merged.hooks.Stop).toEqual([{ hooks: [{ type: 'command', command: HOOK, timeout: 10 }] }]);
   });
 
-  it('--user writes the MCP entry into the config dir\'s .claude.json and the allow rule and hooks into its settings.json, leaving the project alone', async () => {
+  it("--user writes the MCP entry into the config dir's .claude.json and the allow rule and hooks into its settings.json, leaving the project alone", async () => {
     const dir = mkdtempSync(join(tmpdir(), 'warrant-integrate-'));
     const config = mkdtempSync(join(tmpdir(), 'warrant-claude-config-'));
     writeFileSync(join(config, '.claude.json'), JSON.stringify({ numStartups: 2, projects: { [dir]: { hasTrustDialogAccepted: false } } }));
@@ -114,7 +120,8 @@ describe('warrant integrate', () => {
     expect(first.code, first.stderr).toBe(0);
     const merged = readFileSync(config, 'utf8');
     expect(merged).toBe(mergeCodexToml(existing).text);
-    for (const kept of ['model = "o4"', 'approval_policy = "on-request"', '[mcp_servers.other]\ncommand = "x"\nargs = ["--stdio"]']) expect(merged).toContain(kept);
+    for (const kept of ['model = "o4"', 'approval_policy = "on-request"', '[mcp_servers.other]\ncommand = "x"\nargs = ["--stdio"]'])
+      expect(merged).toContain(kept);
     expect(merged).toContain('[mcp_servers.warrant]');
     expect(merged).toContain(`notify = ${JSON.stringify([process.execPath, join(ROOT, 'dist/hook/hook-main.js'), 'codex']).replace(/","/g, '", "')}`);
     const hooks = JSON.parse(readFileSync(join(dir, 'hooks.json'), 'utf8')).hooks;

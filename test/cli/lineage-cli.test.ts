@@ -94,11 +94,12 @@ describe('CLI: sessions create, follow-up, enqueue, interrupt, uncle remove, set
     expect(inbox.stdout).not.toContain(`- ${queued} `);
   });
 
-  it('deliveries resend: an undelivered item returns to pending; anything else is refused with the server\'s token', async () => {
+  it("deliveries resend: an undelivered item returns to pending; anything else is refused with the server's token", async () => {
     const h = t();
     const s = await liveSession(h, h.fleetKey);
     const env = as(h.fleetKey);
-    const id = (await h.request('POST', `/api/v1/sessions/${s.id}/follow_up`, { token: h.fleetKey, body: { content: 'typed, never taken' } })).body.inbox_item.id;
+    const id = (await h.request('POST', `/api/v1/sessions/${s.id}/follow_up`, { token: h.fleetKey, body: { content: 'typed, never taken' } })).body.inbox_item
+      .id;
     await h.request('POST', `/api/v1/sessions/${s.id}/inbox/lease`, { token: s.token, body: {} });
     await h.request('POST', `/api/v1/sessions/${s.id}/inbox/written`, { token: s.token, body: { ids: [id] } });
     const early = await cli(['deliveries', 'resend', String(id)], env);

@@ -24,9 +24,21 @@ async function withServer<T>(h: Harness, fn: (url: string) => Promise<T>): Promi
   }
 }
 
-const line = (record: Record<string, unknown>) => JSON.stringify({ parentUuid: null, isSidechain: false, userType: 'external', cwd: '/home/dev/proj', version: '1.0.0', uuid: randomUUID(), timestamp: new Date().toISOString(), ...record });
-const userTurn = (sessionId: string, content: unknown, extra: Record<string, unknown> = {}) => line({ sessionId, type: 'user', message: { role: 'user', content }, ...extra });
-const assistantTurn = (sessionId: string, text: string) => line({ sessionId, type: 'assistant', message: { role: 'assistant', content: [{ type: 'text', text }] } });
+const line = (record: Record<string, unknown>) =>
+  JSON.stringify({
+    parentUuid: null,
+    isSidechain: false,
+    userType: 'external',
+    cwd: '/home/dev/proj',
+    version: '1.0.0',
+    uuid: randomUUID(),
+    timestamp: new Date().toISOString(),
+    ...record,
+  });
+const userTurn = (sessionId: string, content: unknown, extra: Record<string, unknown> = {}) =>
+  line({ sessionId, type: 'user', message: { role: 'user', content }, ...extra });
+const assistantTurn = (sessionId: string, text: string) =>
+  line({ sessionId, type: 'assistant', message: { role: 'assistant', content: [{ type: 'text', text }] } });
 
 /** The frame text a runtime really received for a message to `to` (sent, leased, acknowledged). */
 async function realFrame(h: Harness, from: Live, to: Live, payload: string): Promise<string> {
@@ -47,7 +59,14 @@ describeEachDialect('CLI: messages export, the Claude Code hook, backfill (the b
       expect(r.code, r.stderr).toBe(0);
       const lines = r.stdout.trim().split('\n').map(readHistoryLine);
       const mine = lines.find((l) => l.id === m.id)!;
-      expect(mine).toMatchObject({ schema_version: 1, ref: m.ref, state: 'delivered', payload_sha256: m.payload_sha256, source: { session_id: a.id }, target: { session_id: b.id } });
+      expect(mine).toMatchObject({
+        schema_version: 1,
+        ref: m.ref,
+        state: 'delivered',
+        payload_sha256: m.payload_sha256,
+        source: { session_id: a.id },
+        target: { session_id: b.id },
+      });
       expect(r.stdout).not.toContain('classified words');
       const out = join(dir, 'history.jsonl');
       expect((await cli(['messages', 'export', '--out', out, ...storeArgs(h)], {})).code).toBe(0);
@@ -94,7 +113,15 @@ describeEachDialect('CLI: messages export, the Claude Code hook, backfill (the b
     const toX = await realFrame(h, sender, x, 'build the docs');
     const toZ = await realFrame(h, sender, z, 'run the tests');
     const toW = await realFrame(h, sender, w, 'deploy');
-    const toNobody = JSON.stringify(warrantMessageFrame({ itemId: 1, itemKind: 'agent_message', from: { session_id: sender.id, basis: 'authenticated' }, toSessionId: 999_999_999, content: 'lost' }));
+    const toNobody = JSON.stringify(
+      warrantMessageFrame({
+        itemId: 1,
+        itemKind: 'agent_message',
+        from: { session_id: sender.id, basis: 'authenticated' },
+        toSessionId: 999_999_999,
+        content: 'lost',
+      }),
+    );
 
     const root = mkdtempSync(join(tmpdir(), 'warrant-claude-'));
     const claude = join(root, 'claude');
@@ -124,10 +151,28 @@ describeEachDialect('CLI: messages export, the Claude Code hook, backfill (the b
     writeFileSync(join(claude, 'projects', `${randomUUID()}.jsonl`), userTurn('t', toZ) + '\n');
     writeFileSync(join(project, 'notes.txt'), userTurn('n', toZ) + '\n');
 
-    const expected = { scanned: 7, attributed: 2, already_estimated: 0, skipped_observed: 1, ambiguous: 2, no_frame: 1, unreadable: 1, malformed_lines: 1, malformed_frames: 1 };
+    const expected = {
+      scanned: 7,
+      attributed: 2,
+      already_estimated: 0,
+      skipped_observed: 1,
+      ambiguous: 2,
+      no_frame: 1,
+      unreadable: 1,
+      malformed_lines: 1,
+      malformed_frames: 1,
+    };
     const counts = (report: any) => Object.fromEntries(Object.keys(expected).map((k) => [k, report[k]]));
     const estimatedRows = async () =>
-      (await h.store.kysely.selectFrom('session_conversations').select(['session_id', 'conversation_id', 'source', 'transcript_path']).where('source', '=', 'estimated').where('session_id', 'in', [x.id, z.id, w.id]).orderBy('session_id').execute()).map((r) => [Number(r.session_id), r.conversation_id, r.transcript_path]);
+      (
+        await h.store.kysely
+          .selectFrom('session_conversations')
+          .select(['session_id', 'conversation_id', 'source', 'transcript_path'])
+          .where('source', '=', 'estimated')
+          .where('session_id', 'in', [x.id, z.id, w.id])
+          .orderBy('session_id')
+          .execute()
+      ).map((r) => [Number(r.session_id), r.conversation_id, r.transcript_path]);
     try {
       await withServer(h, async (url) => {
         const env = { WARRANT_URL: url, WARRANT_TOKEN: admin.token, CLAUDE_CONFIG_DIR: claude, HOME: root };
@@ -213,7 +258,10 @@ describe('CLI: message send and status (the built binary)', () => {
       await leaseAndAck(h, b);
       expect(JSON.parse((await cli(['message', 'status', id![1]!, '--json'], as)).stdout).message.state).toBe('delivered');
 
-      const refusal = await cli(['message', 'send', String(a.id), '--reply-to', `msg_${'0'.repeat(32)}`, '--', 'answer'], { WARRANT_URL: url, WARRANT_SESSION_TOKEN: b.token });
+      const refusal = await cli(['message', 'send', String(a.id), '--reply-to', `msg_${'0'.repeat(32)}`, '--', 'answer'], {
+        WARRANT_URL: url,
+        WARRANT_SESSION_TOKEN: b.token,
+      });
       expect(refusal.code).toBe(1);
       const lines = refusal.stderr.split('\n');
       expect(lines[0]).toBe(`reply_to=msg_${'0'.repeat(32)}: reply-original-not-found`);
@@ -222,7 +270,10 @@ describe('CLI: message send and status (the built binary)', () => {
       expect([fresh.code, fresh.stderr.split('\n')[0]]).toEqual([1, 'reply_to=none: target-not-found']);
       const badTtl = await cli(['message', 'send', String(b.id), '--ttl', 'soon', '--', 'x'], as);
       expect([badTtl.code, badTtl.stderr.split('\n')[0]]).toEqual([1, 'reply_to=none: envelope-invalid']);
-      const reply = await cli(['message', 'send', String(a.id), '--reply-to', id![1]!, '--json', '--', 'reviewed'], { WARRANT_URL: url, WARRANT_SESSION_TOKEN: b.token });
+      const reply = await cli(['message', 'send', String(a.id), '--reply-to', id![1]!, '--json', '--', 'reviewed'], {
+        WARRANT_URL: url,
+        WARRANT_SESSION_TOKEN: b.token,
+      });
       expect(JSON.parse(reply.stdout).message).toMatchObject({ reply_to: id![1], target: { session_id: a.id } });
       const twice = await cli(['message', 'send', String(a.id), '--reply-to', id![1]!, '--', 'again'], { WARRANT_URL: url, WARRANT_SESSION_TOKEN: b.token });
       expect(twice.stderr).toContain(`previous_id: ${JSON.parse(reply.stdout).message.id}`);

@@ -53,25 +53,29 @@ afterAll(async () => {
 });
 
 describe.each<DialectName>(['sqlite', 'postgres'])('warrant serve on a taken port [%s]', (dialect) => {
-  it.skipIf(dialect === 'postgres' && !pgAvailable())('exits 1 naming the port and the fix, closes its database connections, leaves no process', { timeout: 60_000 }, async () => {
-    const db = await createTestDatabase(dialect);
-    cleanups.push(() => db.drop());
-    const dataDir = mkdtempSync(join(tmpdir(), 'warrant-taken-'));
-    cleanups.push(() => rmSync(dataDir, { recursive: true, force: true }));
-    const { port, server } = await takenPort();
-    try {
-      const exit = await serveUntilExit(['--port', String(port), ...(db.databaseUrl ? ['--database-url', db.databaseUrl] : [])], dataDir);
-      expect(exit.code).toBe(1);
-      expect(exit.stderr).toContain(`cannot listen on 127.0.0.1:${port}: the port is in use (EADDRINUSE)`);
-      expect(exit.stderr).toContain('--port');
-      // a first start that failed still says where the fleet key it created is
-      expect(exit.stderr).toContain(`A fleet key was created before the failure: ${join(dataDir, 'fleet-key')}`);
-      expect(gone(exit.pid)).toBe(true);
-      if (db.databaseUrl) expect(await connectionsTo(db)).toBe(0);
-    } finally {
-      await new Promise((resolve) => server.close(resolve));
-    }
-  });
+  it.skipIf(dialect === 'postgres' && !pgAvailable())(
+    'exits 1 naming the port and the fix, closes its database connections, leaves no process',
+    { timeout: 60_000 },
+    async () => {
+      const db = await createTestDatabase(dialect);
+      cleanups.push(() => db.drop());
+      const dataDir = mkdtempSync(join(tmpdir(), 'warrant-taken-'));
+      cleanups.push(() => rmSync(dataDir, { recursive: true, force: true }));
+      const { port, server } = await takenPort();
+      try {
+        const exit = await serveUntilExit(['--port', String(port), ...(db.databaseUrl ? ['--database-url', db.databaseUrl] : [])], dataDir);
+        expect(exit.code).toBe(1);
+        expect(exit.stderr).toContain(`cannot listen on 127.0.0.1:${port}: the port is in use (EADDRINUSE)`);
+        expect(exit.stderr).toContain('--port');
+        // a first start that failed still says where the fleet key it created is
+        expect(exit.stderr).toContain(`A fleet key was created before the failure: ${join(dataDir, 'fleet-key')}`);
+        expect(gone(exit.pid)).toBe(true);
+        if (db.databaseUrl) expect(await connectionsTo(db)).toBe(0);
+      } finally {
+        await new Promise((resolve) => server.close(resolve));
+      }
+    },
+  );
 });
 
 async function connectionsTo(db: TestDatabase): Promise<number> {

@@ -40,7 +40,11 @@ async function patchTitle(server: ServerProcess, id: number, token: string, titl
 }
 
 /** Raw SQL on a store, as someone holding only its files (or its connection) would run it. */
-async function withRawStore<T>(db: TestDatabase, sqliteFile: string, fn: (run: (text: string) => Promise<Record<string, unknown>[]>) => Promise<T>): Promise<T> {
+async function withRawStore<T>(
+  db: TestDatabase,
+  sqliteFile: string,
+  fn: (run: (text: string) => Promise<Record<string, unknown>[]>) => Promise<T>,
+): Promise<T> {
   const store = await openStore({ databaseUrl: db.databaseUrl, sqliteFile }, { migrate: false });
   try {
     return await fn(async (text) => (await sql.raw<Record<string, unknown>>(text).execute(store.kysely)).rows);
@@ -94,7 +98,9 @@ describe.each<DialectName>(['sqlite', 'postgres'])('the server secret stays out 
       for (const token of forged) expect(await patchTitle(server, session.id, token, 'forged')).toBe(401);
 
       // a node on the same store with another secret, or with none, refuses to start (exit 2)
-      const other = await runCli(['serve', ...dbArgs(db)], { env: { WARRANT_DATA_DIR: server.dataDir, WARRANT_SERVER_SECRET: randomBytes(32).toString('hex') } });
+      const other = await runCli(['serve', ...dbArgs(db)], {
+        env: { WARRANT_DATA_DIR: server.dataDir, WARRANT_SERVER_SECRET: randomBytes(32).toString('hex') },
+      });
       expect(other.code).toBe(2);
       expect(other.stderr).toContain('server-secret-mismatch');
       expect(other.stderr).toMatch(/same secret/);
@@ -102,7 +108,8 @@ describe.each<DialectName>(['sqlite', 'postgres'])('the server secret stays out 
       if (dialect === 'sqlite') {
         // the copy of the store's files, without the secret file beside them
         mkdirSync(join(bare, '.warrant'), { mode: 0o700 });
-        for (const f of ['warrant.db', 'warrant.db-wal']) if (existsSync(join(server.dataDir, f))) copyFileSync(join(server.dataDir, f), join(bare, '.warrant', f));
+        for (const f of ['warrant.db', 'warrant.db-wal'])
+          if (existsSync(join(server.dataDir, f))) copyFileSync(join(server.dataDir, f), join(bare, '.warrant', f));
       }
       const copy = await runCli(['serve', ...dbArgs(db)], { env: { WARRANT_DATA_DIR: join(bare, '.warrant') } });
       expect(copy.code).toBe(2);
@@ -195,7 +202,8 @@ describe('file modes on SQLite', () => {
     try {
       await createAttached(server);
       expect(mode(server.dataDir)).toBe(0o700);
-      for (const f of ['warrant.db', 'warrant.db-wal', 'warrant.db-shm', 'server-secret', 'fleet-key']) expect([f, mode(join(server.dataDir, f))]).toEqual([f, 0o600]);
+      for (const f of ['warrant.db', 'warrant.db-wal', 'warrant.db-shm', 'server-secret', 'fleet-key'])
+        expect([f, mode(join(server.dataDir, f))]).toEqual([f, 0o600]);
       expect(server.output()).not.toContain('other users can read');
     } finally {
       await server.stop();

@@ -8,7 +8,9 @@ import { openTerminal } from '../runner/witness-pty.js';
 /** The CLI where a person reads it: plain text on a terminal, confirmation before a deletion, help that names its environment. */
 describe('markdown as plain text for a terminal', () => {
   it('drops escapes and markers, keeps the words, links and fenced lines', () => {
-    expect(markdownToPlainText('## Session Hierarchy\n- #3 ref\\_2212 \\*not bold\\* **bold** `code` \\# \\[x\\]')).toBe('Session Hierarchy\n- #3 ref_2212 *not bold* bold code # [x]');
+    expect(markdownToPlainText('## Session Hierarchy\n- #3 ref\\_2212 \\*not bold\\* **bold** `code` \\# \\[x\\]')).toBe(
+      'Session Hierarchy\n- #3 ref_2212 *not bold* bold code # [x]',
+    );
     expect(markdownToPlainText('see [the docs](https://example.test/a_b)')).toBe('see the docs <https://example.test/a_b>');
     expect(markdownToPlainText('```\nraw \\_ stays\n```\nafter')).toBe('raw \\_ stays\nafter');
     // nothing a user wrote reaches the terminal as an escape sequence
@@ -89,11 +91,14 @@ describeEachDialect('CLI on a terminal (built binary under a real PTY)', (t) => 
 
     const { token } = await h.human(uniqueKey('pager'));
     const asked = (await h.create(token, { title: 'asked thrice', prompt: 'first' })).session;
-    for (const words of ['second', 'third']) expect((await h.request('POST', `/api/v1/sessions/${asked.id}/enqueued_messages`, { token, body: { content: words } })).status).toBe(201);
+    for (const words of ['second', 'third'])
+      expect((await h.request('POST', `/api/v1/sessions/${asked.id}/enqueued_messages`, { token, body: { content: words } })).status).toBe(201);
     const first = JSON.parse((await cli(['provenance', String(asked.id), '--json', '--limit', '2'], env())).stdout);
     expect(first.human_messages.entries).toHaveLength(2);
     expect(first.human_messages.next_cursor).toEqual(expect.any(String));
-    const rest = JSON.parse((await cli(['provenance', String(asked.id), '--json', '--limit', '2', '--cursor', first.human_messages.next_cursor], env())).stdout);
+    const rest = JSON.parse(
+      (await cli(['provenance', String(asked.id), '--json', '--limit', '2', '--cursor', first.human_messages.next_cursor], env())).stdout,
+    );
     expect(rest.human_messages.entries).toHaveLength(1);
     expect([...first.human_messages.entries, ...rest.human_messages.entries].map((e: any) => e.id).sort()).toHaveLength(3);
 

@@ -28,8 +28,12 @@ describe('warrant check on terminal runs (built server and CLI)', () => {
   });
 
   const api = async (token: string, path: string, body?: unknown) => {
-    const res = await fetch(`${server.url}${path}`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify(body ?? {}) });
-    return { status: res.status, body: (await res.json()) };
+    const res = await fetch(`${server.url}${path}`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: JSON.stringify(body ?? {}),
+    });
+    return { status: res.status, body: await res.json() };
   };
   const attachWithTty = async () => {
     const created = await api(human, '/api/v1/sessions', { title: 'typed at', attach: true, runner: { tty: true } });
@@ -48,7 +52,12 @@ describe('warrant check on terminal runs (built server and CLI)', () => {
     const turn = await api(r.witness, `/api/v1/sessions/${r.id}/terminal/turns`, { ...f, reliable: true, pasted: false });
     expect(turn.status).toBe(201);
     expect((await api(r.sessionToken, `/api/v1/sessions/${r.id}/prompts`, f)).status).toBe(200);
-    const recorded = await api(r.witness, `/api/v1/sessions/${r.id}/terminal/prompts`, { turn_id: turn.body.turn_id, text, pasted: false, witness_isolation: 'same-uid' });
+    const recorded = await api(r.witness, `/api/v1/sessions/${r.id}/terminal/prompts`, {
+      turn_id: turn.body.turn_id,
+      text,
+      pasted: false,
+      witness_isolation: 'same-uid',
+    });
     expect(recorded.status).toBe(201);
     expect((await api(r.witness, `/api/v1/sessions/${r.id}/terminal/close`, { turns: 1 })).status).toBe(200);
     expect((await api(r.sessionToken, `/api/v1/sessions/${r.id}/runtime`, { state: 'exited', code: 0 })).status).toBe(200);
@@ -70,7 +79,9 @@ describe('warrant check on terminal runs (built server and CLI)', () => {
     expect(gate.code, gate.stdout + gate.stderr).toBe(5);
     expect(gate.stdout).toContain(`warrant for #${r.id}: cannot-say`);
     // the sentence names the unmatched turn ("is not matched yet" within 5 s of it, "was not witnessed" after)
-    expect(gate.stdout).toMatch(new RegExp(`A prompt typed at the agent terminal of #${r.id} \\(\\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d UTC\\) (is not matched yet|was not witnessed)`));
+    expect(gate.stdout).toMatch(
+      new RegExp(`A prompt typed at the agent terminal of #${r.id} \\(\\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d UTC\\) (is not matched yet|was not witnessed)`),
+    );
 
     const machine = await api(server.fleetKey, '/api/v1/sessions', { title: 'a scheduler', attach: true, runner: { tty: false } });
     const none = await check(machine.body.session.id);

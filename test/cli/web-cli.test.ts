@@ -9,7 +9,10 @@ import { runCli, startServer, type ServerProcess } from '../helpers/server-proce
 /** A cookie jar just big enough for a form round trip over real HTTP. */
 async function formRoundTrip(base: string, pagePath: string, postPath: string, fields: Record<string, string>): Promise<Response> {
   const page = await fetch(base + pagePath);
-  const cookies = page.headers.getSetCookie().map((c) => c.split(';')[0]).join('; ');
+  const cookies = page.headers
+    .getSetCookie()
+    .map((c) => c.split(';')[0])
+    .join('; ');
   const csrf = /name="_csrf" value="([^"]+)"/.exec(await page.text())![1]!;
   return fetch(base + postPath, {
     method: 'POST',

@@ -44,10 +44,18 @@ describe('the closed error vocabulary (core/errors.ts ERROR_STATUS)', () => {
       { file: 'app/x.ts', text: "throw new WarrantError('fixture-token-without-row', 'No.', { details: {} });" },
       { file: 'app/y.ts', text: "function refuse(token: string, m: string) {}\nthrow refuse(\n  'fixture-forwarded', 'No.');" },
       { file: 'http/z.ts', text: "return c.json({ error: 'fixture-body' }, 418);" },
-      { file: 'app/w.ts', text: 'throw new WarrantError(`${kind}-gone`, "No.");\nthrow new WarrantError(kind === 1 ? \'not-found\' : "fixture-ternary", "No.");' },
+      {
+        file: 'app/w.ts',
+        text: 'throw new WarrantError(`${kind}-gone`, "No.");\nthrow new WarrantError(kind === 1 ? \'not-found\' : "fixture-ternary", "No.");',
+      },
     ]);
     const missing = fixture.tokens.filter((t) => !Object.hasOwn(ERROR_STATUS, t.token)).map((t) => `${t.file}:${t.line}: ${t.token}`);
-    expect(missing).toEqual(['app/x.ts:1: fixture-token-without-row', 'app/y.ts:2: fixture-forwarded', 'http/z.ts:1: fixture-body', 'app/w.ts:2: fixture-ternary']);
+    expect(missing).toEqual([
+      'app/x.ts:1: fixture-token-without-row',
+      'app/y.ts:2: fixture-forwarded',
+      'http/z.ts:1: fixture-body',
+      'app/w.ts:2: fixture-ternary',
+    ]);
     expect(fixture.dynamic).toEqual(['app/w.ts:1: `${kind}-gone`']);
   });
 

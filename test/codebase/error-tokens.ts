@@ -89,7 +89,8 @@ export function sourceFiles(dir: string, root = dir): Array<{ file: string; text
   for (const name of readdirSync(dir)) {
     const path = join(dir, name);
     if (statSync(path).isDirectory()) out.push(...sourceFiles(path, root));
-    else if (/\.(ts|tsx)$/.test(name) && !name.endsWith('.d.ts')) out.push({ file: relative(root, path).split(sep).join('/'), text: readFileSync(path, 'utf8') });
+    else if (/\.(ts|tsx)$/.test(name) && !name.endsWith('.d.ts'))
+      out.push({ file: relative(root, path).split(sep).join('/'), text: readFileSync(path, 'utf8') });
   }
   return out;
 }

@@ -27,7 +27,8 @@ export interface ImportEdge {
   specifier: string;
 }
 
-const IMPORT_RE = /(?:^|[^\w.])(?:import|export)\s[^'"`]*?from\s*['"]([^'"]+)['"]|(?:^|[^\w.])import\s*\(\s*['"]([^'"]+)['"]\s*\)|(?:^|[^\w.])import\s+['"]([^'"]+)['"]/gm;
+const IMPORT_RE =
+  /(?:^|[^\w.])(?:import|export)\s[^'"`]*?from\s*['"]([^'"]+)['"]|(?:^|[^\w.])import\s*\(\s*['"]([^'"]+)['"]\s*\)|(?:^|[^\w.])import\s+['"]([^'"]+)['"]/gm;
 
 function sourceFiles(dir: string): string[] {
   const out: string[] = [];

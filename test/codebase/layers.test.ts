@@ -33,13 +33,17 @@ describe('layer boundaries (import graph of src/)', () => {
       { from: 'hook/hook-main.ts', to: 'cli/api-client.js', specifier: '../cli/api-client.js' },
       { from: 'http/ok.ts', to: 'app/views.js', specifier: '../app/views.js' },
     ];
-    expect(layerViolations(fixture)).toEqual(['core/y.ts -> app/access.js', 'hook/hook-main.ts -> cli/api-client.js', 'web/routes/x.tsx -> store/users-repo.js']);
+    expect(layerViolations(fixture)).toEqual([
+      'core/y.ts -> app/access.js',
+      'hook/hook-main.ts -> cli/api-client.js',
+      'web/routes/x.tsx -> store/users-repo.js',
+    ]);
     // the scanner reads dynamic imports: server.ts's `await import('../store-access.js')` is an edge
     expect(edges.some((e) => e.from === 'cli/commands/server.ts' && e.to === 'cli/store-access.js')).toBe(true);
   });
 
   it('surfaces reach the app only through its entry modules (app/<capability>/index.ts, app/kernel.ts)', () => {
-    expect(entryViolations(edges), 'import the capability\'s index.ts (export what you need from it)').toEqual([]);
+    expect(entryViolations(edges), "import the capability's index.ts (export what you need from it)").toEqual([]);
   });
 
   it('catches a surface importing an app module that is not an entry module (negative case)', () => {
@@ -59,7 +63,14 @@ describe('layer boundaries (import graph of src/)', () => {
 
   it('finds a cycle, a type-only one and a self-import included (negative case)', () => {
     const edge = (from: string, to: string): ImportEdge => ({ from: `${from}.ts`, to: `${to}.js`, specifier: '' });
-    const fixture = [edge('app/a', 'app/b'), edge('app/b', 'app/c'), edge('app/c', 'app/a'), edge('app/c', 'core/d'), edge('store/e', 'store/e'), edge('core/d', 'core/f')];
+    const fixture = [
+      edge('app/a', 'app/b'),
+      edge('app/b', 'app/c'),
+      edge('app/c', 'app/a'),
+      edge('app/c', 'core/d'),
+      edge('store/e', 'store/e'),
+      edge('core/d', 'core/f'),
+    ];
     expect(importCycles(fixture)).toEqual([['app/a', 'app/b', 'app/c'], ['store/e']]);
   });
 });

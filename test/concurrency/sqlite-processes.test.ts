@@ -39,7 +39,10 @@ describe('concurrency at a barrier [sqlite, separate processes]', () => {
   let racers: Racer[] = [];
   beforeAll(async () => {
     h = await openHarness('sqlite');
-    racers = Array.from({ length: PROCESSES }, () => new Racer(spawn(process.execPath, [RACER, h.database.sqliteFile], { stdio: ['pipe', 'pipe', 'inherit'] })));
+    racers = Array.from(
+      { length: PROCESSES },
+      () => new Racer(spawn(process.execPath, [RACER, h.database.sqliteFile], { stdio: ['pipe', 'pipe', 'inherit'] })),
+    );
     for (const r of racers) expect((await r.next()).event).toBe('started');
     expect(new Set(racers.map((r) => r.child.pid)).size).toBe(PROCESSES);
   });
@@ -62,7 +65,12 @@ describe('concurrency at a barrier [sqlite, separate processes]', () => {
       for (const r of team) r.send({ cmd: 'go', token, request });
       const done = await Promise.all(team.map((r) => r.next()));
       for (const m of done) expect(m.event, m.message).toBe('done');
-      await scenario.check(h, id, done.map((m) => ({ status: m.status, body: m.body })), tag);
+      await scenario.check(
+        h,
+        id,
+        done.map((m) => ({ status: m.status, body: m.body })),
+        tag,
+      );
     });
   }
 });

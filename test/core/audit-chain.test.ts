@@ -7,7 +7,9 @@ const sha = (b: Uint8Array) => createHash('sha256').update(b).digest('hex');
 describe('the audit chain rule (docs/design/attribution.md)', () => {
   it('hashes prev-hash bytes then the entry bytes; the first prev is 32 zero bytes', () => {
     const entry = '{"a":1}';
-    const expected = createHash('sha256').update(Buffer.concat([Buffer.alloc(32), Buffer.from(entry, 'utf8')])).digest('hex');
+    const expected = createHash('sha256')
+      .update(Buffer.concat([Buffer.alloc(32), Buffer.from(entry, 'utf8')]))
+      .digest('hex');
     expect(chainHash(sha, GENESIS_PREV_HASH, entry)).toBe(expected);
   });
   it('finds the first broken link', () => {

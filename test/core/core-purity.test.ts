@@ -6,7 +6,9 @@ const CORE = join(import.meta.dirname, '../../src/core');
 const FORBIDDEN = /from\s+['"](node:[^'"]+|kysely[^'"]*|hono[^'"]*|@hono\/[^'"]+|pg|better-sqlite3|pino)['"]|import\(\s*['"](node:|kysely|hono|pg)/;
 
 function files(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? files(join(dir, e.name)) : e.name.endsWith('.ts') ? [join(dir, e.name)] : []));
+  return readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
+    e.isDirectory() ? files(join(dir, e.name)) : e.name.endsWith('.ts') ? [join(dir, e.name)] : [],
+  );
 }
 
 describe('src/core stays pure (ARCHITECTURE.md)', () => {

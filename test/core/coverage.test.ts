@@ -56,7 +56,9 @@ describe('coverage gaps', () => {
     expect(instrumentedSince(log, 'web_ui', T1)).toEqual({ whole: false, now: true, began: T3 });
     expect(coverageGaps([session(1, 'api')], log)).toEqual([{ channel: 'web_ui', kind: 'instrumented-late', sessionIds: [1], since: T3 }]);
     // turned off and not back on: not instrumented
-    expect(coverageGaps([session(1, 'api')], [on('web_ui', T0), off('web_ui', T2)])).toEqual([{ channel: 'web_ui', kind: 'not-instrumented', sessionIds: [1] }]);
+    expect(coverageGaps([session(1, 'api')], [on('web_ui', T0), off('web_ui', T2)])).toEqual([
+      { channel: 'web_ui', kind: 'not-instrumented', sessionIds: [1] },
+    ]);
     // the same flap entirely before the hierarchy began is no gap at all
     expect(coverageGaps([session(1, 'api', T3)], log)).toEqual([]);
   });
@@ -64,7 +66,9 @@ describe('coverage gaps', () => {
   it('the oldest session of the hierarchy decides, not the newest', () => {
     const log = [on('web_ui', T2)];
     expect(coverageGaps([session(9, 'api', T3)], log)).toEqual([]);
-    expect(coverageGaps([session(9, 'api', T3), session(8, 'api', T1)], log)).toEqual([{ channel: 'web_ui', kind: 'instrumented-late', sessionIds: [8, 9], since: T2 }]);
+    expect(coverageGaps([session(9, 'api', T3), session(8, 'api', T1)], log)).toEqual([
+      { channel: 'web_ui', kind: 'instrumented-late', sessionIds: [8, 9], since: T2 },
+    ]);
   });
 
   it('a log entry for one channel never instruments another', () => {
@@ -91,7 +95,9 @@ describe('the agent terminal (a run whose runner had a TTY)', () => {
 
   it('a past TTY run stays a gap after later runs without one; several TTY runs are one gap per session, from the first', () => {
     // activation 1 had a TTY, activation 2 did not (it has no run here): still the gap of activation 1
-    expect(terminalGaps([withRuns(4, [run(1, T1)])])).toEqual([{ channel: 'terminal', kind: 'terminal-unwitnessed', sessionIds: [4], startedAt: T1, activations: [1] }]);
+    expect(terminalGaps([withRuns(4, [run(1, T1)])])).toEqual([
+      { channel: 'terminal', kind: 'terminal-unwitnessed', sessionIds: [4], startedAt: T1, activations: [1] },
+    ]);
     expect(terminalGaps([withRuns(5, [run(3, T3), run(1, T1)]), withRuns(4, [run(2, T2)])])).toEqual([
       { channel: 'terminal', kind: 'terminal-unwitnessed', sessionIds: [4], startedAt: T2, activations: [2] },
       { channel: 'terminal', kind: 'terminal-unwitnessed', sessionIds: [5], startedAt: T1, activations: [1, 3] },

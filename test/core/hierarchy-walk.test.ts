@@ -33,7 +33,7 @@ describe('hierarchy walk (pure, in memory)', () => {
     );
   });
 
-  it('draws each of eight routers\' children directly under its own router', () => {
+  it("draws each of eight routers' children directly under its own router", () => {
     const f = new FleetBuilder();
     f.add(1, null, { agentRoot: 'trigger' });
     for (let i = 0; i < 8; i++) f.add(10 + i, 1, { agentRoot: 'router' });

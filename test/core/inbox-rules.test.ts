@@ -1,5 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import { canResend, compareLeaseOrder, decideAck, decideQueueChange, decideWritten, effectiveState, INBOX_STATES, leasableModes } from '../../src/core/inbox-rules.js';
+import {
+  canResend,
+  compareLeaseOrder,
+  decideAck,
+  decideQueueChange,
+  decideWritten,
+  effectiveState,
+  INBOX_STATES,
+  leasableModes,
+} from '../../src/core/inbox-rules.js';
 import { frameForItem, parseWarrantMessageFrame, PEER_MESSAGE_NOTICE } from '../../src/core/inbox-frames.js';
 
 describe('inbox rules (docs/design/messages.md)', () => {
@@ -45,7 +54,15 @@ describe('inbox rules (docs/design/messages.md)', () => {
 });
 
 describe('runtime frames (docs/design/messages.md): one place decides what a runtime receives', () => {
-  const item = { id: 9, sessionId: 3, mode: 'next_turn' as const, content: 'you gave me the wrong scope', senderSessionId: 7, senderBasis: 'authenticated', details: {} };
+  const item = {
+    id: 9,
+    sessionId: 3,
+    mode: 'next_turn' as const,
+    content: 'you gave me the wrong scope',
+    senderSessionId: 7,
+    senderBasis: 'authenticated',
+    details: {},
+  };
 
   it('follow-ups and queued messages are the next user turn, verbatim', () => {
     expect(frameForItem({ ...item, kind: 'follow_up', content: '{"kind":"warrant-message"}' })).toEqual({ format: 'text', text: '{"kind":"warrant-message"}' });
@@ -98,7 +115,8 @@ describe('delivery into an agent: written, undelivered, retired', () => {
   });
 
   it('an acknowledgement never delivers what was written into the agent, nor a retired stop', () => {
-    for (const state of ['written', 'undelivered', 'retired'] as const) expect(decideAck({ state, leaseCount: 1 })).toEqual({ kind: 'rejected', reason: state });
+    for (const state of ['written', 'undelivered', 'retired'] as const)
+      expect(decideAck({ state, leaseCount: 1 })).toEqual({ kind: 'rejected', reason: state });
   });
 
   it('written: only what the runner was handed; control items never; repeats change nothing', () => {

@@ -10,7 +10,27 @@ describe('the legacy parent key: one parser, one list of spellings', () => {
     expect(parseLegacyParentKey('#7')).toEqual({ kind: 'id', id: 7 });
     expect(parseLegacyParentKey(uid.toUpperCase())).toEqual({ kind: 'uid', uid });
     expect(parseLegacyParentKey(`uid:${uid.replace(/-/g, '')}`)).toEqual({ kind: 'uid', uid });
-    for (const loose of [' 7', '7 ', '07', '#07', '0', '-7', '+7', '7.0', '1e3', '##7', 'uid:7', 'UID:' + uid, uid.slice(0, 13), 'Uid:' + uid, uid.replace('f', 'F'), '', '9007199254740993', 'true', '{"a":1}']) {
+    for (const loose of [
+      ' 7',
+      '7 ',
+      '07',
+      '#07',
+      '0',
+      '-7',
+      '+7',
+      '7.0',
+      '1e3',
+      '##7',
+      'uid:7',
+      'UID:' + uid,
+      uid.slice(0, 13),
+      'Uid:' + uid,
+      uid.replace('f', 'F'),
+      '',
+      '9007199254740993',
+      'true',
+      '{"a":1}',
+    ]) {
       expect(parseLegacyParentKey(loose), JSON.stringify(loose)).toBeNull();
     }
     expect(parseLegacyParentKey(null)).toBeNull();
@@ -31,7 +51,13 @@ describe('the legacy parent key: one parser, one list of spellings', () => {
       }),
     );
     // any string the parser accepts is one of the spellings of what it names
-    const near = fc.oneof(fc.string(), session.map((s) => legacyParentKeySpellings(s)[0]!), uidArb, uidArb.map((u) => u.toUpperCase()), fc.nat().map((n) => `#${n}`));
+    const near = fc.oneof(
+      fc.string(),
+      session.map((s) => legacyParentKeySpellings(s)[0]!),
+      uidArb,
+      uidArb.map((u) => u.toUpperCase()),
+      fc.nat().map((n) => `#${n}`),
+    );
     fc.assert(
       fc.property(near, session, (key, other) => {
         const ref = parseLegacyParentKey(key);

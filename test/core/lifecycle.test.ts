@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { decideTransition, SESSION_STATUSES, type LifecycleAct, type SessionStatus } from '../../src/core/lifecycle.js';
 import { planArchiveCascade } from '../../src/core/archive-cascade.js';
 
-describe("the lifecycle table (docs/design/sessions.md) as a pure function", () => {
+describe('the lifecycle table (docs/design/sessions.md) as a pure function', () => {
   const expected: Record<LifecycleAct, Partial<Record<SessionStatus, string>>> = {
     attach: { pending: 'running', stopped: 'running', failed: 'running' },
     resume: { stopped: 'pending', failed: 'pending', pending: 'noop' },
@@ -63,6 +63,11 @@ describe('the archive cascade plan (docs/design/sessions.md)', () => {
     expect(planArchiveCascade(1, [{ id: 1, parentId: null, status: 'idle' }])).toEqual({ archive: [], skipped: [{ id: 1, reason: 'active' }] });
   });
   it('lists already archived sessions in neither list', () => {
-    expect(planArchiveCascade(1, [{ id: 1, parentId: null, status: 'archived' }, { id: 2, parentId: 1, status: 'archived' }])).toEqual({ archive: [], skipped: [] });
+    expect(
+      planArchiveCascade(1, [
+        { id: 1, parentId: null, status: 'archived' },
+        { id: 2, parentId: 1, status: 'archived' },
+      ]),
+    ).toEqual({ archive: [], skipped: [] });
   });
 });

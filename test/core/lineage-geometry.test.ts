@@ -66,7 +66,12 @@ describe('lineagePath (docs/design/surfaces.md)', () => {
   });
 
   it('property: a drawn path always starts and ends on the tabs and dips below both', () => {
-    const tab = fc.record({ left: fc.integer({ min: 0, max: 900 }), top: fc.integer({ min: 0, max: 60 }), width: fc.integer({ min: 1, max: 200 }), height: fc.integer({ min: 1, max: 40 }) });
+    const tab = fc.record({
+      left: fc.integer({ min: 0, max: 900 }),
+      top: fc.integer({ min: 0, max: 60 }),
+      width: fc.integer({ min: 1, max: 200 }),
+      height: fc.integer({ min: 1, max: 40 }),
+    });
     fc.assert(
       fc.property(tab, tab, fc.integer({ min: 0, max: 12 }), (a, b, depth) => {
         const p = lineagePath(rect(a.left, a.top, a.width, a.height), rect(b.left, b.top, b.width, b.height), rect(0, 0, 1200, 120), depth);

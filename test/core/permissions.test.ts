@@ -5,7 +5,7 @@ describe("docs/design/sessions.md's who-may-do-what table as data", () => {
   it('covers every act for every principal kind', () => {
     for (const act of ACTS) for (const kind of PRINCIPAL_KINDS) expect(PERMISSIONS[act][kind]).toBeDefined();
   });
-  it('is exactly docs/design/sessions.md\'s table, transcribed independently here', () => {
+  it("is exactly docs/design/sessions.md's table, transcribed independently here", () => {
     // columns: fleet, session token, human token / web, client, admin
     const spec: Record<string, [string, string, string, string, string]> = {
       read: ['yes', 'yes', 'yes', 'yes', 'yes'], // all / own owner's / own / all / all — visibility decides
@@ -26,7 +26,16 @@ describe("docs/design/sessions.md's who-may-do-what table as data", () => {
     };
     expect(Object.keys(PERMISSIONS).sort()).toEqual(Object.keys(spec).sort());
     for (const [act, row] of Object.entries(spec)) {
-      expect([PERMISSIONS[act as keyof typeof PERMISSIONS].fleet, PERMISSIONS[act as keyof typeof PERMISSIONS].session, PERMISSIONS[act as keyof typeof PERMISSIONS].human, PERMISSIONS[act as keyof typeof PERMISSIONS].client, PERMISSIONS[act as keyof typeof PERMISSIONS].admin], act).toEqual(row);
+      expect(
+        [
+          PERMISSIONS[act as keyof typeof PERMISSIONS].fleet,
+          PERMISSIONS[act as keyof typeof PERMISSIONS].session,
+          PERMISSIONS[act as keyof typeof PERMISSIONS].human,
+          PERMISSIONS[act as keyof typeof PERMISSIONS].client,
+          PERMISSIONS[act as keyof typeof PERMISSIONS].admin,
+        ],
+        act,
+      ).toEqual(row);
     }
   });
   it('matches the table rows that are easy to get wrong', () => {

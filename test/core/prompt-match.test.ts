@@ -65,15 +65,21 @@ describe('prompt matching: one normalization and digest', () => {
 
   it('property: CRLF, CR and LF versions of a text have one digest and one length', async () => {
     await fc.assert(
-      fc.asyncProperty(fc.array(text.map((s) => s.replace(/[\r\n]/g, '')), { minLength: 1, maxLength: 6 }), async (lines) => {
-        const lf = lines.join('\n');
-        const crlf = lines.join('\r\n');
-        const cr = lines.join('\r');
-        const d = await promptDigest(lf);
-        expect(await promptDigest(crlf)).toBe(d);
-        expect(await promptDigest(cr)).toBe(d);
-        expect(promptLength(crlf)).toBe(promptLength(lf));
-      }),
+      fc.asyncProperty(
+        fc.array(
+          text.map((s) => s.replace(/[\r\n]/g, '')),
+          { minLength: 1, maxLength: 6 },
+        ),
+        async (lines) => {
+          const lf = lines.join('\n');
+          const crlf = lines.join('\r\n');
+          const cr = lines.join('\r');
+          const d = await promptDigest(lf);
+          expect(await promptDigest(crlf)).toBe(d);
+          expect(await promptDigest(cr)).toBe(d);
+          expect(promptLength(crlf)).toBe(promptLength(lf));
+        },
+      ),
       { numRuns: 200 },
     );
   });

@@ -38,7 +38,13 @@ describe('decideTerminalRun', () => {
     expect(decideTerminalRun(run, at(1000))).toEqual({ witnessed: false, firstUnmatchedAt: at(1000), matchPending: true });
     expect(decideTerminalRun(run, at(1000 + TERMINAL_MATCH_GRACE_MS - 1))).toEqual({ witnessed: false, firstUnmatchedAt: at(1000), matchPending: true });
     expect(decideTerminalRun(run, at(1000 + TERMINAL_MATCH_GRACE_MS))).toEqual({ witnessed: false, firstUnmatchedAt: at(1000), matchPending: false });
-    const reported: TerminalRunFacts = { ...clean, reports: [{ reportedAt: at(7000), matched: false }, { reportedAt: at(2000), matched: false }] };
+    const reported: TerminalRunFacts = {
+      ...clean,
+      reports: [
+        { reportedAt: at(7000), matched: false },
+        { reportedAt: at(2000), matched: false },
+      ],
+    };
     expect(decideTerminalRun(reported, at(60_000))).toEqual({ witnessed: false, firstUnmatchedAt: at(2000), matchPending: false });
     // one old item settles it, however young the others
     expect(decideTerminalRun(reported, at(7000 + 10)).matchPending).toBe(false);
@@ -50,7 +56,11 @@ describe('decideTerminalRun', () => {
     const turns = [{ reportedAt: at(0), consumed: true }];
     expect(decideTerminalRun({ ...clean, turns, close: { turns: 2 } }, at(60_000)).witnessed).toBe(false);
     expect(decideTerminalRun({ ...clean, turns, close: { turns: 0 } }, at(60_000)).witnessed).toBe(false);
-    expect(decideTerminalRun({ ...clean, turns, close: null, live: false }, at(60_000))).toEqual({ witnessed: false, firstUnmatchedAt: null, matchPending: false });
+    expect(decideTerminalRun({ ...clean, turns, close: null, live: false }, at(60_000))).toEqual({
+      witnessed: false,
+      firstUnmatchedAt: null,
+      matchPending: false,
+    });
     expect(decideTerminalRun({ ...clean, turns, close: null, live: true, heardAt: at(50_000) }, at(60_000)).witnessed).toBe(true);
   });
 
@@ -66,9 +76,15 @@ describe('decideTerminalRun', () => {
         ],
       },
     ]);
-    expect(gaps).toEqual([{ channel: 'terminal', kind: 'terminal-unwitnessed', sessionIds: [4], startedAt: at(0), activations: [1, 2], unmatchedAt: at(7000) }]);
-    const young = terminalGaps([{ id: 5, genesis: 'api', terminalRuns: [{ activation: 1, attachedAt: at(0), witnessed: false, firstUnmatchedAt: at(100), matchPending: true }] }]);
-    expect(young).toEqual([{ channel: 'terminal', kind: 'terminal-unwitnessed', sessionIds: [5], startedAt: at(0), activations: [1], unmatchedAt: at(100), matchPending: true }]);
+    expect(gaps).toEqual([
+      { channel: 'terminal', kind: 'terminal-unwitnessed', sessionIds: [4], startedAt: at(0), activations: [1, 2], unmatchedAt: at(7000) },
+    ]);
+    const young = terminalGaps([
+      { id: 5, genesis: 'api', terminalRuns: [{ activation: 1, attachedAt: at(0), witnessed: false, firstUnmatchedAt: at(100), matchPending: true }] },
+    ]);
+    expect(young).toEqual([
+      { channel: 'terminal', kind: 'terminal-unwitnessed', sessionIds: [5], startedAt: at(0), activations: [1], unmatchedAt: at(100), matchPending: true },
+    ]);
   });
 });
 
@@ -104,7 +120,17 @@ function build(r: RunInput): { facts: TerminalRunFacts; now: string } {
     else reports.push({ reportedAt: at(t), matched: s.matched });
   }
   const now = t + r.settleMs;
-  return { facts: { witnessMinted: r.witnessMinted, turns, reports, close: r.close === null ? null : { turns: r.close }, live: r.live, heardAt: at(now - r.heardAgoMs) }, now: at(now) };
+  return {
+    facts: {
+      witnessMinted: r.witnessMinted,
+      turns,
+      reports,
+      close: r.close === null ? null : { turns: r.close },
+      live: r.live,
+      heardAt: at(now - r.heardAgoMs),
+    },
+    now: at(now),
+  };
 }
 
 describe('decideTerminalRun (property)', () => {

@@ -12,7 +12,10 @@ describe('decideUncleEdge: the seven rules of docs/design/lineage.md, first matc
     expect(decideUncleEdge({ ...base, actingReachesTarget: 'found' })).toMatchObject({ outcome: 'noop-already-senior' });
     expect(decideUncleEdge({ ...base, actingReachesTarget: 'not-found' })).toEqual({ kind: 'need', fact: 'inverseEdge' });
     expect(decideUncleEdge({ ...base, actingReachesTarget: 'not-found', inverseEdge: null })).toEqual({ kind: 'need', fact: 'targetIsSpawnAncestor' });
-    expect(decideUncleEdge({ ...base, actingReachesTarget: 'not-found', inverseEdge: null, targetIsSpawnAncestor: 'not-found' })).toEqual({ kind: 'need', fact: 'targetReachesActing' });
+    expect(decideUncleEdge({ ...base, actingReachesTarget: 'not-found', inverseEdge: null, targetIsSpawnAncestor: 'not-found' })).toEqual({
+      kind: 'need',
+      fact: 'targetReachesActing',
+    });
   });
 
   it("rule 2's search exhausting is not a refusal: evaluation continues", () => {
@@ -25,7 +28,10 @@ describe('decideUncleEdge: the seven rules of docs/design/lineage.md, first matc
     expect(decideUncleEdge({ ...r3, targetReachesActingAfterInversion: 'not-found' })).toMatchObject({ outcome: 'inverted', effect: 'keep' });
     expect(decideUncleEdge({ ...r3, targetReachesActingAfterInversion: 'found' })).toMatchObject({ outcome: 'refused-inversion-cycle', effect: 'rollback' });
     expect(decideUncleEdge({ ...r3, targetReachesActingAfterInversion: 'exhausted' })).toMatchObject({ outcome: 'refused-budget', effect: 'rollback' });
-    expect(decideUncleEdge({ ...r3, actingBasis: 'declared', inverseEdge: { basis: 'authenticated' } })).toMatchObject({ outcome: 'refused-basis', effect: 'none' });
+    expect(decideUncleEdge({ ...r3, actingBasis: 'declared', inverseEdge: { basis: 'authenticated' } })).toMatchObject({
+      outcome: 'refused-basis',
+      effect: 'none',
+    });
     // a declared actor may invert a declared edge, an authenticated one any edge
     expect(decideUncleEdge({ ...r3, actingBasis: 'declared' })).toEqual({ kind: 'invert' });
     expect(decideUncleEdge({ ...r3, inverseEdge: { basis: 'authenticated' } })).toEqual({ kind: 'invert' });
@@ -68,7 +74,12 @@ class Model {
     return out;
   }
   reaches(from: number, target: number, spawnOnly: boolean, budget: number) {
-    return searchUpward({ from: [{ id: from }], target, budget, seniorsOf: async (level) => level.flatMap((x) => this.seniors(x.id, spawnOnly).map((id) => ({ id }))) }).then((r) => r.result);
+    return searchUpward({
+      from: [{ id: from }],
+      target,
+      budget,
+      seniorsOf: async (level) => level.flatMap((x) => this.seniors(x.id, spawnOnly).map((id) => ({ id }))),
+    }).then((r) => r.result);
   }
   async follow(a: number, b: number, basis: UncleBasis, budget: number) {
     const snapshot = new Map([...this.uncles].map(([k, v]) => [k, new Map(v)]));

@@ -16,14 +16,20 @@ describe('findInputProblem', () => {
   it('names the field of a lone surrogate or a NUL, in values and in keys, through arrays', () => {
     expect(findInputProblem({ title: '\uDC00' })).toMatchObject({ field: 'title', message: expect.stringContaining('lone surrogate') });
     expect(findInputProblem({ meta: { list: ['ok', 'a\u0000'] } })).toMatchObject({ field: 'meta.list.1', message: expect.stringContaining('NUL') });
-    expect(findInputProblem({ meta: { ['k\uD800']: 1 } })).toMatchObject({ field: 'meta', message: expect.stringMatching(/^has a key that contains a lone surrogate/) });
+    expect(findInputProblem({ meta: { ['k\uD800']: 1 } })).toMatchObject({
+      field: 'meta',
+      message: expect.stringMatching(/^has a key that contains a lone surrogate/),
+    });
     expect(findInputProblem('\u0000')).toMatchObject({ field: 'body' });
   });
 
   it('refuses one level too deep, naming the top-level field, without recursion at any depth', () => {
     expect(findInputProblem({ a: nest(MAX_INPUT_DEPTH - 1) })).toBeNull();
     expect(findInputProblem({ a: nest(MAX_INPUT_DEPTH) })).toMatchObject({ field: 'a' });
-    expect(findInputProblem({ custom_metadata: nest(MAX_INPUT_DEPTH) })).toMatchObject({ field: 'custom_metadata', message: `is nested deeper than ${MAX_INPUT_DEPTH} levels; flatten it.` });
+    expect(findInputProblem({ custom_metadata: nest(MAX_INPUT_DEPTH) })).toMatchObject({
+      field: 'custom_metadata',
+      message: `is nested deeper than ${MAX_INPUT_DEPTH} levels; flatten it.`,
+    });
     expect(findInputProblem({ custom_metadata: nest(200_000) })).toMatchObject({ field: 'custom_metadata' });
   });
 });

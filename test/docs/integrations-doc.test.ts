@@ -33,7 +33,9 @@ describe('docs/integrations.md shows what integrate writes', () => {
     const table = doc.slice(doc.indexOf('| check | passes when |'));
     const names = [...table.slice(0, table.indexOf('\n\n')).matchAll(/^\| `([a-z-]+)` \|/gm)].map((m) => m[1]!);
     expect(names.length).toBeGreaterThan(5);
-    const source = readdirSync(join(ROOT, 'src/cli/doctor')).map((f) => readFileSync(join(ROOT, 'src/cli/doctor', f), 'utf8')).join('\n');
+    const source = readdirSync(join(ROOT, 'src/cli/doctor'))
+      .map((f) => readFileSync(join(ROOT, 'src/cli/doctor', f), 'utf8'))
+      .join('\n');
     for (const name of names) expect(source, name).toMatch(new RegExp(`(pass|fail|skip)\\('${name}'`));
   });
 });

@@ -3,7 +3,10 @@ import { dirname, join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
 const ROOT = resolve(import.meta.dirname, '../..');
-const markdownIn = (folder: string) => readdirSync(join(ROOT, folder)).filter((f) => f.endsWith('.md')).map((f) => `${folder}/${f}`);
+const markdownIn = (folder: string) =>
+  readdirSync(join(ROOT, folder))
+    .filter((f) => f.endsWith('.md'))
+    .map((f) => `${folder}/${f}`);
 const files = ['README.md', ...markdownIn('docs'), ...markdownIn('docs/design')];
 
 describe('documentation links', () => {

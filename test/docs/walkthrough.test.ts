@@ -9,7 +9,11 @@ const ROOT = resolve(import.meta.dirname, '../..');
 
 function sh(script: string, env: Record<string, string>): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((ok) => {
-    const child = spawn('sh', [script], { cwd: ROOT, env: { ...process.env, WARRANT_TOKEN: '', WARRANT_SESSION_TOKEN: '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn('sh', [script], {
+      cwd: ROOT,
+      env: { ...process.env, WARRANT_TOKEN: '', WARRANT_SESSION_TOKEN: '', ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d: Buffer) => (stdout += d));
@@ -89,10 +93,18 @@ describe('the walk-through with the stand-in agent (docs/examples/tour.sh)', () 
     const workers = (await api(`/api/v1/sessions?parent=${router.id}`)).sessions;
     expect(workers.map((w: any) => w.title).sort()).toEqual(['worker A', 'worker B']);
     for (const w of workers) {
-      expect(w).toMatchObject({ parent_session_id: router.id, parent_basis: 'authenticated', creator: { kind: 'session', ref: String(router.id) }, creator_basis: 'authenticated', status: 'stopped' });
-      for (const e of (await api(`/api/v1/sessions/${w.id}/events?limit=200`)).events) if (e.actor) expect(e.actor.basis, `${w.title} ${e.type}`).toBe('authenticated');
+      expect(w).toMatchObject({
+        parent_session_id: router.id,
+        parent_basis: 'authenticated',
+        creator: { kind: 'session', ref: String(router.id) },
+        creator_basis: 'authenticated',
+        status: 'stopped',
+      });
+      for (const e of (await api(`/api/v1/sessions/${w.id}/events?limit=200`)).events)
+        if (e.actor) expect(e.actor.basis, `${w.title} ${e.type}`).toBe('authenticated');
     }
-    for (const e of (await api(`/api/v1/sessions/${router.id}/events?limit=200`)).events) if (e.actor) expect(e.actor.basis, `router ${e.type}`).toBe('authenticated');
+    for (const e of (await api(`/api/v1/sessions/${router.id}/events?limit=200`)).events)
+      if (e.actor) expect(e.actor.basis, `router ${e.type}`).toBe('authenticated');
     // worker A told its parent; worker A messaged worker B, who replied
     const a = workers.find((w: any) => w.title === 'worker A');
     const b = workers.find((w: any) => w.title === 'worker B');
@@ -120,7 +132,9 @@ describe('the tour without a server', () => {
     const r = await sh('docs/examples/tour.sh', { WARRANT_URL: 'http://127.0.0.1:9', WARRANT_CLI: CLI, WARRANT_DATA_DIR: dataDir });
     expect(r.code).toBe(1);
     expect(r.stdout).toBe('');
-    expect(r.stderr).toBe('tour: no Warrant server answers at http://127.0.0.1:9: start one with `npm start` in another terminal (or set WARRANT_URL to where it runs).\n');
+    expect(r.stderr).toBe(
+      'tour: no Warrant server answers at http://127.0.0.1:9: start one with `npm start` in another terminal (or set WARRANT_URL to where it runs).\n',
+    );
     // no roster entry, no token: the admin commands never ran
     expect(existsSync(dataDir)).toBe(false);
   });

@@ -39,7 +39,10 @@ export function cli(args: string[], env: Record<string, string>, stdin?: string)
 
 export function runCli(args: string[], options: { env?: Record<string, string>; input?: string } = {}): Promise<CliResult> {
   return new Promise((resolvePromise, reject) => {
-    const child = spawn(process.execPath, [CLI, ...args], { env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', ...options.env }, stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [CLI, ...args], {
+      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', ...options.env },
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
@@ -53,5 +56,7 @@ export function runCli(args: string[], options: { env?: Record<string, string>; 
 /** The flags that point an admin command at the harness's store. */
 export function storeArgs(h: Harness): string[] {
   // the data dir holds the harness's server secret on both backends
-  return h.database.databaseUrl ? ['--database-url', h.database.databaseUrl, '--data-dir', dirname(h.database.sqliteFile)] : ['--data-dir', dirname(h.database.sqliteFile)];
+  return h.database.databaseUrl
+    ? ['--database-url', h.database.databaseUrl, '--data-dir', dirname(h.database.sqliteFile)]
+    : ['--data-dir', dirname(h.database.sqliteFile)];
 }

@@ -53,7 +53,10 @@ export async function eventsOf(h: Harness, sessionId: number, types?: string[]):
 /** The only event of `type` on the session (fails when there are none or several). */
 export async function onlyEvent(h: Harness, sessionId: number, type: string): Promise<WireEvent> {
   const events = await eventsOf(h, sessionId, [type]);
-  expect(events.map((e) => e.type), `exactly one ${type} event on #${sessionId}`).toEqual([type]);
+  expect(
+    events.map((e) => e.type),
+    `exactly one ${type} event on #${sessionId}`,
+  ).toEqual([type]);
   return events[0]!;
 }
 

@@ -20,7 +20,10 @@ export const randomGraph = (options: { maxSessions?: number; withOwners?: boolea
   fc
     .record({
       n: fc.integer({ min: 1, max: options.maxSessions ?? 40 }),
-      seed: fc.array(fc.tuple(fc.double({ min: 0, max: 1, noNaN: true }), fc.double({ min: 0, max: 1, noNaN: true }), fc.integer({ min: 0, max: 2 })), { minLength: 60, maxLength: 60 }),
+      seed: fc.array(fc.tuple(fc.double({ min: 0, max: 1, noNaN: true }), fc.double({ min: 0, max: 1, noNaN: true }), fc.integer({ min: 0, max: 2 })), {
+        minLength: 60,
+        maxLength: 60,
+      }),
       uncles: fc.array(fc.tuple(fc.nat(), fc.nat(), fc.boolean()), { maxLength: 30 }),
       current: fc.nat(),
       maxDepth: fc.integer({ min: 1, max: 5 }),
@@ -100,7 +103,9 @@ export function checkHierarchy(g: RandomGraph, h: Hierarchy): void {
       continue;
     }
     // drawn under a shown senior one level up: its spawn parent if that one qualifies, else the lowest id
-    const candidates = edgesTo(n.id).filter((e) => byId.has(e.seniorId) && byId.get(e.seniorId)!.placement !== 'ceiling' && byId.get(e.seniorId)!.depth === n.depth - 1);
+    const candidates = edgesTo(n.id).filter(
+      (e) => byId.has(e.seniorId) && byId.get(e.seniorId)!.placement !== 'ceiling' && byId.get(e.seniorId)!.depth === n.depth - 1,
+    );
     const spawn = candidates.find((e) => e.kind === 'spawn');
     const expected = spawn ?? [...candidates].sort((a, b) => a.seniorId - b.seniorId)[0]!;
     expect(n.renderParentId).toBe(expected.seniorId);
@@ -116,7 +121,12 @@ export function checkHierarchy(g: RandomGraph, h: Hierarchy): void {
   };
   for (const n of h.nodes) {
     const uncles = edgesTo(n.id).filter((e) => e.kind === 'uncle' && visible(e.seniorId));
-    expect(n.alsoSenior.map((s) => s.id)).toEqual(uncles.filter((e) => byId.has(e.seniorId)).map((e) => e.seniorId).sort((a, b) => a - b));
+    expect(n.alsoSenior.map((s) => s.id)).toEqual(
+      uncles
+        .filter((e) => byId.has(e.seniorId))
+        .map((e) => e.seniorId)
+        .sort((a, b) => a - b),
+    );
     expect(n.hiddenSeniors).toBe(uncles.filter((e) => !byId.has(e.seniorId)).length);
   }
 
@@ -129,7 +139,10 @@ export function checkHierarchy(g: RandomGraph, h: Hierarchy): void {
     for (const c of (children.get(id) ?? []).sort((a, b) => a - b)) visit(c);
   };
   for (const r of h.roots) visit(r);
-  const ceilings = h.nodes.filter((n) => n.placement === 'ceiling').map((n) => n.id).sort((a, b) => a - b);
+  const ceilings = h.nodes
+    .filter((n) => n.placement === 'ceiling')
+    .map((n) => n.id)
+    .sort((a, b) => a - b);
   for (const c of ceilings.filter((c) => c !== g.current)) visit(c);
   if (ceilings.includes(g.current)) visit(g.current);
   expect(ids).toEqual(expectedOrder);
@@ -151,4 +164,3 @@ export function checkHierarchy(g: RandomGraph, h: Hierarchy): void {
     expect(indent(lines[i]!)).toBe(n.renderParentId === null ? 0 : indent(lines[position.get(n.renderParentId)!]!) + 1);
   });
 }
-

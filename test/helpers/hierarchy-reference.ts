@@ -17,7 +17,13 @@ export interface ReferenceResult {
   leftOut: boolean;
 }
 
-export function referenceHierarchy(rows: readonly Row[], edges: readonly WalkEdge[], current: number, owners: OwnerFilter, bounds: WalkBounds): ReferenceResult {
+export function referenceHierarchy(
+  rows: readonly Row[],
+  edges: readonly WalkEdge[],
+  current: number,
+  owners: OwnerFilter,
+  bounds: WalkBounds,
+): ReferenceResult {
   const byId = new Map(rows.map((r) => [r.id, r]));
   const visible = (id: number): boolean => {
     const r = byId.get(id);
@@ -80,6 +86,13 @@ export function referenceHierarchy(rows: readonly Row[], edges: readonly WalkEdg
     [...upward].some((x) => !set.has(x)) ||
     [...upward].some((x) => seniors(x).some((e) => !set.has(e.seniorId))) ||
     [...set].some((x) => juniors(x).some((e) => !set.has(e.juniorId)));
-  return { upward, set, depth, // a root the node cap cut (S as its own origin) is drawn at the ceiling, not as a root
-    roots: new Set([...roots].filter((r) => set.has(r) && !(ceiling && r === current))), originId, ceiling, leftOut };
+  return {
+    upward,
+    set,
+    depth, // a root the node cap cut (S as its own origin) is drawn at the ceiling, not as a root
+    roots: new Set([...roots].filter((r) => set.has(r) && !(ceiling && r === current))),
+    originId,
+    ceiling,
+    leftOut,
+  };
 }

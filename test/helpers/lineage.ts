@@ -110,7 +110,8 @@ export async function findCycle(h: Harness): Promise<number[] | null> {
       if (p !== undefined) add(id, p);
     } else if (s.parent_session_id !== null) add(id, Number(s.parent_session_id));
   }
-  for (const u of await h.store.kysely.selectFrom('session_uncles').select(['session_id', 'uncle_session_id']).execute()) add(Number(u.session_id), Number(u.uncle_session_id));
+  for (const u of await h.store.kysely.selectFrom('session_uncles').select(['session_id', 'uncle_session_id']).execute())
+    add(Number(u.session_id), Number(u.uncle_session_id));
   // iterative DFS with colors
   const color = new Map<number, 1 | 2>();
   for (const start of seniors.keys()) {
@@ -136,7 +137,8 @@ export async function findCycle(h: Harness): Promise<number[] | null> {
 /** Creates a session through REST (spawn edges only come from create) and returns its id. */
 export async function spawn(h: Harness, parent: number | null, body: Record<string, unknown> = {}, token = h.fleetKey): Promise<number> {
   const res = await h.create(token, { ...(parent !== null ? { parent_session_id: parent } : {}), ...body });
-  if (parent !== null && res.parent_resolution.resolved_id !== parent) throw new Error(`parent ${parent} not resolved: ${JSON.stringify(res.parent_resolution)}`);
+  if (parent !== null && res.parent_resolution.resolved_id !== parent)
+    throw new Error(`parent ${parent} not resolved: ${JSON.stringify(res.parent_resolution)}`);
   return res.session.id as number;
 }
 
@@ -153,7 +155,9 @@ export async function insertUncle(h: Harness, senior: number, junior: number, ba
 
 /** Strips the SQL the legacy-key extraction contributes, so what remains shows which columns a query reads. */
 export function withoutLegacyKeyExtraction(sqlText: string): string {
-  return sqlText.replace(/cast\(json_extract\([^)]*\) as text\)/g, '<legacy-key>').replace(/\(\([a-z_."]*custom_metadata::jsonb ->> '[a-z_]+'\)\)/g, '<legacy-key>');
+  return sqlText
+    .replace(/cast\(json_extract\([^)]*\) as text\)/g, '<legacy-key>')
+    .replace(/\(\([a-z_."]*custom_metadata::jsonb ->> '[a-z_]+'\)\)/g, '<legacy-key>');
 }
 
 /**
@@ -169,7 +173,12 @@ export async function writeUncleEdge(h: Harness, senior: number, junior: number,
         .values({ session_id: junior, uncle_session_id: senior, source: 'rest.follow_up', basis, recorded_by_actor_id: null, created_at: w.now })
         .execute();
       const row = await w.tx.selectFrom('sessions').select('owner_user_id').where('id', '=', junior).executeTakeFirstOrThrow();
-      w.live({ type: LINEAGE_CHANGED, sessionId: junior, ownerUserId: row.owner_user_id === null ? null : Number(row.owner_user_id), payload: { session_ids: [senior, junior] } });
+      w.live({
+        type: LINEAGE_CHANGED,
+        sessionId: junior,
+        ownerUserId: row.owner_user_id === null ? null : Number(row.owner_user_id),
+        payload: { session_ids: [senior, junior] },
+      });
     },
     { graph: true },
   );

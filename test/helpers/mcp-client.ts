@@ -19,7 +19,11 @@ export interface ToolResult {
 }
 
 export async function callTool(client: Client, name: string, args: Record<string, unknown>): Promise<ToolResult> {
-  const r = (await client.callTool({ name, arguments: args })) as { isError?: boolean; content: { type: string; text?: string }[]; structuredContent?: unknown };
+  const r = (await client.callTool({ name, arguments: args })) as {
+    isError?: boolean;
+    content: { type: string; text?: string }[];
+    structuredContent?: unknown;
+  };
   return {
     isError: r.isError === true,
     text: r.content.map((c) => c.text ?? '').join('\n'),
@@ -29,5 +33,8 @@ export async function callTool(client: Client, name: string, args: Record<string
 
 export function toolText(result: unknown): string {
   const content = (result as { content?: { type: string; text?: string }[] }).content ?? [];
-  return content.filter((c) => c.type === 'text').map((c) => c.text ?? '').join('\n');
+  return content
+    .filter((c) => c.type === 'text')
+    .map((c) => c.text ?? '')
+    .join('\n');
 }

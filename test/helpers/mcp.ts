@@ -15,6 +15,10 @@ export async function mcpClient(h: Harness, path: '/mcp' | '/mcp/self', token: s
 
 /** Calls a tool; returns its structured content, text and error flag. */
 export async function callTool(client: Client, name: string, args: Record<string, unknown>): Promise<{ isError: boolean; data: any; text: string }> {
-  const r = (await client.callTool({ name, arguments: args })) as { isError?: boolean; structuredContent?: unknown; content?: { type: string; text?: string }[] };
+  const r = (await client.callTool({ name, arguments: args })) as {
+    isError?: boolean;
+    structuredContent?: unknown;
+    content?: { type: string; text?: string }[];
+  };
   return { isError: r.isError === true, data: r.structuredContent, text: (r.content ?? []).map((c) => c.text ?? '').join('\n') };
 }

@@ -37,8 +37,17 @@ export async function delivered(h: Harness, a: Live, b: Live, body: Record<strin
   return m;
 }
 
-export async function reportConversation(h: Harness, token: string, sessionId: number, conversationId: string, extra: Record<string, unknown> = {}): Promise<TestResponse> {
-  return h.request('POST', `/api/v1/sessions/${sessionId}/conversation`, { token, body: { provider: 'claude-code', conversation_id: conversationId, ...extra } });
+export async function reportConversation(
+  h: Harness,
+  token: string,
+  sessionId: number,
+  conversationId: string,
+  extra: Record<string, unknown> = {},
+): Promise<TestResponse> {
+  return h.request('POST', `/api/v1/sessions/${sessionId}/conversation`, {
+    token,
+    body: { provider: 'claude-code', conversation_id: conversationId, ...extra },
+  });
 }
 
 /** Two live sessions. */
@@ -53,7 +62,10 @@ export async function pair(h: Harness, body: Record<string, unknown> = {}): Prom
 export async function storeSnapshot(h: Harness): Promise<Record<string, number>> {
   const out: Record<string, number> = {};
   for (const table of ['agent_messages', 'message_history', 'inbox_items', 'session_events', 'audit_log', 'live_events', 'session_conversations'] as const) {
-    const row = await h.store.kysely.selectFrom(table).select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+    const row = await h.store.kysely
+      .selectFrom(table)
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .executeTakeFirstOrThrow();
     out[table] = Number(row.n);
   }
   const held = await h.store.kysely.selectFrom('counters').select('value').where('name', '=', 'agent_messages_held').executeTakeFirstOrThrow();
@@ -68,7 +80,14 @@ export function expectRefusal(r: TestResponse, status: number, token: string, ac
   if (previousId !== undefined) expect(r.body.previous_id).toBe(previousId);
 }
 
-export async function refusedWithoutWrites(h: Harness, call: () => Promise<TestResponse>, status: number, token: string, action: string, previousId?: string): Promise<TestResponse> {
+export async function refusedWithoutWrites(
+  h: Harness,
+  call: () => Promise<TestResponse>,
+  status: number,
+  token: string,
+  action: string,
+  previousId?: string,
+): Promise<TestResponse> {
   const before = await storeSnapshot(h);
   const r = await call();
   expectRefusal(r, status, token, action, previousId);

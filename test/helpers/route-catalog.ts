@@ -28,12 +28,10 @@ export interface CatalogEntry {
   covers: string;
 }
 
-const rest =
-  (method: string, path: (id: number) => string, body?: (id: number) => unknown) =>
-  async (h: Harness, token: string, id: number) => {
-    const r = await h.request(method, path(id), { token, ...(body ? { body: body(id) } : {}) });
-    return { status: r.status, error: r.body?.error };
-  };
+const rest = (method: string, path: (id: number) => string, body?: (id: number) => unknown) => async (h: Harness, token: string, id: number) => {
+  const r = await h.request(method, path(id), { token, ...(body ? { body: body(id) } : {}) });
+  return { status: r.status, error: r.body?.error };
+};
 
 /** A tool error's HTTP meaning, from the one token → status table (so a 500 is never mistaken for a refusal). */
 function statusOfToken(error: string): number {
@@ -53,7 +51,12 @@ const mcpOn =
       const r = await h.request('POST', path, {
         token,
         headers: { accept: 'application/json, text/event-stream' },
-        body: { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'matrix', version: '0' } } },
+        body: {
+          jsonrpc: '2.0',
+          id: 1,
+          method: 'initialize',
+          params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'matrix', version: '0' } },
+        },
       });
       return { status: r.status, error: r.body?.error };
     }
@@ -85,7 +88,11 @@ async function undeliveredOn(h: Harness, id: number): Promise<number> {
   const r = await h.request('POST', `/api/v1/sessions/${id}/follow_up`, { token: h.fleetKey, body: { content: 'written, never taken' } });
   if (r.status !== 201) throw new Error(`matrix: follow-up failed: ${r.status} ${r.text}`);
   const past = new Date(Date.now() - 120_000).toISOString();
-  await h.store.kysely.updateTable('inbox_items').set({ state: 'undelivered', lease_count: 1, written_at: past, written_deadline: past }).where('id', '=', r.body.inbox_item.id).execute();
+  await h.store.kysely
+    .updateTable('inbox_items')
+    .set({ state: 'undelivered', lease_count: 1, written_at: past, written_deadline: past })
+    .where('id', '=', r.body.inbox_item.id)
+    .execute();
   return r.body.inbox_item.id;
 }
 
@@ -94,7 +101,14 @@ async function uncleOf(h: Harness, id: number): Promise<number> {
   const uncle = (await h.create(h.fleetKey, { title: 'matrix uncle' })).session.id as number;
   await h.store.kysely
     .insertInto('session_uncles')
-    .values({ session_id: id, uncle_session_id: uncle, source: 'rest.follow_up', basis: 'declared', recorded_by_actor_id: null, created_at: new Date().toISOString() })
+    .values({
+      session_id: id,
+      uncle_session_id: uncle,
+      source: 'rest.follow_up',
+      basis: 'declared',
+      recorded_by_actor_id: null,
+      created_at: new Date().toISOString(),
+    })
     .execute();
   return uncle;
 }
@@ -108,7 +122,8 @@ async function messageTo(h: Harness, id: number): Promise<string> {
 }
 
 /** docs/design/sessions.md: an agent message is readable by its sender, its target and admins (and the fleet reads what it sent declared). */
-const messageReaders = (kind: PrincipalKind, relation: TargetRelation | null) => kind === 'fleet' || kind === 'admin' || (kind === 'session' && relation?.isSelf === true);
+const messageReaders = (kind: PrincipalKind, relation: TargetRelation | null) =>
+  kind === 'fleet' || kind === 'admin' || (kind === 'session' && relation?.isSelf === true);
 const messageDenial = { status: 404, error: 'message-not-found' };
 
 /** The SSE stream: the status of the response, then the stream is cancelled (it never ends by itself). */
@@ -127,34 +142,138 @@ const API = '/api/v1';
 export const ROUTE_CATALOG: CatalogEntry[] = [
   { name: 'GET /sessions', covers: `GET ${API}/sessions`, act: 'read', targeted: false, call: rest('GET', () => '/api/v1/sessions') },
   { name: 'GET /sessions/:ref', covers: `GET ${API}/sessions/{ref}`, act: 'read', targeted: true, call: rest('GET', (id) => `/api/v1/sessions/${id}`) },
-  { name: 'GET /sessions/:ref/events', covers: `GET ${API}/sessions/{ref}/events`, act: 'read', targeted: true, call: rest('GET', (id) => `/api/v1/sessions/${id}/events`) },
-  { name: 'GET /sessions/:ref/transcript', covers: `GET ${API}/sessions/{ref}/transcript`, act: 'read', targeted: true, call: rest('GET', (id) => `/api/v1/sessions/${id}/transcript`) },
-  { name: 'GET /session_deletions', covers: `GET ${API}/session_deletions`, act: 'read', targeted: false, call: rest('GET', () => '/api/v1/session_deletions') },
+  {
+    name: 'GET /sessions/:ref/events',
+    covers: `GET ${API}/sessions/{ref}/events`,
+    act: 'read',
+    targeted: true,
+    call: rest('GET', (id) => `/api/v1/sessions/${id}/events`),
+  },
+  {
+    name: 'GET /sessions/:ref/transcript',
+    covers: `GET ${API}/sessions/{ref}/transcript`,
+    act: 'read',
+    targeted: true,
+    call: rest('GET', (id) => `/api/v1/sessions/${id}/transcript`),
+  },
+  {
+    name: 'GET /session_deletions',
+    covers: `GET ${API}/session_deletions`,
+    act: 'read',
+    targeted: false,
+    call: rest('GET', () => '/api/v1/session_deletions'),
+  },
   // the reverse question (docs/attribution.md "What a person caused"): a read of what the caller may see
   { name: 'GET /events?actor=', covers: `GET ${API}/events`, act: 'read', targeted: false, call: rest('GET', (id) => `/api/v1/events?actor=session:${id}`) },
-  { name: 'GET /sessions?caused_by=', covers: `GET ${API}/sessions`, act: 'read', targeted: false, call: rest('GET', () => '/api/v1/sessions?caused_by=fleet') },
+  {
+    name: 'GET /sessions?caused_by=',
+    covers: `GET ${API}/sessions`,
+    act: 'read',
+    targeted: false,
+    call: rest('GET', () => '/api/v1/sessions?caused_by=fleet'),
+  },
   { name: 'GET /events/stream (SSE)', covers: `GET ${API}/events/stream`, act: 'read', targeted: false, call: sse },
-  { name: 'POST /sessions', covers: `POST ${API}/sessions`, act: 'create', targeted: false, call: rest('POST', () => '/api/v1/sessions', () => ({ title: 'matrix' })) },
-  { name: 'POST /sessions/:ref/attach', covers: `POST ${API}/sessions/{ref}/attach`, act: 'attach', targeted: true, call: rest('POST', (id) => `/api/v1/sessions/${id}/attach`) },
-  { name: 'PATCH /sessions/:ref', covers: `PATCH ${API}/sessions/{ref}`, act: 'patch', targeted: true, call: rest('PATCH', (id) => `/api/v1/sessions/${id}`, () => ({ title: 'renamed by matrix' })) },
-  { name: 'POST /sessions/:ref/archive', covers: `POST ${API}/sessions/{ref}/archive`, act: 'lifecycle', targeted: true, call: rest('POST', (id) => `/api/v1/sessions/${id}/archive`, () => ({})) },
-  { name: 'POST /sessions/:ref/unarchive', covers: `POST ${API}/sessions/{ref}/unarchive`, act: 'lifecycle', targeted: true, call: rest('POST', (id) => `/api/v1/sessions/${id}/unarchive`, () => ({})) },
-  { name: 'POST /sessions/:ref/resume', covers: `POST ${API}/sessions/{ref}/resume`, act: 'lifecycle', targeted: true, call: rest('POST', (id) => `/api/v1/sessions/${id}/resume`, () => ({})) },
-  { name: 'POST /sessions/:ref/stop', covers: `POST ${API}/sessions/{ref}/stop`, act: 'lifecycle', targeted: true, call: rest('POST', (id) => `/api/v1/sessions/${id}/stop`, () => ({})) },
-  { name: 'DELETE /sessions/:ref', covers: `DELETE ${API}/sessions/{ref}`, act: 'delete', targeted: true, call: rest('DELETE', (id) => `/api/v1/sessions/${id}`) },
+  {
+    name: 'POST /sessions',
+    covers: `POST ${API}/sessions`,
+    act: 'create',
+    targeted: false,
+    call: rest(
+      'POST',
+      () => '/api/v1/sessions',
+      () => ({ title: 'matrix' }),
+    ),
+  },
+  {
+    name: 'POST /sessions/:ref/attach',
+    covers: `POST ${API}/sessions/{ref}/attach`,
+    act: 'attach',
+    targeted: true,
+    call: rest('POST', (id) => `/api/v1/sessions/${id}/attach`),
+  },
+  {
+    name: 'PATCH /sessions/:ref',
+    covers: `PATCH ${API}/sessions/{ref}`,
+    act: 'patch',
+    targeted: true,
+    call: rest(
+      'PATCH',
+      (id) => `/api/v1/sessions/${id}`,
+      () => ({ title: 'renamed by matrix' }),
+    ),
+  },
+  {
+    name: 'POST /sessions/:ref/archive',
+    covers: `POST ${API}/sessions/{ref}/archive`,
+    act: 'lifecycle',
+    targeted: true,
+    call: rest(
+      'POST',
+      (id) => `/api/v1/sessions/${id}/archive`,
+      () => ({}),
+    ),
+  },
+  {
+    name: 'POST /sessions/:ref/unarchive',
+    covers: `POST ${API}/sessions/{ref}/unarchive`,
+    act: 'lifecycle',
+    targeted: true,
+    call: rest(
+      'POST',
+      (id) => `/api/v1/sessions/${id}/unarchive`,
+      () => ({}),
+    ),
+  },
+  {
+    name: 'POST /sessions/:ref/resume',
+    covers: `POST ${API}/sessions/{ref}/resume`,
+    act: 'lifecycle',
+    targeted: true,
+    call: rest(
+      'POST',
+      (id) => `/api/v1/sessions/${id}/resume`,
+      () => ({}),
+    ),
+  },
+  {
+    name: 'POST /sessions/:ref/stop',
+    covers: `POST ${API}/sessions/{ref}/stop`,
+    act: 'lifecycle',
+    targeted: true,
+    call: rest(
+      'POST',
+      (id) => `/api/v1/sessions/${id}/stop`,
+      () => ({}),
+    ),
+  },
+  {
+    name: 'DELETE /sessions/:ref',
+    covers: `DELETE ${API}/sessions/{ref}`,
+    act: 'delete',
+    targeted: true,
+    call: rest('DELETE', (id) => `/api/v1/sessions/${id}`),
+  },
   {
     name: 'POST /sessions/:ref/runtime',
     covers: `POST ${API}/sessions/{ref}/runtime`,
     act: 'runtime-report',
     targeted: true,
-    call: rest('POST', (id) => `/api/v1/sessions/${id}/runtime`, () => ({ state: 'idle' })),
+    call: rest(
+      'POST',
+      (id) => `/api/v1/sessions/${id}/runtime`,
+      () => ({ state: 'idle' }),
+    ),
   },
   {
     name: 'POST /sessions/:ref/transcript',
     covers: `POST ${API}/sessions/{ref}/transcript`,
     act: 'runtime-report',
     targeted: true,
-    call: rest('POST', (id) => `/api/v1/sessions/${id}/transcript`, (id) => ({ provider: 'claude-code', conversation_id: `matrix-${id}`, offset: 0, lines: ['{"type":"user"}'] })),
+    call: rest(
+      'POST',
+      (id) => `/api/v1/sessions/${id}/transcript`,
+      (id) => ({ provider: 'claude-code', conversation_id: `matrix-${id}`, offset: 0, lines: ['{"type":"user"}'] }),
+    ),
   },
   {
     name: 'GET /sessions/:ref/transcript/position',
@@ -169,12 +288,32 @@ export const ROUTE_CATALOG: CatalogEntry[] = [
     covers: `POST ${API}/sessions/{ref}/children`,
     act: 'create-runtime-child',
     targeted: true,
-    call: rest('POST', (id) => `/api/v1/sessions/${id}/children`, (id) => ({ origin: 'subagent', provider: 'claude-code', conversation_id: `matrix-agent-${id}`, agent_root: 'Explore' })),
+    call: rest(
+      'POST',
+      (id) => `/api/v1/sessions/${id}/children`,
+      (id) => ({ origin: 'subagent', provider: 'claude-code', conversation_id: `matrix-agent-${id}`, agent_root: 'Explore' }),
+    ),
   },
   // docs/design/messages.md: agent messages (send-message: session tokens yes, fleet only as a declared acting session —
   // the matrix sends without one — humans, clients, admins no)
-  { name: 'POST /messages', covers: `POST ${API}/messages`, act: 'send-message', targeted: true, call: rest('POST', () => '/api/v1/messages', (id) => ({ to: id, payload: 'matrix' })) },
-  { name: 'mcp send_message', covers: 'mcp send_message', act: 'send-message', targeted: true, call: mcp('send_message', (id) => ({ to: id, payload: 'matrix via mcp' })) },
+  {
+    name: 'POST /messages',
+    covers: `POST ${API}/messages`,
+    act: 'send-message',
+    targeted: true,
+    call: rest(
+      'POST',
+      () => '/api/v1/messages',
+      (id) => ({ to: id, payload: 'matrix' }),
+    ),
+  },
+  {
+    name: 'mcp send_message',
+    covers: 'mcp send_message',
+    act: 'send-message',
+    targeted: true,
+    call: mcp('send_message', (id) => ({ to: id, payload: 'matrix via mcp' })),
+  },
   {
     name: 'GET /messages/:id (a message to the target)',
     covers: `GET ${API}/messages/{id}`,
@@ -201,19 +340,99 @@ export const ROUTE_CATALOG: CatalogEntry[] = [
     },
   },
   // docs/design/messages.md: provider conversation history
-  { name: 'POST /sessions/:ref/conversation', covers: `POST ${API}/sessions/{ref}/conversation`, act: 'runtime-report', targeted: true, call: rest('POST', (id) => `/api/v1/sessions/${id}/conversation`, (id) => ({ provider: 'claude-code', conversation_id: `matrix-${id}` })) },
-  { name: 'GET /sessions/:ref/conversations', covers: `GET ${API}/sessions/{ref}/conversations`, act: 'read', targeted: true, call: rest('GET', (id) => `/api/v1/sessions/${id}/conversations`) },
-  { name: 'POST /conversations/estimated', covers: `POST ${API}/conversations/estimated`, act: 'admin', targeted: false, call: rest('POST', () => '/api/v1/conversations/estimated', (id) => ({ session_id: id, provider: 'claude-code', conversation_id: `estimated-${id}` })) },
+  {
+    name: 'POST /sessions/:ref/conversation',
+    covers: `POST ${API}/sessions/{ref}/conversation`,
+    act: 'runtime-report',
+    targeted: true,
+    call: rest(
+      'POST',
+      (id) => `/api/v1/sessions/${id}/conversation`,
+      (id) => ({ provider: 'claude-code', conversation_id: `matrix-${id}` }),
+    ),
+  },
+  {
+    name: 'GET /sessions/:ref/conversations',
+    covers: `GET ${API}/sessions/{ref}/conversations`,
+    act: 'read',
+    targeted: true,
+    call: rest('GET', (id) => `/api/v1/sessions/${id}/conversations`),
+  },
+  {
+    name: 'POST /conversations/estimated',
+    covers: `POST ${API}/conversations/estimated`,
+    act: 'admin',
+    targeted: false,
+    call: rest(
+      'POST',
+      () => '/api/v1/conversations/estimated',
+      (id) => ({ session_id: id, provider: 'claude-code', conversation_id: `estimated-${id}` }),
+    ),
+  },
   // the audit log's checkpoints and Merkle proofs (docs/audit-log.md): admins, like every audit read
   { name: 'GET /audit/checkpoint', covers: `GET ${API}/audit/checkpoint`, act: 'admin', targeted: false, call: rest('GET', () => '/api/v1/audit/checkpoint') },
-  { name: 'GET /audit/proofs/inclusion', covers: `GET ${API}/audit/proofs/inclusion`, act: 'admin', targeted: false, call: rest('GET', () => '/api/v1/audit/proofs/inclusion?seq=1') },
-  { name: 'GET /audit/proofs/consistency', covers: `GET ${API}/audit/proofs/consistency`, act: 'admin', targeted: false, call: rest('GET', () => '/api/v1/audit/proofs/consistency?from=1') },
-  { name: 'mcp get_audit_proof', covers: 'mcp get_audit_proof', act: 'admin', targeted: false, call: mcp('get_audit_proof', () => ({ kind: 'inclusion', seq: 1 })) },
+  {
+    name: 'GET /audit/proofs/inclusion',
+    covers: `GET ${API}/audit/proofs/inclusion`,
+    act: 'admin',
+    targeted: false,
+    call: rest('GET', () => '/api/v1/audit/proofs/inclusion?seq=1'),
+  },
+  {
+    name: 'GET /audit/proofs/consistency',
+    covers: `GET ${API}/audit/proofs/consistency`,
+    act: 'admin',
+    targeted: false,
+    call: rest('GET', () => '/api/v1/audit/proofs/consistency?from=1'),
+  },
+  {
+    name: 'mcp get_audit_proof',
+    covers: 'mcp get_audit_proof',
+    act: 'admin',
+    targeted: false,
+    call: mcp('get_audit_proof', () => ({ kind: 'inclusion', seq: 1 })),
+  },
   // lineage, deliveries and the inbox (docs/design/lineage.md, docs/design/messages.md)
-  { name: 'POST /sessions/:ref/follow_up', covers: `POST ${API}/sessions/{ref}/follow_up`, act: 'deliver', targeted: true, call: rest('POST', (id) => `/api/v1/sessions/${id}/follow_up`, () => ({ content: 'matrix follow-up' })) },
-  { name: 'POST /sessions/:ref/enqueued_messages', covers: `POST ${API}/sessions/{ref}/enqueued_messages`, act: 'deliver', targeted: true, call: rest('POST', (id) => `/api/v1/sessions/${id}/enqueued_messages`, () => ({ content: 'matrix enqueue' })) },
-  { name: 'GET /sessions/:ref/enqueued_messages', covers: `GET ${API}/sessions/{ref}/enqueued_messages`, act: 'read', targeted: true, call: rest('GET', (id) => `/api/v1/sessions/${id}/enqueued_messages`) },
-  { name: 'POST /sessions/:ref/interrupt', covers: `POST ${API}/sessions/{ref}/interrupt`, act: 'deliver', targeted: true, call: rest('POST', (id) => `/api/v1/sessions/${id}/interrupt`, () => ({ content: 'matrix interrupt' })) },
+  {
+    name: 'POST /sessions/:ref/follow_up',
+    covers: `POST ${API}/sessions/{ref}/follow_up`,
+    act: 'deliver',
+    targeted: true,
+    call: rest(
+      'POST',
+      (id) => `/api/v1/sessions/${id}/follow_up`,
+      () => ({ content: 'matrix follow-up' }),
+    ),
+  },
+  {
+    name: 'POST /sessions/:ref/enqueued_messages',
+    covers: `POST ${API}/sessions/{ref}/enqueued_messages`,
+    act: 'deliver',
+    targeted: true,
+    call: rest(
+      'POST',
+      (id) => `/api/v1/sessions/${id}/enqueued_messages`,
+      () => ({ content: 'matrix enqueue' }),
+    ),
+  },
+  {
+    name: 'GET /sessions/:ref/enqueued_messages',
+    covers: `GET ${API}/sessions/{ref}/enqueued_messages`,
+    act: 'read',
+    targeted: true,
+    call: rest('GET', (id) => `/api/v1/sessions/${id}/enqueued_messages`),
+  },
+  {
+    name: 'POST /sessions/:ref/interrupt',
+    covers: `POST ${API}/sessions/{ref}/interrupt`,
+    act: 'deliver',
+    targeted: true,
+    call: rest(
+      'POST',
+      (id) => `/api/v1/sessions/${id}/interrupt`,
+      () => ({ content: 'matrix interrupt' }),
+    ),
+  },
   {
     name: 'POST /sessions/:ref/enqueued_messages/:mid/send_now',
     covers: `POST ${API}/sessions/{ref}/enqueued_messages/{mid}/send_now`,
@@ -268,11 +487,57 @@ export const ROUTE_CATALOG: CatalogEntry[] = [
       return { status: r.status, error: r.body?.error };
     },
   },
-  { name: 'GET /sessions/:ref/inbox', covers: `GET ${API}/sessions/{ref}/inbox`, act: 'read', targeted: true, call: rest('GET', (id) => `/api/v1/sessions/${id}/inbox`) },
-  { name: 'POST /sessions/:ref/inbox/lease', covers: `POST ${API}/sessions/{ref}/inbox/lease`, act: 'runtime', targeted: true, call: rest('POST', (id) => `/api/v1/sessions/${id}/inbox/lease`, () => ({})) },
-  { name: 'POST /sessions/:ref/inbox/ack', covers: `POST ${API}/sessions/{ref}/inbox/ack`, act: 'runtime', targeted: true, call: rest('POST', (id) => `/api/v1/sessions/${id}/inbox/ack`, () => ({ ids: [] })) },
-  { name: 'POST /sessions/:ref/inbox/written', covers: `POST ${API}/sessions/{ref}/inbox/written`, act: 'runtime', targeted: true, call: rest('POST', (id) => `/api/v1/sessions/${id}/inbox/written`, () => ({ ids: [] })) },
-  { name: 'POST /sessions/:ref/prompts', covers: `POST ${API}/sessions/{ref}/prompts`, act: 'runtime', targeted: true, call: rest('POST', (id) => `/api/v1/sessions/${id}/prompts`, () => ({ digest: '0'.repeat(64), length: 0 })) },
+  {
+    name: 'GET /sessions/:ref/inbox',
+    covers: `GET ${API}/sessions/{ref}/inbox`,
+    act: 'read',
+    targeted: true,
+    call: rest('GET', (id) => `/api/v1/sessions/${id}/inbox`),
+  },
+  {
+    name: 'POST /sessions/:ref/inbox/lease',
+    covers: `POST ${API}/sessions/{ref}/inbox/lease`,
+    act: 'runtime',
+    targeted: true,
+    call: rest(
+      'POST',
+      (id) => `/api/v1/sessions/${id}/inbox/lease`,
+      () => ({}),
+    ),
+  },
+  {
+    name: 'POST /sessions/:ref/inbox/ack',
+    covers: `POST ${API}/sessions/{ref}/inbox/ack`,
+    act: 'runtime',
+    targeted: true,
+    call: rest(
+      'POST',
+      (id) => `/api/v1/sessions/${id}/inbox/ack`,
+      () => ({ ids: [] }),
+    ),
+  },
+  {
+    name: 'POST /sessions/:ref/inbox/written',
+    covers: `POST ${API}/sessions/{ref}/inbox/written`,
+    act: 'runtime',
+    targeted: true,
+    call: rest(
+      'POST',
+      (id) => `/api/v1/sessions/${id}/inbox/written`,
+      () => ({ ids: [] }),
+    ),
+  },
+  {
+    name: 'POST /sessions/:ref/prompts',
+    covers: `POST ${API}/sessions/{ref}/prompts`,
+    act: 'runtime',
+    targeted: true,
+    call: rest(
+      'POST',
+      (id) => `/api/v1/sessions/${id}/prompts`,
+      () => ({ digest: '0'.repeat(64), length: 0 }),
+    ),
+  },
   // docs/design/terminal-channel.md: a human token mints the witness; only the witness reports the terminal
   {
     name: 'POST /sessions/:ref/witness',
@@ -281,7 +546,11 @@ export const ROUTE_CATALOG: CatalogEntry[] = [
     targeted: true,
     allowed: humanOnly,
     denial: { status: 403, error: 'witness-needs-human-token' },
-    call: rest('POST', (id) => `/api/v1/sessions/${id}/witness`, () => ({})),
+    call: rest(
+      'POST',
+      (id) => `/api/v1/sessions/${id}/witness`,
+      () => ({}),
+    ),
   },
   {
     name: 'POST /sessions/:ref/run-prompt',
@@ -290,7 +559,11 @@ export const ROUTE_CATALOG: CatalogEntry[] = [
     targeted: true,
     allowed: humanOnly,
     denial: { status: 403, error: 'witness-needs-human-token' },
-    call: rest('POST', (id) => `/api/v1/sessions/${id}/run-prompt`, () => ({ text: 'matrix prompt' })),
+    call: rest(
+      'POST',
+      (id) => `/api/v1/sessions/${id}/run-prompt`,
+      () => ({ text: 'matrix prompt' }),
+    ),
   },
   ...(
     [
@@ -299,18 +572,20 @@ export const ROUTE_CATALOG: CatalogEntry[] = [
       ['close', { turns: 0 }],
       ['alive', {}],
     ] as const
-  ).map(
-    ([leaf, body]): CatalogEntry => ({
-      name: `POST /sessions/:ref/terminal/${leaf}`,
-      covers: `POST ${API}/sessions/{ref}/terminal/${leaf}`,
-      act: 'runtime',
-      targeted: true,
-      // the witness credential only, which no principal of the table holds
-      allowed: () => false,
-      denial: { status: 403, error: 'witness-credential-scope' },
-      call: rest('POST', (id) => `/api/v1/sessions/${id}/terminal/${leaf}`, () => body),
-    }),
-  ),
+  ).map(([leaf, body]): CatalogEntry => ({
+    name: `POST /sessions/:ref/terminal/${leaf}`,
+    covers: `POST ${API}/sessions/{ref}/terminal/${leaf}`,
+    act: 'runtime',
+    targeted: true,
+    // the witness credential only, which no principal of the table holds
+    allowed: () => false,
+    denial: { status: 403, error: 'witness-credential-scope' },
+    call: rest(
+      'POST',
+      (id) => `/api/v1/sessions/${id}/terminal/${leaf}`,
+      () => body,
+    ),
+  })),
   {
     name: 'POST /inbox/:item_id/resend',
     covers: `POST ${API}/inbox/{item_id}/resend`,
@@ -332,14 +607,48 @@ export const ROUTE_CATALOG: CatalogEntry[] = [
     targeted: true,
     allowed: sessionSelfOnly,
     actorHasParent: true,
-    call: rest('POST', (id) => `/api/v1/sessions/${id}/message_parent`, () => ({ content: 'matrix to my parent' })),
+    call: rest(
+      'POST',
+      (id) => `/api/v1/sessions/${id}/message_parent`,
+      () => ({ content: 'matrix to my parent' }),
+    ),
   },
-  { name: 'GET /sessions/:ref/provenance', covers: `GET ${API}/sessions/{ref}/provenance`, act: 'read', targeted: true, call: rest('GET', (id) => `/api/v1/sessions/${id}/provenance`) },
-  { name: 'GET /sessions/:ref/hierarchy', covers: `GET ${API}/sessions/{ref}/hierarchy`, act: 'read', targeted: true, call: rest('GET', (id) => `/api/v1/sessions/${id}/hierarchy`) },
-  { name: 'GET /sessions/:ref/warrant', covers: `GET ${API}/sessions/{ref}/warrant`, act: 'read', targeted: true, call: rest('GET', (id) => `/api/v1/sessions/${id}/warrant`) },
-  { name: 'mcp get_session_provenance', covers: 'mcp get_session_provenance', act: 'read', targeted: true, call: mcp('get_session_provenance', (id) => ({ session_id: id })) },
+  {
+    name: 'GET /sessions/:ref/provenance',
+    covers: `GET ${API}/sessions/{ref}/provenance`,
+    act: 'read',
+    targeted: true,
+    call: rest('GET', (id) => `/api/v1/sessions/${id}/provenance`),
+  },
+  {
+    name: 'GET /sessions/:ref/hierarchy',
+    covers: `GET ${API}/sessions/{ref}/hierarchy`,
+    act: 'read',
+    targeted: true,
+    call: rest('GET', (id) => `/api/v1/sessions/${id}/hierarchy`),
+  },
+  {
+    name: 'GET /sessions/:ref/warrant',
+    covers: `GET ${API}/sessions/{ref}/warrant`,
+    act: 'read',
+    targeted: true,
+    call: rest('GET', (id) => `/api/v1/sessions/${id}/warrant`),
+  },
+  {
+    name: 'mcp get_session_provenance',
+    covers: 'mcp get_session_provenance',
+    act: 'read',
+    targeted: true,
+    call: mcp('get_session_provenance', (id) => ({ session_id: id })),
+  },
   { name: 'mcp check_warrant', covers: 'mcp check_warrant', act: 'read', targeted: true, call: mcp('check_warrant', (id) => ({ session_id: id })) },
-  { name: 'mcp action_session follow_up', covers: 'mcp action_session', act: 'deliver', targeted: true, call: mcp('action_session', (id) => ({ action: 'follow_up', session_id: id, content: 'matrix' })) },
+  {
+    name: 'mcp action_session follow_up',
+    covers: 'mcp action_session',
+    act: 'deliver',
+    targeted: true,
+    call: mcp('action_session', (id) => ({ action: 'follow_up', session_id: id, content: 'matrix' })),
+  },
   {
     name: 'mcp action_session remove_uncle',
     covers: 'mcp action_session',
@@ -350,8 +659,20 @@ export const ROUTE_CATALOG: CatalogEntry[] = [
       return mcp('action_session', () => ({ action: 'remove_uncle', session_id: id, uncle_session_id: uncle }))(h, token, id);
     },
   },
-  { name: 'mcp manage_enqueued_messages create', covers: 'mcp manage_enqueued_messages', act: 'deliver', targeted: true, call: mcp('manage_enqueued_messages', (id) => ({ action: 'create', session_id: id, content: 'matrix' })) },
-  { name: 'mcp manage_enqueued_messages list', covers: 'mcp manage_enqueued_messages', act: 'read', targeted: true, call: mcp('manage_enqueued_messages', (id) => ({ action: 'list', session_id: id })) },
+  {
+    name: 'mcp manage_enqueued_messages create',
+    covers: 'mcp manage_enqueued_messages',
+    act: 'deliver',
+    targeted: true,
+    call: mcp('manage_enqueued_messages', (id) => ({ action: 'create', session_id: id, content: 'matrix' })),
+  },
+  {
+    name: 'mcp manage_enqueued_messages list',
+    covers: 'mcp manage_enqueued_messages',
+    act: 'read',
+    targeted: true,
+    call: mcp('manage_enqueued_messages', (id) => ({ action: 'list', session_id: id })),
+  },
   {
     name: 'mcp manage_enqueued_messages send_now',
     covers: 'mcp manage_enqueued_messages',
@@ -372,21 +693,93 @@ export const ROUTE_CATALOG: CatalogEntry[] = [
       return mcp('manage_enqueued_messages', () => ({ action: 'withdraw', session_id: id, message_id: mid }))(h, token, id);
     },
   },
-  { name: 'mcp manage_enqueued_messages interrupt', covers: 'mcp manage_enqueued_messages', act: 'deliver', targeted: true, call: mcp('manage_enqueued_messages', (id) => ({ action: 'interrupt', session_id: id, content: 'matrix interrupt' })) },
+  {
+    name: 'mcp manage_enqueued_messages interrupt',
+    covers: 'mcp manage_enqueued_messages',
+    act: 'deliver',
+    targeted: true,
+    call: mcp('manage_enqueued_messages', (id) => ({ action: 'interrupt', session_id: id, content: 'matrix interrupt' })),
+  },
   { name: 'mcp start_session', covers: 'mcp start_session', act: 'create', targeted: false, call: mcp('start_session', () => ({ title: 'matrix via mcp' })) },
   { name: 'mcp list_sessions', covers: 'mcp list_sessions', act: 'read', targeted: false, call: mcp('list_sessions', () => ({})) },
-  { name: 'mcp list_events', covers: 'mcp list_events', act: 'read', targeted: false, call: mcp('list_events', (id) => ({ cause: 'fleet', actor: `session:${id}` })) },
+  {
+    name: 'mcp list_events',
+    covers: 'mcp list_events',
+    act: 'read',
+    targeted: false,
+    call: mcp('list_events', (id) => ({ cause: 'fleet', actor: `session:${id}` })),
+  },
   { name: 'mcp get_session', covers: 'mcp get_session', act: 'read', targeted: true, call: mcp('get_session', (id) => ({ session_id: id })) },
-  { name: 'mcp action_session archive', covers: 'mcp action_session', act: 'lifecycle', targeted: true, call: mcp('action_session', (id) => ({ action: 'archive', session_id: id })) },
-  { name: 'mcp action_session stop', covers: 'mcp action_session', act: 'lifecycle', targeted: true, call: mcp('action_session', (id) => ({ action: 'stop', session_id: id })) },
-  { name: 'mcp action_session resume', covers: 'mcp action_session', act: 'lifecycle', targeted: true, call: mcp('action_session', (id) => ({ action: 'resume', session_id: id })) },
-  { name: 'mcp action_session unarchive', covers: 'mcp action_session', act: 'lifecycle', targeted: true, call: mcp('action_session', (id) => ({ action: 'unarchive', session_id: id })) },
+  {
+    name: 'mcp action_session archive',
+    covers: 'mcp action_session',
+    act: 'lifecycle',
+    targeted: true,
+    call: mcp('action_session', (id) => ({ action: 'archive', session_id: id })),
+  },
+  {
+    name: 'mcp action_session stop',
+    covers: 'mcp action_session',
+    act: 'lifecycle',
+    targeted: true,
+    call: mcp('action_session', (id) => ({ action: 'stop', session_id: id })),
+  },
+  {
+    name: 'mcp action_session resume',
+    covers: 'mcp action_session',
+    act: 'lifecycle',
+    targeted: true,
+    call: mcp('action_session', (id) => ({ action: 'resume', session_id: id })),
+  },
+  {
+    name: 'mcp action_session unarchive',
+    covers: 'mcp action_session',
+    act: 'lifecycle',
+    targeted: true,
+    call: mcp('action_session', (id) => ({ action: 'unarchive', session_id: id })),
+  },
   // docs/design/surfaces.md: the self_session surface serves a session token only, acting on its own session
-  { name: 'mcp/self get_session', covers: 'mcp/self get_session', act: 'read', targeted: false, allowed: sessionSelfOnly, call: mcpSelf('get_session', () => ({})) },
-  { name: 'mcp/self get_session_provenance', covers: 'mcp/self get_session_provenance', act: 'read', targeted: false, allowed: sessionSelfOnly, call: mcpSelf('get_session_provenance', () => ({})) },
-  { name: 'mcp/self check_warrant', covers: 'mcp/self check_warrant', act: 'read', targeted: false, allowed: sessionSelfOnly, call: mcpSelf('check_warrant', () => ({})) },
-  { name: 'mcp/self read_inbox', covers: 'mcp/self read_inbox', act: 'runtime', targeted: false, allowed: sessionSelfOnly, call: mcpSelf('read_inbox', () => ({})) },
-  { name: 'mcp/self message_parent', covers: 'mcp/self message_parent', act: 'deliver', targeted: false, allowed: sessionSelfOnly, actorHasParent: true, call: mcpSelf('message_parent', () => ({ content: 'matrix to my parent' })) },
+  {
+    name: 'mcp/self get_session',
+    covers: 'mcp/self get_session',
+    act: 'read',
+    targeted: false,
+    allowed: sessionSelfOnly,
+    call: mcpSelf('get_session', () => ({})),
+  },
+  {
+    name: 'mcp/self get_session_provenance',
+    covers: 'mcp/self get_session_provenance',
+    act: 'read',
+    targeted: false,
+    allowed: sessionSelfOnly,
+    call: mcpSelf('get_session_provenance', () => ({})),
+  },
+  {
+    name: 'mcp/self check_warrant',
+    covers: 'mcp/self check_warrant',
+    act: 'read',
+    targeted: false,
+    allowed: sessionSelfOnly,
+    call: mcpSelf('check_warrant', () => ({})),
+  },
+  {
+    name: 'mcp/self read_inbox',
+    covers: 'mcp/self read_inbox',
+    act: 'runtime',
+    targeted: false,
+    allowed: sessionSelfOnly,
+    call: mcpSelf('read_inbox', () => ({})),
+  },
+  {
+    name: 'mcp/self message_parent',
+    covers: 'mcp/self message_parent',
+    act: 'deliver',
+    targeted: false,
+    allowed: sessionSelfOnly,
+    actorHasParent: true,
+    call: mcpSelf('message_parent', () => ({ content: 'matrix to my parent' })),
+  },
   {
     name: 'mcp/self send_message (to another live session)',
     covers: 'mcp/self send_message',

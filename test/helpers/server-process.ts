@@ -17,7 +17,9 @@ export interface ServerProcess {
 
 /** Starts the built server as a child process and waits for its banner. */
 /** `entry` replaces `dist/cli/main.js serve` (e.g. `scripts/start.mjs`, what `npm start` runs). */
-export async function startServer(options: { args?: string[]; env?: Record<string, string>; cwd?: string; dataDir?: string; entry?: string[] } = {}): Promise<ServerProcess> {
+export async function startServer(
+  options: { args?: string[]; env?: Record<string, string>; cwd?: string; dataDir?: string; entry?: string[] } = {},
+): Promise<ServerProcess> {
   const cwd = options.cwd ?? mkdtempSync(join(tmpdir(), 'warrant-srv-'));
   const dataDir = options.dataDir ?? join(cwd, '.warrant');
   const args = [...(options.entry ?? [CLI, 'serve']), ...(options.args ?? ['--port', '0'])];

@@ -51,7 +51,13 @@ describeEachDialect(
       const s = await liveSession(h, h.fleetKey);
       const id = await writtenFollowUp(h, s, 'fix the build\nthen report');
       const item = (await list(h, s.id)).body.items[0];
-      expect(item).toMatchObject({ id, state: 'written', written_at: clock.now().toISOString(), written_deadline: new Date(clock.now().getTime() + 60_000).toISOString(), lease_expires_at: null });
+      expect(item).toMatchObject({
+        id,
+        state: 'written',
+        written_at: clock.now().toISOString(),
+        written_deadline: new Date(clock.now().getTime() + 60_000).toISOString(),
+        lease_expires_at: null,
+      });
       // bytes typed cannot be taken back: never leased again
       expect((await lease(h, s)).body.items).toEqual([]);
       // the agent's view of the same words: CRLF and a trailing newline
@@ -80,13 +86,16 @@ describeEachDialect(
       });
       expect(claim.body).toEqual({ matched_item_id: null });
       // the right digest with the wrong length is not the same prompt either
-      const wrongLength = await h.request('POST', `/api/v1/sessions/${s.id}/prompts`, { token: s.token, body: { digest: await promptDigest('exact words'), length: 12 } });
+      const wrongLength = await h.request('POST', `/api/v1/sessions/${s.id}/prompts`, {
+        token: s.token,
+        body: { digest: await promptDigest('exact words'), length: 12 },
+      });
       expect(wrongLength.body).toEqual({ matched_item_id: null });
       expect(await stateOf(h, s.id, id)).toBe('written');
       expect(await eventsOf(h, s.id, ['inbox_item_delivered'])).toEqual([]);
     });
 
-    it('hostile: a report carrying the digest of another session\'s written item delivers nothing there or here', async () => {
+    it("hostile: a report carrying the digest of another session's written item delivers nothing there or here", async () => {
       const h = t();
       const victim = await liveSession(h, h.fleetKey, { title: 'victim' });
       const forger = await liveSession(h, h.fleetKey, { title: 'forger' });
@@ -185,7 +194,11 @@ describeEachDialect(
         'inbox_item_undelivered',
         'inbox_item_resent',
       ]);
-      expectAttribution(await onlyEvent(h, s.id, 'inbox_item_resent'), { actor: { kind: 'human', ref: key }, actorBasis: 'authenticated', cause: { kind: 'human', ref: key } });
+      expectAttribution(await onlyEvent(h, s.id, 'inbox_item_resent'), {
+        actor: { kind: 'human', ref: key },
+        actorBasis: 'authenticated',
+        cause: { kind: 'human', ref: key },
+      });
       const again = await resend(h, token, id);
       expect(again.status).toBe(409);
       expect(again.body.state).toBe('pending');
@@ -232,7 +245,16 @@ describeEachDialect(
       for (const path of ['/api/v1/sessions/{ref}/inbox/written', '/api/v1/sessions/{ref}/prompts', '/api/v1/inbox/{item_id}/resend']) {
         expect(doc.paths[path]?.post?.description, path).toEqual(expect.any(String));
       }
-      expect(doc.components.schemas.InboxItem.properties.state.enum).toEqual(['pending', 'leased', 'written', 'delivered', 'undelivered', 'withdrawn', 'expired', 'retired']);
+      expect(doc.components.schemas.InboxItem.properties.state.enum).toEqual([
+        'pending',
+        'leased',
+        'written',
+        'delivered',
+        'undelivered',
+        'withdrawn',
+        'expired',
+        'retired',
+      ]);
       expect(doc.components.schemas.AttachSession.properties.delivery.enum).toEqual(['runner']);
     });
 
@@ -253,7 +275,14 @@ describeEachDialect(
       const s = await liveSession(h, h.fleetKey);
       const f = await followUp(h, h.fleetKey, s.id, { content: 'not leased yet' });
       const id = f.body.inbox_item.id;
-      expect((await written(h, s, [id, 424_242])).body).toEqual({ written: [], already_written: [], rejected: [{ id, reason: 'not-leased' }, { id: 424_242, reason: 'not-found' }] });
+      expect((await written(h, s, [id, 424_242])).body).toEqual({
+        written: [],
+        already_written: [],
+        rejected: [
+          { id, reason: 'not-leased' },
+          { id: 424_242, reason: 'not-found' },
+        ],
+      });
       await lease(h, s);
       expect((await written(h, s, [id])).body.written).toEqual([id]);
       expect((await written(h, s, [id])).body).toEqual({ written: [], already_written: [id], rejected: [] });
@@ -261,7 +290,12 @@ describeEachDialect(
       const control = (await lease(h, s)).body.items.find((i: any) => i.kind === 'control');
       expect((await written(h, s, [control.id])).body.rejected).toEqual([{ id: control.id, reason: 'control' }]);
       expect((await written(h, s, 'nope')).status).toBe(400);
-      for (const body of [{ digest: 'ABC', length: 1 }, { digest: 'g'.repeat(64), length: 1 }, { digest: 'a'.repeat(64), length: -1 }, { digest: 'a'.repeat(64) }]) {
+      for (const body of [
+        { digest: 'ABC', length: 1 },
+        { digest: 'g'.repeat(64), length: 1 },
+        { digest: 'a'.repeat(64), length: -1 },
+        { digest: 'a'.repeat(64) },
+      ]) {
         const r = await h.request('POST', `/api/v1/sessions/${s.id}/prompts`, { token: s.token, body });
         expect(r.status, JSON.stringify(body)).toBe(400);
       }

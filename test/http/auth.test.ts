@@ -24,7 +24,11 @@ describeEachDialect('authentication and tokens (docs/design/sessions.md)', (t) =
     expect((await h.request('GET', '/api/v1/sessions', { token: 'wrt_f_' + 'x'.repeat(43) })).body.error).toBe('invalid-token');
     const { token } = await h.human(uniqueKey('revoked'));
     expect((await h.request('GET', '/api/v1/sessions', { token })).status).toBe(200);
-    const row = await h.store.kysely.selectFrom('tokens').select('id').where('token_hash', '=', createHash('sha256').update(token).digest('hex')).executeTakeFirstOrThrow();
+    const row = await h.store.kysely
+      .selectFrom('tokens')
+      .select('id')
+      .where('token_hash', '=', createHash('sha256').update(token).digest('hex'))
+      .executeTakeFirstOrThrow();
     await revokeIssuedToken(h.ctx, systemCaller('cli'), Number(row.id));
     const after = await h.request('GET', '/api/v1/sessions', { token });
     expect(after.status).toBe(401);
@@ -49,7 +53,11 @@ describeEachDialect('authentication and tokens (docs/design/sessions.md)', (t) =
     const { token } = await h.human(uniqueKey('cred'));
     const s = (await h.create(token, { title: 'credential' })).session;
     const events = (await h.request('GET', `/api/v1/sessions/${s.id}/events`, { token })).body.events;
-    const expected = await h.store.kysely.selectFrom('tokens').select('id').where('token_hash', '=', createHash('sha256').update(token).digest('hex')).executeTakeFirstOrThrow();
+    const expected = await h.store.kysely
+      .selectFrom('tokens')
+      .select('id')
+      .where('token_hash', '=', createHash('sha256').update(token).digest('hex'))
+      .executeTakeFirstOrThrow();
     expect(events[0].credential_id).toBe(Number(expected.id));
   });
 
@@ -104,7 +112,12 @@ describeEachDialect('authentication and tokens (docs/design/sessions.md)', (t) =
     const h = t();
     const parent = await h.create(h.fleetKey, { title: 'parent', attach: true });
     const child = await h.create(parent.session_token, { title: 'child' });
-    expect(child.session).toMatchObject({ parent_session_id: parent.session.id, parent_basis: 'authenticated', creator: { kind: 'session', ref: String(parent.session.id) }, creator_basis: 'authenticated' });
+    expect(child.session).toMatchObject({
+      parent_session_id: parent.session.id,
+      parent_basis: 'authenticated',
+      creator: { kind: 'session', ref: String(parent.session.id) },
+      creator_basis: 'authenticated',
+    });
     const { token } = await h.human(uniqueKey('noact'));
     const r = await h.request('POST', `/api/v1/sessions/${child.session.id}/archive`, { token, body: { acting_session_id: parent.session.id } });
     expect(r.status).toBe(400);

@@ -22,7 +22,8 @@ const PRINCIPALS: Principal[] = [
 ];
 
 async function fixture(h: Harness, p: Principal, entry: CatalogEntry): Promise<{ token: string; targetId: number }> {
-  const target = async (token: string, extra: Record<string, unknown> = {}) => (await h.create(token, { title: 'matrix target', ...extra })).session.id as number;
+  const target = async (token: string, extra: Record<string, unknown> = {}) =>
+    (await h.create(token, { title: 'matrix target', ...extra })).session.id as number;
   switch (p.kind) {
     case 'fleet':
       return { token: h.fleetKey, targetId: await target(h.fleetKey) };
@@ -43,7 +44,10 @@ async function fixture(h: Harness, p: Principal, entry: CatalogEntry): Promise<{
       if (p.relation === 'self') return { token, targetId: created.session.id };
       if (p.relation === 'descendant') return { token, targetId: await target(token) };
       if (p.relation === 'runtime-child') {
-        const child = await h.request('POST', `/api/v1/sessions/${created.session.id}/children`, { token, body: { origin: 'subagent', provider: 'claude-code', conversation_id: `matrix-child-${created.session.id}` } });
+        const child = await h.request('POST', `/api/v1/sessions/${created.session.id}/children`, {
+          token,
+          body: { origin: 'subagent', provider: 'claude-code', conversation_id: `matrix-child-${created.session.id}` },
+        });
         if (child.status !== 201) throw new Error(`matrix: runtime child failed: ${child.status} ${child.text}`);
         return { token, targetId: child.body.session.id };
       }
@@ -72,7 +76,11 @@ describeEachDialect('authorization matrix generated from docs/design/sessions.md
           ? null
           : !entry.targeted
             ? { isSelf: true, isDescendant: false }
-            : { isSelf: p.relation === 'self', isDescendant: p.relation === 'descendant' || p.relation === 'runtime-child', isRuntimeChild: p.relation === 'runtime-child' };
+            : {
+                isSelf: p.relation === 'self',
+                isDescendant: p.relation === 'descendant' || p.relation === 'runtime-child',
+                isRuntimeChild: p.relation === 'runtime-child',
+              };
       const allowed = entry.allowed ? entry.allowed(p.kind, relation) : permissionFor(p.kind, entry.act, entry.targeted ? relation : null).allowed;
       const label = `${entry.name} as ${p.kind}${p.relation && entry.targeted ? ` (${p.relation})` : ''} → ${allowed ? 'allowed' : 'denied'}`;
       it(label, async () => {
@@ -94,7 +102,10 @@ describeEachDialect('authorization matrix generated from docs/design/sessions.md
     // routes outside the OpenAPI document that still take a credential
     served.add('GET /api/v1/events/stream');
     const live = await h.create(h.fleetKey, { title: 'lists the tools', attach: true });
-    for (const [path, token] of [['/mcp', h.fleetKey], ['/mcp/self', live.session_token]] as const) {
+    for (const [path, token] of [
+      ['/mcp', h.fleetKey],
+      ['/mcp/self', live.session_token],
+    ] as const) {
       const client = await mcpClient(h, token, path);
       try {
         for (const tool of (await client.listTools()).tools) served.add(`${path.slice(1)} ${tool.name}`);
@@ -118,29 +129,33 @@ describeEachDialect('authorization matrix generated from docs/design/sessions.md
  * the same answer as for an id that was never used — on every targeted route and tool; the
  * owner is judged by the table as usual.
  */
-describeEachDialect('authorization matrix in multi-user mode: the non-owner human', (t) => {
-  const targeted = ROUTE_CATALOG.filter((e) => e.targeted);
-  for (const entry of targeted) {
-    it(`${entry.name}: another owner's session answers like a missing one; the owner is judged by the table`, async () => {
-      const h = t();
-      const alice = await h.human(uniqueKey('alice'));
-      const bob = await h.human(uniqueKey('bob'));
-      const alices = (await h.create(alice.token, { title: "alice's" })).session.id as number;
-      const hidden = await entry.call(h, bob.token, alices);
-      expect(hidden.status, `${entry.name} as a non-owner: got ${hidden.status} ${hidden.error ?? ''}`).not.toBe(200);
-      expect([403, 404]).toContain(hidden.status);
-      if (hidden.status === 403) {
-        // only an act a human may never do, refused before the target is looked at
-        const allowedAnywhere = entry.allowed ? entry.allowed('human', null) : permissionFor('human', entry.act, null).allowed;
-        expect(allowedAnywhere, `${entry.name}: a 403 would reveal that another owner's session exists`).toBe(false);
-        expect(hidden.error).toBe(entry.denial?.status === 403 ? entry.denial.error : 'forbidden');
-      } else {
-        expect(hidden.error).toBe(entry.denial?.status === 404 ? entry.denial.error : 'session-not-found');
-      }
-      const mine = (await h.create(alice.token, { title: 'alice again' })).session.id as number;
-      const own = await entry.call(h, alice.token, mine);
-      const allowed = entry.allowed ? entry.allowed('human', null) : permissionFor('human', entry.act, null).allowed;
-      expectVerdict(`${entry.name} as the owner`, entry, allowed, own);
-    });
-  }
-}, { mode: 'multi-user' });
+describeEachDialect(
+  'authorization matrix in multi-user mode: the non-owner human',
+  (t) => {
+    const targeted = ROUTE_CATALOG.filter((e) => e.targeted);
+    for (const entry of targeted) {
+      it(`${entry.name}: another owner's session answers like a missing one; the owner is judged by the table`, async () => {
+        const h = t();
+        const alice = await h.human(uniqueKey('alice'));
+        const bob = await h.human(uniqueKey('bob'));
+        const alices = (await h.create(alice.token, { title: "alice's" })).session.id as number;
+        const hidden = await entry.call(h, bob.token, alices);
+        expect(hidden.status, `${entry.name} as a non-owner: got ${hidden.status} ${hidden.error ?? ''}`).not.toBe(200);
+        expect([403, 404]).toContain(hidden.status);
+        if (hidden.status === 403) {
+          // only an act a human may never do, refused before the target is looked at
+          const allowedAnywhere = entry.allowed ? entry.allowed('human', null) : permissionFor('human', entry.act, null).allowed;
+          expect(allowedAnywhere, `${entry.name}: a 403 would reveal that another owner's session exists`).toBe(false);
+          expect(hidden.error).toBe(entry.denial?.status === 403 ? entry.denial.error : 'forbidden');
+        } else {
+          expect(hidden.error).toBe(entry.denial?.status === 404 ? entry.denial.error : 'session-not-found');
+        }
+        const mine = (await h.create(alice.token, { title: 'alice again' })).session.id as number;
+        const own = await entry.call(h, alice.token, mine);
+        const allowed = entry.allowed ? entry.allowed('human', null) : permissionFor('human', entry.act, null).allowed;
+        expectVerdict(`${entry.name} as the owner`, entry, allowed, own);
+      });
+    }
+  },
+  { mode: 'multi-user' },
+);

@@ -22,7 +22,11 @@ describe('the body limit over HTTP', () => {
   it('refuses a declared length over 1 MiB and a chunked body over 1 MiB with 413; a small chunked body works', async () => {
     const before = await count();
     const big = JSON.stringify({ title: 'too big', custom_metadata: { pad: 'x'.repeat(1024 * 1024 + 10) } });
-    const declared = await fetch(`${server.url}/api/v1/sessions`, { method: 'POST', headers: { authorization: `Bearer ${server.fleetKey}`, 'content-type': 'application/json' }, body: big });
+    const declared = await fetch(`${server.url}/api/v1/sessions`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${server.fleetKey}`, 'content-type': 'application/json' },
+      body: big,
+    });
     expect(declared.status).toBe(413);
     expect(((await declared.json()) as { error: string }).error).toBe('body-too-large');
 

@@ -10,7 +10,9 @@ describe('every served REST route is in the OpenAPI document', () => {
     const h = await openHarness('sqlite');
     try {
       const doc = (await h.request('GET', '/api/v1/openapi.json', { token: null })).body;
-      const documented = new Set(Object.entries<Record<string, unknown>>(doc.paths).flatMap(([path, item]) => Object.keys(item).map((m) => `${m.toUpperCase()} ${path}`)));
+      const documented = new Set(
+        Object.entries<Record<string, unknown>>(doc.paths).flatMap(([path, item]) => Object.keys(item).map((m) => `${m.toUpperCase()} ${path}`)),
+      );
       const served = new Set(
         h.service.app.routes
           .filter((r) => r.path.startsWith('/api/v1/') && r.method !== 'ALL')
@@ -19,7 +21,12 @@ describe('every served REST route is in the OpenAPI document', () => {
       );
       const missing = [...served].filter((key) => !documented.has(key) && !NOT_EXERCISED[key]);
       expect(
-        missing.map((key) => `${key} is served but not in the OpenAPI document: register it with createRoute (src/http/routes/…), or list it in NOT_EXERCISED (test/helpers/contract/contract-suite.ts) with why`).join('\n'),
+        missing
+          .map(
+            (key) =>
+              `${key} is served but not in the OpenAPI document: register it with createRoute (src/http/routes/…), or list it in NOT_EXERCISED (test/helpers/contract/contract-suite.ts) with why`,
+          )
+          .join('\n'),
       ).toBe('');
     } finally {
       await h.close();

@@ -25,7 +25,11 @@ describeEachDialect('the paths into an inbox (docs/design/messages.md, docs/desi
     const other = await liveSession(h, h.fleetKey);
     const promoted = await queueAct(h, other.token, b.id, mid, 'send_now');
     expect(promoted.status).toBe(200);
-    expect(promoted.body).toMatchObject({ changed: true, inbox_item: { id: mid, mode: 'next_turn', state: 'pending' }, uncle_edge: { outcome: 'written', source: 'rest.send_now', acting_session_id: other.id } });
+    expect(promoted.body).toMatchObject({
+      changed: true,
+      inbox_item: { id: mid, mode: 'next_turn', state: 'pending' },
+      uncle_edge: { outcome: 'written', source: 'rest.send_now', acting_session_id: other.id },
+    });
     const [e] = await eventsOf(h, b.id, 'inbox_item_promoted');
     expect(e.details).toMatchObject({ inbox_item_id: mid, action: 'send_now', old_mode: 'when_idle', new_mode: 'next_turn' });
     expect(e.actor).toMatchObject({ kind: 'session', ref: String(other.id) });
@@ -45,7 +49,11 @@ describeEachDialect('the paths into an inbox (docs/design/messages.md, docs/desi
     expect(fresh.body.uncle_edge).toMatchObject({ outcome: 'written', source: 'rest.interrupt' });
     const mid = (await enqueue(h, h.fleetKey, b.id)).body.inbox_item.id;
     const byId = await queueAct(h, h.fleetKey, b.id, mid, 'interrupt', { acting_session_id: a.id });
-    expect(byId.body).toMatchObject({ changed: true, inbox_item: { mode: 'interrupt' }, uncle_edge: { outcome: 'noop-already-senior', basis: 'declared', source: 'rest.interrupt' } });
+    expect(byId.body).toMatchObject({
+      changed: true,
+      inbox_item: { mode: 'interrupt' },
+      uncle_edge: { outcome: 'noop-already-senior', basis: 'declared', source: 'rest.interrupt' },
+    });
   });
 
   it('withdraw: only a pending enqueued message of this session; refusals name the state', async () => {
@@ -104,7 +112,8 @@ describeEachDialect('the paths into an inbox (docs/design/messages.md, docs/desi
     const r = await followUp(h, h.fleetKey, archived.id);
     expect(r.status).toBe(409);
     expect(r.body).toMatchObject({ error: 'target-unavailable', status: 'archived' });
-    for (const id of [b.id, archived.id]) expect((await h.request('GET', `/api/v1/sessions/${id}/inbox?state=all`, { token: h.fleetKey })).body.items).toEqual([]);
+    for (const id of [b.id, archived.id])
+      expect((await h.request('GET', `/api/v1/sessions/${id}/inbox?state=all`, { token: h.fleetKey })).body.items).toEqual([]);
     expect((await followUp(h, h.fleetKey, 999_999_999)).status).toBe(404);
   });
 
@@ -128,7 +137,10 @@ describeEachDialect('message_parent: the child-to-parent channel (docs/design/li
     const child = await liveSession(h, parent.token);
     const r = await h.request('POST', `/api/v1/sessions/${child.id}/message_parent`, { token: child.token, body: { content: 'you gave me the wrong scope' } });
     expect(r.status).toBe(201);
-    expect(r.body).toMatchObject({ parent_session_id: parent.id, inbox_item: { session_id: parent.id, kind: 'parent_message', mode: 'next_turn', sender_session_id: child.id } });
+    expect(r.body).toMatchObject({
+      parent_session_id: parent.id,
+      inbox_item: { session_id: parent.id, kind: 'parent_message', mode: 'next_turn', sender_session_id: child.id },
+    });
     const [added] = await eventsOf(h, parent.id, 'inbox_item_added');
     expect(added.details).toMatchObject({ kind: 'parent_message', sender_session_id: child.id });
     const [sent] = await eventsOf(h, child.id, 'inbox_item_sent');
@@ -136,7 +148,14 @@ describeEachDialect('message_parent: the child-to-parent channel (docs/design/li
     expect(await uncleRows(h, [parent.id, child.id])).toEqual([]);
     const leased = await h.request('POST', `/api/v1/sessions/${parent.id}/inbox/lease`, { token: parent.token });
     const frame = parseWarrantMessageFrame(leased.body.items[0].frame.text);
-    expect(frame).toMatchObject({ trust: 'untrusted', authority: 'peer', purpose: 'coordination-only', from: { session_id: child.id, relation: 'child' }, to: { session_id: parent.id }, content: 'you gave me the wrong scope' });
+    expect(frame).toMatchObject({
+      trust: 'untrusted',
+      authority: 'peer',
+      purpose: 'coordination-only',
+      from: { session_id: child.id, relation: 'child' },
+      to: { session_id: parent.id },
+      content: 'you gave me the wrong scope',
+    });
   });
 
   it('reaches a legacy-key parent too', async () => {
@@ -167,7 +186,9 @@ describeEachDialect('message_parent: the child-to-parent channel (docs/design/li
     // an archived parent: archive the tree while the child is pending, then revive only the child
     const oldParent = (await h.create(h.fleetKey, { title: 'old parent' })).session;
     const late = (await h.create(h.fleetKey, { title: 'late child', parent_session_id: oldParent.id })).session;
-    expect((await h.request('POST', `/api/v1/sessions/${oldParent.id}/archive`, { token: h.fleetKey })).body.archived.sort()).toEqual([oldParent.id, late.id].sort());
+    expect((await h.request('POST', `/api/v1/sessions/${oldParent.id}/archive`, { token: h.fleetKey })).body.archived.sort()).toEqual(
+      [oldParent.id, late.id].sort(),
+    );
     await h.request('POST', `/api/v1/sessions/${late.id}/unarchive`, { token: h.fleetKey });
     const lateToken = (await h.request('POST', `/api/v1/sessions/${late.id}/attach`, { token: h.fleetKey })).body.session_token;
     const archived = await h.request('POST', `/api/v1/sessions/${late.id}/message_parent`, { token: lateToken, body: { content: 'x' } });
@@ -186,7 +207,11 @@ describeEachDialect('human-message capture on the delivery paths (docs/design/ca
     const { token } = await h.human(uniqueKey());
     const s = await liveSession(h, token);
     await followUp(h, token, s.id, { content: 'by hand' });
-    const queued = await h.request('POST', `/api/v1/sessions/${s.id}/enqueued_messages`, { token, body: { content: 'queued by hand' }, headers: { 'x-warrant-client': 'cli' } });
+    const queued = await h.request('POST', `/api/v1/sessions/${s.id}/enqueued_messages`, {
+      token,
+      body: { content: 'queued by hand' },
+      headers: { 'x-warrant-client': 'cli' },
+    });
     await h.request('POST', `/api/v1/sessions/${s.id}/interrupt`, { token, body: { content: 'now' } });
     await followUp(h, h.fleetKey, s.id);
     await followUp(h, s.token, s.id);

@@ -43,18 +43,27 @@ describeEachDialect('hostile input', (t) => {
   it('custom_metadata nested 1,000 and 5,000 deep: 400 naming custom_metadata; at the limit it is stored', async () => {
     const h = t();
     for (const depth of [1_000, 5_000]) {
-      expectRefusal(await h.request('POST', '/api/v1/sessions', { token: h.fleetKey, raw: `{"title":"deep","custom_metadata":${nested(depth)}}` }), 'custom_metadata');
+      expectRefusal(
+        await h.request('POST', '/api/v1/sessions', { token: h.fleetKey, raw: `{"title":"deep","custom_metadata":${nested(depth)}}` }),
+        'custom_metadata',
+      );
     }
     // the body is level 1, so custom_metadata may hold 31 levels of objects
     const deepest = MAX_INPUT_DEPTH - 1;
     const ok = await h.request('POST', '/api/v1/sessions', { token: h.fleetKey, raw: `{"title":"deep enough","custom_metadata":${nested(deepest)}}` });
     expect(ok.status).toBe(201);
-    expectRefusal(await h.request('POST', '/api/v1/sessions', { token: h.fleetKey, raw: `{"title":"one too deep","custom_metadata":${nested(deepest + 1)}}` }), 'custom_metadata');
+    expectRefusal(
+      await h.request('POST', '/api/v1/sessions', { token: h.fleetKey, raw: `{"title":"one too deep","custom_metadata":${nested(deepest + 1)}}` }),
+      'custom_metadata',
+    );
   });
 
   it('an escaped NUL in custom_metadata, a raw one in a title and one in a key: 400 naming the field', async () => {
     const h = t();
-    expectRefusal(await h.request('POST', '/api/v1/sessions', { token: h.fleetKey, raw: '{"title":"nul","custom_metadata":{"note":"a\\u0000b"}}' }), 'custom_metadata.note');
+    expectRefusal(
+      await h.request('POST', '/api/v1/sessions', { token: h.fleetKey, raw: '{"title":"nul","custom_metadata":{"note":"a\\u0000b"}}' }),
+      'custom_metadata.note',
+    );
     expectRefusal(await h.request('POST', '/api/v1/sessions', { token: h.fleetKey, body: { title: 'a\u0000b' } }), 'title');
     expectRefusal(await h.request('POST', '/api/v1/sessions', { token: h.fleetKey, raw: '{"custom_metadata":{"k\\u0000":1}}' }), 'custom_metadata');
     expectRefusal(await h.request('GET', '/api/v1/sessions?q=a%00b', { token: h.fleetKey }), 'q');
@@ -84,25 +93,44 @@ describeEachDialect('hostile input', (t) => {
     const hostileText = fc.oneof(
       fc.string({ maxLength: 40 }),
       fc.string({ unit: 'binary', maxLength: 40 }),
-      fc.tuple(fc.string({ maxLength: 10 }), fc.constantFrom('\u0000', '\uD800', '\uDFFF', '\uDBFF\uDBFF', '\uD83D\uDE00'), fc.string({ maxLength: 10 })).map(([a, b, c]) => a + b + c),
+      fc
+        .tuple(fc.string({ maxLength: 10 }), fc.constantFrom('\u0000', '\uD800', '\uDFFF', '\uDBFF\uDBFF', '\uD83D\uDE00'), fc.string({ maxLength: 10 }))
+        .map(([a, b, c]) => a + b + c),
     );
     const metadata = fc.letrec((tie) => ({
       value: fc.oneof({ depthSize: 'small' }, hostileText, fc.integer(), tie('object'), fc.array(tie('value'), { maxLength: 3 })),
       object: fc.dictionary(hostileText, tie('value'), { maxKeys: 3 }),
     })).object;
     const createBody = fc.record(
-      { title: hostileText, model: hostileText, prompt: hostileText, agent_root: hostileText, provider: hostileText, owner: hostileText, custom_metadata: metadata },
+      {
+        title: hostileText,
+        model: hostileText,
+        prompt: hostileText,
+        agent_root: hostileText,
+        provider: hostileText,
+        owner: hostileText,
+        custom_metadata: metadata,
+      },
       { requiredKeys: [] },
     );
     const patchBody = fc.record({ title: hostileText, model: hostileText }, { requiredKeys: [] });
     await fc.assert(
-      fc.asyncProperty(fc.oneof(createBody.map((b) => ['create', b] as const), patchBody.map((b) => ['patch', b] as const)), async ([kind, body]) => {
-        const res = kind === 'create' ? await h.request('POST', '/api/v1/sessions', { token: h.fleetKey, body }) : await h.request('PATCH', `/api/v1/sessions/${s.id}`, { token: s.token, body });
-        expect(res.status).toBeLessThan(500);
-        const problem = findInputProblem(body);
-        if (problem) expectRefusal(res, problem.field);
-        else expect(res.body?.error === 'invalid-request' && /NUL|surrogate|nested/.test(res.body.message)).toBe(false);
-      }),
+      fc.asyncProperty(
+        fc.oneof(
+          createBody.map((b) => ['create', b] as const),
+          patchBody.map((b) => ['patch', b] as const),
+        ),
+        async ([kind, body]) => {
+          const res =
+            kind === 'create'
+              ? await h.request('POST', '/api/v1/sessions', { token: h.fleetKey, body })
+              : await h.request('PATCH', `/api/v1/sessions/${s.id}`, { token: s.token, body });
+          expect(res.status).toBeLessThan(500);
+          const problem = findInputProblem(body);
+          if (problem) expectRefusal(res, problem.field);
+          else expect(res.body?.error === 'invalid-request' && /NUL|surrogate|nested/.test(res.body.message)).toBe(false);
+        },
+      ),
       { numRuns: 150 },
     );
   });

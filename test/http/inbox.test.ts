@@ -5,12 +5,19 @@ import { eventsOf, followUp, liveSession } from '../helpers/lineage.js';
 
 const clock = new ManualClock();
 
-const lease = (h: Harness, token: string, id: number, body?: Record<string, unknown>) => h.request('POST', `/api/v1/sessions/${id}/inbox/lease`, { token, ...(body ? { body } : {}) });
+const lease = (h: Harness, token: string, id: number, body?: Record<string, unknown>) =>
+  h.request('POST', `/api/v1/sessions/${id}/inbox/lease`, { token, ...(body ? { body } : {}) });
 const ack = (h: Harness, token: string, id: number, ids: unknown) => h.request('POST', `/api/v1/sessions/${id}/inbox/ack`, { token, body: { ids } });
 const list = (h: Harness, id: number, qs = '') => h.request('GET', `/api/v1/sessions/${id}/inbox${qs}`, { token: h.fleetKey });
 
 async function liveInboxEvents(h: Harness, sessionId: number): Promise<any[]> {
-  const rows = await h.store.kysely.selectFrom('live_events').select(['type', 'payload']).where('type', '=', 'inbox_changed').where('session_id', '=', sessionId).orderBy('id').execute();
+  const rows = await h.store.kysely
+    .selectFrom('live_events')
+    .select(['type', 'payload'])
+    .where('type', '=', 'inbox_changed')
+    .where('session_id', '=', sessionId)
+    .orderBy('id')
+    .execute();
   return rows.map((r) => JSON.parse(r.payload));
 }
 
@@ -78,7 +85,12 @@ describeEachDialect(
       const [one, two] = (await lease(h, s.token, s.id)).body.items.map((i: any) => i.id);
       clock.advance(60_000);
       expect(await lapseLeases(h.ctx)).toBeGreaterThanOrEqual(2);
-      const rows = await h.store.kysely.selectFrom('inbox_items').select(['id', 'state', 'lease_expires_at']).where('session_id', '=', s.id).orderBy('id').execute();
+      const rows = await h.store.kysely
+        .selectFrom('inbox_items')
+        .select(['id', 'state', 'lease_expires_at'])
+        .where('session_id', '=', s.id)
+        .orderBy('id')
+        .execute();
       expect(rows.map((r) => [Number(r.id), r.state, r.lease_expires_at])).toEqual([
         [one, 'pending', null],
         [two, 'pending', null],
@@ -164,7 +176,14 @@ describeEachDialect(
       expect((await ack(h, s.token, s.id, 'nope')).status).toBe(400);
       expect((await ack(h, s.token, s.id, [0])).status).toBe(400);
       const r = await ack(h, s.token, s.id, [mine, theirs]);
-      expect(r.body).toEqual({ delivered: [], already_delivered: [], rejected: [{ id: mine, reason: 'not-leased' }, { id: theirs, reason: 'not-found' }] });
+      expect(r.body).toEqual({
+        delivered: [],
+        already_delivered: [],
+        rejected: [
+          { id: mine, reason: 'not-leased' },
+          { id: theirs, reason: 'not-found' },
+        ],
+      });
     });
 
     it('a stop of running work is a control item: interrupt mode, leased first, framed for the runtime', async () => {

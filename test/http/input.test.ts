@@ -48,14 +48,24 @@ describeEachDialect('bad input gets a clear error and loses nothing (docs/design
 
   it('bodies over 1 MiB → 413; metadata over 16 KiB → 413; nothing is created', async () => {
     const h = t();
-    const before = (await h.store.kysely.selectFrom('sessions').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()).n;
+    const before = (
+      await h.store.kysely
+        .selectFrom('sessions')
+        .select((eb) => eb.fn.countAll<number>().as('n'))
+        .executeTakeFirstOrThrow()
+    ).n;
     const huge = await h.request('POST', '/api/v1/sessions', { token: h.fleetKey, raw: JSON.stringify({ prompt: 'x'.repeat(1024 * 1024 + 10) }) });
     expect(huge.status).toBe(413);
     expect(huge.body.error).toBe('body-too-large');
     const meta = await h.request('POST', '/api/v1/sessions', { token: h.fleetKey, body: { custom_metadata: { blob: 'y'.repeat(17 * 1024) } } });
     expect(meta.status).toBe(413);
     expect(meta.body).toMatchObject({ error: 'custom-metadata-too-large', field: 'custom_metadata' });
-    const after = (await h.store.kysely.selectFrom('sessions').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()).n;
+    const after = (
+      await h.store.kysely
+        .selectFrom('sessions')
+        .select((eb) => eb.fn.countAll<number>().as('n'))
+        .executeTakeFirstOrThrow()
+    ).n;
     expect(Number(after)).toBe(Number(before));
   });
 

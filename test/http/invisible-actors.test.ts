@@ -31,14 +31,24 @@ async function world(h: Harness): Promise<World> {
   const bobs = await liveSession(h, bob.token, { title: 'bob at work' });
   // the fleet declares carol's session as the acting session of acts on bob's
   expect((await followUp(h, h.fleetKey, bobs.id, { acting_session_id: carols.id })).status).toBe(201);
-  const enq = await h.request('POST', `/api/v1/sessions/${bobs.id}/enqueued_messages`, { token: h.fleetKey, body: { content: 'later', acting_session_id: carols.id } });
+  const enq = await h.request('POST', `/api/v1/sessions/${bobs.id}/enqueued_messages`, {
+    token: h.fleetKey,
+    body: { content: 'later', acting_session_id: carols.id },
+  });
   expect(enq.status, enq.text).toBe(201);
   const child = await h.create(h.fleetKey, { title: 'made for bob', owner: bobKey, acting_session_id: carols.id });
   // renamed afterwards: the live title must not surface either
   const second = `carol-renamed-${randomBytes(4).toString('hex')}`;
   const renamed = await h.request('PATCH', `/api/v1/sessions/${carols.id}`, { token: carol.token, body: { title: second } });
   expect(renamed.status, renamed.text).toBe(200);
-  return { bob: { key: bobKey, token: bob.token }, carol: { key: carolKey, token: carol.token }, carols, titles: [first, second], bobs, bobsChild: child.session.id };
+  return {
+    bob: { key: bobKey, token: bob.token },
+    carol: { key: carolKey, token: carol.token },
+    carols,
+    titles: [first, second],
+    bobs,
+    bobsChild: child.session.id,
+  };
 }
 
 /** Every way the text could name carol's session. */
@@ -48,7 +58,13 @@ function expectNoTrace(w: World, label: string, text: string): void {
   expect(text, `${label}: uid prefix`).not.toContain(w.carols.uid.slice(0, 13));
   expect(text, `${label}: owner`).not.toContain(w.carol.key);
   const id = w.carols.id;
-  for (const pattern of [new RegExp(`"ref":\\s*"${id}"`), new RegExp(`#${id}(?!\\d)`), new RegExp(`session_id":\\s*${id}(?!\\d)`), new RegExp(`session-${id}(?!\\d)`), new RegExp(`/sessions/${id}(?!\\d)`)]) {
+  for (const pattern of [
+    new RegExp(`"ref":\\s*"${id}"`),
+    new RegExp(`#${id}(?!\\d)`),
+    new RegExp(`session_id":\\s*${id}(?!\\d)`),
+    new RegExp(`session-${id}(?!\\d)`),
+    new RegExp(`/sessions/${id}(?!\\d)`),
+  ]) {
     expect(text, `${label}: id as ${pattern}`).not.toMatch(pattern);
   }
 }
@@ -81,12 +97,18 @@ describeEachDialect(
 
       // positive controls: the fleet (sees everything) gets the current title ...
       const fleetInbox = await h.request('GET', `/api/v1/sessions/${w.bobs.id}/inbox?state=all`, { token: h.fleetKey });
-      expect(fleetInbox.body.items.find((i: any) => i.kind === 'follow_up')).toMatchObject({ sender: { kind: 'session', ref: String(w.carols.id), display_name: w.titles[1] }, sender_session_id: w.carols.id });
+      expect(fleetInbox.body.items.find((i: any) => i.kind === 'follow_up')).toMatchObject({
+        sender: { kind: 'session', ref: String(w.carols.id), display_name: w.titles[1] },
+        sender_session_id: w.carols.id,
+      });
       // ... and so does carol, for her own session acting on another of hers
       const carols2 = await liveSession(h, w.carol.token, { title: 'carol two' });
       expect((await followUp(h, h.fleetKey, carols2.id, { acting_session_id: w.carols.id })).status).toBe(201);
       const carolInbox = await h.request('GET', `/api/v1/sessions/${carols2.id}/inbox`, { token: w.carol.token });
-      expect(carolInbox.body.items[0]).toMatchObject({ sender: { kind: 'session', ref: String(w.carols.id), display_name: w.titles[1] }, sender_session_id: w.carols.id });
+      expect(carolInbox.body.items[0]).toMatchObject({
+        sender: { kind: 'session', ref: String(w.carols.id), display_name: w.titles[1] },
+        sender_session_id: w.carols.id,
+      });
       const carolEvents = await h.request('GET', `/api/v1/sessions/${carols2.id}/events`, { token: w.carol.token });
       expect(carolEvents.text).toContain(w.titles[1]);
     });
@@ -213,7 +235,8 @@ describeEachDialect(
       const foreignUid = await probe(w.carols.uid);
       const foreignPrefix = await probe(w.carols.uid.slice(0, 8));
       const missingUid = await probe('uid:00000000-0000-4000-8000-000000000000');
-      for (const r of [missing, foreignId, foreignUid, foreignPrefix, missingUid]) expect(r).toMatchObject({ resolved_id: null, basis: null, dropped: 'not-found' });
+      for (const r of [missing, foreignId, foreignUid, foreignPrefix, missingUid])
+        expect(r).toMatchObject({ resolved_id: null, basis: null, dropped: 'not-found' });
       // the correction route answers the same way
       const patch = await h.request('PATCH', `/api/v1/sessions/${w.bobs.id}`, { token: w.bob.token, body: { parent_session_id: w.carols.id } });
       const patchMissing = await h.request('PATCH', `/api/v1/sessions/${w.bobs.id}`, { token: w.bob.token, body: { parent_session_id: 999_999_999 } });

@@ -18,7 +18,17 @@ describeEachDialect('the legacy parent key, spelled every accepted way', (t) => 
     const h = t();
     const router = (await h.create(h.fleetKey, { title: 'legacy router' })).session;
     const bare = router.uid.replace(/-/g, '');
-    const spellings: unknown[] = [router.id, String(router.id), `#${router.id}`, router.uid, router.uid.toUpperCase(), bare, bare.toUpperCase(), `uid:${router.uid}`, `uid:${bare.toUpperCase()}`];
+    const spellings: unknown[] = [
+      router.id,
+      String(router.id),
+      `#${router.id}`,
+      router.uid,
+      router.uid.toUpperCase(),
+      bare,
+      bare.toUpperCase(),
+      `uid:${router.uid}`,
+      `uid:${bare.toUpperCase()}`,
+    ];
     const children: number[] = [];
     for (const key of spellings) {
       const label = JSON.stringify(key);
@@ -28,7 +38,9 @@ describeEachDialect('the legacy parent key, spelled every accepted way', (t) => 
       const child = created.session.id as number;
       children.push(child);
 
-      const read = await h.request<{ session: { lineage_parent_id: number }; session_hierarchy: { nodes: Node[] } }>('GET', `/api/v1/sessions/${child}`, { token: h.fleetKey });
+      const read = await h.request<{ session: { lineage_parent_id: number }; session_hierarchy: { nodes: Node[] } }>('GET', `/api/v1/sessions/${child}`, {
+        token: h.fleetKey,
+      });
       expect(read.body.session.lineage_parent_id, label).toBe(router.id);
       const me = read.body.session_hierarchy.nodes.find((n) => n.id === child)!;
       expect(me, label).toMatchObject({ render_parent_id: router.id, spawn_edge: true });
@@ -44,7 +56,11 @@ describeEachDialect('the legacy parent key, spelled every accepted way', (t) => 
     }
     // downward: the router's own hierarchy and its list of children hold every one
     const fromRouter = await h.request<{ nodes: Node[] }>('GET', `/api/v1/sessions/${router.id}/hierarchy`, { token: h.fleetKey });
-    for (const child of children) expect(fromRouter.body.nodes.find((n) => n.id === child), `#${child}`).toMatchObject({ render_parent_id: router.id, spawn_edge: true });
+    for (const child of children)
+      expect(
+        fromRouter.body.nodes.find((n) => n.id === child),
+        `#${child}`,
+      ).toMatchObject({ render_parent_id: router.id, spawn_edge: true });
     const listed = await h.request<{ sessions: { id: number }[] }>('GET', `/api/v1/sessions?parent=${router.id}&limit=100`, { token: h.fleetKey });
     expect(listed.body.sessions.map((s) => s.id).sort((a, b) => a - b)).toEqual([...children].sort((a, b) => a - b));
   });
@@ -61,13 +77,17 @@ describeEachDialect('the legacy parent key, spelled every accepted way', (t) => 
 
   it('a PATCH by an ancestor 200 levels up costs the same queries as one a level up (one recursive climb)', async () => {
     const h = t();
-    const top = await h.request<{ session: { id: number }; session_token: string }>('POST', '/api/v1/sessions', { token: h.fleetKey, body: { title: 'top', attach: true } });
+    const top = await h.request<{ session: { id: number }; session_token: string }>('POST', '/api/v1/sessions', {
+      token: h.fleetKey,
+      body: { title: 'top', attach: true },
+    });
     const token = top.body.session_token;
     let parent = top.body.session.id;
     const chain: number[] = [];
     for (let i = 0; i < 200; i++) {
       // every level but one uses the column; one hop in the middle is a legacy key
-      const body = i === 100 ? { title: `level ${i}`, custom_metadata: { router_session_id: `#${parent}` } } : { title: `level ${i}`, parent_session_id: parent };
+      const body =
+        i === 100 ? { title: `level ${i}`, custom_metadata: { router_session_id: `#${parent}` } } : { title: `level ${i}`, parent_session_id: parent };
       parent = (await h.create(h.fleetKey, body)).session.id;
       chain.push(parent);
     }

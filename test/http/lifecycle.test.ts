@@ -42,7 +42,11 @@ describeEachDialect("the lifecycle table (docs/design/sessions.md), each row's e
     let cursor: string | null = null;
     let pages = 0;
     do {
-      const r: { status: number; body: any } = await h.request('GET', `/api/v1/sessions/${s.id}/events?limit=2${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`, { token: h.fleetKey });
+      const r: { status: number; body: any } = await h.request(
+        'GET',
+        `/api/v1/sessions/${s.id}/events?limit=2${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`,
+        { token: h.fleetKey },
+      );
       expect(r.status).toBe(200);
       expect(r.body.events.length).toBeLessThanOrEqual(2);
       seen.push(...r.body.events);
@@ -227,7 +231,10 @@ describeEachDialect("the lifecycle table (docs/design/sessions.md), each row's e
   it('PATCH records one event per field that really changed, and nothing for current values', async () => {
     const h = t();
     const s = (await h.create(h.fleetKey, { title: 'patch me' })).session;
-    const r = await h.request('PATCH', `/api/v1/sessions/${s.id}`, { token: h.fleetKey, body: { title: 'patched', starred: true, model: 'opus', messaging: 'reply-only' } });
+    const r = await h.request('PATCH', `/api/v1/sessions/${s.id}`, {
+      token: h.fleetKey,
+      body: { title: 'patched', starred: true, model: 'opus', messaging: 'reply-only' },
+    });
     expect(r.status).toBe(200);
     expect(r.body.changed).toEqual(['title_changed', 'starred', 'model_changed', 'messaging_changed']);
     expect(r.body.session).toMatchObject({ title: 'patched', starred: true, model: 'opus', messaging: 'reply-only', slug: 'patch-me' });
@@ -253,7 +260,7 @@ describeEachDialect("the lifecycle table (docs/design/sessions.md), each row's e
     expect(second.body.session.slug).toBe('first-name');
   });
 
-  it('a title derived from the prompt is the system\'s, for the session\'s cause; the given title wins', async () => {
+  it("a title derived from the prompt is the system's, for the session's cause; the given title wins", async () => {
     const h = t();
     const s = await h.create(h.fleetKey, { prompt: 'Build the thing\nwith details', original_prompt: 'Please fix login\nit is broken' });
     expect(s.session.title).toBe('Please fix login');
@@ -261,7 +268,7 @@ describeEachDialect("the lifecycle table (docs/design/sessions.md), each row's e
     expect(evs[1]).toMatchObject({ type: 'title_generated', actor: { kind: 'system' }, cause: { kind: 'fleet' }, details: { from: 'original_prompt' } });
     const given = await h.create(h.fleetKey, { title: 'Given', prompt: 'ignored' });
     expect(given.session.title).toBe('Given');
-    expect((await types(h, given.session.id))).toEqual(['created']);
+    expect(await types(h, given.session.id)).toEqual(['created']);
   });
 
   it('a replayed Idempotency-Key create returns the original response and records nothing', async () => {
@@ -274,7 +281,11 @@ describeEachDialect("the lifecycle table (docs/design/sessions.md), each row's e
     expect(replay.status).toBe(201);
     expect(replay.body).toEqual(first.body);
     expect((await events(h, first.body.session.id)).length).toBe(n);
-    const count = await h.store.kysely.selectFrom('sessions').select((eb) => eb.fn.countAll<number>().as('n')).where('title', '=', 'once').executeTakeFirstOrThrow();
+    const count = await h.store.kysely
+      .selectFrom('sessions')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('title', '=', 'once')
+      .executeTakeFirstOrThrow();
     expect(Number(count.n)).toBe(1);
     // the same key with another body is refused, naming the session
     const other = await h.request('POST', '/api/v1/sessions', { token: h.fleetKey, body: { title: 'different' }, headers });

@@ -34,7 +34,10 @@ describeEachDialect('PATCH parent_session_id: the operator correction (docs/desi
     expect(r.body.changed).toEqual(['parent_changed', 'title_changed']);
     expect(r.body.session).toMatchObject({ parent_session_id: null, parent_basis: 'corrected', lineage_parent_id: null, title: 'orphaned on purpose' });
     // a refused correction takes the title down with it
-    const refused = await h.request('PATCH', `/api/v1/sessions/${child.id}`, { token: admin.token, body: { parent_session_id: child.id + 1000, title: 'never' } });
+    const refused = await h.request('PATCH', `/api/v1/sessions/${child.id}`, {
+      token: admin.token,
+      body: { parent_session_id: child.id + 1000, title: 'never' },
+    });
     expect(refused.status).toBe(404);
     expect(refused.body.error).toBe('parent-not-found');
     expect((await h.request('GET', `/api/v1/sessions/${child.id}`, { token: h.fleetKey })).body.session.title).toBe('orphaned on purpose');

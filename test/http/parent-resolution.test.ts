@@ -9,7 +9,11 @@ async function ambiguousPair(h: Harness): Promise<{ prefix: string; ids: number[
   const ids: number[] = [];
   for (const tail of ['000000000001', '000000000002']) {
     const s = (await h.create(h.fleetKey, {})).session;
-    await h.store.kysely.updateTable('sessions').set({ uid: `${prefix}-aaaa-4aaa-8aaa-${tail}` }).where('id', '=', s.id).execute();
+    await h.store.kysely
+      .updateTable('sessions')
+      .set({ uid: `${prefix}-aaaa-4aaa-8aaa-${tail}` })
+      .where('id', '=', s.id)
+      .execute();
     ids.push(s.id);
   }
   return { prefix, ids };
@@ -61,7 +65,11 @@ describeEachDialect('parent resolution at create (docs/design/lineage.md "resolv
     const full = await h.create(h.fleetKey, { parent_session_id: `${prefix}-aaaa-4aaa-8aaa-000000000002` });
     expect(full.parent_resolution).toMatchObject({ resolved_id: ids[1], basis: 'declared' });
     const target = (await h.create(h.fleetKey, {})).session;
-    await h.store.kysely.updateTable('sessions').set({ uid: `e${prefix.slice(1)}-bbbb-4bbb-8bbb-000000000001` }).where('id', '=', target.id).execute();
+    await h.store.kysely
+      .updateTable('sessions')
+      .set({ uid: `e${prefix.slice(1)}-bbbb-4bbb-8bbb-000000000001` })
+      .where('id', '=', target.id)
+      .execute();
     const unique = await h.create(h.fleetKey, { parent_session_id: `e${prefix.slice(1)}` });
     expect(unique.parent_resolution).toMatchObject({ resolved_id: target.id, basis: 'declared' });
     const blank = await h.create(h.fleetKey, {}, { 'x-warrant-parent-session': '  ' });
@@ -73,7 +81,13 @@ describeEachDialect('parent resolution at create (docs/design/lineage.md "resolv
     const caller = await liveSession(h, h.fleetKey);
     const other = (await h.create(h.fleetKey, {})).session;
     const r = await h.create(caller.token, { parent_session_id: other.id });
-    expect(r.parent_resolution).toMatchObject({ requested: String(other.id), resolved_id: caller.id, basis: 'authenticated', dropped: 'caller-disagrees', source: 'session-token' });
+    expect(r.parent_resolution).toMatchObject({
+      requested: String(other.id),
+      resolved_id: caller.id,
+      basis: 'authenticated',
+      dropped: 'caller-disagrees',
+      source: 'session-token',
+    });
     expect(r.session).toMatchObject({ parent_session_id: caller.id, parent_basis: 'authenticated' });
     const agrees = await h.create(caller.token, { parent_session_id: caller.uid });
     expect(agrees.parent_resolution.dropped).toBeNull();

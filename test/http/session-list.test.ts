@@ -4,7 +4,12 @@ import { describeEachDialect, uniqueKey, type Harness } from '../helpers/harness
 /** docs/design/surfaces.md: `GET /api/v1/sessions` — the filters `status`, `owner`, `parent`, `root`, `q`, and the cursor. */
 async function list(h: Harness, query: string, token = h.fleetKey): Promise<{ ids: number[]; next: string | null; status: number; body: any }> {
   const r = await h.request('GET', `/api/v1/sessions?${query}`, { token });
-  return { ids: r.status === 200 ? r.body.sessions.map((s: any) => s.id) : [], next: r.status === 200 ? r.body.next_cursor : null, status: r.status, body: r.body };
+  return {
+    ids: r.status === 200 ? r.body.sessions.map((s: any) => s.id) : [],
+    next: r.status === 200 ? r.body.next_cursor : null,
+    status: r.status,
+    body: r.body,
+  };
 }
 
 /** Every id of a filtered listing, following the cursor page by page. */
@@ -106,7 +111,7 @@ describeEachDialect('GET /api/v1/sessions: filters and cursor (docs/design/surfa
     expect(bad.status).toBe(400);
   });
 
-  it('multi-user scoping applies under every filter: a human never lists another owner\'s sessions', async () => {
+  it("multi-user scoping applies under every filter: a human never lists another owner's sessions", async () => {
     const { openHarness } = await import('../helpers/harness.js');
     const h = await openHarness(t().dialect, { mode: 'multi-user' });
     try {

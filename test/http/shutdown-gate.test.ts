@@ -19,7 +19,11 @@ describeEachDialect('the shutdown gate', (t) => {
         await h.request('POST', '/api/v1/sessions', { token: h.fleetKey, body: { title: 'after the signal' } }),
         await h.request('GET', '/api/v1/sessions', { token: h.fleetKey }),
         await h.request('GET', '/api/v1/health', { token: null }),
-        await h.request('POST', '/mcp', { token: h.fleetKey, body: { jsonrpc: '2.0', id: 1, method: 'tools/list' }, headers: { accept: 'application/json, text/event-stream' } }),
+        await h.request('POST', '/mcp', {
+          token: h.fleetKey,
+          body: { jsonrpc: '2.0', id: 1, method: 'tools/list' },
+          headers: { accept: 'application/json, text/event-stream' },
+        }),
         await h.request('GET', '/ui', { token: null }),
       ];
       for (const r of attempts) {

@@ -13,7 +13,8 @@ const attach = async (h: Harness, id: number, body?: Record<string, unknown>): P
   if (r.status !== 200) throw new Error(`attach: ${r.status} ${r.text}`);
   return { id, uid: r.body.session.uid, token: r.body.session_token };
 };
-const controlRow = async (h: Harness, sessionId: number) => h.store.kysely.selectFrom('inbox_items').selectAll().where('session_id', '=', sessionId).where('kind', '=', 'control').orderBy('id').execute();
+const controlRow = async (h: Harness, sessionId: number) =>
+  h.store.kysely.selectFrom('inbox_items').selectAll().where('session_id', '=', sessionId).where('kind', '=', 'control').orderBy('id').execute();
 
 describeEachDialect('a stop ends with the runtime it was for', (t) => {
   it('stop → exit → resume → attach: the next runtime never sees the old stop (the bug: it killed the resumed agent)', async () => {
@@ -65,7 +66,12 @@ describeEachDialect('a stop ends with the runtime it was for', (t) => {
     await h.request('POST', `/api/v1/sessions/${s.id}/stop`, { token: h.fleetKey, body: {} });
     await runtime(h, s, { state: 'exited', code: 0 });
     // what a store written before this release holds: the stop still pending after the exit
-    await h.store.kysely.updateTable('inbox_items').set({ state: 'pending', retired_at: null }).where('session_id', '=', s.id).where('kind', '=', 'control').execute();
+    await h.store.kysely
+      .updateTable('inbox_items')
+      .set({ state: 'pending', retired_at: null })
+      .where('session_id', '=', s.id)
+      .where('kind', '=', 'control')
+      .execute();
     const next = await attach(h, s.id);
     expect(await pendingStops(h, s.id, next.token)).toEqual([]);
     const reasons = (await eventsOf(h, s.id, ['inbox_item_retired'])).map((e) => e.details.reason);

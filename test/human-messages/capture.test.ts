@@ -16,7 +16,10 @@ describeEachDialect('human-message capture at the authenticated boundary (docs/d
     expect(rest).toHaveLength(0);
     expect(m).toMatchObject({ entry_point: 'cli.new_session', channel: 'cli', content: 'Please fix the login page', author_key: user.key });
     const events = (await h.request('GET', `/api/v1/sessions/${s.id}/events`, { token })).body.events;
-    expect(events.find((e: any) => e.type === 'human_message')).toMatchObject({ actor: { kind: 'human', ref: user.key, basis: 'authenticated' }, cause: { kind: 'human', basis: 'authenticated' } });
+    expect(events.find((e: any) => e.type === 'human_message')).toMatchObject({
+      actor: { kind: 'human', ref: user.key, basis: 'authenticated' },
+      cause: { kind: 'human', basis: 'authenticated' },
+    });
     // the original (unwrapped) ask wins over the composed prompt
     const s2 = (await h.create(token, { prompt: 'SYSTEM WRAPPER\nhuman: do X', original_prompt: 'do X' })).session;
     expect((await messagesOf(h, s2.id))[0]!.content).toBe('do X');
@@ -67,8 +70,12 @@ describeEachDialect('human-message capture at the authenticated boundary (docs/d
     const [w, ...more] = await withdrawals();
     expect(more).toHaveLength(0);
     expect(w).toBeDefined();
-    await expect(h.store.kysely.updateTable('human_message_withdrawals').set({ created_at: '2000-01-01T00:00:00.000Z' }).where('id', '=', w!.id).execute()).rejects.toThrow(/immutable/);
-    await expect(h.store.kysely.updateTable('human_message_withdrawals').set({ actor_id: null }).where('id', '=', w!.id).execute()).rejects.toThrow(/immutable/);
+    await expect(
+      h.store.kysely.updateTable('human_message_withdrawals').set({ created_at: '2000-01-01T00:00:00.000Z' }).where('id', '=', w!.id).execute(),
+    ).rejects.toThrow(/immutable/);
+    await expect(h.store.kysely.updateTable('human_message_withdrawals').set({ actor_id: null }).where('id', '=', w!.id).execute()).rejects.toThrow(
+      /immutable/,
+    );
     await expect(h.store.kysely.deleteFrom('human_message_withdrawals').where('id', '=', w!.id).execute()).rejects.toThrow(/immutable/);
     expect(await withdrawals()).toEqual([w]);
     // still rendered as withdrawn
@@ -81,19 +88,26 @@ describeEachDialect('human-message capture at the authenticated boundary (docs/d
   it('a capture whose insert fails makes the create fail with nothing written', async () => {
     const h = t();
     const { token } = await h.human(uniqueKey('fail'));
-    const failing = h.dialect === 'sqlite'
-      ? [sql`create trigger fail_capture before insert on human_messages when new.content = 'make it fail' begin select raise(abort, 'capture failed'); end`]
-      : [
-          sql`create or replace function fail_capture() returns trigger language plpgsql as $$ begin if new.content = 'make it fail' then raise exception 'capture failed'; end if; return new; end $$`,
-          sql`create trigger fail_capture before insert on human_messages for each row execute function fail_capture()`,
-        ];
+    const failing =
+      h.dialect === 'sqlite'
+        ? [sql`create trigger fail_capture before insert on human_messages when new.content = 'make it fail' begin select raise(abort, 'capture failed'); end`]
+        : [
+            sql`create or replace function fail_capture() returns trigger language plpgsql as $$ begin if new.content = 'make it fail' then raise exception 'capture failed'; end if; return new; end $$`,
+            sql`create trigger fail_capture before insert on human_messages for each row execute function fail_capture()`,
+          ];
     for (const stmt of failing) await stmt.execute(h.store.kysely);
     try {
-      const before = await h.store.kysely.selectFrom('sessions').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+      const before = await h.store.kysely
+        .selectFrom('sessions')
+        .select((eb) => eb.fn.countAll<number>().as('n'))
+        .executeTakeFirstOrThrow();
       const r = await h.request('POST', '/api/v1/sessions', { token, body: { prompt: 'make it fail', title: 'doomed' } });
       expect(r.status).toBeGreaterThanOrEqual(500);
       expect(r.body.error).toBeTypeOf('string');
-      const after = await h.store.kysely.selectFrom('sessions').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+      const after = await h.store.kysely
+        .selectFrom('sessions')
+        .select((eb) => eb.fn.countAll<number>().as('n'))
+        .executeTakeFirstOrThrow();
       expect(Number(after.n)).toBe(Number(before.n));
       expect(await h.store.kysely.selectFrom('sessions').select('id').where('title', '=', 'doomed').execute()).toHaveLength(0);
     } finally {

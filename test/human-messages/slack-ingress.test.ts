@@ -23,7 +23,11 @@ async function slack(h: Harness, payload: unknown, options: { secret?: string; a
 let n = 0;
 function message(user: string, extra: Record<string, unknown> = {}) {
   n++;
-  return { type: 'event_callback', event_id: `Ev${process.pid}${n}${Date.now()}`, event: { type: 'message', channel_type: 'im', user, channel: `D${n}`, ts: `${1700000000 + n}.000100`, text: `hello number ${n}`, ...extra } };
+  return {
+    type: 'event_callback',
+    event_id: `Ev${process.pid}${n}${Date.now()}`,
+    event: { type: 'message', channel_type: 'im', user, channel: `D${n}`, ts: `${1700000000 + n}.000100`, text: `hello number ${n}`, ...extra },
+  };
 }
 
 async function humanMessagesOf(h: Harness, sessionId: number) {
@@ -49,12 +53,26 @@ describeEachDialect('Slack ingress (docs/design/capture.md)', (t) => {
     expect(r.status).toBe(200);
     expect(r.body.outcome).toBe('session-started');
     const s = (await h.request('GET', `/api/v1/sessions/${r.body.session_id}`, { token: h.fleetKey })).body.session;
-    expect(s).toMatchObject({ genesis: 'slack', scheduling_class: 'priority', owner: user.key, creator: { kind: 'human', ref: user.key }, creator_basis: 'authenticated', cause_basis: 'authenticated' });
+    expect(s).toMatchObject({
+      genesis: 'slack',
+      scheduling_class: 'priority',
+      owner: user.key,
+      creator: { kind: 'human', ref: user.key },
+      creator_basis: 'authenticated',
+      cause_basis: 'authenticated',
+    });
     const [m] = await humanMessagesOf(h, s.id);
-    expect(m).toMatchObject({ entry_point: 'slack.dm', channel: 'slack', content: payload.event.text, slack_permalink: `https://acme.slack.com/archives/${payload.event.channel}/p${payload.event.ts.replace('.', '')}` });
+    expect(m).toMatchObject({
+      entry_point: 'slack.dm',
+      channel: 'slack',
+      content: payload.event.text,
+      slack_permalink: `https://acme.slack.com/archives/${payload.event.channel}/p${payload.event.ts.replace('.', '')}`,
+    });
     const retry = await slack(h, payload);
     expect(retry.body.outcome).toBe('duplicate');
-    expect(await h.store.kysely.selectFrom('sessions').select('id').where('genesis', '=', 'slack').where('owner_user_id', '=', user.id).execute()).toHaveLength(1);
+    expect(await h.store.kysely.selectFrom('sessions').select('id').where('genesis', '=', 'slack').where('owner_user_id', '=', user.id).execute()).toHaveLength(
+      1,
+    );
   });
 
   it('a channel mention records slack.channel_message', async () => {
@@ -72,7 +90,10 @@ describeEachDialect('Slack ingress (docs/design/capture.md)', (t) => {
     await configure(h);
     const slackId = `U${(Date.now() % 1e8).toString(36).toUpperCase()}C`;
     await h.human(uniqueKey('quiet'), { slack: [slackId] });
-    const before = await h.store.kysely.selectFrom('sessions').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+    const before = await h.store.kysely
+      .selectFrom('sessions')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .executeTakeFirstOrThrow();
     for (const payload of [
       message('UNOBODY'),
       message(slackId, { bot_id: 'B1' }),
@@ -84,7 +105,10 @@ describeEachDialect('Slack ingress (docs/design/capture.md)', (t) => {
       expect(r.status).toBe(200);
       expect(r.body.outcome).toBe('ignored');
     }
-    const after = await h.store.kysely.selectFrom('sessions').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+    const after = await h.store.kysely
+      .selectFrom('sessions')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .executeTakeFirstOrThrow();
     expect(Number(after.n)).toBe(Number(before.n));
   });
 
@@ -93,7 +117,10 @@ describeEachDialect('Slack ingress (docs/design/capture.md)', (t) => {
     await configure(h);
     const slackId = `U${(Date.now() % 1e8).toString(36).toUpperCase()}D`;
     await h.human(uniqueKey('sig'), { slack: [slackId] });
-    const before = await h.store.kysely.selectFrom('sessions').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+    const before = await h.store.kysely
+      .selectFrom('sessions')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .executeTakeFirstOrThrow();
     const bad = await slack(h, message(slackId), { secret: 'wrong secret' });
     expect(bad.status).toBe(401);
     expect(bad.body.error).toBe('slack-signature-invalid');
@@ -102,7 +129,10 @@ describeEachDialect('Slack ingress (docs/design/capture.md)', (t) => {
     expect(stale.body.error).toBe('slack-request-stale');
     const unsigned = await h.request('POST', '/integrations/slack/events', { raw: JSON.stringify(message(slackId)) });
     expect(unsigned.status).toBe(401);
-    const after = await h.store.kysely.selectFrom('sessions').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+    const after = await h.store.kysely
+      .selectFrom('sessions')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .executeTakeFirstOrThrow();
     expect(Number(after.n)).toBe(Number(before.n));
   });
 });

@@ -11,13 +11,17 @@ describeEachDialect('the caveat inventory lives in the tool descriptions (docs/d
   it('get_session_provenance carries every caveat, on both MCP surfaces; get_session and check_warrant point to it', async () => {
     const h = t();
     const live = await h.create(h.fleetKey, { title: 'self', attach: true });
-    for (const [path, token] of [['/mcp', h.fleetKey], ['/mcp/self', live.session_token]] as const) {
+    for (const [path, token] of [
+      ['/mcp', h.fleetKey],
+      ['/mcp/self', live.session_token],
+    ] as const) {
       const client = await mcpClient(h, token, path);
       const tools = new Map((await client.listTools()).tools.map((x) => [x.name, x.description ?? '']));
       const prov = tools.get('get_session_provenance')!;
       expect(prov, `${path} get_session_provenance`).toBeDefined();
       for (const caveat of HUMAN_MESSAGE_CAVEATS) expect(prov).toContain(caveat);
-      for (const name of ['get_session', 'check_warrant']) expect(tools.get(name), `${path} ${name}`).toContain("Read human messages as `get_session_provenance`'s description says.");
+      for (const name of ['get_session', 'check_warrant'])
+        expect(tools.get(name), `${path} ${name}`).toContain("Read human messages as `get_session_provenance`'s description says.");
       // each claim of docs/design/capture.md's inventory, pinned by its words (the hierarchy's in get_session)
       const session = tools.get('get_session')!;
       expect(session).toMatch(/Indentation is the spawn edge/);
@@ -38,7 +42,10 @@ describeEachDialect('the caveat inventory lives in the tool descriptions (docs/d
   it('no MCP tool and no REST route reads or writes the roster or tokens', async () => {
     const h = t();
     const live = await h.create(h.fleetKey, { title: 'self', attach: true });
-    for (const [path, token] of [['/mcp', h.fleetKey], ['/mcp/self', live.session_token]] as const) {
+    for (const [path, token] of [
+      ['/mcp', h.fleetKey],
+      ['/mcp/self', live.session_token],
+    ] as const) {
       const client = await mcpClient(h, token, path);
       for (const tool of (await client.listTools()).tools) expect(tool.name).not.toMatch(/user|roster|token|setting|admin/);
       await client.close();

@@ -56,7 +56,10 @@ describeEachDialect(
     };
     const turn = async (id: number, witness: string, text: string, extra: { reliable?: boolean; pasted?: boolean } = {}) => {
       const f = await promptFingerprint(text);
-      const r = await h.request('POST', `/api/v1/sessions/${id}/terminal/turns`, { token: witness, body: { ...f, reliable: extra.reliable ?? true, pasted: extra.pasted ?? false } });
+      const r = await h.request('POST', `/api/v1/sessions/${id}/terminal/turns`, {
+        token: witness,
+        body: { ...f, reliable: extra.reliable ?? true, pasted: extra.pasted ?? false },
+      });
       expect(r.status, r.text).toBe(201);
       return r.body.turn_id as number;
     };
@@ -66,8 +69,12 @@ describeEachDialect(
       return r.body;
     };
     const witnessed = (id: number, witness: string, turnId: number, text: string, isolation = 'same-uid') =>
-      h.request('POST', `/api/v1/sessions/${id}/terminal/prompts`, { token: witness, body: { turn_id: turnId, text, pasted: false, witness_isolation: isolation } });
-    const close = (id: number, witness: string, turns: number) => h.request('POST', `/api/v1/sessions/${id}/terminal/close`, { token: witness, body: { turns } });
+      h.request('POST', `/api/v1/sessions/${id}/terminal/prompts`, {
+        token: witness,
+        body: { turn_id: turnId, text, pasted: false, witness_isolation: isolation },
+      });
+    const close = (id: number, witness: string, turns: number) =>
+      h.request('POST', `/api/v1/sessions/${id}/terminal/close`, { token: witness, body: { turns } });
     const gate = async (id: number) => {
       const r = await h.request('GET', `/api/v1/sessions/${id}/warrant`, { token: h.fleetKey });
       expect(r.status, r.text).toBe(200);
@@ -80,7 +87,7 @@ describeEachDialect(
     };
     const pastGrace = () => clock.advance(TERMINAL_MATCH_GRACE_MS);
 
-    it('typed words, reported by the agent and the runner, become exactly one cli.terminal_prompt with the runner\'s text and witness_isolation; the gate says here (exit 0)', async () => {
+    it("typed words, reported by the agent and the runner, become exactly one cli.terminal_prompt with the runner's text and witness_isolation; the gate says here (exit 0)", async () => {
       const r = await run();
       const text = 'Check the deploy, please.';
       const turnId = await turn(r.id, r.witness, text);
@@ -120,7 +127,10 @@ describeEachDialect(
       expect(provCli.stdout).toContain('witness_isolation: other-uid');
       // PROV export and the web panel carry it too
       const provJson = await h.request('GET', `/api/v1/sessions/${r.id}/provenance?format=prov-json`, { token: h.fleetKey });
-      expect(provJson.body.entity[`msg:${recorded.body.human_message.id}`]).toMatchObject({ 'warrant:entry_point': 'cli.terminal_prompt', 'warrant:witness_isolation': 'other-uid' });
+      expect(provJson.body.entity[`msg:${recorded.body.human_message.id}`]).toMatchObject({
+        'warrant:entry_point': 'cli.terminal_prompt',
+        'warrant:witness_isolation': 'other-uid',
+      });
       const web = new WebClient(h);
       await web.signInWithLink();
       const panel = (await web.get(`/sessions/${r.id}/provenance_panel`)).text;
@@ -144,7 +154,10 @@ describeEachDialect(
         collector.close();
       }
       const event = spans.flatMap((sp) => sp.events).find((e: any) => e.name === 'warrant.human_message');
-      expect(Object.fromEntries(event.attributes.map((a: any) => [a.key, a.value.stringValue ?? a.value.intValue]))).toMatchObject({ 'warrant.entry_point': 'cli.terminal_prompt', 'warrant.witness_isolation': 'other-uid' });
+      expect(Object.fromEntries(event.attributes.map((a: any) => [a.key, a.value.stringValue ?? a.value.intValue]))).toMatchObject({
+        'warrant.entry_point': 'cli.terminal_prompt',
+        'warrant.witness_isolation': 'other-uid',
+      });
       // the closing report revoked the credential: a second close is a bad token
       const again = await close(r.id, r.witness, 1);
       expect(again.status).toBe(401);
@@ -155,7 +168,7 @@ describeEachDialect(
         const check = await callTool(client, 'check_warrant', { session_id: r.id });
         expect(check.data).toMatchObject({ answer: 'here', gaps: [] });
         const prov = await callTool(client, 'get_session_provenance', { session_id: r.id });
-        expect((prov.data).human_messages.entries[0]).toMatchObject({ entry_point: 'cli.terminal_prompt', witness_isolation: 'other-uid' });
+        expect(prov.data.human_messages.entries[0]).toMatchObject({ entry_point: 'cli.terminal_prompt', witness_isolation: 'other-uid' });
         expect(prov.text).toContain('witness_isolation: other-uid');
       } finally {
         await client.close();
@@ -174,7 +187,9 @@ describeEachDialect(
           channel: 'terminal',
           unmatched_at: turnedAt,
           match_pending: true,
-          message: expect.stringContaining(`A prompt typed at the agent terminal of #${typed.id} (${turnedAt.slice(0, 10)} ${turnedAt.slice(11, 16)} UTC) is not matched yet`),
+          message: expect.stringContaining(
+            `A prompt typed at the agent terminal of #${typed.id} (${turnedAt.slice(0, 10)} ${turnedAt.slice(11, 16)} UTC) is not matched yet`,
+          ),
         }),
       ]);
       pastGrace();
@@ -187,7 +202,9 @@ describeEachDialect(
           kind: 'terminal-unwitnessed',
           session_ids: [typed.id],
           unmatched_at: turnedAt,
-          message: expect.stringContaining(`A prompt typed at the agent terminal of #${typed.id} (${turnedAt.slice(0, 10)} ${turnedAt.slice(11, 16)} UTC) was not witnessed`),
+          message: expect.stringContaining(
+            `A prompt typed at the agent terminal of #${typed.id} (${turnedAt.slice(0, 10)} ${turnedAt.slice(11, 16)} UTC) was not witnessed`,
+          ),
         }),
       ]);
       const code = await cli(['check', String(typed.id)], { WARRANT_URL: server.url, WARRANT_TOKEN: h.fleetKey });
@@ -227,7 +244,7 @@ describeEachDialect(
       expect(await terminalGaps(beating.id)).toEqual([]);
     });
 
-    it('hostile: the agent\'s own session token cannot report turns, witnessed prompts or the close, mint a witness, or record a --prompt', async () => {
+    it("hostile: the agent's own session token cannot report turns, witnessed prompts or the close, mint a witness, or record a --prompt", async () => {
       const r = await run();
       const f = await promptFingerprint('rm -rf /');
       for (const [path, body] of [
@@ -252,7 +269,7 @@ describeEachDialect(
       expect(await humanMessages(r.id)).toEqual([]);
     });
 
-    it('hostile: the witness credential is refused by every other route and MCP surface; another session\'s terminal is out of its scope', async () => {
+    it("hostile: the witness credential is refused by every other route and MCP surface; another session's terminal is out of its scope", async () => {
       const r = await run();
       const other = await run();
       const target = (await h.create(h.fleetKey, { title: 'someone else' })).session.id as number;
@@ -266,7 +283,10 @@ describeEachDialect(
       expect(checked.length).toBeGreaterThan(30);
       // reports for another session's run, with a valid ref: out of scope, never "not found"
       for (const ref of [String(other.id), '999999']) {
-        const res = await h.request('POST', `/api/v1/sessions/${ref}/terminal/turns`, { token: r.witness, body: { ...(await promptFingerprint('x')), reliable: true, pasted: false } });
+        const res = await h.request('POST', `/api/v1/sessions/${ref}/terminal/turns`, {
+          token: r.witness,
+          body: { ...(await promptFingerprint('x')), reliable: true, pasted: false },
+        });
         expect(res.status, res.text).toBe(403);
         expect(res.body.error).toBe('witness-credential-scope');
       }
@@ -342,11 +362,14 @@ describeEachDialect(
       expect(c.answer).toBe('none');
     });
 
-    it('revocation: minting again revokes the earlier credential; a new attach and a reported exit revoke the run\'s; a fresh credential for a closed run is refused', async () => {
+    it("revocation: minting again revokes the earlier credential; a new attach and a reported exit revoke the run's; a fresh credential for a closed run is refused", async () => {
       const r = await run();
       const second = await h.request('POST', `/api/v1/sessions/${r.id}/witness`, { token: human });
       expect(second.status).toBe(201);
-      const old = await h.request('POST', `/api/v1/sessions/${r.id}/terminal/turns`, { token: r.witness, body: { ...(await promptFingerprint('x')), reliable: true, pasted: false } });
+      const old = await h.request('POST', `/api/v1/sessions/${r.id}/terminal/turns`, {
+        token: r.witness,
+        body: { ...(await promptFingerprint('x')), reliable: true, pasted: false },
+      });
       expect(old.status).toBe(401);
       expect(old.body.error).toBe('invalid-token');
       expect((await close(r.id, second.body.witness_token, 0)).status).toBe(200);
@@ -398,7 +421,10 @@ describeEachDialect(
         const res = await h.request('POST', `/api/v1/sessions/${r.id}/terminal/prompts`, { token: r.witness, body });
         expect(res.status, JSON.stringify(body)).toBe(400);
       }
-      const blank = await h.request('POST', `/api/v1/sessions/${r.id}/terminal/prompts`, { token: r.witness, body: { turn_id: turnId, text: ' \r\n', pasted: false, witness_isolation: 'same-uid' } });
+      const blank = await h.request('POST', `/api/v1/sessions/${r.id}/terminal/prompts`, {
+        token: r.witness,
+        body: { turn_id: turnId, text: ' \r\n', pasted: false, witness_isolation: 'same-uid' },
+      });
       expect(blank.status).toBe(400);
       expect((await close(r.id, r.witness, -1)).status).toBe(400);
       const rp = await h.request('POST', `/api/v1/sessions/${r.id}/run-prompt`, { token: human, body: { text: '  \n' } });
@@ -473,7 +499,8 @@ describeEachDialect(
 
     it('the OpenAPI document describes the new routes with their validation: digest pattern, integer bounds, the isolation enum', async () => {
       const doc = (await h.request('GET', '/api/v1/openapi.json')).body;
-      for (const path of ['witness', 'terminal/turns', 'terminal/prompts', 'terminal/close', 'run-prompt']) expect(doc.paths[`/api/v1/sessions/{ref}/${path}`]?.post, path).toBeDefined();
+      for (const path of ['witness', 'terminal/turns', 'terminal/prompts', 'terminal/close', 'run-prompt'])
+        expect(doc.paths[`/api/v1/sessions/{ref}/${path}`]?.post, path).toBeDefined();
       const turn = doc.components.schemas.TerminalTurn;
       expect(turn.properties.digest.pattern).toBe('^[0-9a-f]{64}$');
       expect(turn.properties.length.minimum).toBe(1);

@@ -27,7 +27,7 @@ describe('hook and MCP commands run without warrant on PATH', () => {
     expect(live.cliMain).toMatch(/[\\/]dist[\\/]cli[\\/]main\.js$/);
   });
   it('paths with spaces, quotes and dollars survive the shell as one word each', () => {
-    for (const odd of ['/home/a b/node', '/tmp/it\'s/node', '/x/$HOME/"q"/node', '/back\\slash/node']) {
+    for (const odd of ['/home/a b/node', "/tmp/it's/node", '/x/$HOME/"q"/node', '/back\\slash/node']) {
       const command = hookCommand('claude-code', { ...paths, node: odd });
       expect(shellWords(command)).toEqual([odd, paths.hookMain, 'claude-code']);
     }
@@ -39,7 +39,10 @@ describe('Claude Code merges', () => {
     const existing = JSON.stringify({
       model: 'opus',
       permissions: { allow: ['Bash(npm test)'], deny: ['Read(./secrets/**)'] },
-      hooks: { Stop: [{ hooks: [{ type: 'command', command: 'notify-me' }] }], PreToolUse: [{ matcher: 'Bash', hooks: [{ type: 'command', command: 'guard' }] }] },
+      hooks: {
+        Stop: [{ hooks: [{ type: 'command', command: 'notify-me' }] }],
+        PreToolUse: [{ matcher: 'Bash', hooks: [{ type: 'command', command: 'guard' }] }],
+      },
     });
     const once = mergeClaudeSettings(existing, { paths, deniedDataDir: '/p/.warrant' });
     expect(once.changed).toBe(true);
@@ -55,27 +58,63 @@ describe('Claude Code merges', () => {
     expect(twice).toEqual({ text: once.text, changed: false, notes: [] });
   });
 
-  it('an earlier `warrant hook claude-code` (or another install\'s path) is upgraded in place, never duplicated', () => {
-    const legacy = JSON.stringify({ hooks: { Stop: [{ hooks: [{ type: 'command', command: 'warrant hook claude-code', timeout: 10 }, { type: 'command', command: 'keep-me' }] }], UserPromptSubmit: [{ hooks: [{ type: 'command', command: '"/old/node" "/old/warrant/dist/hook/hook-main.js" claude-code' }] }] } });
+  it("an earlier `warrant hook claude-code` (or another install's path) is upgraded in place, never duplicated", () => {
+    const legacy = JSON.stringify({
+      hooks: {
+        Stop: [
+          {
+            hooks: [
+              { type: 'command', command: 'warrant hook claude-code', timeout: 10 },
+              { type: 'command', command: 'keep-me' },
+            ],
+          },
+        ],
+        UserPromptSubmit: [{ hooks: [{ type: 'command', command: '"/old/node" "/old/warrant/dist/hook/hook-main.js" claude-code' }] }],
+      },
+    });
     const r = mergeClaudeSettings(legacy, { paths });
     const hooks = JSON.parse(r.text).hooks;
-    expect(hooks.Stop).toEqual([{ hooks: [{ type: 'command', command: HOOK, timeout: 10 }, { type: 'command', command: 'keep-me' }] }]);
+    expect(hooks.Stop).toEqual([
+      {
+        hooks: [
+          { type: 'command', command: HOOK, timeout: 10 },
+          { type: 'command', command: 'keep-me' },
+        ],
+      },
+    ]);
     expect(hooks.UserPromptSubmit).toEqual([{ hooks: [{ type: 'command', command: HOOK }] }]);
     expect(r.notes.join(' ')).toContain('upgraded');
   });
 
-  it('recognises Warrant\'s hooks in every form it was written, and nobody else\'s', () => {
-    for (const c of ['warrant hook claude-code', HOOK, '"/old/node" "/old/dist/hook/hook-main.js" claude-code', '"/usr/bin/node" "/x/warrant/dist/cli/main.js" hook claude-code', "'/a b/node' '/a b/dist/hook/hook-main.js' claude-code"]) expect(isWarrantHook(c, 'claude-code'), c).toBe(true);
-    for (const c of ['notify-me', 'warrant hook codex', '"/n" "/x/dist/hook/hook-main.js" codex', 'my-hook-main.js claude-code --extra', 'echo warrant hook claude-code > /tmp/x']) expect(isWarrantHook(c, 'claude-code'), c).toBe(false);
+  it("recognises Warrant's hooks in every form it was written, and nobody else's", () => {
+    for (const c of [
+      'warrant hook claude-code',
+      HOOK,
+      '"/old/node" "/old/dist/hook/hook-main.js" claude-code',
+      '"/usr/bin/node" "/x/warrant/dist/cli/main.js" hook claude-code',
+      "'/a b/node' '/a b/dist/hook/hook-main.js' claude-code",
+    ])
+      expect(isWarrantHook(c, 'claude-code'), c).toBe(true);
+    for (const c of [
+      'notify-me',
+      'warrant hook codex',
+      '"/n" "/x/dist/hook/hook-main.js" codex',
+      'my-hook-main.js claude-code --extra',
+      'echo warrant hook claude-code > /tmp/x',
+    ])
+      expect(isWarrantHook(c, 'claude-code'), c).toBe(false);
   });
 
   it('an allow rule written another way counts; a deny naming Warrant tools is kept and noted', () => {
-    const r = mergeClaudeSettings(JSON.stringify({ permissions: { allow: ['mcp__warrant__*'], deny: ['mcp__warrant__send_message'] } }), { paths, hooks: false });
+    const r = mergeClaudeSettings(JSON.stringify({ permissions: { allow: ['mcp__warrant__*'], deny: ['mcp__warrant__send_message'] } }), {
+      paths,
+      hooks: false,
+    });
     expect(r.changed).toBe(false);
     expect(r.notes.join(' ')).toContain('deny');
   });
 
-  it('the deny rules use Claude\'s absolute-path form', () => {
+  it("the deny rules use Claude's absolute-path form", () => {
     expect(claudeDenyRules('/work/proj/.warrant')).toEqual(['Read(//work/proj/.warrant/**)', 'Edit(//work/proj/.warrant/**)']);
     expect(isInside('/work/proj/.warrant', '/work/proj')).toBe(true);
     expect(isInside('/work/project-data', '/work/proj')).toBe(false);
@@ -91,7 +130,11 @@ describe('Claude Code merges', () => {
       args: ['/srv/warrant/dist/cli/main.js', 'mcp', '--self'],
       env: { WARRANT_URL: '${WARRANT_URL:-http://127.0.0.1:7420}', WARRANT_SESSION_TOKEN: '${WARRANT_SESSION_TOKEN:-}' },
     });
-    const legacy = mergeClaudeMcpServers(JSON.stringify({ mcpServers: { warrant: { command: 'warrant', args: ['mcp', '--self'], env: {} } } }), '.mcp.json', paths);
+    const legacy = mergeClaudeMcpServers(
+      JSON.stringify({ mcpServers: { warrant: { command: 'warrant', args: ['mcp', '--self'], env: {} } } }),
+      '.mcp.json',
+      paths,
+    );
     expect(legacy.changed).toBe(true);
     expect(JSON.parse(legacy.text).mcpServers.warrant.command).toBe('/opt/node/bin/node');
     const foreign = JSON.stringify({ mcpServers: { warrant: { command: 'my-own', args: [] } } });
@@ -138,11 +181,18 @@ describe('Codex merges', () => {
     expect(mergeCodexToml(once.text, paths)).toEqual({ text: once.text, changed: false, notes: [] });
     const tables = readTomlTables(once.text);
     expect(tables.get('')).toEqual({ model: 'o4', notify: ['/opt/node/bin/node', '/srv/warrant/dist/hook/hook-main.js', 'codex'] });
-    expect(tables.get('mcp_servers.warrant')).toEqual({ command: '/opt/node/bin/node', args: ['/srv/warrant/dist/cli/main.js', 'mcp', '--self'], env_vars: ['WARRANT_URL', 'WARRANT_SESSION_TOKEN'], default_tools_approval_mode: 'approve', required: true });
+    expect(tables.get('mcp_servers.warrant')).toEqual({
+      command: '/opt/node/bin/node',
+      args: ['/srv/warrant/dist/cli/main.js', 'mcp', '--self'],
+      env_vars: ['WARRANT_URL', 'WARRANT_SESSION_TOKEN'],
+      default_tools_approval_mode: 'approve',
+      required: true,
+    });
   });
 
-  it('an earlier integrate\'s bare `warrant` lines are upgraded in place; another notify and another warrant table are kept with a note', () => {
-    const legacy = 'notify = ["warrant", "hook", "codex"]\n\n[mcp_servers.warrant]\ncommand = "warrant"\nargs = ["mcp", "--self"]\nenv_vars = ["WARRANT_URL", "WARRANT_SESSION_TOKEN"]\nstartup_timeout_sec = 20\n';
+  it("an earlier integrate's bare `warrant` lines are upgraded in place; another notify and another warrant table are kept with a note", () => {
+    const legacy =
+      'notify = ["warrant", "hook", "codex"]\n\n[mcp_servers.warrant]\ncommand = "warrant"\nargs = ["mcp", "--self"]\nenv_vars = ["WARRANT_URL", "WARRANT_SESSION_TOKEN"]\nstartup_timeout_sec = 20\n';
     const up = mergeCodexToml(legacy, paths);
     expect(up.text).toContain(NOTIFY);
     expect(up.text).toContain('[mcp_servers.warrant]\ncommand = "/opt/node/bin/node"\nargs = ["/srv/warrant/dist/cli/main.js", "mcp", "--self"]');
@@ -164,7 +214,10 @@ describe('Codex merges', () => {
     const once = mergeCodexHooksJson(existing, 'hooks.json', paths);
     const hooks = JSON.parse(once.text).hooks;
     expect(Object.keys(hooks).sort()).toEqual([...CODEX_HOOK_EVENTS].sort());
-    expect(hooks.Stop).toEqual([{ hooks: [{ type: 'command', command: 'mine' }] }, { hooks: [{ type: 'command', command: hookCommand('codex', paths), timeout: 10 }] }]);
+    expect(hooks.Stop).toEqual([
+      { hooks: [{ type: 'command', command: 'mine' }] },
+      { hooks: [{ type: 'command', command: hookCommand('codex', paths), timeout: 10 }] },
+    ]);
     expect(mergeCodexHooksJson(once.text, 'hooks.json', paths).changed).toBe(false);
   });
 });

@@ -45,7 +45,14 @@ describeEachDialect('OpenTelemetry export (docs/integrations.md)', (t) => {
     const other = (await h.create(h.fleetKey, { title: 'otel other root' })).session;
     await h.store.kysely
       .insertInto('session_uncles')
-      .values({ session_id: child.id, uncle_session_id: other.id, source: 'rest.follow_up', basis: 'declared', recorded_by_actor_id: null, created_at: new Date().toISOString() })
+      .values({
+        session_id: child.id,
+        uncle_session_id: other.id,
+        source: 'rest.follow_up',
+        basis: 'declared',
+        recorded_by_actor_id: null,
+        created_at: new Date().toISOString(),
+      })
       .execute();
     const before = rx.spans().length;
     const result = await exportToOtlp(h.ctx, { endpoint: rx.url, sessionIds: [root.id, child.id, other.id] });
@@ -103,7 +110,10 @@ async function until(done: () => boolean, what: string): Promise<void> {
 async function endedSession(h: Harness, title: string, conversation: string): Promise<{ id: number; uid: string }> {
   const s = await h.create(h.fleetKey, { title, attach: true });
   const id = s.session.id as number;
-  const conv = await h.request('POST', `/api/v1/sessions/${id}/conversation`, { token: s.session_token, body: { provider: 'claude-code', conversation_id: conversation } });
+  const conv = await h.request('POST', `/api/v1/sessions/${id}/conversation`, {
+    token: s.session_token,
+    body: { provider: 'claude-code', conversation_id: conversation },
+  });
   expect(conv.status, conv.text).toBe(200);
   const exit = await h.request('POST', `/api/v1/sessions/${id}/runtime`, { token: s.session_token, body: { state: 'exited', code: 0 } });
   expect(exit.body.session?.status ?? (await h.request('GET', `/api/v1/sessions/${id}`, { token: h.fleetKey })).body.session.status).toBe('stopped');
@@ -145,7 +155,11 @@ describeEachDialect('OpenTelemetry export through the CLI and the continuous exp
       // later ticks run (c arrives after them) and export nothing twice
       const c = await endedSession(h, 'ended c', 'conv-continuous-c');
       await until(() => spansOf(c.uid).length > 0, 'c exported');
-      for (const [s, conv] of [[a, 'conv-continuous-a'], [b, 'conv-continuous-b'], [c, 'conv-continuous-c']] as const) {
+      for (const [s, conv] of [
+        [a, 'conv-continuous-a'],
+        [b, 'conv-continuous-b'],
+        [c, 'conv-continuous-c'],
+      ] as const) {
         expect(spansOf(s.uid), `${s.uid} exported once`).toHaveLength(1);
         expect(attributesOf(spansOf(s.uid)[0])['gen_ai.conversation.id']).toBe(conv);
       }

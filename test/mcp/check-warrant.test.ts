@@ -48,7 +48,10 @@ describeEachDialect('MCP check_warrant (docs/design/capture.md, docs/design/surf
       const messageId = (await h.request('GET', `/api/v1/sessions/${asked.session.id}/provenance`, { token: h.fleetKey })).body.human_messages.entries[0].id;
       const here = await gate(asked.session.id);
       expect(here.data).toMatchObject({ answer: 'here', evidence: [messageId], gaps: [], truncated: false, counts: { here: 1, elsewhere: 0 } });
-      expect(here.text.split('\n')).toEqual([`warrant for #${asked.session.id}: here — a named human asked for this, in this session.`, `evidence: human message ${messageId}`]);
+      expect(here.text.split('\n')).toEqual([
+        `warrant for #${asked.session.id}: here — a named human asked for this, in this session.`,
+        `evidence: human message ${messageId}`,
+      ]);
 
       // the session asks about itself on its own surface: the same verdict
       const self = await mcpClient(h, asked.session_token, '/mcp/self');

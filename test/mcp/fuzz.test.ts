@@ -38,21 +38,24 @@ describeEachDialect('MCP tools under a fuzz (docs/design/quality.md)', (t) => {
         const known = Object.keys((tool.inputSchema as { properties?: Record<string, unknown> }).properties ?? {});
         const keys = fc.constantFrom(...known, 'session_id', 'action', 'surprise');
         await fc.assert(
-          fc.asyncProperty(fc.dictionary(keys, fc.oneof(nasty, fc.constant(live.session.id), fc.constant(String(live.session.id))), { maxKeys: 5 }), async (args) => {
-            let result: { isError?: boolean; structuredContent?: unknown; content?: { text?: string }[] };
-            try {
-              result = (await client.callTool({ name: tool.name, arguments: args })) as typeof result;
-            } catch (error) {
-              // a protocol-level refusal of the arguments (invalid params) is a clear answer too
-              expect(String((error as Error).message), `${tool.name} ${JSON.stringify(args).slice(0, 200)}`).not.toMatch(/internal/i);
-              return;
-            }
-            if (result.isError) {
-              const body = result.structuredContent as { error?: string } | undefined;
-              const text = (result.content ?? []).map((c) => c.text ?? '').join(' ');
-              expect(body?.error ?? text, `${tool.name} ${JSON.stringify(args).slice(0, 200)}`).not.toMatch(/internal-error/);
-            }
-          }),
+          fc.asyncProperty(
+            fc.dictionary(keys, fc.oneof(nasty, fc.constant(live.session.id), fc.constant(String(live.session.id))), { maxKeys: 5 }),
+            async (args) => {
+              let result: { isError?: boolean; structuredContent?: unknown; content?: { text?: string }[] };
+              try {
+                result = (await client.callTool({ name: tool.name, arguments: args })) as typeof result;
+              } catch (error) {
+                // a protocol-level refusal of the arguments (invalid params) is a clear answer too
+                expect(String((error as Error).message), `${tool.name} ${JSON.stringify(args).slice(0, 200)}`).not.toMatch(/internal/i);
+                return;
+              }
+              if (result.isError) {
+                const body = result.structuredContent as { error?: string } | undefined;
+                const text = (result.content ?? []).map((c) => c.text ?? '').join(' ');
+                expect(body?.error ?? text, `${tool.name} ${JSON.stringify(args).slice(0, 200)}`).not.toMatch(/internal-error/);
+              }
+            },
+          ),
           { numRuns: 12 },
         );
       }

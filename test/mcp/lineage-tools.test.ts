@@ -145,12 +145,23 @@ describeEachDialect(
       const fleet = await mcpClient(h, '/mcp', h.fleetKey);
       const call = (args: Record<string, unknown>) => callTool(fleet, 'manage_enqueued_messages', { session_id: b.id, acting_session_id: a.id, ...args });
       const created = await call({ action: 'create', content: 'queued' });
-      expect(created.data).toMatchObject({ inbox_item: { kind: 'enqueued', mode: 'when_idle' }, uncle_edge: { outcome: 'written', source: 'mcp.enqueue', basis: 'declared' } });
+      expect(created.data).toMatchObject({
+        inbox_item: { kind: 'enqueued', mode: 'when_idle' },
+        uncle_edge: { outcome: 'written', source: 'mcp.enqueue', basis: 'declared' },
+      });
       const mid = created.data.inbox_item.id;
       const second = (await call({ action: 'create', content: 'queued 2' })).data.inbox_item.id;
       expect((await call({ action: 'list' })).data.enqueued_messages.map((m: any) => m.id)).toEqual([mid, second]);
-      expect((await call({ action: 'send_now', message_id: mid })).data).toMatchObject({ changed: true, inbox_item: { mode: 'next_turn' }, uncle_edge: { source: 'mcp.send_now' } });
-      expect((await call({ action: 'interrupt', message_id: second })).data).toMatchObject({ changed: true, inbox_item: { mode: 'interrupt' }, uncle_edge: { source: 'mcp.interrupt' } });
+      expect((await call({ action: 'send_now', message_id: mid })).data).toMatchObject({
+        changed: true,
+        inbox_item: { mode: 'next_turn' },
+        uncle_edge: { source: 'mcp.send_now' },
+      });
+      expect((await call({ action: 'interrupt', message_id: second })).data).toMatchObject({
+        changed: true,
+        inbox_item: { mode: 'interrupt' },
+        uncle_edge: { source: 'mcp.interrupt' },
+      });
       const fresh = await call({ action: 'interrupt', content: 'new and urgent' });
       expect(fresh.data).toMatchObject({ inbox_item: { mode: 'interrupt', content: 'new and urgent' }, uncle_edge: { source: 'mcp.interrupt' } });
       const both = await call({ action: 'interrupt', content: 'x', message_id: mid });

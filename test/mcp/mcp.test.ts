@@ -66,10 +66,18 @@ describeEachDialect('MCP over Streamable HTTP, the real SDK client in-process', 
 
   it('checks Host and Origin against the allowlist (DNS-rebinding protection)', async () => {
     const h = t();
-    const host = await h.request('POST', '/mcp', { token: h.fleetKey, headers: { host: 'evil.example' }, body: { jsonrpc: '2.0', id: 1, method: 'tools/list' } });
+    const host = await h.request('POST', '/mcp', {
+      token: h.fleetKey,
+      headers: { host: 'evil.example' },
+      body: { jsonrpc: '2.0', id: 1, method: 'tools/list' },
+    });
     expect(host.status).toBe(403);
     expect(host.body.error).toBe('host-not-allowed');
-    const origin = await h.request('POST', '/mcp', { token: h.fleetKey, headers: { origin: 'http://evil.example' }, body: { jsonrpc: '2.0', id: 1, method: 'tools/list' } });
+    const origin = await h.request('POST', '/mcp', {
+      token: h.fleetKey,
+      headers: { origin: 'http://evil.example' },
+      body: { jsonrpc: '2.0', id: 1, method: 'tools/list' },
+    });
     expect(origin.status).toBe(403);
     expect(origin.body.error).toBe('origin-not-allowed');
   });
@@ -120,7 +128,9 @@ describe('MCP against a real listening server: HTTP, and stdio through `warrant 
 
   it('the SDK client lists and calls tools over HTTP', async () => {
     const client = new Client({ name: 'http-test', version: '1.0.0' });
-    await client.connect(new StreamableHTTPClientTransport(new URL('/mcp', server.url), { requestInit: { headers: { authorization: `Bearer ${server.fleetKey}` } } }));
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL('/mcp', server.url), { requestInit: { headers: { authorization: `Bearer ${server.fleetKey}` } } }),
+    );
     expect((await client.listTools()).tools.map((x) => x.name)).toContain('start_session');
     const r = (await client.callTool({ name: 'start_session', arguments: { title: 'over http' } })) as any;
     expect(r.isError).toBeFalsy();
@@ -131,7 +141,11 @@ describe('MCP against a real listening server: HTTP, and stdio through `warrant 
   it('the SDK client lists and calls tools over stdio (a thin proxy to the server)', async () => {
     const client = new Client({ name: 'stdio-test', version: '1.0.0' });
     await client.connect(
-      new StdioClientTransport({ command: process.execPath, args: [CLI, 'mcp'], env: { ...process.env, WARRANT_URL: server.url, WARRANT_TOKEN: server.fleetKey } }),
+      new StdioClientTransport({
+        command: process.execPath,
+        args: [CLI, 'mcp'],
+        env: { ...process.env, WARRANT_URL: server.url, WARRANT_TOKEN: server.fleetKey },
+      }),
     );
     expect((await client.listTools()).tools.map((x) => x.name)).toEqual(expect.arrayContaining(['start_session', 'get_session', 'action_session']));
     const ok = (await client.callTool({ name: 'start_session', arguments: { title: 'over stdio' } })) as any;

@@ -6,8 +6,8 @@ import { liveSession } from '../helpers/lineage.js';
 import { callTool, mcpClient } from '../helpers/mcp-client.js';
 
 /** docs/design/surfaces.md MCP: send_message and get_message on both groups; no surface reports a conversation (the hooks do, over REST). */
-describeEachDialect('MCP agent-message tools over the SDK\'s real client (docs/design/messages.md, docs/design/surfaces.md)', (t) => {
-  it('the groups carry the right tools, and send_message\'s description carries the caveats', async () => {
+describeEachDialect("MCP agent-message tools over the SDK's real client (docs/design/messages.md, docs/design/surfaces.md)", (t) => {
+  it("the groups carry the right tools, and send_message's description carries the caveats", async () => {
     const h = t();
     const fleet = await mcpClient(h, h.fleetKey);
     const tools = (await fleet.listTools()).tools;
@@ -15,7 +15,14 @@ describeEachDialect('MCP agent-message tools over the SDK\'s real client (docs/d
     expect(tools.map((x) => x.name)).not.toContain('report_conversation');
     const send = tools.find((x) => x.name === 'send_message')!;
     expect(send.description).toBe(SEND_MESSAGE_DESCRIPTION);
-    for (const caveat of ['peer, untrusted and coordination-only', 'no human authority', 'cannot extend it', 'only one reply per original', 'never deliver twice']) expect(send.description).toContain(caveat);
+    for (const caveat of [
+      'peer, untrusted and coordination-only',
+      'no human authority',
+      'cannot extend it',
+      'only one reply per original',
+      'never deliver twice',
+    ])
+      expect(send.description).toContain(caveat);
     expect(Object.keys((send.inputSchema as { properties: object }).properties)).toContain('acting_session_id');
     await fleet.close();
     const s = await liveSession(h, h.fleetKey);
@@ -23,7 +30,9 @@ describeEachDialect('MCP agent-message tools over the SDK\'s real client (docs/d
     const selfTools = (await self.listTools()).tools;
     expect(selfTools.map((x) => x.name)).toEqual(expect.arrayContaining(['send_message', 'get_message', 'read_inbox']));
     expect(selfTools.map((x) => x.name)).not.toContain('report_conversation');
-    expect(Object.keys((selfTools.find((x) => x.name === 'send_message')!.inputSchema as { properties: object }).properties)).not.toContain('acting_session_id');
+    expect(Object.keys((selfTools.find((x) => x.name === 'send_message')!.inputSchema as { properties: object }).properties)).not.toContain(
+      'acting_session_id',
+    );
     await self.close();
   });
 
@@ -91,7 +100,9 @@ describeEachDialect('MCP agent-message tools over the SDK\'s real client (docs/d
     const self = await mcpClient(h, s.token, '/mcp/self');
     const fleet = await mcpClient(h, h.fleetKey);
     for (const client of [self, fleet]) {
-      await expect(callTool(client, 'report_conversation', { conversation_id: 'c-forged', provider: 'claude-code' })).rejects.toThrow(/report_conversation not found/);
+      await expect(callTool(client, 'report_conversation', { conversation_id: 'c-forged', provider: 'claude-code' })).rejects.toThrow(
+        /report_conversation not found/,
+      );
     }
     expect((await h.request('GET', `/api/v1/sessions/${s.id}`, { token: h.fleetKey })).body.session.provider_conversation).toBeNull();
     // the positive control: the same token over REST (what the hook does) is recorded, and says how

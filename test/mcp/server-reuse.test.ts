@@ -11,7 +11,13 @@ const MCP_HEADERS = { accept: 'application/json, text/event-stream', 'content-ty
 /** The JSON-RPC result of a one-message SSE or JSON response. */
 async function rpcResult(r: Response): Promise<any> {
   const text = await r.text();
-  const data = text.startsWith('{') ? text : text.split('\n').filter((l) => l.startsWith('data: ')).map((l) => l.slice(6)).join('');
+  const data = text.startsWith('{')
+    ? text
+    : text
+        .split('\n')
+        .filter((l) => l.startsWith('data: '))
+        .map((l) => l.slice(6))
+        .join('');
   return JSON.parse(data).result;
 }
 
@@ -56,8 +62,13 @@ describeEachDialect('MCP servers are reused across requests, identity stays per 
     const h = t();
     const s = await h.create(h.fleetKey, { title: 'lister', attach: true });
     const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' });
-    for (const [group, path, token] of [['sessions', '/mcp', h.fleetKey], ['self_session', '/mcp/self', s.session_token]] as [ToolGroup, string, string][]) {
-      const served = await rpcResult(await h.service.app.request(`http://localhost${path}`, { method: 'POST', headers: { ...MCP_HEADERS, authorization: `Bearer ${token}` }, body }));
+    for (const [group, path, token] of [
+      ['sessions', '/mcp', h.fleetKey],
+      ['self_session', '/mcp/self', s.session_token],
+    ] as [ToolGroup, string, string][]) {
+      const served = await rpcResult(
+        await h.service.app.request(`http://localhost${path}`, { method: 'POST', headers: { ...MCP_HEADERS, authorization: `Bearer ${token}` }, body }),
+      );
       // the SDK's own listing, from a server built without the cache
       const plain = createMcpHandler(() => buildMcpServer(h.ctx, group));
       const sdk = await rpcResult(await plain.fetch(new Request('http://localhost/mcp', { method: 'POST', headers: MCP_HEADERS, body })));

@@ -62,7 +62,8 @@ describeEachDialect('structured MCP results carry the must-read sentences as `no
       const root = (await h.create(h.fleetKey, { title: 'root', attach: true })).session;
       const asked = (await h.create(h.fleetKey, { title: 'asked', parent_session_id: root.id, attach: true })).session;
       const sibling = (await h.create(h.fleetKey, { title: 'sibling', parent_session_id: root.id })).session;
-      for (let i = 0; i < 26; i++) expect((await h.request('POST', `/api/v1/sessions/${asked.id}/follow_up`, { token, body: { content: `ask ${i}` } })).status).toBe(201);
+      for (let i = 0; i < 26; i++)
+        expect((await h.request('POST', `/api/v1/sessions/${asked.id}/follow_up`, { token, body: { content: `ask ${i}` } })).status).toBe(201);
       const paged = await callTool(client, 'get_session_provenance', { session_id: asked.id });
       const cursor = paged.data.human_messages.next_cursor;
       expect(cursor).toEqual(expect.any(String));
@@ -70,7 +71,9 @@ describeEachDialect('structured MCP results carry the must-read sentences as `no
       expect(paged.data.notes).toEqual([`Older entries: call get_session_provenance again with cursor "${cursor}"`]);
       expect(paged.text).toContain(paged.data.notes[0]);
       const detail = await callTool(client, 'get_session', { session_id: asked.id });
-      expect(detail.data.notes).toEqual([`Older entries: call get_session_provenance with session_id ${asked.id} and cursor "${detail.data.human_messages_next_cursor}"`]);
+      expect(detail.data.notes).toEqual([
+        `Older entries: call get_session_provenance with session_id ${asked.id} and cursor "${detail.data.human_messages_next_cursor}"`,
+      ]);
       const rest = await callTool(client, 'get_session_provenance', { session_id: asked.id, cursor });
       expect(rest.data.human_messages.entries).toHaveLength(1);
       expect(rest.data.notes).toEqual([]);

@@ -33,7 +33,10 @@ function propertyDescriptions(schema: unknown): string[] {
 async function listed(client: Client, surface: string): Promise<Listed[]> {
   const { tools } = await client.listTools();
   return tools.map((t) => {
-    const properties = ((t.inputSchema as { properties?: Record<string, { description?: unknown }> }).properties ?? {}) as Record<string, { description?: unknown }>;
+    const properties = ((t.inputSchema as { properties?: Record<string, { description?: unknown }> }).properties ?? {}) as Record<
+      string,
+      { description?: unknown }
+    >;
     const undescribed = Object.entries(properties)
       .filter(([, p]) => typeof p.description !== 'string' || p.description.length === 0)
       .map(([k]) => k);
@@ -61,8 +64,22 @@ describeEachDialect('MCP tool descriptions as a model sees them (the real SDK cl
     await fleet.close();
     await self.close();
     // both surfaces listed, with the tools each must serve (so an empty list cannot pass)
-    expect(all.filter((x) => x.surface === '/mcp').map((x) => x.name)).toEqual(expect.arrayContaining(['start_session', 'list_sessions', 'get_session', 'get_session_provenance', 'check_warrant', 'action_session', 'manage_enqueued_messages', 'send_message', 'get_message']));
-    expect(all.filter((x) => x.surface === '/mcp/self').map((x) => x.name)).toEqual(expect.arrayContaining(['get_session', 'get_session_provenance', 'check_warrant', 'message_parent', 'read_inbox', 'send_message', 'get_message']));
+    expect(all.filter((x) => x.surface === '/mcp').map((x) => x.name)).toEqual(
+      expect.arrayContaining([
+        'start_session',
+        'list_sessions',
+        'get_session',
+        'get_session_provenance',
+        'check_warrant',
+        'action_session',
+        'manage_enqueued_messages',
+        'send_message',
+        'get_message',
+      ]),
+    );
+    expect(all.filter((x) => x.surface === '/mcp/self').map((x) => x.name)).toEqual(
+      expect.arrayContaining(['get_session', 'get_session_provenance', 'check_warrant', 'message_parent', 'read_inbox', 'send_message', 'get_message']),
+    );
 
     const tooLong = all.flatMap((x) => x.texts.filter((d) => d.length > LIMIT).map((d) => `${x.surface} ${x.name}: ${d.length} characters`));
     expect(tooLong).toEqual([]);
@@ -107,7 +124,10 @@ describeEachDialect('MCP tool descriptions as a model sees them (the real SDK cl
   it('caveats come first: the reading guides open their home tools, and the others point to them', async () => {
     const h = t();
     const live = await h.create(h.fleetKey, { title: 'homes', attach: true });
-    for (const [path, token] of [['/mcp', h.fleetKey], ['/mcp/self', live.session_token]] as const) {
+    for (const [path, token] of [
+      ['/mcp', h.fleetKey],
+      ['/mcp/self', live.session_token],
+    ] as const) {
       const client = await mcpClient(h, token, path);
       const d = new Map((await client.listTools()).tools.map((x) => [x.name, x.description ?? '']));
       await client.close();

@@ -10,7 +10,8 @@ import { leaseAndAck, pair, refusedWithoutWrites, send, sent } from '../helpers/
  * docs/design/messages.md: payloads are reclaimed at a configurable capacity; a send that finds the store at
  * capacity with nothing reclaimable is `store-capacity`. Its own suite: capacity is global.
  */
-const held = async (h: Harness) => Number((await h.store.kysely.selectFrom('counters').select('value').where('name', '=', 'agent_messages_held').executeTakeFirstOrThrow()).value);
+const held = async (h: Harness) =>
+  Number((await h.store.kysely.selectFrom('counters').select('value').where('name', '=', 'agent_messages_held').executeTakeFirstOrThrow()).value);
 const payloads = async (h: Harness, ids: string[]) =>
   (await h.store.kysely.selectFrom('agent_messages').select(['id', 'payload']).where('id', 'in', ids).orderBy('seq').execute()).map((r) => r.payload);
 
@@ -26,7 +27,13 @@ describeEachDialect('the message store capacity (docs/design/messages.md)', (t) 
     for (const payload of ['one', 'two', 'three']) first.push(await sent(h, a.token, { to: b.id, payload }));
     expect(await held(h)).toBe(3);
 
-    const r = await refusedWithoutWrites(h, () => send(h, a.token, { to: b.id, payload: 'four' }), 503, 'store-capacity', MESSAGE_REFUSALS['store-capacity'].action);
+    const r = await refusedWithoutWrites(
+      h,
+      () => send(h, a.token, { to: b.id, payload: 'four' }),
+      503,
+      'store-capacity',
+      MESSAGE_REFUSALS['store-capacity'].action,
+    );
     expect(r.body).toMatchObject({ held: 3, capacity: 3 });
     // a retry of an accepted message still gets its receipt at capacity
     expect((await send(h, a.token, { to: b.id, payload: 'one', ref: first[0].ref })).status).toBe(200);

@@ -9,9 +9,12 @@ import { reportConversation, storeSnapshot } from '../helpers/messages.js';
 
 /** docs/design/messages.md "Provider conversation history". */
 const clock = new ManualClock();
-const conversations = async (h: Harness, id: number, token = h.fleetKey) => (await h.request('GET', `/api/v1/sessions/${id}/conversations`, { token })).body.conversations;
-const rowsOf = async (h: Harness, id: number) => h.store.kysely.selectFrom('session_conversations').selectAll().where('session_id', '=', id).orderBy('id').execute();
-const estimate = (h: Harness, token: string, body: Record<string, unknown>) => h.request('POST', '/api/v1/conversations/estimated', { token, body: { provider: 'claude-code', ...body } });
+const conversations = async (h: Harness, id: number, token = h.fleetKey) =>
+  (await h.request('GET', `/api/v1/sessions/${id}/conversations`, { token })).body.conversations;
+const rowsOf = async (h: Harness, id: number) =>
+  h.store.kysely.selectFrom('session_conversations').selectAll().where('session_id', '=', id).orderBy('id').execute();
+const estimate = (h: Harness, token: string, body: Record<string, unknown>) =>
+  h.request('POST', '/api/v1/conversations/estimated', { token, body: { provider: 'claude-code', ...body } });
 
 describeEachDialect(
   'provider conversation history (docs/design/messages.md)',
@@ -21,11 +24,22 @@ describeEachDialect(
       const s = await liveSession(h, h.fleetKey, { title: 'worker' });
       const first = await reportConversation(h, s.token, s.id, 'c-1', { transcript_path: '/home/u/.claude/projects/p/c-1.jsonl' });
       expect(first.status).toBe(200);
-      expect(first.body).toEqual({ session_id: s.id, provider: 'claude-code', conversation_id: 'c-1', transcript_path: '/home/u/.claude/projects/p/c-1.jsonl', changed: true, previous_conversation: null, source: 'runtime-reported' });
+      expect(first.body).toEqual({
+        session_id: s.id,
+        provider: 'claude-code',
+        conversation_id: 'c-1',
+        transcript_path: '/home/u/.claude/projects/p/c-1.jsonl',
+        changed: true,
+        previous_conversation: null,
+        source: 'runtime-reported',
+      });
       const session = (await h.request('GET', `/api/v1/sessions/${s.id}`, { token: h.fleetKey })).body.session;
       expect(session).toMatchObject({ provider: 'claude-code', provider_conversation: 'c-1' });
       const [changed] = await eventsOf(h, s.id, 'conversation_changed');
-      expect(changed).toMatchObject({ details: { provider: 'claude-code', old: null, new: 'c-1', source: 'runtime-reported' }, actor: { kind: 'session', ref: String(s.id), basis: 'authenticated' } });
+      expect(changed).toMatchObject({
+        details: { provider: 'claude-code', old: null, new: 'c-1', source: 'runtime-reported' },
+        actor: { kind: 'session', ref: String(s.id), basis: 'authenticated' },
+      });
 
       clock.advance(1000);
       const before = await storeSnapshot(h);
@@ -47,21 +61,28 @@ describeEachDialect(
         ['c-1', 'current', 2],
         ['c-2', 'observed', 1],
       ]);
-      expect(list[0]).toMatchObject({ provider: 'claude-code', observed_at: clock.now().toISOString(), transcript_path: '/home/u/.claude/projects/p/c-1.jsonl', sources: ['runtime-reported'] });
+      expect(list[0]).toMatchObject({
+        provider: 'claude-code',
+        observed_at: clock.now().toISOString(),
+        transcript_path: '/home/u/.claude/projects/p/c-1.jsonl',
+        sources: ['runtime-reported'],
+      });
       expect(list[1]).toMatchObject({ status: 'observed', sources: ['declared'] });
       const md = await h.request('GET', `/api/v1/sessions/${s.id}/conversations?format=markdown`, { token: h.fleetKey });
       expect(md.text).toContain('c-1 (claude-code) — current, source: runtime-reported');
       expect(md.text).toContain('c-2 (claude-code) — earlier, source: declared');
     });
 
-    it('a report whose provider contradicts the session\'s is refused (409 provider-mismatch) and changes nothing', async () => {
+    it("a report whose provider contradicts the session's is refused (409 provider-mismatch) and changes nothing", async () => {
       const h = t();
       const s = await liveSession(h, h.fleetKey, { provider: 'codex' });
       const before = await storeSnapshot(h);
       const r = await reportConversation(h, s.token, s.id, 'c-x');
       expect([r.status, r.body.error]).toEqual([409, 'provider-mismatch']);
       expect(await storeSnapshot(h)).toEqual(before);
-      expect((await h.request('POST', `/api/v1/sessions/${s.id}/conversation`, { token: s.token, body: { provider: 'codex', conversation_id: 'c-x' } })).status).toBe(200);
+      expect(
+        (await h.request('POST', `/api/v1/sessions/${s.id}/conversation`, { token: s.token, body: { provider: 'codex', conversation_id: 'c-x' } })).status,
+      ).toBe(200);
     });
 
     it('reported by the session itself, fleet supervisors or admins only; input is checked', async () => {
@@ -73,7 +94,13 @@ describeEachDialect(
       expect((await reportConversation(h, other.token, s.id, 'nope')).body.error).toBe('forbidden');
       expect((await reportConversation(h, human.token, s.id, 'nope')).body.error).toBe('forbidden');
       expect((await reportConversation(h, admin.token, s.id, 'by-admin')).status).toBe(200);
-      for (const body of [{ provider: 'claude-code' }, { provider: 'claude-code', conversation_id: '' }, { provider: '', conversation_id: 'x' }, { provider: 'claude-code', conversation_id: 'a\nb' }, { provider: 'claude-code', conversation_id: 'x'.repeat(501) }]) {
+      for (const body of [
+        { provider: 'claude-code' },
+        { provider: 'claude-code', conversation_id: '' },
+        { provider: '', conversation_id: 'x' },
+        { provider: 'claude-code', conversation_id: 'a\nb' },
+        { provider: 'claude-code', conversation_id: 'x'.repeat(501) },
+      ]) {
         const r = await h.request('POST', `/api/v1/sessions/${s.id}/conversation`, { token: s.token, body });
         expect([r.status, r.body.error], JSON.stringify(body).slice(0, 60)).toEqual([400, 'invalid-request']);
       }
@@ -102,7 +129,7 @@ describeEachDialect(
       const owner = await h.human(key, { admin: true });
       const root = (await h.create(owner.token, { title: 'root' })).session;
       const mid = (await h.create(h.fleetKey, { title: 'mid', parent_session_id: root.id })).session;
-      const leaf = (await h.create(h.fleetKey, { title: 'leaf', parent_session_id: mid.id, attach: true }));
+      const leaf = await h.create(h.fleetKey, { title: 'leaf', parent_session_id: mid.id, attach: true });
       expect(leaf.session.owner).toBe(key);
       await reportConversation(h, leaf.session_token, leaf.session.id, 'c-leaf');
       const created = (await h.create(h.fleetKey, { title: 'born bound', provider: 'claude-code', provider_conversation: 'c-born' })).session;
@@ -113,9 +140,14 @@ describeEachDialect(
 
       expect((await h.request('DELETE', `/api/v1/sessions/${leaf.session.id}`, { token: owner.token })).status).toBe(200);
       const rows = await rowsOf(h, leaf.session.id);
-      expect(rows.map((r) => ({ conversation_id: r.conversation_id, title: r.title, owner: r.owner_user_id === null ? null : Number(r.owner_user_id), origin: Number(r.origin_id) }))).toEqual([
-        { conversation_id: 'c-leaf', title: 'leaf', owner: owner.user.id, origin: root.id },
-      ]);
+      expect(
+        rows.map((r) => ({
+          conversation_id: r.conversation_id,
+          title: r.title,
+          owner: r.owner_user_id === null ? null : Number(r.owner_user_id),
+          origin: Number(r.origin_id),
+        })),
+      ).toEqual([{ conversation_id: 'c-leaf', title: 'leaf', owner: owner.user.id, origin: root.id }]);
     });
 
     it('estimated conversations: admins only; idempotent under a lock; never over an observation; merged as estimated only when every row is', async () => {
@@ -125,10 +157,14 @@ describeEachDialect(
       const s = await liveSession(h, h.fleetKey);
       await reportConversation(h, s.token, s.id, 'c-seen');
       await reportConversation(h, s.token, s.id, 'c-now');
-      for (const token of [h.fleetKey, human.token, s.token]) expect((await estimate(h, token, { session_id: s.id, conversation_id: 'c-old' })).body.error).toBe('forbidden');
+      for (const token of [h.fleetKey, human.token, s.token])
+        expect((await estimate(h, token, { session_id: s.id, conversation_id: 'c-old' })).body.error).toBe('forbidden');
 
       // two backfills racing: one appends, the other finds it
-      const raced = await Promise.all([estimate(h, admin.token, { session_id: s.id, conversation_id: 'c-old', transcript_path: '/t/c-old.jsonl' }), estimate(h, admin.token, { session_id: s.id, conversation_id: 'c-old', transcript_path: '/t/c-old.jsonl' })]);
+      const raced = await Promise.all([
+        estimate(h, admin.token, { session_id: s.id, conversation_id: 'c-old', transcript_path: '/t/c-old.jsonl' }),
+        estimate(h, admin.token, { session_id: s.id, conversation_id: 'c-old', transcript_path: '/t/c-old.jsonl' }),
+      ]);
       expect(raced.map((r) => r.body.outcome).sort()).toEqual(['already_estimated', 'attributed']);
       expect((await estimate(h, admin.token, { session_id: s.id, conversation_id: 'c-old' })).body.outcome).toBe('already_estimated');
       expect((await estimate(h, admin.token, { session_id: s.id, conversation_id: 'c-now' })).body.outcome).toBe('skipped_observed');
@@ -146,7 +182,10 @@ describeEachDialect(
       // a session later reported in an estimated conversation: the report wins
       await reportConversation(h, s.token, s.id, 'c-old');
       await reportConversation(h, s.token, s.id, 'c-next');
-      expect((await conversations(h, s.id)).find((c: any) => c.conversation_id === 'c-old')).toMatchObject({ status: 'observed', sources: ['runtime-reported', 'estimated'] });
+      expect((await conversations(h, s.id)).find((c: any) => c.conversation_id === 'c-old')).toMatchObject({
+        status: 'observed',
+        sources: ['runtime-reported', 'estimated'],
+      });
 
       const codex = await liveSession(h, h.fleetKey, { provider: 'codex' });
       expect((await estimate(h, admin.token, { session_id: codex.id, conversation_id: 'c-1' })).body.error).toBe('provider-mismatch');
@@ -160,7 +199,20 @@ describeEachDialect(
       // what an older Warrant wrote (a hook or MCP report — the row cannot say which)
       await h.store.kysely
         .insertInto('session_conversations')
-        .values({ session_id: s.id, provider: 'claude-code', conversation_id: 'c-legacy', transcript_path: null, observed_at: clock.now().toISOString(), source: 'observed', title: 'legacy', owner_user_id: null, origin_id: s.id, recorded_by_actor_id: null, actor_basis: null, credential_id: null })
+        .values({
+          session_id: s.id,
+          provider: 'claude-code',
+          conversation_id: 'c-legacy',
+          transcript_path: null,
+          observed_at: clock.now().toISOString(),
+          source: 'observed',
+          title: 'legacy',
+          owner_user_id: null,
+          origin_id: s.id,
+          recorded_by_actor_id: null,
+          actor_basis: null,
+          credential_id: null,
+        })
         .execute();
       await reportConversation(h, s.token, s.id, 'c-new');
       expect((await conversations(h, s.id)).map((c: any) => [c.conversation_id, c.status, c.sources])).toEqual([

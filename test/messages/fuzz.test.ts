@@ -30,9 +30,30 @@ describeEachDialect('agent-message and conversation routes under a fuzz (propert
     const conversationBody = fc.record({ provider: value, conversation_id: value, transcript_path: value, session_id: value }, { requiredKeys: [] });
     const raw = fc.oneof(fc.string({ maxLength: 100 }), fc.constant('{'), fc.constant('[]'), fc.constant('null'), fc.constant('"text"'));
     const calls = fc.oneof(
-      fc.record({ path: fc.constant('/api/v1/messages'), token: fc.constantFrom(a.token, h.fleetKey), body: fc.oneof(messageBody.map((o) => JSON.stringify(o)), raw) }),
-      fc.record({ path: fc.constant(`/api/v1/sessions/${a.id}/conversation`), token: fc.constantFrom(a.token, h.fleetKey), body: fc.oneof(conversationBody.map((o) => JSON.stringify(o)), raw) }),
-      fc.record({ path: fc.constant('/api/v1/conversations/estimated'), token: fc.constant(admin.token), body: fc.oneof(conversationBody.map((o) => JSON.stringify(o)), raw) }),
+      fc.record({
+        path: fc.constant('/api/v1/messages'),
+        token: fc.constantFrom(a.token, h.fleetKey),
+        body: fc.oneof(
+          messageBody.map((o) => JSON.stringify(o)),
+          raw,
+        ),
+      }),
+      fc.record({
+        path: fc.constant(`/api/v1/sessions/${a.id}/conversation`),
+        token: fc.constantFrom(a.token, h.fleetKey),
+        body: fc.oneof(
+          conversationBody.map((o) => JSON.stringify(o)),
+          raw,
+        ),
+      }),
+      fc.record({
+        path: fc.constant('/api/v1/conversations/estimated'),
+        token: fc.constant(admin.token),
+        body: fc.oneof(
+          conversationBody.map((o) => JSON.stringify(o)),
+          raw,
+        ),
+      }),
     );
     await fc.assert(
       fc.asyncProperty(calls, fc.string({ maxLength: 60 }), async (call, id) => {

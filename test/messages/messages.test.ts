@@ -59,7 +59,17 @@ describeEachDialect(
       expect((await status(h, a.token, m.id)).body.message).toMatchObject({ state: 'accepted', terminal_at: null, payload, reply_id: null });
 
       const inbox = await h.request('GET', `/api/v1/sessions/${b.id}/inbox`, { token: b.token });
-      expect(inbox.body.items).toEqual([expect.objectContaining({ id: m.inbox_item_id, kind: 'agent_message', mode: 'next_turn', state: 'pending', content: payload, expires_at: m.deadline, sender_session_id: a.id })]);
+      expect(inbox.body.items).toEqual([
+        expect.objectContaining({
+          id: m.inbox_item_id,
+          kind: 'agent_message',
+          mode: 'next_turn',
+          state: 'pending',
+          content: payload,
+          expires_at: m.deadline,
+          sender_session_id: a.id,
+        }),
+      ]);
       const [item] = await leaseAndAck(h, b);
       expect(item.frame.format).toBe('warrant-message');
       const frame = parseWarrantMessageFrame(item.frame.text)!;
@@ -81,7 +91,14 @@ describeEachDialect(
       const st = (await status(h, a.token, m.id)).body.message;
       expect(st).toMatchObject({ state: 'delivered', terminal_at: clock.now().toISOString(), terminal_reason: 'acknowledged' });
       const ev = await sse.next((e) => e.event === 'message_delivered' && JSON.parse(e.data).message_id === m.id);
-      expect(JSON.parse(ev.data)).toEqual({ message_id: m.id, conversation_ref: m.conversation_ref, reply_to: null, source_session_id: a.id, target_session_id: b.id, delivered_at: st.terminal_at });
+      expect(JSON.parse(ev.data)).toEqual({
+        message_id: m.id,
+        conversation_ref: m.conversation_ref,
+        reply_to: null,
+        source_session_id: a.id,
+        target_session_id: b.id,
+        delivered_at: st.terminal_at,
+      });
       await sse.close();
 
       // the timelines: added on the target, sent on the sender, both naming the message
@@ -130,7 +147,12 @@ describeEachDialect(
       const ack = await h.request('POST', `/api/v1/sessions/${b.id}/inbox/ack`, { token: b.token, body: { ids: [leasedLate.inbox_item_id] } });
       expect(ack.body).toEqual({ delivered: [], already_delivered: [], rejected: [{ id: leasedLate.inbox_item_id, reason: 'expired' }] });
       expect((await status(h, a.token, leasedLate.id)).body.message).toMatchObject({ state: 'expired', terminal_at: leasedLate.deadline });
-      const history = await h.store.kysely.selectFrom('message_history').selectAll().where('message_id', 'in', [late.id, leasedLate.id]).orderBy('seq').execute();
+      const history = await h.store.kysely
+        .selectFrom('message_history')
+        .selectAll()
+        .where('message_id', 'in', [late.id, leasedLate.id])
+        .orderBy('seq')
+        .execute();
       expect(history.map((r) => [r.message_id, r.state, r.terminal_at, r.terminal_reason])).toEqual([
         [late.id, 'expired', late.deadline, 'deadline'],
         [leasedLate.id, 'expired', leasedLate.deadline, 'deadline'],
@@ -159,7 +181,11 @@ describeEachDialect(
       const m = await sent(h, a.token, { to: c.id, payload: 'you will not read this' });
       expect((await h.request('DELETE', `/api/v1/sessions/${c.id}`, { token: admin.token })).status).toBe(200);
       expect((await status(h, a.token, m.id)).body.message).toMatchObject({ state: 'failed', terminal_reason: 'target-deleted' });
-      const row = await h.store.kysely.selectFrom('message_history').select(['state', 'terminal_reason']).where('message_id', '=', m.id).executeTakeFirstOrThrow();
+      const row = await h.store.kysely
+        .selectFrom('message_history')
+        .select(['state', 'terminal_reason'])
+        .where('message_id', '=', m.id)
+        .executeTakeFirstOrThrow();
       expect(row).toEqual({ state: 'failed', terminal_reason: 'target-deleted' });
     });
   },
@@ -175,9 +201,21 @@ describeEachDialect(
       const m = await delivered(h, a, b, { ttl: 300 });
       clock.advance(100_000);
       const r = await sent(h, b.token, { reply_to: m.id, payload: 'looking now' });
-      expect(r).toMatchObject({ reply_to: m.id, conversation_ref: m.conversation_ref, deadline: m.deadline, source: { session_id: b.id, basis: 'authenticated' }, target: { session_id: a.id } });
+      expect(r).toMatchObject({
+        reply_to: m.id,
+        conversation_ref: m.conversation_ref,
+        deadline: m.deadline,
+        source: { session_id: b.id, basis: 'authenticated' },
+        target: { session_id: a.id },
+      });
       const [item] = await leaseAndAck(h, a);
-      expect(parseWarrantMessageFrame(item.frame.text)).toMatchObject({ from: { session_id: b.id }, to: { session_id: a.id }, reply_to: m.id, message_id: r.id, conversation_ref: m.conversation_ref });
+      expect(parseWarrantMessageFrame(item.frame.text)).toMatchObject({
+        from: { session_id: b.id },
+        to: { session_id: a.id },
+        reply_to: m.id,
+        message_id: r.id,
+        conversation_ref: m.conversation_ref,
+      });
       expect((await status(h, a.token, m.id)).body.message.reply_id).toBe(r.id);
       // a reply to the reply continues the same conversation
       const rr = await sent(h, a.token, { reply_to: r.id, to: b.id, payload: 'thanks' });
@@ -213,11 +251,16 @@ describeEachDialect(
       const m = await delivered(h, a, b0);
       const b = await reattach(h, b0);
       await reportConversation(h, b.token, b.id, 'conv-2');
-      expectRefusal(await send(h, b.token, { reply_to: m.id, payload: 'different conversation' }), 409, 'reply-conversation-changed', 'send a new message without reply_to');
+      expectRefusal(
+        await send(h, b.token, { reply_to: m.id, payload: 'different conversation' }),
+        409,
+        'reply-conversation-changed',
+        'send a new message without reply_to',
+      );
       expect((await send(h, b.token, { to: a.id, payload: 'a new message instead' })).status).toBe(201);
     });
 
-    it('any inbox item a session received can be answered: a session\'s follow-up, a child\'s message_parent', async () => {
+    it("any inbox item a session received can be answered: a session's follow-up, a child's message_parent", async () => {
       const h = t();
       const [a, b] = await pair(h);
       const f = await h.request('POST', `/api/v1/sessions/${b.id}/follow_up`, { token: a.token, body: { content: 'rerun the tests' } });
@@ -227,21 +270,29 @@ describeEachDialect(
       expectRefusal(await send(h, b.token, { reply_to: f.body.inbox_item.id, payload: 'twice' }), 409, 'reply-already-committed', 'inspect it; do not resend');
 
       const parent = await liveSession(h, h.fleetKey, { title: 'parent' });
-      const child = (await h.create(parent.token, { title: 'child', attach: true }));
-      const up = await h.request('POST', `/api/v1/sessions/${child.session.id}/message_parent`, { token: child.session_token, body: { content: 'wrong scope?' } });
+      const child = await h.create(parent.token, { title: 'child', attach: true });
+      const up = await h.request('POST', `/api/v1/sessions/${child.session.id}/message_parent`, {
+        token: child.session_token,
+        body: { content: 'wrong scope?' },
+      });
       expect(up.status).toBe(201);
       await leaseAndAck(h, parent);
       const down = await sent(h, parent.token, { reply_to: up.body.inbox_item.id, payload: 'scope is right' });
       expect(down.target.session_id).toBe(child.session.id);
     });
 
-    it('reply-only sessions may reply (to the original\'s sender only) and nothing else', async () => {
+    it("reply-only sessions may reply (to the original's sender only) and nothing else", async () => {
       const h = t();
       const a = await liveSession(h, h.fleetKey);
       const quiet = await liveSession(h, h.fleetKey, { messaging: 'reply-only' });
       const other = await liveSession(h, h.fleetKey);
       const m = await delivered(h, a, quiet);
-      expectRefusal(await send(h, quiet.token, { to: other.id, reply_to: m.id, payload: 'elsewhere' }), 409, 'reply-correlation-mismatch', 'check that reply_to names a message you received and that to is its sender');
+      expectRefusal(
+        await send(h, quiet.token, { to: other.id, reply_to: m.id, payload: 'elsewhere' }),
+        409,
+        'reply-correlation-mismatch',
+        'check that reply_to names a message you received and that to is its sender',
+      );
       expect((await send(h, quiet.token, { reply_to: m.id, payload: 'ack' })).status).toBe(201);
       expect((await send(h, quiet.token, { to: a.id, payload: 'unprompted' })).status).toBe(422);
       // PATCHing messaging back to full lets it start conversations again
@@ -349,17 +400,28 @@ describeEachDialect(
       await reclaimMessagePayloads(h.ctx);
       expect((await status(h, a.token, m.id)).body.message.payload).toBe('ephemeral words');
       clock.advance(1);
-      const heldBefore = Number((await h.store.kysely.selectFrom('counters').select('value').where('name', '=', 'agent_messages_held').executeTakeFirstOrThrow()).value);
+      const heldBefore = Number(
+        (await h.store.kysely.selectFrom('counters').select('value').where('name', '=', 'agent_messages_held').executeTakeFirstOrThrow()).value,
+      );
       expect((await reclaimMessagePayloads(h.ctx)).retention).toBeGreaterThanOrEqual(1);
       const st = (await status(h, a.token, m.id)).body.message;
-      expect(st).toMatchObject({ state: 'delivered', payload: null, payload_reclaimed_at: clock.now().toISOString(), payload_sha256: sha256('ephemeral words') });
+      expect(st).toMatchObject({
+        state: 'delivered',
+        payload: null,
+        payload_reclaimed_at: clock.now().toISOString(),
+        payload_sha256: sha256('ephemeral words'),
+      });
       const row = await h.store.kysely.selectFrom('agent_messages').select(['payload', 'digest_key']).where('id', '=', m.id).executeTakeFirstOrThrow();
       expect(row).toEqual({ payload: null, digest_key: null });
       expect(await h.store.kysely.selectFrom('inbox_items').select('id').where('id', '=', m.inbox_item_id).execute()).toEqual([]);
-      const heldAfter = Number((await h.store.kysely.selectFrom('counters').select('value').where('name', '=', 'agent_messages_held').executeTakeFirstOrThrow()).value);
+      const heldAfter = Number(
+        (await h.store.kysely.selectFrom('counters').select('value').where('name', '=', 'agent_messages_held').executeTakeFirstOrThrow()).value,
+      );
       expect(heldAfter).toBeLessThan(heldBefore);
       expect(await auditEntries(h, 'message_payload_reclaimed', m.id)).toEqual([expect.objectContaining({ reason: 'retention' })]);
-      expect(await h.store.kysely.selectFrom('message_history').select('payload_sha256').where('message_id', '=', m.id).execute()).toEqual([{ payload_sha256: sha256('ephemeral words') }]);
+      expect(await h.store.kysely.selectFrom('message_history').select('payload_sha256').where('message_id', '=', m.id).execute()).toEqual([
+        { payload_sha256: sha256('ephemeral words') },
+      ]);
 
       const r = await send(h, b.token, { reply_to: m.id, payload: 'too late to answer' });
       expectRefusal(r, 409, 'reply-original-not-found', 'send a new message without reply_to');
@@ -375,7 +437,7 @@ describeEachDialect(
 describeEachDialect(
   'agent messages across owners (multi-user)',
   (t) => {
-    it('a session sees only its owner\'s sessions: another owner\'s is target-not-found', async () => {
+    it("a session sees only its owner's sessions: another owner's is target-not-found", async () => {
       const h = t();
       const alice = await h.human(uniqueKey('alice'));
       const bob = await h.human(uniqueKey('bob'));

@@ -4,7 +4,18 @@ import { expect, it } from 'vitest';
 import { MESSAGE_REFUSALS, MESSAGE_REFUSAL_ORDER } from '../../src/core/message-refusals.js';
 import { describeEachDialect, ManualClock, uniqueKey, type Harness } from '../helpers/harness.js';
 import { liveSession, type Live } from '../helpers/lineage.js';
-import { delivered, expectRefusal, leaseAndAck, pair, refusedWithoutWrites, reportConversation, send, sent, status, storeSnapshot } from '../helpers/messages.js';
+import {
+  delivered,
+  expectRefusal,
+  leaseAndAck,
+  pair,
+  refusedWithoutWrites,
+  reportConversation,
+  send,
+  sent,
+  status,
+  storeSnapshot,
+} from '../helpers/messages.js';
 
 /**
  * docs/design/messages.md "Refusal tokens": one test per token, each constructing its cause and checking the
@@ -25,7 +36,7 @@ async function reattach(h: Harness, s: Live): Promise<Live> {
 describeEachDialect(
   'agent message refusals, one per token (docs/design/messages.md)',
   (t) => {
-    it('the table is docs/design/messages.md\'s, in its order', () => {
+    it("the table is docs/design/messages.md's, in its order", () => {
       expect(MESSAGE_REFUSAL_ORDER).toEqual([
         'envelope-invalid',
         'ref-content-mismatch',
@@ -75,7 +86,13 @@ describeEachDialect(
       expect((await send(h, a.token, { to: b.id, payload: 'y', ttl: 1 })).status).toBe(201);
 
       const quiet = await liveSession(h, h.fleetKey, { title: 'reply-only', messaging: 'reply-only' });
-      const r = await refusedWithoutWrites(h, () => send(h, quiet.token, { to: b.id, payload: 'may I start?' }), 422, 'envelope-invalid', action('envelope-invalid'));
+      const r = await refusedWithoutWrites(
+        h,
+        () => send(h, quiet.token, { to: b.id, payload: 'may I start?' }),
+        422,
+        'envelope-invalid',
+        action('envelope-invalid'),
+      );
       expect(r.body).toMatchObject({ field: 'reply_to', reason: 'reply-only-session' });
     });
 
@@ -83,16 +100,36 @@ describeEachDialect(
       const h = t();
       const [a, b] = await pair(h);
       const first = await sent(h, a.token, { to: b.id, payload: 'deploy at noon', ref: 'deploy-1' });
-      await refusedWithoutWrites(h, () => send(h, a.token, { to: b.id, payload: 'deploy at one', ref: 'deploy-1' }), 409, 'ref-content-mismatch', action('ref-content-mismatch'), first.id);
+      await refusedWithoutWrites(
+        h,
+        () => send(h, a.token, { to: b.id, payload: 'deploy at one', ref: 'deploy-1' }),
+        409,
+        'ref-content-mismatch',
+        action('ref-content-mismatch'),
+        first.id,
+      );
       const c = await liveSession(h, h.fleetKey);
-      await refusedWithoutWrites(h, () => send(h, a.token, { to: c.id, payload: 'deploy at noon', ref: 'deploy-1' }), 409, 'ref-content-mismatch', action('ref-content-mismatch'), first.id);
+      await refusedWithoutWrites(
+        h,
+        () => send(h, a.token, { to: c.id, payload: 'deploy at noon', ref: 'deploy-1' }),
+        409,
+        'ref-content-mismatch',
+        action('ref-content-mismatch'),
+        first.id,
+      );
     });
 
     it('source-activation-stale (409): a token of a replaced activation cannot send', async () => {
       const h = t();
       const [a, b] = await pair(h);
       const current = await reattach(h, a);
-      const r = await refusedWithoutWrites(h, () => send(h, a.token, { to: b.id, payload: 'from the old process' }), 409, 'source-activation-stale', action('source-activation-stale'));
+      const r = await refusedWithoutWrites(
+        h,
+        () => send(h, a.token, { to: b.id, payload: 'from the old process' }),
+        409,
+        'source-activation-stale',
+        action('source-activation-stale'),
+      );
       expect(r.body).toMatchObject({ token_activation: 1, current_activation: 2 });
       expect((await send(h, current.token, { to: b.id, payload: 'from the new one' })).status).toBe(201);
     });
@@ -101,7 +138,13 @@ describeEachDialect(
       const h = t();
       const a = await liveSession(h, h.fleetKey);
       await refusedWithoutWrites(h, () => send(h, a.token, { to: 999_999_999, payload: 'anyone?' }), 404, 'target-not-found', action('target-not-found'));
-      await refusedWithoutWrites(h, () => send(h, a.token, { to: 'uid:ffffffff-ffff-4fff-bfff-ffffffffffff', payload: 'anyone?' }), 404, 'target-not-found', action('target-not-found'));
+      await refusedWithoutWrites(
+        h,
+        () => send(h, a.token, { to: 'uid:ffffffff-ffff-4fff-bfff-ffffffffffff', payload: 'anyone?' }),
+        404,
+        'target-not-found',
+        action('target-not-found'),
+      );
     });
 
     it('target-unavailable (409): the target is archived', async () => {
@@ -116,16 +159,37 @@ describeEachDialect(
       const h = t();
       const [a, b] = await pair(h);
       const m = await delivered(h, a, b);
-      await refusedWithoutWrites(h, () => send(h, h.fleetKey, { reply_to: m.id, payload: 'answer for b', acting_session_id: b.id }), 409, 'reply-sender-unverified', action('reply-sender-unverified'));
+      await refusedWithoutWrites(
+        h,
+        () => send(h, h.fleetKey, { reply_to: m.id, payload: 'answer for b', acting_session_id: b.id }),
+        409,
+        'reply-sender-unverified',
+        action('reply-sender-unverified'),
+      );
       // the fleet may still send new messages for a declared session
-      expect((await send(h, h.fleetKey, { to: a.id, payload: 'a new message', acting_session_id: b.id })).body.message.source).toMatchObject({ session_id: b.id, basis: 'declared' });
+      expect((await send(h, h.fleetKey, { to: a.id, payload: 'a new message', acting_session_id: b.id })).body.message.source).toMatchObject({
+        session_id: b.id,
+        basis: 'declared',
+      });
     });
 
     it('reply-original-not-found (409): no such message or inbox item', async () => {
       const h = t();
       const [a, b] = await pair(h);
-      await refusedWithoutWrites(h, () => send(h, b.token, { to: a.id, reply_to: `msg_${'0'.repeat(32)}`, payload: 're: ?' }), 409, 'reply-original-not-found', action('reply-original-not-found'));
-      await refusedWithoutWrites(h, () => send(h, b.token, { reply_to: 987_654_321, payload: 're: ?' }), 409, 'reply-original-not-found', action('reply-original-not-found'));
+      await refusedWithoutWrites(
+        h,
+        () => send(h, b.token, { to: a.id, reply_to: `msg_${'0'.repeat(32)}`, payload: 're: ?' }),
+        409,
+        'reply-original-not-found',
+        action('reply-original-not-found'),
+      );
+      await refusedWithoutWrites(
+        h,
+        () => send(h, b.token, { reply_to: 987_654_321, payload: 're: ?' }),
+        409,
+        'reply-original-not-found',
+        action('reply-original-not-found'),
+      );
     });
 
     it('reply-operator-origin (409): the original is an inbox item a human sent', async () => {
@@ -136,33 +200,75 @@ describeEachDialect(
       const f = await h.request('POST', `/api/v1/sessions/${b.id}/follow_up`, { token: human.token, body: { content: 'run the migration' } });
       expect(f.status).toBe(201);
       await leaseAndAck(h, b);
-      const r = await refusedWithoutWrites(h, () => send(h, b.token, { reply_to: f.body.inbox_item.id, payload: 'done' }), 409, 'reply-operator-origin', action('reply-operator-origin'));
+      const r = await refusedWithoutWrites(
+        h,
+        () => send(h, b.token, { reply_to: f.body.inbox_item.id, payload: 'done' }),
+        409,
+        'reply-operator-origin',
+        action('reply-operator-origin'),
+      );
       expect(r.body.origin).toEqual({ kind: 'operator', client: 'cli', actor: { kind: 'human', ref: key } });
       // the fleet's own follow-up has no session to answer either
       const g = await h.request('POST', `/api/v1/sessions/${b.id}/follow_up`, { token: h.fleetKey, body: { content: 'and the next one' } });
       await leaseAndAck(h, b);
-      const r2 = await refusedWithoutWrites(h, () => send(h, b.token, { reply_to: String(g.body.inbox_item.id), payload: 'done' }), 409, 'reply-operator-origin', action('reply-operator-origin'));
+      const r2 = await refusedWithoutWrites(
+        h,
+        () => send(h, b.token, { reply_to: String(g.body.inbox_item.id), payload: 'done' }),
+        409,
+        'reply-operator-origin',
+        action('reply-operator-origin'),
+      );
       expect(r2.body.origin).toEqual({ kind: 'operator', client: null, actor: { kind: 'fleet', ref: null } });
     });
 
-    it('reply-correlation-mismatch (409): the caller is not the original\'s target, or `to` is not its sender', async () => {
+    it("reply-correlation-mismatch (409): the caller is not the original's target, or `to` is not its sender", async () => {
       const h = t();
       const [a, b] = await pair(h);
       const c = await liveSession(h, h.fleetKey);
       const m = await delivered(h, a, b);
-      await refusedWithoutWrites(h, () => send(h, c.token, { reply_to: m.id, payload: 'not mine to answer' }), 409, 'reply-correlation-mismatch', action('reply-correlation-mismatch'));
-      await refusedWithoutWrites(h, () => send(h, a.token, { reply_to: m.id, payload: 'answering myself' }), 409, 'reply-correlation-mismatch', action('reply-correlation-mismatch'));
-      await refusedWithoutWrites(h, () => send(h, b.token, { to: c.id, reply_to: m.id, payload: 'to the wrong session' }), 409, 'reply-correlation-mismatch', action('reply-correlation-mismatch'));
+      await refusedWithoutWrites(
+        h,
+        () => send(h, c.token, { reply_to: m.id, payload: 'not mine to answer' }),
+        409,
+        'reply-correlation-mismatch',
+        action('reply-correlation-mismatch'),
+      );
+      await refusedWithoutWrites(
+        h,
+        () => send(h, a.token, { reply_to: m.id, payload: 'answering myself' }),
+        409,
+        'reply-correlation-mismatch',
+        action('reply-correlation-mismatch'),
+      );
+      await refusedWithoutWrites(
+        h,
+        () => send(h, b.token, { to: c.id, reply_to: m.id, payload: 'to the wrong session' }),
+        409,
+        'reply-correlation-mismatch',
+        action('reply-correlation-mismatch'),
+      );
     });
 
     it('reply-original-not-delivered (409): the target never acknowledged the original', async () => {
       const h = t();
       const [a, b] = await pair(h);
       const m = await sent(h, a.token, { to: b.id, payload: 'ping' });
-      await refusedWithoutWrites(h, () => send(h, b.token, { reply_to: m.id, payload: 'pong' }), 409, 'reply-original-not-delivered', action('reply-original-not-delivered'));
+      await refusedWithoutWrites(
+        h,
+        () => send(h, b.token, { reply_to: m.id, payload: 'pong' }),
+        409,
+        'reply-original-not-delivered',
+        action('reply-original-not-delivered'),
+      );
       // leased but not acknowledged is still not delivered
       await h.request('POST', `/api/v1/sessions/${b.id}/inbox/lease`, { token: b.token });
-      await refusedWithoutWrites(h, () => send(h, b.token, { reply_to: m.id, payload: 'pong' }), 409, 'reply-original-not-delivered', action('reply-original-not-delivered'));
+      await refusedWithoutWrites(
+        h,
+        () => send(h, b.token, { reply_to: m.id, payload: 'pong' }),
+        409,
+        'reply-original-not-delivered',
+        action('reply-original-not-delivered'),
+      );
     });
 
     it('reply-conversation-changed (409): either session now runs in another provider conversation', async () => {
@@ -172,29 +278,53 @@ describeEachDialect(
       await reportConversation(h, b.token, b.id, 'conv-b-1');
       const m1 = await delivered(h, a, b);
       await reportConversation(h, b.token, b.id, 'conv-b-2');
-      const r = await refusedWithoutWrites(h, () => send(h, b.token, { reply_to: m1.id, payload: 'answer' }), 409, 'reply-conversation-changed', action('reply-conversation-changed'));
+      const r = await refusedWithoutWrites(
+        h,
+        () => send(h, b.token, { reply_to: m1.id, payload: 'answer' }),
+        409,
+        'reply-conversation-changed',
+        action('reply-conversation-changed'),
+      );
       expect(r.body.session_id).toBe(b.id);
       // the original's sender moved
       const m2 = await delivered(h, a, b);
       await reportConversation(h, a.token, a.id, 'conv-a-2');
-      const r2 = await refusedWithoutWrites(h, () => send(h, b.token, { reply_to: m2.id, payload: 'answer' }), 409, 'reply-conversation-changed', action('reply-conversation-changed'));
+      const r2 = await refusedWithoutWrites(
+        h,
+        () => send(h, b.token, { reply_to: m2.id, payload: 'answer' }),
+        409,
+        'reply-conversation-changed',
+        action('reply-conversation-changed'),
+      );
       expect(r2.body.session_id).toBe(a.id);
     });
 
-    it('reply-deadline-expired (409): the original\'s deadline has passed', async () => {
+    it("reply-deadline-expired (409): the original's deadline has passed", async () => {
       const h = t();
       const [a, b] = await pair(h);
       const m = await delivered(h, a, b, { ttl: 60 });
       clock.advance(60_000);
-      await refusedWithoutWrites(h, () => send(h, b.token, { reply_to: m.id, payload: 'too late' }), 409, 'reply-deadline-expired', action('reply-deadline-expired'));
+      await refusedWithoutWrites(
+        h,
+        () => send(h, b.token, { reply_to: m.id, payload: 'too late' }),
+        409,
+        'reply-deadline-expired',
+        action('reply-deadline-expired'),
+      );
     });
 
-    it('reply-deadline-extended (409): a reply cannot end after the original\'s deadline', async () => {
+    it("reply-deadline-extended (409): a reply cannot end after the original's deadline", async () => {
       const h = t();
       const [a, b] = await pair(h);
       const m = await delivered(h, a, b, { ttl: 60 });
       clock.advance(10_000);
-      await refusedWithoutWrites(h, () => send(h, b.token, { reply_to: m.id, payload: 'later', ttl: 51 }), 409, 'reply-deadline-extended', action('reply-deadline-extended'));
+      await refusedWithoutWrites(
+        h,
+        () => send(h, b.token, { reply_to: m.id, payload: 'later', ttl: 51 }),
+        409,
+        'reply-deadline-extended',
+        action('reply-deadline-extended'),
+      );
       const ok = await sent(h, b.token, { reply_to: m.id, payload: 'in time', ttl: 50 });
       expect(ok.deadline).toBe(m.deadline);
     });
@@ -204,9 +334,23 @@ describeEachDialect(
       const [a, b] = await pair(h);
       const m = await delivered(h, a, b);
       const first = await sent(h, b.token, { reply_to: m.id, payload: 'yes' });
-      await refusedWithoutWrites(h, () => send(h, b.token, { reply_to: m.id, payload: 'actually no' }), 409, 'reply-already-committed', action('reply-already-committed'), first.id);
+      await refusedWithoutWrites(
+        h,
+        () => send(h, b.token, { reply_to: m.id, payload: 'actually no' }),
+        409,
+        'reply-already-committed',
+        action('reply-already-committed'),
+        first.id,
+      );
       // answering by the inbox item id is answering the same message
-      await refusedWithoutWrites(h, () => send(h, b.token, { reply_to: m.inbox_item_id, payload: 'no' }), 409, 'reply-already-committed', action('reply-already-committed'), first.id);
+      await refusedWithoutWrites(
+        h,
+        () => send(h, b.token, { reply_to: m.inbox_item_id, payload: 'no' }),
+        409,
+        'reply-already-committed',
+        action('reply-already-committed'),
+        first.id,
+      );
     });
 
     it('store-unavailable (503): the store refuses writes mid-send; nothing was written', async () => {
@@ -215,7 +359,13 @@ describeEachDialect(
       const readOnly = h.dialect === 'sqlite' ? sql`pragma query_only = 1` : sql`set transaction read only`;
       h.ctx.seams = { afterRead: async (point, _id, tx) => (point === 'message-send' && tx ? void (await readOnly.execute(tx)) : undefined) };
       try {
-        await refusedWithoutWrites(h, () => send(h, a.token, { to: b.id, payload: 'into a read-only store' }), 503, 'store-unavailable', action('store-unavailable'));
+        await refusedWithoutWrites(
+          h,
+          () => send(h, a.token, { to: b.id, payload: 'into a read-only store' }),
+          503,
+          'store-unavailable',
+          action('store-unavailable'),
+        );
       } finally {
         h.ctx.seams = undefined;
         if (h.dialect === 'sqlite') await sql`pragma query_only = 0`.execute(h.store.kysely);

@@ -53,7 +53,11 @@ describePostgres('agent messages at a barrier', (t) => {
     try {
       const out = await Promise.all(
         bodies.map(async (body) => {
-          const res = await node.app.request('/api/v1/messages', { method: 'POST', headers: { host: 'localhost', authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+          const res = await node.app.request('/api/v1/messages', {
+            method: 'POST',
+            headers: { host: 'localhost', authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+            body: JSON.stringify(body),
+          });
           return { status: res.status, body: await res.json() };
         }),
       );

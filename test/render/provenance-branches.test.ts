@@ -20,7 +20,10 @@ describeEachDialect('provenance rendering of a cut walk with a human who has not
     const chain = await insertSpawnChain(h, 12);
     const bottom = chain[11]!;
     const middle = chain[6]!;
-    for (const [id, content] of [[bottom, 'ship the fix here'], [middle, 'context for the middle']] as const) {
+    for (const [id, content] of [
+      [bottom, 'ship the fix here'],
+      [middle, 'context for the middle'],
+    ] as const) {
       const r = await h.request('POST', `/api/v1/sessions/${id}/follow_up`, { token, body: { content } });
       expect(r.status, r.text).toBe(201);
     }
@@ -35,7 +38,10 @@ describeEachDialect('provenance rendering of a cut walk with a human who has not
     const rest = await h.request('GET', `/api/v1/sessions/${bottom}/provenance?format=markdown`, { token: h.fleetKey });
     expect(rest.status).toBe(200);
 
-    for (const [surface, text] of [['MCP get_session', summary], ['REST provenance markdown', rest.text]] as const) {
+    for (const [surface, text] of [
+      ['MCP get_session', summary],
+      ['REST provenance markdown', rest.text],
+    ] as const) {
       // the hierarchy section says it was cut, with its numbers
       expect(text, surface).toContain('Showing at most 150 sessions, 8 levels from the highest ancestor reached. This tree is larger.');
       // the counts are a floor and the header says why

@@ -42,7 +42,9 @@ describe('OutputFilter: ENQ and OSC 52 dropped from the agent output, everything
   it('property: for random byte streams cut at random places the output equals the reference', () => {
     const piece = fc.oneof(
       fc.uint8Array({ maxLength: 8 }),
-      fc.constantFrom('\x05', '\x1b', '\x1b]', '\x1b]5', '\x1b]52;', '\x1b]52;c;QQ==\x07', '\x1b]52;c;QQ==\x1b\\', '\x1b]0;t\x07', '\x1b[31m', '\x07', '\\').map((s) => Buffer.from(s, 'binary')),
+      fc
+        .constantFrom('\x05', '\x1b', '\x1b]', '\x1b]5', '\x1b]52;', '\x1b]52;c;QQ==\x07', '\x1b]52;c;QQ==\x1b\\', '\x1b]0;t\x07', '\x1b[31m', '\x07', '\\')
+        .map((s) => Buffer.from(s, 'binary')),
     );
     fc.assert(
       fc.property(fc.array(piece, { maxLength: 30 }), fc.array(fc.nat({ max: 9 }), { maxLength: 12 }), (pieces, cuts) => {

@@ -16,7 +16,8 @@ describe('warrant run: fast children, the environment boundary, the host CLI ins
     const r = await fetch(`${server.url}${path}`, { headers: { authorization: `Bearer ${server.fleetKey}` } });
     return r.json();
   };
-  const runtimeEvents = async (id: number) => ((await api(`/api/v1/sessions/${id}/events`)).events as any[]).filter((e) => ['started', 'idle', 'exited', 'error'].includes(e.type));
+  const runtimeEvents = async (id: number) =>
+    ((await api(`/api/v1/sessions/${id}/events`)).events as any[]).filter((e) => ['started', 'idle', 'exited', 'error'].includes(e.type));
   const sessionTitled = async (title: string) => (await api(`/api/v1/sessions?q=${encodeURIComponent(title)}`)).sessions.find((s: any) => s.title === title);
 
   beforeAll(async () => {
@@ -51,7 +52,9 @@ describe('warrant run: fast children, the environment boundary, the host CLI ins
     expect(s.status).toBe('stopped');
     expect((await runtimeEvents(s.id)).map((e) => [e.type, e.details?.code])).toEqual([['exited', 0]]);
 
-    const missing = await runCli(['run', '--title', 'missing binary', '--', 'no-such-agent-binary-here'], { env: { WARRANT_URL: server.url, WARRANT_TOKEN: server.fleetKey } });
+    const missing = await runCli(['run', '--title', 'missing binary', '--', 'no-such-agent-binary-here'], {
+      env: { WARRANT_URL: server.url, WARRANT_TOKEN: server.fleetKey },
+    });
     expect(missing.code).toBe(127);
     const m = await sessionTitled('missing binary');
     expect(m.status).toBe('failed');
@@ -86,17 +89,33 @@ describe('warrant run: fast children, the environment boundary, the host CLI ins
     expect(childEnv.WARRANT_URL).toBe(server.url);
     expect(childEnv.WARRANT_RUNNER_SOCKET).toBeTruthy();
     expect(childEnv.WARRANT_CLI).toBe(CLI);
-    for (const name of ['WARRANT_TOKEN', 'WARRANT_FLEET_KEY', 'WARRANT_HUMAN_TOKEN', 'WARRANT_DATA_DIR', 'WARRANT_SERVER_SECRET', 'WARRANT_SLACK_SIGNING_SECRET', 'WARRANT_ADMIN_USER', 'DATABASE_URL', 'PGPASSWORD', 'PGHOST', 'SMUGGLED_UNDER_ANOTHER_NAME']) {
+    for (const name of [
+      'WARRANT_TOKEN',
+      'WARRANT_FLEET_KEY',
+      'WARRANT_HUMAN_TOKEN',
+      'WARRANT_DATA_DIR',
+      'WARRANT_SERVER_SECRET',
+      'WARRANT_SLACK_SIGNING_SECRET',
+      'WARRANT_ADMIN_USER',
+      'DATABASE_URL',
+      'PGPASSWORD',
+      'PGHOST',
+      'SMUGGLED_UNDER_ANOTHER_NAME',
+    ]) {
       expect(childEnv[name], name).toBeUndefined();
     }
     const all = JSON.stringify(childEnv);
-    for (const secret of [humanToken, server.fleetKey, server.dataDir, 'a-server-secret-value', 'a-slack-signing-secret', 'pg-password']) expect(all).not.toContain(secret);
+    for (const secret of [humanToken, server.fleetKey, server.dataDir, 'a-server-secret-value', 'a-slack-signing-secret', 'pg-password'])
+      expect(all).not.toContain(secret);
   });
 
   it('the host CLI refuses to open the store inside an agent session (inside-agent-session, exit 2) and works outside it', async () => {
-    const inside = await runCli(['run', '--title', 'tries to mint', '--', process.execPath, CLI, 'users', 'tokens', 'issue', 'fay', '--data-dir', server.dataDir], {
-      env: { WARRANT_URL: server.url, WARRANT_TOKEN: server.fleetKey },
-    });
+    const inside = await runCli(
+      ['run', '--title', 'tries to mint', '--', process.execPath, CLI, 'users', 'tokens', 'issue', 'fay', '--data-dir', server.dataDir],
+      {
+        env: { WARRANT_URL: server.url, WARRANT_TOKEN: server.fleetKey },
+      },
+    );
     expect(inside.code).toBe(2);
     expect(inside.stderr).toContain('inside-agent-session');
     expect(inside.stdout).not.toMatch(/wrt_h_/);
@@ -114,20 +133,30 @@ describe('warrant run: fast children, the environment boundary, the host CLI ins
     const project = mkdtempSync(join(tmpdir(), 'warrant-project-'));
     const { mkdirSync } = await import('node:fs');
     mkdirSync(join(project, '.warrant'));
-    const inside = await runCli(['run', '--title', 'store inside', '--', 'true'], { cwd: project, env: { WARRANT_URL: server.url, WARRANT_TOKEN: server.fleetKey } });
+    const inside = await runCli(['run', '--title', 'store inside', '--', 'true'], {
+      cwd: project,
+      env: { WARRANT_URL: server.url, WARRANT_TOKEN: server.fleetKey },
+    });
     expect(inside.code, inside.stderr).toBe(0);
     expect(inside.stderr).toContain(`data dir ${join(project, '.warrant')} lies inside the agent's working directory`);
-    const outside = await runCli(['run', '--title', 'store outside', '--', 'true'], { cwd: project, env: { WARRANT_URL: server.url, WARRANT_TOKEN: server.fleetKey, WARRANT_DATA_DIR: server.dataDir } });
+    const outside = await runCli(['run', '--title', 'store outside', '--', 'true'], {
+      cwd: project,
+      env: { WARRANT_URL: server.url, WARRANT_TOKEN: server.fleetKey, WARRANT_DATA_DIR: server.dataDir },
+    });
     expect(outside.code, outside.stderr).toBe(0);
     expect(outside.stderr).not.toContain('lies inside');
   });
 
   it('--inbox with a provider the runner cannot speak to is refused at start, and nothing is created', async () => {
-    const r = await runCli(['run', '--title', 'unsupported inbox', '--inbox', '--provider', 'codex', '--', 'true'], { env: { WARRANT_URL: server.url, WARRANT_TOKEN: server.fleetKey } });
+    const r = await runCli(['run', '--title', 'unsupported inbox', '--inbox', '--provider', 'codex', '--', 'true'], {
+      env: { WARRANT_URL: server.url, WARRANT_TOKEN: server.fleetKey },
+    });
     expect(r.code).toBe(2);
     expect(r.stderr).toContain('unsupported-provider');
     expect(await sessionTitled('unsupported inbox')).toBeUndefined();
-    const unknown = await runCli(['run', '--title', 'unknown inbox', '--inbox', '--', 'cat'], { env: { WARRANT_URL: server.url, WARRANT_TOKEN: server.fleetKey } });
+    const unknown = await runCli(['run', '--title', 'unknown inbox', '--inbox', '--', 'cat'], {
+      env: { WARRANT_URL: server.url, WARRANT_TOKEN: server.fleetKey },
+    });
     expect(unknown.code).toBe(2);
     expect(unknown.stderr).toContain('unsupported-provider');
   });

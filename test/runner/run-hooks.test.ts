@@ -11,7 +11,11 @@ const HOOK = resolve(import.meta.dirname, '../../dist/hook/hook-main.js');
  * real CLI: docs/design/agent-clis.md), each through the real hook entry point and the runner
  * socket, writing its transcripts as it goes.
  */
-function scriptedAgent(dir: string, steps: { payload: Record<string, unknown>; append?: { file: string; lines: string[] } }[], provider = 'claude-code'): string {
+function scriptedAgent(
+  dir: string,
+  steps: { payload: Record<string, unknown>; append?: { file: string; lines: string[] } }[],
+  provider = 'claude-code',
+): string {
   const file = join(dir, `agent-${Math.random().toString(36).slice(2)}.mjs`);
   writeFileSync(
     file,
@@ -56,20 +60,42 @@ describe('warrant run and the agent hooks: subagents and nested agents as child 
     const line = (n: number, who: string) => JSON.stringify({ type: 'assistant', n, who });
     const agent = scriptedAgent(dir, [
       { payload: { hook_event_name: 'SessionStart', session_id: main, transcript_path: mainTranscript, source: 'startup' } },
-      { payload: { hook_event_name: 'UserPromptSubmit', session_id: main, transcript_path: mainTranscript, prompt: 'Check the deploy.' }, append: { file: mainTranscript, lines: [line(1, 'main')] } },
+      {
+        payload: { hook_event_name: 'UserPromptSubmit', session_id: main, transcript_path: mainTranscript, prompt: 'Check the deploy.' },
+        append: { file: mainTranscript, lines: [line(1, 'main')] },
+      },
       { payload: { hook_event_name: 'SubagentStart', session_id: main, transcript_path: mainTranscript, agent_id: agentId, agent_type: 'general-purpose' } },
       {
-        payload: { hook_event_name: 'SubagentStop', session_id: main, transcript_path: mainTranscript, agent_id: agentId, agent_type: 'general-purpose', agent_transcript_path: subTranscript, stop_hook_active: false },
+        payload: {
+          hook_event_name: 'SubagentStop',
+          session_id: main,
+          transcript_path: mainTranscript,
+          agent_id: agentId,
+          agent_type: 'general-purpose',
+          agent_transcript_path: subTranscript,
+          stop_hook_active: false,
+        },
         append: { file: subTranscript, lines: [line(1, 'sub'), line(2, 'sub')] },
       },
       { payload: { hook_event_name: 'SessionStart', session_id: nested, transcript_path: nestedTranscript, source: 'startup' } },
-      { payload: { hook_event_name: 'Stop', session_id: nested, transcript_path: nestedTranscript, stop_hook_active: false }, append: { file: nestedTranscript, lines: [line(1, 'nested')] } },
+      {
+        payload: { hook_event_name: 'Stop', session_id: nested, transcript_path: nestedTranscript, stop_hook_active: false },
+        append: { file: nestedTranscript, lines: [line(1, 'nested')] },
+      },
       { payload: { hook_event_name: 'SessionEnd', session_id: nested, transcript_path: nestedTranscript, reason: 'other' } },
-      { payload: { hook_event_name: 'Stop', session_id: main, transcript_path: mainTranscript, stop_hook_active: false }, append: { file: mainTranscript, lines: [line(2, 'main')] } },
+      {
+        payload: { hook_event_name: 'Stop', session_id: main, transcript_path: mainTranscript, stop_hook_active: false },
+        append: { file: mainTranscript, lines: [line(2, 'main')] },
+      },
       { payload: { hook_event_name: 'SessionStart', session_id: cleared, source: 'clear' } },
-      { payload: { hook_event_name: 'SessionEnd', session_id: main, transcript_path: mainTranscript, reason: 'other' }, append: { file: mainTranscript, lines: [line(3, 'main')] } },
+      {
+        payload: { hook_event_name: 'SessionEnd', session_id: main, transcript_path: mainTranscript, reason: 'other' },
+        append: { file: mainTranscript, lines: [line(3, 'main')] },
+      },
     ]);
-    const r = await runCli(['run', '--title', 'hooked agent', '--provider', 'claude-code', '--', process.execPath, agent], { env: { WARRANT_URL: server.url, WARRANT_TOKEN: server.fleetKey } });
+    const r = await runCli(['run', '--title', 'hooked agent', '--provider', 'claude-code', '--', process.execPath, agent], {
+      env: { WARRANT_URL: server.url, WARRANT_TOKEN: server.fleetKey },
+    });
     expect(r.code, r.stderr).toBe(0);
     expect(r.stderr).not.toContain('could not');
     expect(r.stderr).not.toContain('hook said');
@@ -83,7 +109,12 @@ describe('warrant run and the agent hooks: subagents and nested agents as child 
     expect(children).toHaveLength(2);
     const sub = children.find((c) => c.provider_conversation === agentId);
     const nest = children.find((c) => c.provider_conversation === nested);
-    expect(sub).toMatchObject({ agent_root: 'general-purpose', parent_basis: 'authenticated', creator: { kind: 'session', ref: String(parent.id) }, status: 'stopped' });
+    expect(sub).toMatchObject({
+      agent_root: 'general-purpose',
+      parent_basis: 'authenticated',
+      creator: { kind: 'session', ref: String(parent.id) },
+      status: 'stopped',
+    });
     expect(nest).toMatchObject({ parent_basis: 'authenticated', status: 'stopped' });
 
     // the nested agent's Stop idled the nested child, never the parent: the parent idled once, on its own Stop
@@ -107,7 +138,9 @@ describe('warrant run and the agent hooks: subagents and nested agents as child 
       { payload: { hook_event_name: 'SessionStart', session_id: conversation, transcript_path: transcript, source: 'startup' } },
       { payload: { hook_event_name: 'Stop', session_id: conversation, transcript_path: transcript } },
     ]);
-    const r = await runCli(['run', '--title', 'no transcript', '--no-transcript', '--provider', 'claude-code', '--', process.execPath, agent], { env: { WARRANT_URL: server.url, WARRANT_TOKEN: server.fleetKey } });
+    const r = await runCli(['run', '--title', 'no transcript', '--no-transcript', '--provider', 'claude-code', '--', process.execPath, agent], {
+      env: { WARRANT_URL: server.url, WARRANT_TOKEN: server.fleetKey },
+    });
     expect(r.code, r.stderr).toBe(0);
     const s = await sessionTitled('no transcript');
     expect(s.provider_conversation).toBe(conversation);
@@ -123,7 +156,9 @@ describe('warrant run and the agent hooks: subagents and nested agents as child 
        execFileSync(process.execPath, [${JSON.stringify(HOOK)}, 'codex', payload]);
        process.exit(0);`,
     );
-    const c = await runCli(['run', '--title', 'codex like', '--provider', 'codex', '--', process.execPath, codexAgent], { env: { WARRANT_URL: server.url, WARRANT_TOKEN: server.fleetKey } });
+    const c = await runCli(['run', '--title', 'codex like', '--provider', 'codex', '--', process.execPath, codexAgent], {
+      env: { WARRANT_URL: server.url, WARRANT_TOKEN: server.fleetKey },
+    });
     expect(c.code, c.stderr).toBe(0);
     const cs = await sessionTitled('codex like');
     expect(cs).toMatchObject({ provider_conversation: thread, status: 'stopped' });
@@ -132,4 +167,3 @@ describe('warrant run and the agent hooks: subagents and nested agents as child 
     expect(runtime).toEqual(['idle', 'exited']);
   });
 });
-

@@ -29,7 +29,15 @@ describe('warrant run witnesses what a person types at the agent terminal', () =
   const terminalGaps = (id: number) => gapsOf(get, id);
   const terminalGapOf = (id: number) => gapOf(get, id);
   const check = (id: number) => runCli(['check', String(id)], { env: { WARRANT_URL: server.url, WARRANT_TOKEN: server.fleetKey } });
-  const env = (token: string) => ({ PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: process.env.HOME ?? '/root', LANG: 'C.UTF-8', TERM: 'xterm-256color', WARRANT_URL: server.url, WARRANT_TOKEN: token, WITNESS_TUI_HOOK: HOOK });
+  const env = (token: string) => ({
+    PATH: process.env.PATH ?? '/usr/bin:/bin',
+    HOME: process.env.HOME ?? '/root',
+    LANG: 'C.UTF-8',
+    TERM: 'xterm-256color',
+    WARRANT_URL: server.url,
+    WARRANT_TOKEN: token,
+    WITNESS_TUI_HOOK: HOOK,
+  });
   const runTui = (title: string, token = humanToken, extra: string[] = [], agentArgs: string[] = []) =>
     openTerminal(process.execPath, [CLI, 'run', '--title', title, ...extra, '--', process.execPath, WITNESS_TUI, ...agentArgs], env(token));
 
@@ -49,7 +57,12 @@ describe('warrant run witnesses what a person types at the agent terminal', () =
     const session = await sessionTitled('typed words');
     const messages = await messagesOf(session.id);
     expect(messages).toHaveLength(1);
-    expect(messages[0]).toMatchObject({ entry_point: 'cli.terminal_prompt', channel: 'cli', content: 'check the deploy of api-7 please', witness_isolation: 'same-uid' });
+    expect(messages[0]).toMatchObject({
+      entry_point: 'cli.terminal_prompt',
+      channel: 'cli',
+      content: 'check the deploy of api-7 please',
+      witness_isolation: 'same-uid',
+    });
     expect(await terminalGaps(session.id)).toEqual([]);
     const gate = await check(session.id);
     expect(gate.code, gate.stdout + gate.stderr).toBe(0);
@@ -129,21 +142,31 @@ describe('warrant run witnesses what a person types at the agent terminal', () =
 
   it('--prompt is refused (exit 2, nothing started) without a human token or without {prompt} in the command', async () => {
     const before = (await get('/api/v1/sessions')).sessions.length;
-    const fleet = await runCli(['run', '--title', 'refused fleet', '--prompt', 'do it', '--', process.execPath, WITNESS_TUI, '--argprompt', '{prompt}'], { env: { WARRANT_URL: server.url, WARRANT_TOKEN: server.fleetKey } });
+    const fleet = await runCli(['run', '--title', 'refused fleet', '--prompt', 'do it', '--', process.execPath, WITNESS_TUI, '--argprompt', '{prompt}'], {
+      env: { WARRANT_URL: server.url, WARRANT_TOKEN: server.fleetKey },
+    });
     expect(fleet.code).toBe(2);
     expect(fleet.stderr).toMatch(/--prompt needs your human token/);
-    const noPlaceholder = await runCli(['run', '--title', 'refused placeholder', '--prompt', 'do it', '--', process.execPath, WITNESS_TUI, '--argprompt', 'do it'], { env: { WARRANT_URL: server.url, WARRANT_TOKEN: humanToken } });
+    const noPlaceholder = await runCli(
+      ['run', '--title', 'refused placeholder', '--prompt', 'do it', '--', process.execPath, WITNESS_TUI, '--argprompt', 'do it'],
+      { env: { WARRANT_URL: server.url, WARRANT_TOKEN: humanToken } },
+    );
     expect(noPlaceholder.code).toBe(2);
     expect(noPlaceholder.stderr).toMatch(/\{prompt\}/);
     expect((await get('/api/v1/sessions')).sessions.length).toBe(before);
     // the control: the same command with a human token and {prompt} runs
-    const ok = await runCli(['run', '--title', 'accepted', '--prompt', 'do it', '--', process.execPath, WITNESS_TUI, '--argprompt', '{prompt}'], { env: { WARRANT_URL: server.url, WARRANT_TOKEN: humanToken, WITNESS_TUI_HOOK: HOOK } });
+    const ok = await runCli(['run', '--title', 'accepted', '--prompt', 'do it', '--', process.execPath, WITNESS_TUI, '--argprompt', '{prompt}'], {
+      env: { WARRANT_URL: server.url, WARRANT_TOKEN: humanToken, WITNESS_TUI_HOOK: HOOK },
+    });
     expect(ok.code, ok.stderr).toBe(0);
     expect(ok.stdout).toContain('headless got: do it');
   });
 
   it('an agent without a prompt hook: the relayed turn matches no report: a terminal gap naming the session, and the gate says cannot-say (never none)', async () => {
-    const t = openTerminal(process.execPath, [CLI, 'run', '--title', 'no prompt hook', '--', process.execPath, WITNESS_TUI], { ...env(humanToken), WITNESS_TUI_HOOK: '' });
+    const t = openTerminal(process.execPath, [CLI, 'run', '--title', 'no prompt hook', '--', process.execPath, WITNESS_TUI], {
+      ...env(humanToken),
+      WITNESS_TUI_HOOK: '',
+    });
     await t.until('ready');
     const from = t.text().length;
     t.type('deploy it\r');

@@ -45,11 +45,23 @@ describe('warrant run (docs/integrations.md) with the stand-in agent', () => {
     expect(helper.uid).toBe(childEnv.WARRANT_SESSION_UID);
     expect(helper).toMatchObject({ title: 'helper', parent_basis: 'authenticated', creator_basis: 'authenticated', status: 'stopped' });
     const worker = (await api(`/api/v1/sessions/${helper.parent_session_id}`)).session;
-    expect(worker).toMatchObject({ title: 'worker', parent_basis: 'authenticated', creator: { kind: 'session', ref: String(worker.parent_session_id) }, creator_basis: 'authenticated' });
+    expect(worker).toMatchObject({
+      title: 'worker',
+      parent_basis: 'authenticated',
+      creator: { kind: 'session', ref: String(worker.parent_session_id) },
+      creator_basis: 'authenticated',
+    });
     const router = (await api(`/api/v1/sessions/${worker.parent_session_id}`)).session;
-    expect(router).toMatchObject({ title: 'router', parent_session_id: null, creator: { kind: 'human', ref: 'rita' }, creator_basis: 'authenticated', genesis: 'cli' });
+    expect(router).toMatchObject({
+      title: 'router',
+      parent_session_id: null,
+      creator: { kind: 'human', ref: 'rita' },
+      creator_basis: 'authenticated',
+      genesis: 'cli',
+    });
     // the human's cause travels down the authenticated spawns
-    for (const s of [worker, helper]) expect(s).toMatchObject({ cause: { kind: 'human', ref: 'rita' }, cause_basis: 'authenticated', genesis: 'cli', owner: 'rita' });
+    for (const s of [worker, helper])
+      expect(s).toMatchObject({ cause: { kind: 'human', ref: 'rita' }, cause_basis: 'authenticated', genesis: 'cli', owner: 'rita' });
     // every acting session in the timelines is authenticated
     for (const s of [router, worker, helper]) {
       const events = (await api(`/api/v1/sessions/${s.id}/events`)).events as any[];
@@ -59,7 +71,10 @@ describe('warrant run (docs/integrations.md) with the stand-in agent', () => {
       // docs/design/sessions.md's lifecycle table moves only `idle` → `running` on `started`, and a change with no effect records
       // nothing. So a run's runtime events are exactly one `exited` with the child's code, unattributed (docs/design/attribution.md).
       const runtime = events.filter((e) => ['started', 'idle', 'exited', 'error'].includes(e.type));
-      expect(runtime.map((e) => e.type), s.title).toEqual(['exited']);
+      expect(
+        runtime.map((e) => e.type),
+        s.title,
+      ).toEqual(['exited']);
       expect(runtime[0].details).toMatchObject({ code: 0 });
       for (const e of runtime) expect([e.actor, e.cause, e.credential_id]).toEqual([null, null, null]);
     }
@@ -76,10 +91,14 @@ describe('warrant run (docs/integrations.md) with the stand-in agent', () => {
 
   it('SIGTERM to `warrant run` reaches the child, whose exit code is returned', async () => {
     const signalFile = join(dir, 'signal.txt');
-    const child = spawn(process.execPath, [CLI, 'run', '--title', 'waits', '--', process.execPath, AGENT, JSON.stringify({ name: 'waits', waitForSignal: true, signalFile, exitOnSignal: 0 })], {
-      env: { ...process.env, WARRANT_URL: server.url, WARRANT_TOKEN: server.fleetKey, WARRANT_SESSION_TOKEN: '' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const child = spawn(
+      process.execPath,
+      [CLI, 'run', '--title', 'waits', '--', process.execPath, AGENT, JSON.stringify({ name: 'waits', waitForSignal: true, signalFile, exitOnSignal: 0 })],
+      {
+        env: { ...process.env, WARRANT_URL: server.url, WARRANT_TOKEN: server.fleetKey, WARRANT_SESSION_TOKEN: '' },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
     await new Promise<void>((ready) => child.stdout.on('data', (d: Buffer) => d.toString().includes('ready') && ready()));
     const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
     child.kill('SIGTERM');
@@ -95,10 +114,14 @@ describe('warrant run (docs/integrations.md) with the stand-in agent', () => {
       headers: { authorization: `Bearer ${server.fleetKey}`, 'content-type': 'application/json' },
       body: JSON.stringify({ title: 'waiting in pending' }),
     }).then((x) => x.json());
-    const r = await runCli(['run', '--session', String(created.session.id), '--', process.execPath, AGENT, '{}'], { env: { WARRANT_URL: server.url, WARRANT_TOKEN: server.fleetKey } });
+    const r = await runCli(['run', '--session', String(created.session.id), '--', process.execPath, AGENT, '{}'], {
+      env: { WARRANT_URL: server.url, WARRANT_TOKEN: server.fleetKey },
+    });
     expect(r.code).toBe(0);
     expect((await api(`/api/v1/sessions/${created.session.id}`)).session).toMatchObject({ status: 'stopped', activation: 1 });
-    const bad = await runCli(['run', '--title', 'no such binary', '--', '/nonexistent/agent'], { env: { WARRANT_URL: server.url, WARRANT_TOKEN: server.fleetKey } });
+    const bad = await runCli(['run', '--title', 'no such binary', '--', '/nonexistent/agent'], {
+      env: { WARRANT_URL: server.url, WARRANT_TOKEN: server.fleetKey },
+    });
     expect(bad.code).toBe(127);
     expect(bad.stderr).toContain('could not start /nonexistent/agent');
     const s = (await api('/api/v1/sessions?q=no%20such%20binary')).sessions[0];
@@ -128,14 +151,31 @@ describe('warrant run and the inbox', () => {
     await server?.stop();
   });
   const post = async (path: string, body: unknown) =>
-    fetch(`${server.url}${path}`, { method: 'POST', headers: { authorization: `Bearer ${server.fleetKey}`, 'content-type': 'application/json' }, body: JSON.stringify(body) }).then((r) => r.json());
+    fetch(`${server.url}${path}`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${server.fleetKey}`, 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    }).then((r) => r.json());
 
   it('`warrant stop` on a running session ends its process: the stop becomes a signal, the session stopped', async () => {
     const signalFile = join(dir, 'stopped.txt');
-    const child = spawn(process.execPath, [CLI, 'run', '--title', 'stop me', '--', process.execPath, AGENT, JSON.stringify({ name: 'stop me', waitForSignal: true, signalFile, exitOnSignal: 143 })], {
-      env: { ...process.env, WARRANT_URL: server.url, WARRANT_TOKEN: server.fleetKey, WARRANT_SESSION_TOKEN: '' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const child = spawn(
+      process.execPath,
+      [
+        CLI,
+        'run',
+        '--title',
+        'stop me',
+        '--',
+        process.execPath,
+        AGENT,
+        JSON.stringify({ name: 'stop me', waitForSignal: true, signalFile, exitOnSignal: 143 }),
+      ],
+      {
+        env: { ...process.env, WARRANT_URL: server.url, WARRANT_TOKEN: server.fleetKey, WARRANT_SESSION_TOKEN: '' },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
     await new Promise<void>((ready) => child.stdout.on('data', (d: Buffer) => d.toString().includes('ready') && ready()));
     const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
     const list = await fetch(`${server.url}/api/v1/sessions?q=stop%20me`, { headers: { authorization: `Bearer ${server.fleetKey}` } }).then((r) => r.json());
@@ -160,17 +200,20 @@ describe('warrant run and the inbox', () => {
     const resumedExit = new Promise<number | null>((r) => resumed.once('exit', (code) => r(code)));
     // what the runner polls for holds nothing for the new activation
     for (;;) {
-      const now = (await fetch(`${server.url}/api/v1/sessions/${id}`, { headers: { authorization: `Bearer ${server.fleetKey}` } }).then((r) => r.json())).session;
+      const now = (await fetch(`${server.url}/api/v1/sessions/${id}`, { headers: { authorization: `Bearer ${server.fleetKey}` } }).then((r) => r.json()))
+        .session;
       if (now.activation === 2) break;
       await new Promise((r) => setTimeout(r, 50));
     }
-    const control = await fetch(`${server.url}/api/v1/sessions/${id}/inbox?kind=control&state=pending,leased`, { headers: { authorization: `Bearer ${server.fleetKey}` } }).then((r) => r.json());
+    const control = await fetch(`${server.url}/api/v1/sessions/${id}/inbox?kind=control&state=pending,leased`, {
+      headers: { authorization: `Bearer ${server.fleetKey}` },
+    }).then((r) => r.json());
     expect(control.items).toEqual([]);
     expect(await resumedExit, resumedErr).toBe(0);
     expect(resumedErr).not.toContain('stop requested');
   });
 
-  it('--inbox writes items in Claude Code stream-json; only the one the agent\'s prompt hook reported is delivered', async () => {
+  it("--inbox writes items in Claude Code stream-json; only the one the agent's prompt hook reported is delivered", async () => {
     const out = join(dir, 'stdin.jsonl');
     const script = join(dir, 'stream-json-agent.mjs');
     const hook = resolve(import.meta.dirname, '../../dist/hook/hook-main.js');
@@ -193,25 +236,36 @@ describe('warrant run and the inbox', () => {
          if (text === 'last') setTimeout(() => process.exit(0), 50);
        });`,
     );
-    const child = spawn(process.execPath, [CLI, 'run', '--title', 'reads stream-json', '--inbox', '--provider', 'claude-code', '--', process.execPath, script], {
-      env: { ...process.env, WARRANT_URL: server.url, WARRANT_TOKEN: server.fleetKey, WARRANT_SESSION_TOKEN: '' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const child = spawn(
+      process.execPath,
+      [CLI, 'run', '--title', 'reads stream-json', '--inbox', '--provider', 'claude-code', '--', process.execPath, script],
+      {
+        env: { ...process.env, WARRANT_URL: server.url, WARRANT_TOKEN: server.fleetKey, WARRANT_SESSION_TOKEN: '' },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
     await new Promise<void>((ready) => child.stdout.on('data', (d: Buffer) => d.toString().includes('ready') && ready()));
     const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
-    const list = await fetch(`${server.url}/api/v1/sessions?q=reads%20stream-json`, { headers: { authorization: `Bearer ${server.fleetKey}` } }).then((r) => r.json());
+    const list = await fetch(`${server.url}/api/v1/sessions?q=reads%20stream-json`, { headers: { authorization: `Bearer ${server.fleetKey}` } }).then((r) =>
+      r.json(),
+    );
     const id = list.sessions[0].id;
     await post(`/api/v1/sessions/${id}/follow_up`, { content: 'first' });
     await post(`/api/v1/sessions/${id}/follow_up`, { content: 'ignored' });
     await post(`/api/v1/sessions/${id}/follow_up`, { content: 'last' });
     expect(await exited).toBe(0);
-    const lines = readFileSync(out, 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+    const lines = readFileSync(out, 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     expect(lines.map((l) => [l.type, l.message.role, l.message.content[0].text])).toEqual([
       ['user', 'user', 'first'],
       ['user', 'user', 'ignored'],
       ['user', 'user', 'last'],
     ]);
-    const inbox = await fetch(`${server.url}/api/v1/sessions/${id}/inbox?state=all`, { headers: { authorization: `Bearer ${server.fleetKey}` } }).then((r) => r.json());
+    const inbox = await fetch(`${server.url}/api/v1/sessions/${id}/inbox?state=all`, { headers: { authorization: `Bearer ${server.fleetKey}` } }).then((r) =>
+      r.json(),
+    );
     // written is not delivered: the item nobody reported taking stays written (then undelivered)
     expect(inbox.items.map((i: any) => [i.frame?.text ?? i.content, i.state])).toEqual([
       ['first', 'delivered'],

@@ -34,7 +34,12 @@ describe('TerminalLine: the turns a person submitted, as far as their keys say',
   });
 
   it('a bracketed paste appends its text (line breaks included) and marks the turn pasted; the markers may be split across chunks', () => {
-    expect(only('see: \x1b[200~line one\rline two\x1b[201~ thanks\r')).toEqual({ text: 'see: line one\nline two thanks', reliable: true, pasted: true, echoOff: false });
+    expect(only('see: \x1b[200~line one\rline two\x1b[201~ thanks\r')).toEqual({
+      text: 'see: line one\nline two thanks',
+      reliable: true,
+      pasted: true,
+      echoOff: false,
+    });
     expect(turnsOf(['\x1b', '[20', '0~abc', '\x1b[2', '01~', '\r'])).toEqual([{ text: 'abc', reliable: true, pasted: true, echoOff: false }]);
   });
 
@@ -124,7 +129,7 @@ function referenceTurns(keys: string[]): { text: string; plain: boolean }[] {
   let plain = true;
   let pasting = false;
   const stream = keys.join('');
-  for (let i = 0; i < stream.length; ) {
+  for (let i = 0; i < stream.length;) {
     if (stream.startsWith('\x1b[200~', i)) {
       if (pasting) plain = false;
       pasting = true;

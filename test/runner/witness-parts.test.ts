@@ -26,7 +26,10 @@ describe('the re-executed runner environment block', () => {
   });
 
   it('the agent never gets a witness token, under any name', () => {
-    const env = childEnvironment({ PATH: '/bin', ANY_NAME: WITNESS, WARRANT_WITNESS: WITNESS }, { url: 'u', sessionId: 1, sessionUid: 'x', sessionToken: 'wrt_s_' + 's'.repeat(32) });
+    const env = childEnvironment(
+      { PATH: '/bin', ANY_NAME: WITNESS, WARRANT_WITNESS: WITNESS },
+      { url: 'u', sessionId: 1, sessionUid: 'x', sessionToken: 'wrt_s_' + 's'.repeat(32) },
+    );
     expect(JSON.stringify(env)).not.toContain(WITNESS);
     expect(env.PATH).toBe('/bin');
   });

@@ -47,7 +47,15 @@ if (process.env.WITNESS_TUI_PROBE) {
   };
   writeFileSync(
     process.env.WITNESS_TUI_PROBE,
-    JSON.stringify({ ppid, uid: process.getuid(), runnerEnviron: attempt(`/proc/${ppid}/environ`), runnerMem: attempt(`/proc/${ppid}/mem`), runnerMaps: attempt(`/proc/${ppid}/maps`), ownEnviron: attempt('/proc/self/environ'), ownMem: attempt('/proc/self/mem') }),
+    JSON.stringify({
+      ppid,
+      uid: process.getuid(),
+      runnerEnviron: attempt(`/proc/${ppid}/environ`),
+      runnerMem: attempt(`/proc/${ppid}/mem`),
+      runnerMaps: attempt(`/proc/${ppid}/maps`),
+      ownEnviron: attempt('/proc/self/environ'),
+      ownMem: attempt('/proc/self/mem'),
+    }),
   );
 }
 if (process.argv[2] === '--argprompt') {
@@ -60,7 +68,9 @@ if (process.argv[2] === '--argprompt') {
 }
 process.stdin.setRawMode(true);
 report({ hook_event_name: 'SessionStart', source: 'startup' });
-process.stdout.write(`size ${process.stdout.columns}x${process.stdout.rows} term ${process.env.TERM} tty ${process.stdin.isTTY} raw ${process.stdin.isRaw} pid ${process.pid}\r\n\x1b[?2004hready\r\n`);
+process.stdout.write(
+  `size ${process.stdout.columns}x${process.stdout.rows} term ${process.env.TERM} tty ${process.stdin.isTTY} raw ${process.stdin.isRaw} pid ${process.pid}\r\n\x1b[?2004hready\r\n`,
+);
 process.on('SIGWINCH', () => process.stdout.write(`resized ${process.stdout.columns}x${process.stdout.rows}\r\n`));
 let line = [];
 let pasting = false;
@@ -79,17 +89,34 @@ process.stdin.on('data', (d) => {
     return;
   }
   let text = d.toString('utf8');
-  for (let i = 0; i < text.length; ) {
-    if (text.startsWith('\x1b[200~', i)) { pasting = true; i += 6; continue; }
-    if (text.startsWith('\x1b[201~', i)) { pasting = false; i += 6; continue; }
+  for (let i = 0; i < text.length;) {
+    if (text.startsWith('\x1b[200~', i)) {
+      pasting = true;
+      i += 6;
+      continue;
+    }
+    if (text.startsWith('\x1b[201~', i)) {
+      pasting = false;
+      i += 6;
+      continue;
+    }
     // cursor keys and the like: this editor ignores them (a real one would move or recall)
     const csi = /^\x1b\[[0-9;]*[A-Za-z~]/.exec(text.slice(i));
-    if (csi && !pasting) { i += csi[0].length; continue; }
+    if (csi && !pasting) {
+      i += csi[0].length;
+      continue;
+    }
     if (text[i] === '\x04' && line.length === 0) process.exit(7);
     const ch = String.fromCodePoint(text.codePointAt(i));
     i += ch.length;
-    if (ch === '\x7f' || ch === '\b') { line.pop(); continue; }
-    if (ch !== '\r' || pasting) { line.push(ch === '\r' ? '\n' : ch); continue; }
+    if (ch === '\x7f' || ch === '\b') {
+      line.pop();
+      continue;
+    }
+    if (ch !== '\r' || pasting) {
+      line.push(ch === '\r' ? '\n' : ch);
+      continue;
+    }
     const prompt = line.join('');
     line = [];
     if (prompt === 'emit') {

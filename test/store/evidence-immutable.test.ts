@@ -75,7 +75,9 @@ describeEachDialect('evidence tables refuse rewriting in the database', (t, dial
     const { keep } = await storeWithEvidence(h);
     const deletable = new Set(['session_uncles']);
     for (const table of EVIDENCE_TABLES.filter((x) => !deletable.has(x))) expect(await refused(h, `delete from ${table}`), table).toMatch(/immutable|evidence/);
-    expect(Number((await sql.raw<{ n: number }>(`select count(*) as n from session_events where session_id = ${keep}`).execute(h.store.kysely)).rows[0]!.n)).toBeGreaterThan(0);
+    expect(
+      Number((await sql.raw<{ n: number }>(`select count(*) as n from session_events where session_id = ${keep}`).execute(h.store.kysely)).rows[0]!.n),
+    ).toBeGreaterThan(0);
     if (dialect === 'postgres') {
       for (const table of EVIDENCE_TABLES) expect(await refused(h, `truncate ${table} cascade`), table).toMatch(/TRUNCATE is refused|immutable/);
     }
@@ -91,6 +93,8 @@ describeEachDialect('evidence tables refuse rewriting in the database', (t, dial
     const other = await h.human(uniqueKey('del'));
     const s = (await h.create(other.token, { title: 'goes with its events' })).session;
     expect((await h.request('DELETE', `/api/v1/sessions/${s.id}`, { token: other.token })).status).toBe(200);
-    expect(Number((await sql.raw<{ n: number }>(`select count(*) as n from session_events where session_id = ${s.id}`).execute(h.store.kysely)).rows[0]!.n)).toBe(0);
+    expect(
+      Number((await sql.raw<{ n: number }>(`select count(*) as n from session_events where session_id = ${s.id}`).execute(h.store.kysely)).rows[0]!.n),
+    ).toBe(0);
   });
 });

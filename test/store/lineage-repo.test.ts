@@ -16,7 +16,14 @@ describeEachDialect('lineage repository: juniorsOf / seniorsOf', (t) => {
     expect(legacyByUid.lineage_parent_id).toBe(root.id);
     await h.store.kysely
       .insertInto('session_uncles')
-      .values({ session_id: child.id, uncle_session_id: other.id, source: 'rest.follow_up', basis: 'declared', recorded_by_actor_id: null, created_at: new Date().toISOString() })
+      .values({
+        session_id: child.id,
+        uncle_session_id: other.id,
+        source: 'rest.follow_up',
+        basis: 'declared',
+        recorded_by_actor_id: null,
+        created_at: new Date().toISOString(),
+      })
       .execute();
 
     const loaded = await loadHierarchyRows(h.store.kysely, h.store, [root.id, other.id]);

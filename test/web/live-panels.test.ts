@@ -76,7 +76,9 @@ describeEachDialect(
       for (let i = 0; i < 10; i++) alices.push(await viewer(h, aliceWeb, me));
       for (let i = 0; i < 10; i++) admins.push(await viewer(h, adminWeb, me));
       // bob's session on alice's stream: not readable, so not watched (nothing sent, no error)
-      const probe = await h.service.app.request(`http://localhost/ui/events?panel=${bobs}`, { headers: { host: 'localhost', cookie: aliceWeb.cookieHeader() } });
+      const probe = await h.service.app.request(`http://localhost/ui/events?panel=${bobs}`, {
+        headers: { host: 'localhost', cookie: aliceWeb.cookieHeader() },
+      });
       expect(probe.status).toBe(200);
       const probeReader = new SseReader(probe);
       open.push(probeReader);

@@ -48,10 +48,21 @@ describeEachDialect(
       expect(list.status).toBe(200);
       expect(list.text).toContain(`data-user="${personKey}"`);
       const key = uniqueKey('carol');
-      const created = await admin.post('/supervisor/users', { key, display_name: 'Carol C', email: 'carol@example.com', slack_user_ids: 'U0CAROL1, U0CAROL2', notes: 'Her word is final on deploys.' });
+      const created = await admin.post('/supervisor/users', {
+        key,
+        display_name: 'Carol C',
+        email: 'carol@example.com',
+        slack_user_ids: 'U0CAROL1, U0CAROL2',
+        notes: 'Her word is final on deploys.',
+      });
       expect(created.status).toBe(303);
       expect(created.location).toBe(`/supervisor/users/${key}?notice=added`);
-      expect(await findUserByKey(h.store.kysely, key)).toMatchObject({ displayName: 'Carol C', email: 'carol@example.com', slackUserIds: ['U0CAROL1', 'U0CAROL2'], notes: 'Her word is final on deploys.' });
+      expect(await findUserByKey(h.store.kysely, key)).toMatchObject({
+        displayName: 'Carol C',
+        email: 'carol@example.com',
+        slackUserIds: ['U0CAROL1', 'U0CAROL2'],
+        notes: 'Her word is final on deploys.',
+      });
 
       const other = uniqueKey('dave');
       const clash = await admin.post('/supervisor/users', { key: other, slack_user_ids: 'U0CAROL2' });

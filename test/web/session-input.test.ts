@@ -194,7 +194,9 @@ describeEachDialect('web UI human input forms', (t) => {
     expect(resent.status).toBe(200);
     expect(resent.text).toContain('data-input-result="resend"');
     expect(resent.text).not.toContain(`data-undelivered-id="${id}"`);
-    expect((await h.request('GET', `/api/v1/sessions/${s.id}/inbox?state=all`, { token: h.fleetKey })).body.items.find((i: any) => i.id === id).state).toBe('pending');
+    expect((await h.request('GET', `/api/v1/sessions/${s.id}/inbox?state=all`, { token: h.fleetKey })).body.items.find((i: any) => i.id === id).state).toBe(
+      'pending',
+    );
     const again = await web.post(`/sessions/${s.id}/inbox/${id}/resend`, {}, { htmx: true });
     expect(again.status).toBe(409);
     expect(again.text).toContain('data-error="inbox-item-not-undelivered"');
@@ -212,7 +214,11 @@ describeEachDialect('web UI human input forms', (t) => {
     const s = (await h.request('GET', `/api/v1/sessions/${id}`, { token: h.fleetKey })).body.session;
     expect(s).toMatchObject({ agent_root: 'router', genesis: 'web_ui', owner: adminKey, title: words, parent_session_id: null });
 
-    const prompt = await h.store.kysely.selectFrom('session_prompts').select(['prompt', 'original_prompt']).where('session_id', '=', id).executeTakeFirstOrThrow();
+    const prompt = await h.store.kysely
+      .selectFrom('session_prompts')
+      .select(['prompt', 'original_prompt'])
+      .where('session_id', '=', id)
+      .executeTakeFirstOrThrow();
     expect(prompt.original_prompt).toBe(words);
     expect(prompt.prompt).toContain('[Page context, added by the Warrant web UI');
     expect(prompt.prompt).toContain(`session #${viewed.id} “the viewed session”`);

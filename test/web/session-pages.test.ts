@@ -40,16 +40,35 @@ describeEachDialect('web UI session pages (single-admin mode)', (t) => {
     expect(r.status).toBe(303);
     const id = Number(/^\/sessions\/(\d+)$/.exec(r.location!)![1]);
     const s = (await h.request('GET', `/api/v1/sessions/${id}`, { token: h.fleetKey })).body.session;
-    expect(s).toMatchObject({ title: 'Find why the deploy flakes', genesis: 'web_ui', scheduling_class: 'priority', owner: adminKey, agent_root: 'router', model: 'opus', creator: { kind: 'human', ref: adminKey }, creator_basis: 'authenticated' });
+    expect(s).toMatchObject({
+      title: 'Find why the deploy flakes',
+      genesis: 'web_ui',
+      scheduling_class: 'priority',
+      owner: adminKey,
+      agent_root: 'router',
+      model: 'opus',
+      creator: { kind: 'human', ref: adminKey },
+      creator_basis: 'authenticated',
+    });
     const created = (await h.request('GET', `/api/v1/sessions/${id}/events`, { token: h.fleetKey })).body.events[0];
     const web_credential = await h.store.kysely.selectFrom('web_sessions').select('credential_id').orderBy('id', 'desc').executeTakeFirstOrThrow();
-    expect(created).toMatchObject({ type: 'created', credential_id: Number(web_credential.credential_id), actor: { kind: 'human', ref: adminKey, basis: 'authenticated' } });
+    expect(created).toMatchObject({
+      type: 'created',
+      credential_id: Number(web_credential.credential_id),
+      actor: { kind: 'human', ref: adminKey, basis: 'authenticated' },
+    });
     expect(created.details.via).toBe('web_ui');
-    expect(await seenNow()).toEqual([{ sessionId: id, input: { entryPoint: 'web_ui.new_session', content: 'Find why the deploy flakes\nwith details' }, author: adminKey }]);
+    expect(await seenNow()).toEqual([
+      { sessionId: id, input: { entryPoint: 'web_ui.new_session', content: 'Find why the deploy flakes\nwith details' }, author: adminKey },
+    ]);
 
     const quick = await web.post('/sessions/quick', { prompt: '  Summarize the incidents  ' });
     const quickId = Number(/(\d+)$/.exec(quick.location!)![1]);
-    expect((await h.request('GET', `/api/v1/sessions/${quickId}`, { token: h.fleetKey })).body.session).toMatchObject({ agent_root: 'router', genesis: 'web_ui', title: 'Summarize the incidents' });
+    expect((await h.request('GET', `/api/v1/sessions/${quickId}`, { token: h.fleetKey })).body.session).toMatchObject({
+      agent_root: 'router',
+      genesis: 'web_ui',
+      title: 'Summarize the incidents',
+    });
     expect((await seenNow())[1]!.input).toEqual({ entryPoint: 'web_ui.quick_prompt', content: '  Summarize the incidents  ' });
     const empty = await web.post('/sessions/quick', { prompt: '   ' });
     expect(empty.status).toBe(400);
@@ -68,7 +87,10 @@ describeEachDialect('web UI session pages (single-admin mode)', (t) => {
     const parent = (await h.create(h.fleetKey, { title: 'a real parent' })).session;
     const withParent = await web.post('/sessions', { title: 'child from the web', parent: `#${parent.id}` });
     const childId = Number(/\/sessions\/(\d+)$/.exec(withParent.location!)![1]);
-    expect((await h.request('GET', `/api/v1/sessions/${childId}`, { token: h.fleetKey })).body.session).toMatchObject({ parent_session_id: parent.id, parent_basis: 'declared' });
+    expect((await h.request('GET', `/api/v1/sessions/${childId}`, { token: h.fleetKey })).body.session).toMatchObject({
+      parent_session_id: parent.id,
+      parent_basis: 'declared',
+    });
     const dropped = await web.post('/sessions', { title: 'orphan from the web', parent: '#999999' });
     expect(dropped.location).toMatch(/\?parent_dropped=not-found&requested=%23999999$/);
     const page = await web.get(dropped.location!);
@@ -102,7 +124,9 @@ describeEachDialect('web UI session pages (single-admin mode)', (t) => {
     expect(page.text).toContain(`sse-connect="/ui/events?panel=${me.id}"`);
     expect(panel.text).toContain(`sse-swap="panel-${me.id}"`);
     // the current session is marked and not linked; its parent is linked
-    expect(panel.text).toMatch(new RegExp(`data-node-id="${me.id}" data-render-parent="${parent.id}" aria-current="page"><span class="node-title">panel me</span>`));
+    expect(panel.text).toMatch(
+      new RegExp(`data-node-id="${me.id}" data-render-parent="${parent.id}" aria-current="page"><span class="node-title">panel me</span>`),
+    );
     expect(panel.text).toMatch(new RegExp(`<a class="node-title" href="/sessions/${parent.id}">panel parent</a>`));
     // the human-message half is there, with both counts and the empty state
     expect(textOf(panel.text)).toContain('0 in this session · 0 elsewhere in the hierarchy');
@@ -126,7 +150,9 @@ describeEachDialect('web UI session pages (single-admin mode)', (t) => {
     const del = await web.post(`/sessions/${s.id}/delete`, {});
     expect(del.location).toBe(`/?deleted=${s.id}`);
     expect(textOf((await web.get(del.location!)).text)).toContain(`Session #${s.id} was deleted.`);
-    const deletion = (await h.request('GET', '/api/v1/session_deletions', { token: h.fleetKey })).body.deletions.find((d: { session_id: number }) => d.session_id === s.id);
+    const deletion = (await h.request('GET', '/api/v1/session_deletions', { token: h.fleetKey })).body.deletions.find(
+      (d: { session_id: number }) => d.session_id === s.id,
+    );
     expect(deletion).toMatchObject({ via: 'web_ui', actor: { kind: 'human', ref: adminKey, basis: 'authenticated' } });
     expect((await web.get(`/sessions/${s.id}`)).status).toBe(404);
   });

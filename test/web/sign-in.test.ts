@@ -36,7 +36,12 @@ describeEachDialect('web UI first run (empty roster)', (t) => {
     expect(short.text).toContain('at least 10 characters');
 
     // typed loosely (lower case, no hyphen) it still matches
-    const ok = await web.post('/setup', { code: current.code.toLowerCase().replace('-', ''), key: 'root', display_name: 'Root Admin', password: 'correct horse battery' });
+    const ok = await web.post('/setup', {
+      code: current.code.toLowerCase().replace('-', ''),
+      key: 'root',
+      display_name: 'Root Admin',
+      password: 'correct horse battery',
+    });
     expect(ok.status).toBe(303);
     expect(ok.location).toBe('/');
     expect(web.cookies.has('warrant_session')).toBe(true);

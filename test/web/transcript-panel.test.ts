@@ -37,7 +37,9 @@ describeEachDialect('web UI: the transcript on the session page', (t) => {
     expect(page.text).not.toContain('<script>alert(1)</script>');
     expect(page.text).toContain('&lt;script&gt;alert(1)&lt;/script&gt;');
     // pretty JSON inside a closed <details>, the one-line form in its summary
-    expect(page.text).toMatch(/<details><summary><span class="transcript-meta">[^]*?<code class="transcript-line">\{&quot;n&quot;:13,[^<]*<\/code><\/summary><pre class="transcript-record">\{\n {2}&quot;n&quot;: 13,/);
+    expect(page.text).toMatch(
+      /<details><summary><span class="transcript-meta">[^]*?<code class="transcript-line">\{&quot;n&quot;:13,[^<]*<\/code><\/summary><pre class="transcript-record">\{\n {2}&quot;n&quot;: 13,/,
+    );
     expect(textOf(page.text)).toContain('… (100 more characters)');
     expect(page.text).toContain(`data-offset="${fileBytes(lines.slice(0, 13))}"`);
 

@@ -137,7 +137,25 @@ describeEachDialect('web UI request protection', (t) => {
       '/sign-in',
       '/sign-in/link',
     ];
-    const fields = fc.dictionary(fc.constantFrom('prompt', 'title', 'parent', 'agent_root', 'model', 'key', 'new_key', 'display_name', 'email', 'slack_user_ids', 'notes', 'password', 'link', 'next'), text);
+    const fields = fc.dictionary(
+      fc.constantFrom(
+        'prompt',
+        'title',
+        'parent',
+        'agent_root',
+        'model',
+        'key',
+        'new_key',
+        'display_name',
+        'email',
+        'slack_user_ids',
+        'notes',
+        'password',
+        'link',
+        'next',
+      ),
+      text,
+    );
     await fc.assert(
       fc.asyncProperty(text, text, fields, fc.nat(), async (ref, q, form, pick) => {
         const get = gets(ref, q)[pick % 10]!;

@@ -1,4 +1,16 @@
-import { checkReportedText, decideEstimate, reportedSourceOf, MAX_CONVERSATION_ID_LENGTH, MAX_PROVIDER_LENGTH, MAX_TRANSCRIPT_PATH_LENGTH, mergeConversations, type ConversationSource, type EstimateOutcome, type ReportedSource, type MergedConversation } from '../../core/conversations.js';
+import {
+  checkReportedText,
+  decideEstimate,
+  reportedSourceOf,
+  MAX_CONVERSATION_ID_LENGTH,
+  MAX_PROVIDER_LENGTH,
+  MAX_TRANSCRIPT_PATH_LENGTH,
+  mergeConversations,
+  type ConversationSource,
+  type EstimateOutcome,
+  type ReportedSource,
+  type MergedConversation,
+} from '../../core/conversations.js';
 import { WarrantError } from '../../core/errors.js';
 import type { Executor } from '../../store/dialect/dialect.js';
 import { appendConversationRow, conversationRowsOf, lockSessionRow } from '../../store/conversations-repo.js';
@@ -37,16 +49,28 @@ export function checkReport(input: ConversationReport): CheckedReport {
   const provider = checkReportedText(input.provider, 'provider', MAX_PROVIDER_LENGTH);
   const conversation = checkReportedText(input.conversationId, 'conversation_id', MAX_CONVERSATION_ID_LENGTH);
   const path = checkReportedText(input.transcriptPath, 'transcript_path', MAX_TRANSCRIPT_PATH_LENGTH, { optional: true });
-  for (const [field, r] of [['provider', provider], ['conversation_id', conversation], ['transcript_path', path]] as const) {
+  for (const [field, r] of [
+    ['provider', provider],
+    ['conversation_id', conversation],
+    ['transcript_path', path],
+  ] as const) {
     if (!r.ok) throw new WarrantError('invalid-request', `${r.reason}.`, { details: { field } });
   }
-  return { provider: (provider as { value: string }).value, conversationId: (conversation as { value: string }).value, transcriptPath: (path as { value: string | null }).value };
+  return {
+    provider: (provider as { value: string }).value,
+    conversationId: (conversation as { value: string }).value,
+    transcriptPath: (path as { value: string | null }).value,
+  };
 }
 
 export function providerMismatch(session: SessionRecord, provider: string): WarrantError {
-  return new WarrantError('provider-mismatch', `Session #${session.id} runs on ${JSON.stringify(session.provider)}; a ${JSON.stringify(provider)} conversation cannot be its. Nothing was changed.`, {
-    details: { session_id: session.id, session_provider: session.provider, reported_provider: provider },
-  });
+  return new WarrantError(
+    'provider-mismatch',
+    `Session #${session.id} runs on ${JSON.stringify(session.provider)}; a ${JSON.stringify(provider)} conversation cannot be its. Nothing was changed.`,
+    {
+      details: { session_id: session.id, session_provider: session.provider, reported_provider: provider },
+    },
+  );
 }
 
 /** The session's origin: its highest spawn ancestor over lineage parents (itself when it has none). */
@@ -69,7 +93,13 @@ async function originOf(db: Executor, ctx: AppContext, session: SessionRecord): 
  * Appends one row with the affiliation snapshot (title, owner, origin at this moment), so the
  * row stays attributable after the session is deleted.
  */
-async function appendRow(w: WriteScope, session: SessionRecord, report: { provider: string | null; conversationId: string; transcriptPath: string | null }, source: Exclude<ConversationSource, 'observed'>, attribution: EventAttribution): Promise<void> {
+async function appendRow(
+  w: WriteScope,
+  session: SessionRecord,
+  report: { provider: string | null; conversationId: string; transcriptPath: string | null },
+  source: Exclude<ConversationSource, 'observed'>,
+  attribution: EventAttribution,
+): Promise<void> {
   await appendConversationRow(w.tx, {
     sessionId: session.id,
     provider: report.provider,
@@ -87,9 +117,21 @@ async function appendRow(w: WriteScope, session: SessionRecord, report: { provid
 }
 
 /** A session created already bound to a conversation: its first history row, sourced by its creator (create's transaction). */
-export async function recordInitialConversation(w: WriteScope, caller: Caller, session: SessionRecord, attribution: EventAttribution, transcriptPath: string | null = null): Promise<void> {
+export async function recordInitialConversation(
+  w: WriteScope,
+  caller: Caller,
+  session: SessionRecord,
+  attribution: EventAttribution,
+  transcriptPath: string | null = null,
+): Promise<void> {
   if (session.providerConversation === null) return;
-  await appendRow(w, session, { provider: session.provider, conversationId: session.providerConversation, transcriptPath }, reportedSourceOf(caller.principal.kind, caller.surface), attribution);
+  await appendRow(
+    w,
+    session,
+    { provider: session.provider, conversationId: session.providerConversation, transcriptPath },
+    reportedSourceOf(caller.principal.kind, caller.surface),
+    attribution,
+  );
 }
 
 interface ReportResult {
@@ -128,7 +170,19 @@ export async function reportConversation(ctx: AppContext, caller: Caller, ref: s
         const attribution = attributionOf(acting);
         const source = reportedSourceOf(caller.principal.kind, caller.surface);
         await appendRow(w, fresh, report, source, attribution);
-        await w.event(session.id, 'conversation_changed', { provider: report.provider, old: previous, new: report.conversationId, transcript_path: report.transcriptPath, source, ...(runtimeParent !== null ? { runtime_parent_id: runtimeParent } : {}) }, attribution);
+        await w.event(
+          session.id,
+          'conversation_changed',
+          {
+            provider: report.provider,
+            old: previous,
+            new: report.conversationId,
+            transcript_path: report.transcriptPath,
+            source,
+            ...(runtimeParent !== null ? { runtime_parent_id: runtimeParent } : {}),
+          },
+          attribution,
+        );
         return { sessionId: session.id, ...report, changed: true, previousConversation: previous, source };
       }
       const fresh = await findSessionById(w.tx, ctx.store, session.id);
@@ -148,7 +202,10 @@ export async function listConversations(ctx: AppContext, caller: Caller, ref: st
   const db = ctx.store.kysely;
   const session = await requireSession(db, ctx, caller, ref);
   await authorize(db, ctx, caller, 'read', session);
-  const merged = mergeConversations(await conversationRowsOf(db, session.id), session.providerConversation === null ? null : { provider: session.provider, conversationId: session.providerConversation });
+  const merged = mergeConversations(
+    await conversationRowsOf(db, session.id),
+    session.providerConversation === null ? null : { provider: session.provider, conversationId: session.providerConversation },
+  );
   const users = await findUsersByIds(
     db,
     merged.map((m) => m.ownerUserId).filter((o): o is number => o !== null),
@@ -168,7 +225,11 @@ interface EstimateInput extends ConversationReport {
  * through it). The check and the append run under the session row's lock, so two backfills
  * racing append one row; an estimate never overrides an observation.
  */
-export async function recordEstimatedConversation(ctx: AppContext, caller: Caller, input: EstimateInput): Promise<{ outcome: EstimateOutcome; sessionId: number; conversationId: string }> {
+export async function recordEstimatedConversation(
+  ctx: AppContext,
+  caller: Caller,
+  input: EstimateInput,
+): Promise<{ outcome: EstimateOutcome; sessionId: number; conversationId: string }> {
   const report = checkReport(input);
   const ref = typeof input.sessionId === 'number' || typeof input.sessionId === 'string' ? String(input.sessionId) : '';
   if (ref === '') throw new WarrantError('invalid-request', 'session_id: required.', { details: { field: 'session_id' } });

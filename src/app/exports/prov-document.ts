@@ -29,7 +29,10 @@ export interface ProvAgentMessage {
 /** What the W3C PROV export is built from: the provenance, plus each session's times, cause and digests. */
 export interface ProvSource {
   provenance: Provenance;
-  sessions: Map<number, { createdAt: string; endedAt: string | null; agentRoot: string | null; parentBasis: Basis | null; cause: (ActorView & { basis: string | null }) | null }>;
+  sessions: Map<
+    number,
+    { createdAt: string; endedAt: string | null; agentRoot: string | null; parentBasis: Basis | null; cause: (ActorView & { basis: string | null }) | null }
+  >;
   messages: (HumanMessageEntry & { contentHmac: string })[];
   agentMessages: ProvAgentMessage[];
   deletions: { sessionId: number; deletedAt: string; humanMessages: number }[];
@@ -43,7 +46,12 @@ export async function provSource(ctx: AppContext, caller: Caller, ref: string | 
   const db = ctx.store.kysely;
   const ids = provenance.hierarchy.nodes.map((n) => n.id);
   const records = await findSessionsByIds(db, ctx.store, ids);
-  const causes = await actorViews(db, ctx, records.flatMap((r) => [r.creatorActorId, r.causeActorId]), await visibilityOf(db, ctx, caller));
+  const causes = await actorViews(
+    db,
+    ctx,
+    records.flatMap((r) => [r.creatorActorId, r.causeActorId]),
+    await visibilityOf(db, ctx, caller),
+  );
   const sessions = new Map(
     records.map((r) => {
       // a cause reached through a creator the reader may not see is unnamed with it
@@ -65,7 +73,10 @@ export async function provSource(ctx: AppContext, caller: Caller, ref: string | 
   let cursor: string | null = null;
   do {
     const page = await humanRecordOf(ctx, provenance.hierarchy, { cursor, limit: 200 });
-    const keys = await humanMessageDigestKeys(db, page.entries.map((e) => e.id));
+    const keys = await humanMessageDigestKeys(
+      db,
+      page.entries.map((e) => e.id),
+    );
     for (const e of page.entries) messages.push({ ...e, contentHmac: keyedDigest(Buffer.from(keys.get(e.id)!, 'hex'), e.content) });
     cursor = page.nextCursor;
   } while (cursor && messages.length < MAX_MESSAGES);
@@ -89,8 +100,13 @@ export async function provSource(ctx: AppContext, caller: Caller, ref: string | 
         terminalAt: seen.terminalAt,
       };
     });
-  const deletedIds = provenance.humanMessages.gaps.flatMap((g) => (g.kind === 'deleted-session' && g.deletedSessionId !== undefined ? [{ id: g.deletedSessionId, n: g.humanMessages ?? 0 }] : []));
-  const times = await deletionTimes(db, deletedIds.map((d) => d.id));
+  const deletedIds = provenance.humanMessages.gaps.flatMap((g) =>
+    g.kind === 'deleted-session' && g.deletedSessionId !== undefined ? [{ id: g.deletedSessionId, n: g.humanMessages ?? 0 }] : [],
+  );
+  const times = await deletionTimes(
+    db,
+    deletedIds.map((d) => d.id),
+  );
   const deletions = deletedIds.flatMap((d) => (times.has(d.id) ? [{ sessionId: d.id, deletedAt: times.get(d.id)!, humanMessages: d.n }] : []));
   return { provenance, sessions, messages, agentMessages, deletions };
 }

@@ -94,11 +94,23 @@ export async function recordHumanMessage(
     digestKey: digestKey.toString('hex'),
     witnessIsolation,
   });
-  const attribution = { actorId: authorActorId, actorBasis: 'authenticated' as const, causeActorId: authorActorId, causeBasis: 'authenticated' as const, credentialId: by.credentialId };
+  const attribution = {
+    actorId: authorActorId,
+    actorBasis: 'authenticated' as const,
+    causeActorId: authorActorId,
+    causeBasis: 'authenticated' as const,
+    credentialId: by.credentialId,
+  };
   await w.event(
     session.id,
     'human_message',
-    { human_message_id: id, entry_point: words.entryPoint, channel, inbox_item_id: words.inboxItemId ?? null, ...(witnessIsolation ? { witness_isolation: witnessIsolation } : {}) },
+    {
+      human_message_id: id,
+      entry_point: words.entryPoint,
+      channel,
+      inbox_item_id: words.inboxItemId ?? null,
+      ...(witnessIsolation ? { witness_isolation: witnessIsolation } : {}),
+    },
     attribution,
   );
   // the words never enter the log: a keyed digest proves them while the record exists
@@ -115,7 +127,12 @@ export async function recordHumanMessage(
     content_hmac: keyedDigest(digestKey, words.content),
     ...(witnessIsolation ? { witness_isolation: witnessIsolation } : {}),
   });
-  w.live({ type: 'human_message_recorded', sessionId: session.id, ownerUserId: session.ownerUserId, payload: { session_id: session.id, human_message_id: id } });
+  w.live({
+    type: 'human_message_recorded',
+    sessionId: session.id,
+    ownerUserId: session.ownerUserId,
+    payload: { session_id: session.id, human_message_id: id },
+  });
   return id;
 }
 
@@ -123,7 +140,20 @@ export async function recordHumanMessage(
 export async function recordWithdrawal(w: WriteScope, acting: Acting, item: InboxItemRecord): Promise<void> {
   const message = await findHumanMessageByInboxItem(w.tx, item.id);
   if (!message) return;
-  await insertWithdrawal(w.tx, { humanMessageId: message.id, sessionId: message.sessionId, actorId: acting.actorId, actorBasis: acting.actorBasis, now: w.now });
-  w.audit({ kind: 'human_message_withdrawn', at: w.now, human_message_id: message.id, session_id: message.sessionId, actor_id: acting.actorId, actor_basis: acting.actorBasis });
+  await insertWithdrawal(w.tx, {
+    humanMessageId: message.id,
+    sessionId: message.sessionId,
+    actorId: acting.actorId,
+    actorBasis: acting.actorBasis,
+    now: w.now,
+  });
+  w.audit({
+    kind: 'human_message_withdrawn',
+    at: w.now,
+    human_message_id: message.id,
+    session_id: message.sessionId,
+    actor_id: acting.actorId,
+    actor_basis: acting.actorBasis,
+  });
   w.touch(message.sessionId);
 }

@@ -30,14 +30,22 @@ export async function currentChannelStates(db: Executor, ctx: AppContext): Promi
   const users = (await listUsers(db)).filter((u) => !u.removedAt);
   let web: ChannelState;
   if (ctx.mode === 'multi-user') {
-    web = users.length > 0 ? { instrumented: true, reason: `multi-user mode with ${users.length} roster user(s) who can sign in` } : { instrumented: false, reason: 'multi-user mode with no roster user who can sign in' };
+    web =
+      users.length > 0
+        ? { instrumented: true, reason: `multi-user mode with ${users.length} roster user(s) who can sign in` }
+        : { instrumented: false, reason: 'multi-user mode with no roster user who can sign in' };
   } else {
     const key = await getSetting(db, SETTING_ADMIN_USER);
     const admin = key ? await findUserByKey(db, key) : null;
     web =
       admin && !admin.removedAt
         ? { instrumented: true, reason: `single-admin mode; the admin key ${admin.key} resolves to a roster row`, creditedTo: admin.key }
-        : { instrumented: false, reason: key ? `single-admin mode; the admin key ${key} does not resolve to a roster row` : 'single-admin mode with no admin key (WARRANT_ADMIN_USER)' };
+        : {
+            instrumented: false,
+            reason: key
+              ? `single-admin mode; the admin key ${key} does not resolve to a roster row`
+              : 'single-admin mode with no admin key (WARRANT_ADMIN_USER)',
+          };
   }
   const secret = await getSetting(db, SETTING_SLACK_SIGNING_SECRET);
   const slackUsers = users.filter((u) => u.slackUserIds.length > 0).length;
@@ -54,7 +62,8 @@ export async function currentChannelStates(db: Executor, ctx: AppContext): Promi
     .where('u.removed_at', 'is', null)
     .executeTakeFirstOrThrow();
   const n = Number(tokens.n);
-  const cli: ChannelState = n > 0 ? { instrumented: true, reason: `${n} active human token(s)` } : { instrumented: false, reason: 'no roster user holds an active human token' };
+  const cli: ChannelState =
+    n > 0 ? { instrumented: true, reason: `${n} active human token(s)` } : { instrumented: false, reason: 'no roster user holds an active human token' };
   return { web_ui: web, slack, cli };
 }
 
@@ -69,7 +78,13 @@ export async function terminalRunsOf(db: Executor, sessionIds: readonly number[]
   for (const a of activations) {
     const list = out.get(a.sessionId) ?? [];
     const verdict = terminalRunWitnessed(a, rows, current.get(a.sessionId), now);
-    list.push({ activation: a.activation, attachedAt: a.attachedAt, witnessed: verdict.witnessed, firstUnmatchedAt: verdict.firstUnmatchedAt, matchPending: verdict.matchPending });
+    list.push({
+      activation: a.activation,
+      attachedAt: a.attachedAt,
+      witnessed: verdict.witnessed,
+      firstUnmatchedAt: verdict.firstUnmatchedAt,
+      matchPending: verdict.matchPending,
+    });
     out.set(a.sessionId, list);
   }
   return out;
@@ -102,7 +117,11 @@ function terminalRunWitnessed(
 }
 
 async function currentRunsOf(db: Executor, sessionIds: readonly number[]): Promise<Map<number, { activation: number; status: SessionStatus }>> {
-  const rows = await db.selectFrom('sessions').select(['id', 'activation', 'status']).where('id', 'in', [...sessionIds]).execute();
+  const rows = await db
+    .selectFrom('sessions')
+    .select(['id', 'activation', 'status'])
+    .where('id', 'in', [...sessionIds])
+    .execute();
   return new Map(rows.map((r) => [Number(r.id), { activation: Number(r.activation), status: r.status as SessionStatus }]));
 }
 

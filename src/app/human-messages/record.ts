@@ -59,7 +59,11 @@ type Authors = { actors: Awaited<ReturnType<typeof loadActors>>; users: Awaited<
 
 /** The authors of some messages: their permanent actor rows and their current roster rows. */
 async function authorsOf(db: Executor, ctx: AppContext, rows: readonly HumanMessageRecord[], usersOf: UsersByIds): Promise<Authors> {
-  const actors = await loadActors(db, ctx.actors, rows.map((r) => r.authorActorId));
+  const actors = await loadActors(
+    db,
+    ctx.actors,
+    rows.map((r) => r.authorActorId),
+  );
   const userIds = [...actors.values()].filter((a) => a.kind === 'human').map((a) => Number(a.ref));
   const users = userIds.length > 0 ? await usersOf(userIds) : new Map();
   return { actors, users };
@@ -148,15 +152,26 @@ async function hierarchyGaps(db: Executor, now: string, hierarchy: Hierarchy, wa
   const lowest = ids.length === 0 ? undefined : Math.min(...ids);
   const known = lowest === undefined ? undefined : walked?.createdAtOf?.(lowest);
   const oldest =
-    lowest === undefined ? undefined : known !== undefined ? { created_at: known } : await db.selectFrom('sessions').select('created_at').where('id', '=', lowest).executeTakeFirst();
+    lowest === undefined
+      ? undefined
+      : known !== undefined
+        ? { created_at: known }
+        : await db.selectFrom('sessions').select('created_at').where('id', '=', lowest).executeTakeFirst();
   const terminals = await terminalRunsOf(db, ids, now);
-  const sessions = oldest ? hierarchy.nodes.map((n) => ({ id: n.id, genesis: n.genesis as Genesis, createdAt: oldest.created_at, terminalRuns: terminals.get(n.id) ?? [] })) : [];
+  const sessions = oldest
+    ? hierarchy.nodes.map((n) => ({ id: n.id, genesis: n.genesis as Genesis, createdAt: oldest.created_at, terminalRuns: terminals.get(n.id) ?? [] }))
+    : [];
   const log = await coverageLog(db);
   return [...coverageGaps(sessions, log), ...(await deletedSessionGaps(db, new Set(ids)))];
 }
 
 /** The record over a hierarchy (the walk already ran): one page of entries from `cursor`. */
-export async function humanRecordOf(ctx: AppContext, hierarchy: Hierarchy, page: { cursor?: string | null; limit?: number } = {}, walked?: RecordReads): Promise<HumanRecord> {
+export async function humanRecordOf(
+  ctx: AppContext,
+  hierarchy: Hierarchy,
+  page: { cursor?: string | null; limit?: number } = {},
+  walked?: RecordReads,
+): Promise<HumanRecord> {
   const db = ctx.store.kysely;
   const sessionId = hierarchy.sessionId;
   const ids = hierarchy.nodes.map((n) => n.id);
@@ -207,4 +222,3 @@ export async function humanSummaryOf(ctx: AppContext, hierarchy: Hierarchy, walk
     elsewhere: entriesOf(sessionId, elsewhereRows, authors),
   };
 }
-

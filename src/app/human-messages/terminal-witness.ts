@@ -34,7 +34,10 @@ import { recordHumanMessage } from './capture.js';
  */
 
 const NEEDS_HUMAN = (what: string) =>
-  new WarrantError('witness-needs-human-token', `${what} needs a human token (wrt_h_…) of a person who may act on the session: the witness speaks for that person.`);
+  new WarrantError(
+    'witness-needs-human-token',
+    `${what} needs a human token (wrt_h_…) of a person who may act on the session: the witness speaks for that person.`,
+  );
 
 function requireHumanCaller(caller: Caller, what: string): { userId: number } {
   const p = caller.principal;
@@ -44,9 +47,13 @@ function requireHumanCaller(caller: Caller, what: string): { userId: number } {
 
 function requireAttached(session: SessionRecord): void {
   if (!isActive(session.status) || session.activation < 1) {
-    throw new WarrantError('session-not-attached', `Session #${session.id} is ${session.status}: a runtime must attach first (POST /api/v1/sessions/{ref}/attach).`, {
-      details: { status: session.status },
-    });
+    throw new WarrantError(
+      'session-not-attached',
+      `Session #${session.id} is ${session.status}: a runtime must attach first (POST /api/v1/sessions/{ref}/attach).`,
+      {
+        details: { status: session.status },
+      },
+    );
   }
 }
 
@@ -69,12 +76,30 @@ export async function mintWitness(ctx: AppContext, caller: Caller, ref: string):
     const credentialId = await registerToken(
       w.tx,
       token,
-      { kind: 'witness', userId, sessionId: session.id, activation: session.activation, label: `witness of session #${session.id} activation ${session.activation}`, issuedByActorId: actorId },
+      {
+        kind: 'witness',
+        userId,
+        sessionId: session.id,
+        activation: session.activation,
+        label: `witness of session #${session.id} activation ${session.activation}`,
+        issuedByActorId: actorId,
+      },
       w.now,
     );
     await upsertWitness(w.tx, { sessionId: session.id, activation: session.activation, credentialId, userId, now: w.now });
-    const attribution = { actorId, actorBasis: 'authenticated' as const, causeActorId: actorId, causeBasis: 'authenticated' as const, credentialId: caller.credentialId };
-    await w.event(session.id, 'witness_minted', { activation: session.activation, credential_id: credentialId, ...(revoked.length > 0 ? { revoked_credential_ids: revoked } : {}) }, attribution);
+    const attribution = {
+      actorId,
+      actorBasis: 'authenticated' as const,
+      causeActorId: actorId,
+      causeBasis: 'authenticated' as const,
+      credentialId: caller.credentialId,
+    };
+    await w.event(
+      session.id,
+      'witness_minted',
+      { activation: session.activation, credential_id: credentialId, ...(revoked.length > 0 ? { revoked_credential_ids: revoked } : {}) },
+      attribution,
+    );
     return { witnessToken: token, sessionId: session.id, activation: session.activation };
   });
 }
@@ -86,15 +111,25 @@ export async function mintWitness(ctx: AppContext, caller: Caller, ref: string):
  */
 async function requireWitnessRun(w: WriteScope, caller: Caller, ref: string): Promise<{ session: SessionRecord; activation: number; userId: number }> {
   const p = caller.principal;
-  if (p.kind !== 'witness') throw new WarrantError('witness-credential-scope', 'Only the runner\'s witness credential (wrt_t_…) may report terminal turns, witnessed prompts or the closing report.');
+  if (p.kind !== 'witness')
+    throw new WarrantError(
+      'witness-credential-scope',
+      "Only the runner's witness credential (wrt_t_…) may report terminal turns, witnessed prompts or the closing report.",
+    );
   const r = await resolveRef(w.tx, w.ctx, 'all', ref);
   if (!r.session || r.session.id !== p.sessionId) {
-    throw new WarrantError('witness-credential-scope', `This witness credential is for session #${p.sessionId} only.`, { details: { session_id: p.sessionId } });
+    throw new WarrantError('witness-credential-scope', `This witness credential is for session #${p.sessionId} only.`, {
+      details: { session_id: p.sessionId },
+    });
   }
   if (r.session.activation !== p.activation) {
-    throw new WarrantError('token-superseded', `This witness credential belongs to activation ${p.activation} of session #${p.sessionId}; the current activation is ${r.session.activation}.`, {
-      details: { token_activation: p.activation, current_activation: r.session.activation },
-    });
+    throw new WarrantError(
+      'token-superseded',
+      `This witness credential belongs to activation ${p.activation} of session #${p.sessionId}; the current activation is ${r.session.activation}.`,
+      {
+        details: { token_activation: p.activation, current_activation: r.session.activation },
+      },
+    );
   }
   const witness = await findWitness(w.tx, r.session.id, p.activation);
   if (!witness || witness.credentialId !== caller.credentialId) throw new WarrantError('invalid-token', 'This witness credential was replaced by a newer one.');
@@ -112,7 +147,9 @@ function checkDigest(value: unknown): string {
 
 function checkLength(value: unknown): number {
   if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 1) {
-    throw new WarrantError('invalid-request', 'length: the code points of the normalized turn, a positive integer (empty turns are not reported).', { details: { field: 'length' } });
+    throw new WarrantError('invalid-request', 'length: the code points of the normalized turn, a positive integer (empty turns are not reported).', {
+      details: { field: 'length' },
+    });
   }
   return value;
 }
@@ -155,7 +192,12 @@ interface WitnessedPrompt {
  * and equal to the text, and an unmatched prompt report of the agent equals it too. Turn and
  * report are consumed in the same transaction: the same words reported again record nothing.
  */
-export async function witnessPrompt(ctx: AppContext, caller: Caller, ref: string, input: WitnessedPrompt): Promise<{ humanMessageId: number; sessionId: number }> {
+export async function witnessPrompt(
+  ctx: AppContext,
+  caller: Caller,
+  ref: string,
+  input: WitnessedPrompt,
+): Promise<{ humanMessageId: number; sessionId: number }> {
   if (typeof input.turnId !== 'number' || !Number.isSafeInteger(input.turnId) || input.turnId < 1) {
     throw new WarrantError('invalid-request', 'turn_id: the id …/terminal/turns answered.', { details: { field: 'turn_id' } });
   }
@@ -176,22 +218,43 @@ export async function witnessPrompt(ctx: AppContext, caller: Caller, ref: string
     if (!turn || turn.sessionId !== run.session.id || turn.activation !== run.activation) {
       throw new WarrantError('terminal-turn-not-found', `No turn ${turnId} in this run of session #${run.session.id}.`, { details: { turn_id: turnId } });
     }
-    if (turn.humanMessageId !== null) throw new WarrantError('terminal-turn-consumed', `Turn ${turnId} already recorded a witnessed prompt; the same words record nothing twice.`, { details: { turn_id: turnId } });
-    if (!turn.reliable) throw new WarrantError('terminal-turn-unreliable', `Turn ${turnId} was edited or recalled (cursor keys, history, completion): what was typed cannot be reconstructed, so it is not witnessed.`, { details: { turn_id: turnId } });
+    if (turn.humanMessageId !== null)
+      throw new WarrantError('terminal-turn-consumed', `Turn ${turnId} already recorded a witnessed prompt; the same words record nothing twice.`, {
+        details: { turn_id: turnId },
+      });
+    if (!turn.reliable)
+      throw new WarrantError(
+        'terminal-turn-unreliable',
+        `Turn ${turnId} was edited or recalled (cursor keys, history, completion): what was typed cannot be reconstructed, so it is not witnessed.`,
+        { details: { turn_id: turnId } },
+      );
     if (turn.digest !== fingerprint.digest || turn.length !== fingerprint.length) {
-      throw new WarrantError('terminal-turn-mismatch', `The text is not turn ${turnId} as the runner reported it (digest and length differ).`, { details: { turn_id: turnId } });
-    }
-    const [reportId] = await unmatchedReportsEqualTo(w.tx, run.session.id, run.activation, fingerprint.digest, fingerprint.length);
-    if (reportId === undefined) {
-      throw new WarrantError('prompt-report-missing', `The agent reported no prompt equal to turn ${turnId} that is not already accounted for: the agent must have taken these words for them to be a prompt.`, {
+      throw new WarrantError('terminal-turn-mismatch', `The text is not turn ${turnId} as the runner reported it (digest and length differ).`, {
         details: { turn_id: turnId },
       });
     }
-    const humanMessageId = await recordHumanMessage(w, { userId: run.userId, credentialId: caller.credentialId }, run.session, { entryPoint: 'cli.terminal_prompt', content: text, witnessIsolation });
+    const [reportId] = await unmatchedReportsEqualTo(w.tx, run.session.id, run.activation, fingerprint.digest, fingerprint.length);
+    if (reportId === undefined) {
+      throw new WarrantError(
+        'prompt-report-missing',
+        `The agent reported no prompt equal to turn ${turnId} that is not already accounted for: the agent must have taken these words for them to be a prompt.`,
+        {
+          details: { turn_id: turnId },
+        },
+      );
+    }
+    const humanMessageId = await recordHumanMessage(w, { userId: run.userId, credentialId: caller.credentialId }, run.session, {
+      entryPoint: 'cli.terminal_prompt',
+      content: text,
+      witnessIsolation,
+    });
     // compare-and-set on both: a racing duplicate rolls the whole record back
-    if (!(await consumeTurn(w.tx, turnId, humanMessageId, w.now))) throw new WarrantError('terminal-turn-consumed', `Turn ${turnId} already recorded a witnessed prompt.`, { details: { turn_id: turnId } });
+    if (!(await consumeTurn(w.tx, turnId, humanMessageId, w.now)))
+      throw new WarrantError('terminal-turn-consumed', `Turn ${turnId} already recorded a witnessed prompt.`, { details: { turn_id: turnId } });
     if (!(await matchPromptReport(w.tx, reportId, { kind: 'terminal_turn', turnId, now: w.now }))) {
-      throw new WarrantError('prompt-report-missing', `The agent's report equal to turn ${turnId} was matched meanwhile; retry.`, { details: { turn_id: turnId } });
+      throw new WarrantError('prompt-report-missing', `The agent's report equal to turn ${turnId} was matched meanwhile; retry.`, {
+        details: { turn_id: turnId },
+      });
     }
     return { humanMessageId, sessionId: run.session.id };
   });
@@ -200,7 +263,9 @@ export async function witnessPrompt(ctx: AppContext, caller: Caller, ref: string
 /** `POST …/terminal/close`: the closing report, with the number of turns reported; revokes the witness. */
 export async function closeTerminal(ctx: AppContext, caller: Caller, ref: string, input: { turns: unknown }): Promise<{ closed: true }> {
   if (typeof input.turns !== 'number' || !Number.isSafeInteger(input.turns) || input.turns < 0) {
-    throw new WarrantError('invalid-request', 'turns: how many turns this run reported with …/terminal/turns, a non-negative integer.', { details: { field: 'turns' } });
+    throw new WarrantError('invalid-request', 'turns: how many turns this run reported with …/terminal/turns, a non-negative integer.', {
+      details: { field: 'turns' },
+    });
   }
   const turns = input.turns;
   return inWriteTx(ctx, async (w) => {
@@ -210,7 +275,12 @@ export async function closeTerminal(ctx: AppContext, caller: Caller, ref: string
     }
     await revokeWitnessCredentials(w.tx, run.session.id, w.now, run.activation);
     const actorId = await w.actorId({ kind: 'human', userId: run.userId });
-    await w.event(run.session.id, 'terminal_closed', { activation: run.activation, turns }, { actorId, actorBasis: 'authenticated', causeActorId: actorId, causeBasis: 'authenticated', credentialId: caller.credentialId });
+    await w.event(
+      run.session.id,
+      'terminal_closed',
+      { activation: run.activation, turns },
+      { actorId, actorBasis: 'authenticated', causeActorId: actorId, causeBasis: 'authenticated', credentialId: caller.credentialId },
+    );
     return { closed: true };
   });
 }
@@ -233,7 +303,12 @@ export async function witnessAlive(ctx: AppContext, caller: Caller, ref: string)
  * `POST …/run-prompt`: `warrant run --prompt TEXT` records TEXT (`cli.run_prompt`) before the
  * child starts; the activation's first prompt report must then equal it.
  */
-export async function recordRunPrompt(ctx: AppContext, caller: Caller, ref: string, input: { text: unknown }): Promise<{ humanMessageId: number; sessionId: number }> {
+export async function recordRunPrompt(
+  ctx: AppContext,
+  caller: Caller,
+  ref: string,
+  input: { text: unknown },
+): Promise<{ humanMessageId: number; sessionId: number }> {
   const { userId } = requireHumanCaller(caller, 'A --prompt record');
   if (typeof input.text !== 'string' || normalizePrompt(input.text) === '') {
     throw new WarrantError('invalid-request', 'text: the prompt the person gave with --prompt, not empty.', { details: { field: 'text' } });
@@ -245,7 +320,11 @@ export async function recordRunPrompt(ctx: AppContext, caller: Caller, ref: stri
     await authorize(w.tx, ctx, caller, 'attach', session);
     requireAttached(session);
     const exists = () =>
-      new WarrantError('run-prompt-exists', `Activation ${session.activation} of session #${session.id} already has its --prompt; attach again for another run.`, { details: { activation: session.activation } });
+      new WarrantError(
+        'run-prompt-exists',
+        `Activation ${session.activation} of session #${session.id} already has its --prompt; attach again for another run.`,
+        { details: { activation: session.activation } },
+      );
     if (await findRunPrompt(w.tx, session.id, session.activation)) throw exists();
     const humanMessageId = await recordHumanMessage(w, { userId, credentialId: caller.credentialId }, session, { entryPoint: 'cli.run_prompt', content: text });
     // compare-and-set: of two racing --prompt records for one activation, one lands (the other rolls back)

@@ -138,13 +138,32 @@ async function settleOverdueIn(w: WriteScope, options: { sessionId?: number; lim
   const settled = await settleOverdueWrites(w.tx, w.now, options);
   if (settled.length === 0) return 0;
   const acting = await housekeepingActing(w);
-  const sessions = new Map((await findSessionsByIds(w.tx, w.ctx.store, settled.map((i) => i.sessionId))).map((s) => [s.id, s]));
+  const sessions = new Map(
+    (
+      await findSessionsByIds(
+        w.tx,
+        w.ctx.store,
+        settled.map((i) => i.sessionId),
+      )
+    ).map((s) => [s.id, s]),
+  );
   // one session's events in id order, sessions in id order (the per-session seq lock order)
   settled.sort((a, b) => a.sessionId - b.sessionId || a.id - b.id);
   for (const item of settled) {
-    await w.event(item.sessionId, 'inbox_item_undelivered', { inbox_item_id: item.id, kind: item.kind, mode: item.mode, written_at: item.writtenAt, deadline: item.writtenDeadline }, attributionOf(acting));
+    await w.event(
+      item.sessionId,
+      'inbox_item_undelivered',
+      { inbox_item_id: item.id, kind: item.kind, mode: item.mode, written_at: item.writtenAt, deadline: item.writtenDeadline },
+      attributionOf(acting),
+    );
   }
-  for (const s of sessions.values()) inboxChanged(w, s, 'undelivered', settled.filter((i) => i.sessionId === s.id));
+  for (const s of sessions.values())
+    inboxChanged(
+      w,
+      s,
+      'undelivered',
+      settled.filter((i) => i.sessionId === s.id),
+    );
   return settled.length;
 }
 
@@ -167,7 +186,12 @@ function itemNotFound(itemId: number): WarrantError {
  * `POST /api/v1/inbox/{item_id}/resend`: an `undelivered` item returns to `pending`, to be
  * leased and written again. Whoever may deliver to its session; anything else is refused.
  */
-export async function resendInboxItem(ctx: AppContext, caller: Caller, itemId: number, input: { actingSessionId?: string | number | null } = {}): Promise<{ item: InboxItemView }> {
+export async function resendInboxItem(
+  ctx: AppContext,
+  caller: Caller,
+  itemId: number,
+  input: { actingSessionId?: string | number | null } = {},
+): Promise<{ item: InboxItemView }> {
   checkActingSessionClaim(caller, input.actingSessionId);
   return inWriteTx(ctx, async (w) => {
     const found = await findInboxItem(w.tx, itemId);
@@ -185,9 +209,16 @@ export async function resendInboxItem(ctx: AppContext, caller: Caller, itemId: n
     const item = (await findInboxItem(w.tx, itemId))!;
     const state = effectiveState(item, w.now);
     if (!canResend(state) || !(await resendRow(w.tx, item.id, w.now))) {
-      throw new WarrantError('inbox-item-not-undelivered', `Inbox item ${item.id} is ${state}; only an undelivered item can be resent.`, { details: { inbox_item_id: item.id, state } });
+      throw new WarrantError('inbox-item-not-undelivered', `Inbox item ${item.id} is ${state}; only an undelivered item can be resent.`, {
+        details: { inbox_item_id: item.id, state },
+      });
     }
-    await w.event(session.id, 'inbox_item_resent', { inbox_item_id: item.id, kind: item.kind, mode: item.mode, written_at: item.writtenAt }, attributionOf(acting));
+    await w.event(
+      session.id,
+      'inbox_item_resent',
+      { inbox_item_id: item.id, kind: item.kind, mode: item.mode, written_at: item.writtenAt },
+      attributionOf(acting),
+    );
     const fresh = (await findInboxItem(w.tx, item.id))!;
     inboxChanged(w, session, 'resent', [fresh]);
     const [view] = await inboxItemViews(w.tx, ctx, [fresh], await visibilityOf(w.tx, ctx, caller));
@@ -207,7 +238,12 @@ export async function retireStopItems(w: WriteScope, session: SessionRecord, rea
   if (retired.length === 0) return 0;
   const attribution = await systemForSession(w, session);
   for (const item of retired) {
-    await w.event(session.id, 'inbox_item_retired', { inbox_item_id: item.id, kind: item.kind, action: item.details.action ?? null, reason, activation: session.activation }, attribution);
+    await w.event(
+      session.id,
+      'inbox_item_retired',
+      { inbox_item_id: item.id, kind: item.kind, action: item.details.action ?? null, reason, activation: session.activation },
+      attribution,
+    );
   }
   inboxChanged(w, session, 'retired', retired);
   return retired.length;

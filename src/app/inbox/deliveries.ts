@@ -95,7 +95,15 @@ export async function deliverNew(ctx: AppContext, caller: Caller, ref: string, a
   const delivered = await inWriteTx(ctx, async (w) => {
     const target = await requireSession(w.tx, ctx, caller, ref);
     await authorize(w.tx, ctx, caller, 'deliver', target);
-    const key = input.idempotencyKey ? deliveryKey(caller, input.idempotencyKey, { action, session_id: target.id, content, human_words: input.humanWords ?? null, acting: input.actingSessionId ?? null }) : null;
+    const key = input.idempotencyKey
+      ? deliveryKey(caller, input.idempotencyKey, {
+          action,
+          session_id: target.id,
+          content,
+          human_words: input.humanWords ?? null,
+          acting: input.actingSessionId ?? null,
+        })
+      : null;
     const earlier = key ? await claimDeliveryKey(w, key) : null;
     const prior = earlier === null ? null : await findInboxItem(w.tx, earlier);
     if (prior) {
@@ -148,7 +156,9 @@ export async function changeQueuedItem(
     await lapseExpiredLeases(w.tx, w.now, target.id);
     let item = await findInboxItem(w.tx, itemId);
     if (!item || item.sessionId !== target.id || !isQueueItem(item.kind)) {
-      throw new WarrantError('enqueued-message-not-found', `Session #${target.id} has no enqueued message ${itemId}.`, { details: { session_id: target.id, message_id: itemId } });
+      throw new WarrantError('enqueued-message-not-found', `Session #${target.id} has no enqueued message ${itemId}.`, {
+        details: { session_id: target.id, message_id: itemId },
+      });
     }
     for (let attempt = 0; attempt < 8; attempt++) {
       const decision = decideQueueChange(item, change);
@@ -164,7 +174,14 @@ export async function changeQueuedItem(
         return { target, acting, view: view!, changed: false };
       }
       const to = decision.to;
-      const ok = await updateInboxItemIfState(w.tx, item.id, ['pending'], 'state' in to ? { state: to.state, withdrawnAt: w.now } : { mode: to.mode }, w.now, item.mode);
+      const ok = await updateInboxItemIfState(
+        w.tx,
+        item.id,
+        ['pending'],
+        'state' in to ? { state: to.state, withdrawnAt: w.now } : { mode: to.mode },
+        w.now,
+        item.mode,
+      );
       if (ok) {
         const details =
           'state' in to
@@ -189,6 +206,11 @@ export async function changeQueuedItem(
 }
 
 /** `GET …/enqueued_messages`: the session's queue (what is not yet delivered unless asked otherwise). */
-export async function listEnqueued(ctx: AppContext, caller: Caller, ref: string, input: Omit<InboxListInput, 'kinds'>): Promise<{ session: SessionRecord; items: InboxItemView[]; nextCursor: string | null }> {
+export async function listEnqueued(
+  ctx: AppContext,
+  caller: Caller,
+  ref: string,
+  input: Omit<InboxListInput, 'kinds'>,
+): Promise<{ session: SessionRecord; items: InboxItemView[]; nextCursor: string | null }> {
   return listInbox(ctx, caller, ref, { ...input, kinds: ['enqueued'] });
 }

@@ -41,7 +41,12 @@ export interface InboxItemView {
 /** `visibility`: whose eyes — a sender or cause the reader may not see is an unnamed session. */
 export async function inboxItemViews(db: Executor, ctx: AppContext, items: readonly InboxItemRecord[], visibility: Visibility): Promise<InboxItemView[]> {
   const now = ctx.clock.now().toISOString();
-  const actors = await actorViews(db, ctx, items.flatMap((i) => [i.senderActorId, i.causeActorId]), visibility);
+  const actors = await actorViews(
+    db,
+    ctx,
+    items.flatMap((i) => [i.senderActorId, i.causeActorId]),
+    visibility,
+  );
   return items.map((i) => {
     const state = effectiveState(i, now);
     const { actor: sender, cause } = actorAndCause(actors, i.senderActorId, i.causeActorId);
@@ -79,9 +84,13 @@ export function checkInboxContent(content: unknown, field = 'content'): string {
   }
   const bytes = Buffer.byteLength(content, 'utf8');
   if (bytes > MAX_INBOX_CONTENT_BYTES) {
-    throw new WarrantError('content-too-large', `${field} is ${bytes} bytes; the limit is ${MAX_INBOX_CONTENT_BYTES}. Put large text in a file the session can read and send its path.`, {
-      details: { field, limit: MAX_INBOX_CONTENT_BYTES },
-    });
+    throw new WarrantError(
+      'content-too-large',
+      `${field} is ${bytes} bytes; the limit is ${MAX_INBOX_CONTENT_BYTES}. Put large text in a file the session can read and send its path.`,
+      {
+        details: { field, limit: MAX_INBOX_CONTENT_BYTES },
+      },
+    );
   }
   return content;
 }
@@ -96,7 +105,12 @@ export function requireDeliverable(target: SessionRecord): void {
 }
 
 /** `inbox_changed` (docs/api.md) for a listening runtime or UI; ids and states only, never content. */
-export function inboxChanged(w: WriteScope, target: Pick<SessionRecord, 'id' | 'ownerUserId'>, change: string, items: readonly { id: number; kind: InboxKind; mode: InboxMode; state: InboxState }[]): void {
+export function inboxChanged(
+  w: WriteScope,
+  target: Pick<SessionRecord, 'id' | 'ownerUserId'>,
+  change: string,
+  items: readonly { id: number; kind: InboxKind; mode: InboxMode; state: InboxState }[],
+): void {
   w.live({
     type: 'inbox_changed',
     sessionId: target.id,
@@ -149,10 +163,18 @@ export async function addInboxItem(w: WriteScope, input: NewItem): Promise<Inbox
   const attribution = attributionOf(acting);
   const sender = { kind: acting.actor.kind, ref: actorRefString(acting.actor) || null, basis: acting.actorBasis };
   const events: { sessionId: number; type: string; details: Record<string, unknown> }[] = [
-    { sessionId: target.id, type: 'inbox_item_added', details: { inbox_item_id: id, kind: input.kind, mode: input.mode, sender, sender_session_id: senderSessionId, ...input.eventDetails } },
+    {
+      sessionId: target.id,
+      type: 'inbox_item_added',
+      details: { inbox_item_id: id, kind: input.kind, mode: input.mode, sender, sender_session_id: senderSessionId, ...input.eventDetails },
+    },
   ];
   if (senderSessionId !== null && input.kind !== 'control') {
-    events.push({ sessionId: senderSessionId, type: 'inbox_item_sent', details: { inbox_item_id: id, kind: input.kind, mode: input.mode, to_session_id: target.id, sender_basis: acting.actorBasis, ...input.eventDetails } });
+    events.push({
+      sessionId: senderSessionId,
+      type: 'inbox_item_sent',
+      details: { inbox_item_id: id, kind: input.kind, mode: input.mode, to_session_id: target.id, sender_basis: acting.actorBasis, ...input.eventDetails },
+    });
   }
   // Each event locks its session's row (the per-session seq): lock in id order, so A → B and
   // B → A sent at the same moment cannot deadlock.

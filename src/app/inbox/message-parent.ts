@@ -15,7 +15,12 @@ import { addInboxItem, checkInboxContent, inboxItemViews, requireDeliverable, ty
  * already relates them) and logs `inbox_item_added` on the parent and `inbox_item_sent` on
  * the child. `ref`, when given (REST), must name the token's own session.
  */
-export async function messageParent(ctx: AppContext, caller: Caller, ref: string | null, content: string): Promise<{ item: InboxItemView; parentSessionId: number }> {
+export async function messageParent(
+  ctx: AppContext,
+  caller: Caller,
+  ref: string | null,
+  content: string,
+): Promise<{ item: InboxItemView; parentSessionId: number }> {
   const text = checkInboxContent(content);
   const p = caller.principal;
   if (p.kind !== 'session') {
@@ -25,7 +30,9 @@ export async function messageParent(ctx: AppContext, caller: Caller, ref: string
     if (ref !== null) {
       const named = await requireSession(w.tx, ctx, caller, ref);
       if (named.id !== p.sessionId) {
-        throw new WarrantError('forbidden', `Not allowed: a session token may only message its own parent (this token is session #${p.sessionId}'s).`, { details: { act: 'message-parent' } });
+        throw new WarrantError('forbidden', `Not allowed: a session token may only message its own parent (this token is session #${p.sessionId}'s).`, {
+          details: { act: 'message-parent' },
+        });
       }
     }
     const self = await requireLiveSessionToken(w.tx, ctx, p.sessionId, p.activation);

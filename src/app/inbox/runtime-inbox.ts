@@ -42,7 +42,8 @@ function checkListed<T extends string>(values: string[] | undefined, allowed: re
   if (!values) return undefined;
   const out = values.map((v) => v.trim()).filter((v) => v !== '');
   for (const v of out) {
-    if (!(allowed as readonly string[]).includes(v)) throw new WarrantError('invalid-request', `${field}: ${JSON.stringify(v)} is not one of ${allowed.join(', ')}.`, { details: { field } });
+    if (!(allowed as readonly string[]).includes(v))
+      throw new WarrantError('invalid-request', `${field}: ${JSON.stringify(v)} is not one of ${allowed.join(', ')}.`, { details: { field } });
   }
   return out as T[];
 }
@@ -51,7 +52,12 @@ function checkListed<T extends string>(values: string[] | undefined, allowed: re
  * `GET …/inbox` (docs/messages.md): lists, changes nothing. Default: what is not yet delivered
  * (`pending`, `leased`, `written`, `undelivered`); `state=all` lists every state. Oldest first, cursor-paginated.
  */
-export async function listInbox(ctx: AppContext, caller: Caller, ref: string, input: InboxListInput): Promise<{ session: SessionRecord; items: InboxItemView[]; nextCursor: string | null }> {
+export async function listInbox(
+  ctx: AppContext,
+  caller: Caller,
+  ref: string,
+  input: InboxListInput,
+): Promise<{ session: SessionRecord; items: InboxItemView[]; nextCursor: string | null }> {
   const db = ctx.store.kysely;
   const session = await requireSession(db, ctx, caller, ref);
   await authorize(db, ctx, caller, 'read', session);
@@ -68,7 +74,11 @@ export async function listInbox(ctx: AppContext, caller: Caller, ref: string, in
     limit: limit + 1,
   });
   const page = rows.slice(0, limit);
-  return { session, items: await inboxItemViews(db, ctx, page, await visibilityOf(db, ctx, caller)), nextCursor: rows.length > limit ? encodeCursor('inbox', page[page.length - 1]!.id) : null };
+  return {
+    session,
+    items: await inboxItemViews(db, ctx, page, await visibilityOf(db, ctx, caller)),
+    nextCursor: rows.length > limit ? encodeCursor('inbox', page[page.length - 1]!.id) : null,
+  };
 }
 
 interface LeaseInput {
@@ -83,7 +93,12 @@ export interface AckReport {
   rejected: { id: number; reason: AckRejection }[];
 }
 
-async function leaseIn(w: WriteScope, session: SessionRecord, input: LeaseInput, visibility: Visibility): Promise<{ items: LeasedItem[]; leaseExpiresAt: string | null }> {
+async function leaseIn(
+  w: WriteScope,
+  session: SessionRecord,
+  input: LeaseInput,
+  visibility: Visibility,
+): Promise<{ items: LeasedItem[]; leaseExpiresAt: string | null }> {
   const ctx = w.ctx;
   const maxItems = input.maxItems ?? DEFAULT_LEASE_BATCH;
   if (!Number.isInteger(maxItems) || maxItems < 1 || maxItems > MAX_LEASE_BATCH) {
@@ -96,7 +111,17 @@ async function leaseIn(w: WriteScope, session: SessionRecord, input: LeaseInput,
   const modes = leasableModes({ sessionIdle: session.status === 'idle', runtimeIdle: input.runtimeIdle ?? false });
   const leased = (await leasePendingItems(w.tx, { sessionId: session.id, modes, now: w.now, expiresAt, limit: maxItems })).sort(compareLeaseOrder);
   if (leased.length > 0) inboxChanged(w, session, 'leased', leased);
-  else if (lapsed.length > 0) inboxChanged(w, session, 'lease-lapsed', (await findInboxItems(w.tx, session.id, lapsed.map((l) => l.id))));
+  else if (lapsed.length > 0)
+    inboxChanged(
+      w,
+      session,
+      'lease-lapsed',
+      await findInboxItems(
+        w.tx,
+        session.id,
+        lapsed.map((l) => l.id),
+      ),
+    );
   const views = await inboxItemViews(w.tx, ctx, leased, visibility);
   return {
     items: views.map((v, i) => ({ ...v, frame: frameForItem(leased[i]!), redelivery: leased[i]!.leaseCount > 1 })),
@@ -144,7 +169,12 @@ function checkAckIds(ids: unknown): number[] {
  * idle or the runtime says so; a lapsed lease returns its items first. Leased items are
  * handed out again only after their lease lapses. The session itself, fleet and admins only.
  */
-export async function leaseInbox(ctx: AppContext, caller: Caller, ref: string, input: LeaseInput): Promise<{ session: SessionRecord; items: LeasedItem[]; leaseExpiresAt: string | null }> {
+export async function leaseInbox(
+  ctx: AppContext,
+  caller: Caller,
+  ref: string,
+  input: LeaseInput,
+): Promise<{ session: SessionRecord; items: LeasedItem[]; leaseExpiresAt: string | null }> {
   return inWriteTx(ctx, async (w) => {
     const session = await requireSession(w.tx, ctx, caller, ref);
     await authorize(w.tx, ctx, caller, 'runtime', session);
@@ -185,7 +215,12 @@ export async function readInbox(ctx: AppContext, caller: Caller, ref: string, in
     await authorize(w.tx, ctx, caller, 'runtime', session);
     if ((await runnerDeliveryActivation(w.tx, session.id)) === session.activation) {
       const maxItems = input.maxItems ?? DEFAULT_LEASE_BATCH;
-      const rows = await listInboxItems(w.tx, { sessionId: session.id, now: w.now, states: OPEN_STATES, limit: Math.min(Math.max(maxItems, 1), MAX_LEASE_BATCH) });
+      const rows = await listInboxItems(w.tx, {
+        sessionId: session.id,
+        now: w.now,
+        states: OPEN_STATES,
+        limit: Math.min(Math.max(maxItems, 1), MAX_LEASE_BATCH),
+      });
       const views = await inboxItemViews(w.tx, ctx, rows, await visibilityOf(w.tx, ctx, caller));
       return {
         ack: { delivered: [], alreadyDelivered: [], rejected: [...new Set(ids)].map((id) => ({ id, reason: 'runner-delivery' as const })) },

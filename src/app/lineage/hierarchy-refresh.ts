@@ -57,7 +57,6 @@ interface Viewer {
   footprint: ReadonlySet<number>;
 }
 
-
 /**
  * Live refresh of hierarchy views (docs/concepts.md, docs/api.md SSE): reacts to
  * committed live events off the request path, coalesces them, loads the affected part of

@@ -32,7 +32,12 @@ export async function correctParent(
     const visibility = await visibilityOf(w.tx, ctx, caller);
     const r = await resolveRef(w.tx, ctx, visibility, requested);
     if (!r.session) {
-      const why = r.reason === 'ambiguous-prefix' ? ' (the uid prefix matches more than one session)' : r.reason === 'prefix-too-short' ? ' (a uid prefix needs at least 8 hex characters)' : '';
+      const why =
+        r.reason === 'ambiguous-prefix'
+          ? ' (the uid prefix matches more than one session)'
+          : r.reason === 'prefix-too-short'
+            ? ' (a uid prefix needs at least 8 hex characters)'
+            : '';
       throw new WarrantError('parent-not-found', `parent_session_id: no session matches ${JSON.stringify(String(requested))}${why}.`, {
         details: { field: 'parent_session_id', reason: r.reason },
       });
@@ -54,9 +59,13 @@ export async function correctParent(
       if (current.parentSessionId === null) return { session: current, changed: false };
     } else {
       if (parent.id >= current.id) {
-        throw new WarrantError('parent-not-older', `parent_session_id: #${parent.id} is not older than #${current.id}; a spawn parent is always created before its child.`, {
-          details: { field: 'parent_session_id', parent_session_id: parent.id },
-        });
+        throw new WarrantError(
+          'parent-not-older',
+          `parent_session_id: #${parent.id} is not older than #${current.id}; a spawn parent is always created before its child.`,
+          {
+            details: { field: 'parent_session_id', parent_session_id: parent.id },
+          },
+        );
       }
       // Null equals only null (docs/concepts.md): nobody staples a session under another user's tree.
       if (ctx.mode === 'multi-user' && parent.ownerUserId !== current.ownerUserId) {
@@ -68,9 +77,13 @@ export async function correctParent(
       const [parentRow] = await loadHierarchyRows(w.tx, ctx.store, [parent.id]);
       const reach = parentRow ? await reachesFromAbove(w.tx, ctx.store, parentRow, current.id) : 'not-found';
       if (reach === 'found') {
-        throw new WarrantError('parent-cycle', `parent_session_id: #${current.id} reaches #${parent.id} going down, so #${parent.id} cannot become its parent (that would make a cycle).`, {
-          details: { field: 'parent_session_id', parent_session_id: parent.id },
-        });
+        throw new WarrantError(
+          'parent-cycle',
+          `parent_session_id: #${current.id} reaches #${parent.id} going down, so #${parent.id} cannot become its parent (that would make a cycle).`,
+          {
+            details: { field: 'parent_session_id', parent_session_id: parent.id },
+          },
+        );
       }
       if (reach === 'exhausted') {
         throw new WarrantError(
@@ -88,7 +101,10 @@ export async function correctParent(
         { old: oldParentId, new: newParentId, old_basis: current.parentBasis, new_basis: 'corrected', old_parent_session_id: current.parentSessionId },
         attribution,
       );
-      announceLineageChange(w, { kind: 'parent_changed', sessionIds: [current.id, ...(oldParentId !== null ? [oldParentId] : []), ...(newParentId !== null ? [newParentId] : [])] });
+      announceLineageChange(w, {
+        kind: 'parent_changed',
+        sessionIds: [current.id, ...(oldParentId !== null ? [oldParentId] : []), ...(newParentId !== null ? [newParentId] : [])],
+      });
       return { session: (await findSessionById(w.tx, ctx.store, current.id))!, changed: true };
     }
     const fresh = await findSessionById(w.tx, ctx.store, current.id);

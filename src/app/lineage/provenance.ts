@@ -17,10 +17,19 @@ export interface Provenance {
   humanMessages: HumanRecord;
 }
 
-export async function getProvenance(ctx: AppContext, caller: Caller, ref: string | number, page: { cursor?: string | null; limit?: number } = {}): Promise<Provenance> {
+export async function getProvenance(
+  ctx: AppContext,
+  caller: Caller,
+  ref: string | number,
+  page: { cursor?: string | null; limit?: number } = {},
+): Promise<Provenance> {
   const { session, visibility } = await resolveReadable(ctx, caller, ref);
   // one request: the nodes' owners and the authors are read once each
   const users = memoizedUsersByIds(ctx.store.kysely);
   const { hierarchy, outcome } = await walkSession(ctx, session, ownerFilterOf(visibility), undefined, users);
-  return { session: { id: session.id, uid: session.uid, title: session.title }, hierarchy, humanMessages: await humanRecordOf(ctx, hierarchy, page, { ...walkedRowsOf(outcome), users }) };
+  return {
+    session: { id: session.id, uid: session.uid, title: session.title },
+    hierarchy,
+    humanMessages: await humanRecordOf(ctx, hierarchy, page, { ...walkedRowsOf(outcome), users }),
+  };
 }

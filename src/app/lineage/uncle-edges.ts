@@ -54,7 +54,14 @@ function edgeDetails(edge: UncleEdgeRecord): Record<string, unknown> {
  * Written in id order — each event locks its session's row — so no two transactions that touch
  * the same pair can deadlock.
  */
-async function onBothTimelines(w: WriteScope, juniorId: number, uncleId: number, type: string, details: Record<string, unknown>, attribution: EventAttribution): Promise<void> {
+async function onBothTimelines(
+  w: WriteScope,
+  juniorId: number,
+  uncleId: number,
+  type: string,
+  details: Record<string, unknown>,
+  attribution: EventAttribution,
+): Promise<void> {
   const ends = [
     { id: juniorId, role: 'junior' },
     { id: uncleId, role: 'uncle' },
@@ -72,7 +79,13 @@ async function onBothTimelines(w: WriteScope, juniorId: number, uncleId: number,
 export async function recordUncleEdge(ctx: AppContext, request: UncleEdgeRequest): Promise<UncleEdgeResult> {
   const a = request.actingSessionId;
   const b = request.targetSessionId;
-  const result = (outcome: UncleEdgeOutcome): UncleEdgeResult => ({ outcome, actingSessionId: a, targetSessionId: b, basis: request.basis, source: request.source });
+  const result = (outcome: UncleEdgeOutcome): UncleEdgeResult => ({
+    outcome,
+    actingSessionId: a,
+    targetSessionId: b,
+    basis: request.basis,
+    source: request.source,
+  });
   try {
     const step = await inWriteTx(
       ctx,
@@ -131,14 +144,24 @@ export async function recordUncleEdge(ctx: AppContext, request: UncleEdgeRequest
       },
       { graph: true },
     );
-    if (step.outcome.startsWith('refused-')) ctx.logger.info({ uncle_edge: { outcome: step.outcome, rule: step.rule, acting_session_id: a, session_id: b, source: request.source } }, 'uncle edge not recorded');
+    if (step.outcome.startsWith('refused-'))
+      ctx.logger.info(
+        { uncle_edge: { outcome: step.outcome, rule: step.rule, acting_session_id: a, session_id: b, source: request.source } },
+        'uncle edge not recorded',
+      );
     return result(step.outcome);
   } catch (error) {
     if (error instanceof InversionRolledBack) {
-      ctx.logger.info({ uncle_edge: { outcome: error.outcome, acting_session_id: a, session_id: b, source: request.source } }, 'uncle edge inversion rolled back');
+      ctx.logger.info(
+        { uncle_edge: { outcome: error.outcome, acting_session_id: a, session_id: b, source: request.source } },
+        'uncle edge inversion rolled back',
+      );
       return result(error.outcome);
     }
-    ctx.logger.error({ err: error, uncle_edge: { acting_session_id: a, session_id: b, source: request.source, basis: request.basis } }, 'recording an uncle edge failed; the delivery stands');
+    ctx.logger.error(
+      { err: error, uncle_edge: { acting_session_id: a, session_id: b, source: request.source, basis: request.basis } },
+      'recording an uncle edge failed; the delivery stands',
+    );
     return result('record-failed');
   }
 }

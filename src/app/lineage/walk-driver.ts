@@ -32,7 +32,12 @@ function storeAnswerer(db: Executor, d: StoreDialect): (request: Request) => Pro
           rows: page.edges,
           lastPickedId: page.lastPickedId,
           exhausted: page.exhausted,
-          uncles: page.uncles.map((u) => ({ juniorId: u.edge.juniorId, seniorId: u.edge.seniorId, basis: u.edge.basis ?? 'declared', seniorOwnerUserId: u.seniorOwnerUserId })),
+          uncles: page.uncles.map((u) => ({
+            juniorId: u.edge.juniorId,
+            seniorId: u.edge.seniorId,
+            basis: u.edge.basis ?? 'declared',
+            seniorOwnerUserId: u.seniorOwnerUserId,
+          })),
         } satisfies JuniorsAnswer<HierarchyRow>;
       }
       case 'uncles':
@@ -151,7 +156,9 @@ export class LineageLoader {
     this.stats.rows += found.length;
     for (const id of wanted) this.uncles.set(id, []);
     for (const u of found) {
-      this.uncles.get(u.edge.juniorId)?.push({ juniorId: u.edge.juniorId, seniorId: u.edge.seniorId, basis: u.edge.basis ?? 'declared', seniorOwnerUserId: u.seniorOwnerUserId });
+      this.uncles
+        .get(u.edge.juniorId)
+        ?.push({ juniorId: u.edge.juniorId, seniorId: u.edge.seniorId, basis: u.edge.basis ?? 'declared', seniorOwnerUserId: u.seniorOwnerUserId });
     }
   }
 
@@ -190,7 +197,8 @@ export class LineageLoader {
     for (const id of picked) if (!this.uncles.has(id)) this.uncles.set(id, []);
     for (const u of page.uncles) {
       const list = this.uncles.get(u.edge.juniorId);
-      if (list && !list.some((x) => x.seniorId === u.edge.seniorId)) list.push({ juniorId: u.edge.juniorId, seniorId: u.edge.seniorId, basis: u.edge.basis ?? 'declared', seniorOwnerUserId: u.seniorOwnerUserId });
+      if (list && !list.some((x) => x.seniorId === u.edge.seniorId))
+        list.push({ juniorId: u.edge.juniorId, seniorId: u.edge.seniorId, basis: u.edge.basis ?? 'declared', seniorOwnerUserId: u.seniorOwnerUserId });
     }
     for (const e of page.edges) {
       const slot = this.juniors.get(e.edge.seniorId);

@@ -17,7 +17,13 @@ import { inWriteTx, type WriteScope } from '../write-scope.js';
  */
 type TerminalReason = 'acknowledged' | 'deadline' | 'target-deleted';
 
-async function recordTerminal(w: WriteScope, m: MessageRecord, state: Exclude<MessageState, 'accepted'>, terminalAt: string, reason: TerminalReason): Promise<boolean> {
+async function recordTerminal(
+  w: WriteScope,
+  m: MessageRecord,
+  state: Exclude<MessageState, 'accepted'>,
+  terminalAt: string,
+  reason: TerminalReason,
+): Promise<boolean> {
   // compare-and-set: of two concurrent settlements (ack and expiry) exactly one lands
   if (!(await settleMessage(w.tx, m.id, state, terminalAt, reason))) return false;
   const seq = await insertHistory(w.tx, {
@@ -73,7 +79,10 @@ async function recordTerminal(w: WriteScope, m: MessageRecord, state: Exclude<Me
  * late lease never hands one out) or everywhere (housekeeping). Returns how many expired.
  */
 export async function expireDueMessages(w: WriteScope, options: { targetSessionId?: number; limit?: number } = {}): Promise<number> {
-  const due = await dueMessages(w.tx, w.now, { ...(options.targetSessionId !== undefined ? { targetSessionId: options.targetSessionId } : {}), limit: options.limit ?? 500 });
+  const due = await dueMessages(w.tx, w.now, {
+    ...(options.targetSessionId !== undefined ? { targetSessionId: options.targetSessionId } : {}),
+    limit: options.limit ?? 500,
+  });
   if (due.length === 0) return 0;
   const expiredItems = new Map<number, { id: number; kind: 'agent_message'; mode: 'next_turn'; state: 'expired' }[]>();
   let n = 0;
@@ -83,7 +92,10 @@ export async function expireDueMessages(w: WriteScope, options: { targetSessionI
     if (m.inboxItemId !== null) {
       // a written item too: the agent never reported taking it before the deadline (docs/api.md)
       if (await updateInboxItemIfState(w.tx, m.inboxItemId, UNSETTLED_STATES, { state: 'expired', clearLease: true }, w.now)) {
-        expiredItems.set(m.targetSessionId, [...(expiredItems.get(m.targetSessionId) ?? []), { id: m.inboxItemId, kind: 'agent_message', mode: 'next_turn', state: 'expired' }]);
+        expiredItems.set(m.targetSessionId, [
+          ...(expiredItems.get(m.targetSessionId) ?? []),
+          { id: m.inboxItemId, kind: 'agent_message', mode: 'next_turn', state: 'expired' },
+        ]);
       } else if (await findInboxItem(w.tx, m.inboxItemId)) continue;
     }
     if (await recordTerminal(w, m, 'expired', m.deadline, 'deadline')) n++;
@@ -103,9 +115,24 @@ export async function markMessagesDelivered(w: WriteScope, itemIds: readonly num
   if (messages.length === 0) return;
   const delivered: MessageRecord[] = [];
   for (const m of messages) if (await recordTerminal(w, m, 'delivered', w.now, 'acknowledged')) delivered.push(m);
-  const sessions = new Map((await findSessionsByIds(w.tx, w.ctx.store, delivered.flatMap((m) => [m.sourceSessionId, m.targetSessionId]))).map((s) => [s.id, s]));
+  const sessions = new Map(
+    (
+      await findSessionsByIds(
+        w.tx,
+        w.ctx.store,
+        delivered.flatMap((m) => [m.sourceSessionId, m.targetSessionId]),
+      )
+    ).map((s) => [s.id, s]),
+  );
   for (const m of delivered) {
-    const payload = { message_id: m.id, conversation_ref: m.conversationRef, reply_to: m.replyTo, source_session_id: m.sourceSessionId, target_session_id: m.targetSessionId, delivered_at: w.now };
+    const payload = {
+      message_id: m.id,
+      conversation_ref: m.conversationRef,
+      reply_to: m.replyTo,
+      source_session_id: m.sourceSessionId,
+      target_session_id: m.targetSessionId,
+      delivered_at: w.now,
+    };
     // visible to whoever may see the sender, and to whoever may see the target when that differs
     const source = sessions.get(m.sourceSessionId);
     const target = sessions.get(m.targetSessionId);

@@ -33,7 +33,18 @@ export interface MessageView extends MessageReceipt {
   replyId: string | null;
 }
 
-export function receiptOf(m: Pick<MessageRecord, Exclude<keyof MessageReceipt, 'source' | 'target'> | 'sourceSessionId' | 'sourceBasis' | 'sourceActivation' | 'sourceConversation' | 'targetSessionId' | 'targetConversation'>): MessageReceipt {
+export function receiptOf(
+  m: Pick<
+    MessageRecord,
+    | Exclude<keyof MessageReceipt, 'source' | 'target'>
+    | 'sourceSessionId'
+    | 'sourceBasis'
+    | 'sourceActivation'
+    | 'sourceConversation'
+    | 'targetSessionId'
+    | 'targetConversation'
+  >,
+): MessageReceipt {
   return {
     id: m.id,
     ref: m.ref,

@@ -15,7 +15,18 @@ import { permissionFor } from '../../core/permissions.js';
 import { isStoreUnavailableError } from '../../store/store-errors.js';
 import { findHumanMessageByInboxItem } from '../../store/human-messages-repo.js';
 import { findInboxItem } from '../../store/inbox-repo.js';
-import { adjustHeldMessages, countReclaimable, findMessage, findMessageBySenderRef, findMessagesByInboxItems, findReplyTo, heldMessages, insertMessage, type MessageRecord, type NewMessage } from '../../store/messages-repo.js';
+import {
+  adjustHeldMessages,
+  countReclaimable,
+  findMessage,
+  findMessageBySenderRef,
+  findMessagesByInboxItems,
+  findReplyTo,
+  heldMessages,
+  insertMessage,
+  type MessageRecord,
+  type NewMessage,
+} from '../../store/messages-repo.js';
 import { findSessionById, findSessionsByIds, type SessionRecord } from '../../store/sessions-repo.js';
 import { isVisible, resolveRef, visibilityOf, type Visibility } from '../access.js';
 import { checkActingSessionClaim, resolveActing } from '../acting.js';
@@ -51,7 +62,12 @@ function authorizeSender(caller: Caller, actingSessionId: unknown): void {
   const declared = caller.principal.kind === 'fleet' && actingSessionId !== undefined && actingSessionId !== null && actingSessionId !== '';
   const verdict = permissionFor(permissionKind(caller), 'send-message', null, declared);
   if (!verdict.allowed) {
-    const hint = caller.principal.kind === 'human' ? ' Humans follow up, enqueue or interrupt instead (human messages).' : caller.principal.kind === 'fleet' ? ' Name the session you send for in acting_session_id.' : '';
+    const hint =
+      caller.principal.kind === 'human'
+        ? ' Humans follow up, enqueue or interrupt instead (human messages).'
+        : caller.principal.kind === 'fleet'
+          ? ' Name the session you send for in acting_session_id.'
+          : '';
     throw new WarrantError('forbidden', `Not allowed: ${verdict.reason}.${hint}`, { details: { act: 'send-message' } });
   }
 }
@@ -72,13 +88,20 @@ async function resolveSender(w: WriteScope, caller: Caller, actingSessionId: str
   // the fleet: a stored-style reference (exact id or uid), like every declared acting session
   const r = await resolveRef(w.tx, w.ctx, 'all', String(actingSessionId), { allowPrefix: false });
   if (!r.session) {
-    throw new WarrantError('session-not-found', `acting_session_id ${JSON.stringify(String(actingSessionId))} names no session; a message needs the session it is sent for.`, { details: { field: 'acting_session_id' } });
+    throw new WarrantError(
+      'session-not-found',
+      `acting_session_id ${JSON.stringify(String(actingSessionId))} names no session; a message needs the session it is sent for.`,
+      { details: { field: 'acting_session_id' } },
+    );
   }
   return { session: r.session, basis: 'declared', tokenActivation: null };
 }
 
 /** Who sent an inbox item that no session sent (docs/messages.md). */
-async function operatorOrigin(w: WriteScope, item: { id: number; senderActorId: number | null }): Promise<Extract<OriginalFacts, { kind: 'operator' }>['origin']> {
+async function operatorOrigin(
+  w: WriteScope,
+  item: { id: number; senderActorId: number | null },
+): Promise<Extract<OriginalFacts, { kind: 'operator' }>['origin']> {
   const actor = item.senderActorId === null ? null : ((await actorViews(w.tx, w.ctx, [item.senderActorId], 'all')).get(item.senderActorId) ?? null);
   const captured = actor?.kind === 'human' ? await findHumanMessageByInboxItem(w.tx, item.id) : null;
   return { kind: 'operator', client: captured ? captured.channel : null, actor: { kind: actor?.kind ?? 'system', ref: actor?.ref ?? null } };
@@ -138,10 +161,17 @@ async function gatherOriginal(w: WriteScope, visibility: Visibility, replyTo: No
   };
 }
 
-async function gatherTarget(w: WriteScope, visibility: Visibility, to: string | null, original: OriginalFacts | null): Promise<{ facts: SendFacts['target']; session: SessionRecord | null }> {
+async function gatherTarget(
+  w: WriteScope,
+  visibility: Visibility,
+  to: string | null,
+  original: OriginalFacts | null,
+): Promise<{ facts: SendFacts['target']; session: SessionRecord | null }> {
   if (to !== null) {
     const r = await resolveRef(w.tx, w.ctx, visibility, to);
-    return r.session ? { facts: { kind: 'found', sessionId: r.session.id, archived: r.session.status === 'archived' }, session: r.session } : { facts: { kind: 'not-found' }, session: null };
+    return r.session
+      ? { facts: { kind: 'found', sessionId: r.session.id, archived: r.session.status === 'archived' }, session: r.session }
+      : { facts: { kind: 'not-found' }, session: null };
   }
   // a reply without `to` goes to the original's sender
   if (original?.kind !== 'session-sent') return { facts: { kind: 'unknown' }, session: null };
@@ -150,7 +180,13 @@ async function gatherTarget(w: WriteScope, visibility: Visibility, to: string | 
   return { facts: { kind: 'found', sessionId: s.id, archived: s.status === 'archived' }, session: s };
 }
 
-async function attempt(ctx: AppContext, caller: Caller, envelope: ValidEnvelope, contentSha256: string, actingSessionId: string | number | null | undefined): Promise<SendMessageResult> {
+async function attempt(
+  ctx: AppContext,
+  caller: Caller,
+  envelope: ValidEnvelope,
+  contentSha256: string,
+  actingSessionId: string | number | null | undefined,
+): Promise<SendMessageResult> {
   const messageId = MESSAGE_ID_PREFIX + hex(ctx, 16);
   let committing = false;
   let accepted = false;
@@ -259,7 +295,9 @@ export async function sendMessage(ctx: AppContext, caller: Caller, input: SendMe
   if (!checked.ok) throw messageRefusal('envelope-invalid', `${checked.field}: ${checked.reason}.`, { field: checked.field, reason: checked.reason });
   authorizeSender(caller, input.acting_session_id);
   checkActingSessionClaim(caller, input.acting_session_id);
-  const contentSha256 = createHash('sha256').update(canonicalJson(retryContent(checked.envelope))).digest('hex');
+  const contentSha256 = createHash('sha256')
+    .update(canonicalJson(retryContent(checked.envelope)))
+    .digest('hex');
   for (let round = 0; ; round++) {
     try {
       return await attempt(ctx, caller, checked.envelope, contentSha256, input.acting_session_id);

@@ -91,7 +91,9 @@ interface StoredCreate {
 
 function requestHash(input: CreateSessionInput): string {
   const { idempotencyKey: _ignored, ...rest } = input;
-  return createHash('sha256').update(canonicalJson(JSON.parse(JSON.stringify(rest)))).digest('hex');
+  return createHash('sha256')
+    .update(canonicalJson(JSON.parse(JSON.stringify(rest))))
+    .digest('hex');
 }
 
 function genesisSourceFor(caller: Caller, parent: SessionRecord | null, declared: Genesis | null | undefined): GenesisSource {
@@ -141,7 +143,12 @@ interface CreateSessionOptions {
   within?: (w: WriteScope, session: SessionRecord) => Promise<void>;
 }
 
-export async function createSession(ctx: AppContext, caller: Caller, input: CreateSessionInput, options: CreateSessionOptions = {}): Promise<CreateSessionResult> {
+export async function createSession(
+  ctx: AppContext,
+  caller: Caller,
+  input: CreateSessionInput,
+  options: CreateSessionOptions = {},
+): Promise<CreateSessionResult> {
   return inWriteTx(ctx, (w) => createSessionIn(w, caller, input, options));
 }
 
@@ -149,28 +156,48 @@ function checkCreateInput(caller: Caller, input: CreateSessionInput): void {
   const metadata = input.customMetadata ?? {};
   const metadataText = JSON.stringify(metadata);
   if (Buffer.byteLength(metadataText, 'utf8') > MAX_METADATA_BYTES) {
-    throw new WarrantError('custom-metadata-too-large', `custom_metadata is ${Buffer.byteLength(metadataText, 'utf8')} bytes; the limit is ${MAX_METADATA_BYTES}.`, {
-      details: { field: 'custom_metadata' },
-    });
+    throw new WarrantError(
+      'custom-metadata-too-large',
+      `custom_metadata is ${Buffer.byteLength(metadataText, 'utf8')} bytes; the limit is ${MAX_METADATA_BYTES}.`,
+      {
+        details: { field: 'custom_metadata' },
+      },
+    );
   }
   if (input.owner && caller.principal.kind !== 'fleet' && caller.principal.kind !== 'client' && caller.principal.kind !== 'system') {
-    throw new WarrantError('invalid-request', 'owner: only fleet and client creators may name an owner; a human owns what they create and a spawned session inherits its parent\'s owner.', {
-      details: { field: 'owner' },
-    });
+    throw new WarrantError(
+      'invalid-request',
+      "owner: only fleet and client creators may name an owner; a human owns what they create and a spawned session inherits its parent's owner.",
+      {
+        details: { field: 'owner' },
+      },
+    );
   }
   if (input.runner && !input.attach) {
-    throw new WarrantError('invalid-request', 'runner: describes the runtime that attaches; send it with attach: true, or on POST /api/v1/sessions/{ref}/attach.', {
-      details: { field: 'runner' },
-    });
+    throw new WarrantError(
+      'invalid-request',
+      'runner: describes the runtime that attaches; send it with attach: true, or on POST /api/v1/sessions/{ref}/attach.',
+      {
+        details: { field: 'runner' },
+      },
+    );
   }
-  if (input.delivery && !input.attach) throw new WarrantError('invalid-request', 'delivery: only with attach: true (it says who delivers into the attached runtime).', { details: { field: 'delivery' } });
+  if (input.delivery && !input.attach)
+    throw new WarrantError('invalid-request', 'delivery: only with attach: true (it says who delivers into the attached runtime).', {
+      details: { field: 'delivery' },
+    });
 }
 
 /**
  * The one session creator, inside the caller's write transaction (a runtime child's create
  * shares its transaction with the check for an existing child: runtime-children.ts).
  */
-export async function createSessionIn(w: WriteScope, caller: Caller, input: CreateSessionInput, options: CreateSessionOptions = {}): Promise<CreateSessionResult> {
+export async function createSessionIn(
+  w: WriteScope,
+  caller: Caller,
+  input: CreateSessionInput,
+  options: CreateSessionOptions = {},
+): Promise<CreateSessionResult> {
   checkCreateInput(caller, input);
   const ctx = w.ctx;
   const metadataText = JSON.stringify(input.customMetadata ?? {});
@@ -289,7 +316,10 @@ export async function createSessionIn(w: WriteScope, caller: Caller, input: Crea
   });
   const id = session.id;
   if (input.prompt != null || input.originalPrompt != null) {
-    await db.insertInto('session_prompts').values({ session_id: id, prompt: input.prompt ?? null, original_prompt: input.originalPrompt ?? null }).execute();
+    await db
+      .insertInto('session_prompts')
+      .values({ session_id: id, prompt: input.prompt ?? null, original_prompt: input.originalPrompt ?? null })
+      .execute();
   }
   w.created(id);
 
@@ -317,7 +347,13 @@ export async function createSessionIn(w: WriteScope, caller: Caller, input: Crea
   const words = wordsOf(caller, input, options.humanWords);
   if (words) await captureHumanWords(w, caller, session, words);
   if (options.within) await options.within(w, session);
-  if (derivedTitle) await w.event(id, 'title_generated', { new: derivedTitle, from: input.originalPrompt != null ? 'original_prompt' : 'prompt' }, await systemForSession(w, session));
+  if (derivedTitle)
+    await w.event(
+      id,
+      'title_generated',
+      { new: derivedTitle, from: input.originalPrompt != null ? 'original_prompt' : 'prompt' },
+      await systemForSession(w, session),
+    );
 
   let sessionToken: string | null = null;
   if (input.attach) {
@@ -328,10 +364,18 @@ export async function createSessionIn(w: WriteScope, caller: Caller, input: Crea
   if (runtimeParentId !== null) session = await attachRuntimeChild(w, session, attribution, runtimeParentId);
 
   // the metadata was just written from this text: read back as it will be stored, not re-read
-  const view = await sessionView(db, ctx, session, await visibilityOf(db, ctx, caller), true, { metadata: JSON.parse(metadataText) as Record<string, unknown> });
+  const view = await sessionView(db, ctx, session, await visibilityOf(db, ctx, caller), true, {
+    metadata: JSON.parse(metadataText) as Record<string, unknown>,
+  });
   w.finalView(view, session.ownerUserId);
   if (key) {
-    const stored: StoredCreate = { session_id: id, session: view, activation: input.attach ? 1 : null, parent_resolution: resolution, creator_resolution: creatorResolution };
+    const stored: StoredCreate = {
+      session_id: id,
+      session: view,
+      activation: input.attach ? 1 : null,
+      parent_resolution: resolution,
+      creator_resolution: creatorResolution,
+    };
     await completeIdempotencyKey(db, caller.credentialId!, key, id, JSON.stringify(stored));
   }
   return {
@@ -369,7 +413,12 @@ export async function attachMint(
   const eventAttribution = { ...attribution, causeActorId: session.causeActorId, causeBasis: session.causeBasis };
   const runner = options.runner ?? null;
   if (runner) await recordRunnerFacts(w.tx, { sessionId: session.id, activation, runner, now: w.now });
-  await w.event(session.id, 'attached', { activation, ...(runner ? { runner: { tty: runner.tty } } : {}), ...(delivery ? { delivery } : {}) }, eventAttribution);
+  await w.event(
+    session.id,
+    'attached',
+    { activation, ...(runner ? { runner: { tty: runner.tty } } : {}), ...(delivery ? { delivery } : {}) },
+    eventAttribution,
+  );
   await w.event(
     session.id,
     'token_minted',
@@ -384,7 +433,7 @@ export async function attachMint(
 function runtimeParentOf(caller: Caller, input: CreateSessionInput): number {
   const p = caller.principal;
   if (p.kind !== 'session' || !input.provider || !input.providerConversation || input.attach) {
-    throw new WarrantError('invalid-request', 'A runtime child is created by its parent\'s session token, in a provider conversation.');
+    throw new WarrantError('invalid-request', "A runtime child is created by its parent's session token, in a provider conversation.");
   }
   return p.sessionId;
 }
@@ -394,11 +443,21 @@ function runtimeParentOf(caller: Caller, input: CreateSessionInput): number {
  * someone minted for it earlier is superseded), an `attached` event saying whose runtime —
  * and no token: the parent's token reports for it (docs/design/agent-runtimes.md).
  */
-export async function attachRuntimeChild(w: WriteScope, session: SessionRecord, attribution: EventAttribution, runtimeParentId: number): Promise<SessionRecord> {
+export async function attachRuntimeChild(
+  w: WriteScope,
+  session: SessionRecord,
+  attribution: EventAttribution,
+  runtimeParentId: number,
+): Promise<SessionRecord> {
   const activation = session.activation + 1;
   const ok = await updateSessionIfVersion(w.tx, session.id, session.version, { status: 'running', activation, stopRequested: false }, w.now);
   if (!ok) throw new WarrantError('invalid-transition', `Session #${session.id} changed while attaching; try again.`);
-  await w.event(session.id, 'attached', { activation, runtime_parent_id: runtimeParentId, runtime_origin: session.runtimeOrigin }, { ...attribution, causeActorId: session.causeActorId, causeBasis: session.causeBasis });
+  await w.event(
+    session.id,
+    'attached',
+    { activation, runtime_parent_id: runtimeParentId, runtime_origin: session.runtimeOrigin },
+    { ...attribution, causeActorId: session.causeActorId, causeBasis: session.causeBasis },
+  );
   return (await findSessionById(w.tx, w.ctx.store, session.id))!;
 }
 
@@ -409,14 +468,20 @@ async function replay(
   prior: { requestHash: string; response: string | null; sessionId: number | null },
 ): Promise<CreateSessionResult> {
   if (prior.requestHash !== hash) {
-    throw new WarrantError('idempotency-key-mismatch', `Idempotency-Key ${JSON.stringify(key)} was used with a different request; use a fresh key for a different session.`, {
-      details: prior.sessionId !== null ? { session_id: prior.sessionId } : {},
-    });
+    throw new WarrantError(
+      'idempotency-key-mismatch',
+      `Idempotency-Key ${JSON.stringify(key)} was used with a different request; use a fresh key for a different session.`,
+      {
+        details: prior.sessionId !== null ? { session_id: prior.sessionId } : {},
+      },
+    );
   }
-  if (prior.response === null) throw new WarrantError('idempotency-key-in-flight', `A request with Idempotency-Key ${JSON.stringify(key)} is still being processed; retry shortly.`);
+  if (prior.response === null)
+    throw new WarrantError('idempotency-key-in-flight', `A request with Idempotency-Key ${JSON.stringify(key)} is still being processed; retry shortly.`);
   const stored = JSON.parse(prior.response) as StoredCreate;
   const session = await findSessionById(w.tx, w.ctx.store, stored.session_id);
-  if (!session) throw new WarrantError('session-not-found', `The session created with Idempotency-Key ${JSON.stringify(key)} (#${stored.session_id}) was deleted since.`);
+  if (!session)
+    throw new WarrantError('session-not-found', `The session created with Idempotency-Key ${JSON.stringify(key)} (#${stored.session_id}) was deleted since.`);
   let sessionToken: string | null = null;
   let superseded = false;
   if (stored.activation !== null) {

@@ -95,7 +95,11 @@ export async function deleteSession(ctx: AppContext, caller: Caller, ref: string
         // index the sessions this record names, for their hierarchies' deleted-session gaps
         const named = new Set(affected.map((a) => a.id));
         if (lineageParentId !== null) named.add(lineageParentId);
-        if (named.size > 0) await w.tx.insertInto('deletion_links').values([...named].map((sessionId) => ({ session_id: sessionId, deletion_id: id }))).execute();
+        if (named.size > 0)
+          await w.tx
+            .insertInto('deletion_links')
+            .values([...named].map((sessionId) => ({ session_id: sessionId, deletion_id: id })))
+            .execute();
       }
       if (!(await deleteSessionRow(w.tx, session.id))) throw new WarrantError('session-not-found', `Session #${session.id} was deleted meanwhile.`);
       w.forget(session.id);
@@ -135,8 +139,16 @@ export interface DeletionView extends Omit<DeletionRecord, 'actorId' | 'causeAct
 }
 
 async function deletionViews(db: Executor, ctx: AppContext, records: DeletionRecord[], visibility: Visibility): Promise<DeletionView[]> {
-  const actors = await actorViews(db, ctx, records.flatMap((r) => [r.actorId, r.causeActorId]), visibility);
-  const owners = await findUsersByIds(db, records.map((r) => r.ownerUserId).filter((o): o is number => o !== null));
+  const actors = await actorViews(
+    db,
+    ctx,
+    records.flatMap((r) => [r.actorId, r.causeActorId]),
+    visibility,
+  );
+  const owners = await findUsersByIds(
+    db,
+    records.map((r) => r.ownerUserId).filter((o): o is number => o !== null),
+  );
   return records.map(({ actorId, causeActorId, ownerUserId, digestKey: _key, ...rest }) => {
     const { actor, cause } = actorAndCause(actors, actorId, causeActorId);
     return {
@@ -158,7 +170,11 @@ interface DeletionListInput {
 }
 
 /** `GET /api/v1/session_deletions`: filtered by actor, time range and uid, and by visibility. */
-export async function listDeletions(ctx: AppContext, caller: Caller, input: DeletionListInput): Promise<{ deletions: DeletionView[]; nextCursor: string | null }> {
+export async function listDeletions(
+  ctx: AppContext,
+  caller: Caller,
+  input: DeletionListInput,
+): Promise<{ deletions: DeletionView[]; nextCursor: string | null }> {
   const db = ctx.store.kysely;
   await authorize(db, ctx, caller, 'read', null);
   const visibility = await visibilityOf(db, ctx, caller);
@@ -172,7 +188,10 @@ export async function listDeletions(ctx: AppContext, caller: Caller, input: Dele
       if (row) actorIds.push(Number(row.id));
     }
   }
-  for (const [field, value] of [['since', input.since], ['until', input.until]] as const) {
+  for (const [field, value] of [
+    ['since', input.since],
+    ['until', input.until],
+  ] as const) {
     if (value !== undefined && Number.isNaN(Date.parse(value))) {
       throw new WarrantError('invalid-request', `${field}: not an ISO 8601 time.`, { details: { field } });
     }
@@ -189,5 +208,8 @@ export async function listDeletions(ctx: AppContext, caller: Caller, input: Dele
     limit: limit + 1,
   });
   const page = rows.slice(0, limit);
-  return { deletions: await deletionViews(db, ctx, page, await visibilityOf(db, ctx, caller)), nextCursor: rows.length > limit ? encodeCursor('deletions', page[page.length - 1]!.id) : null };
+  return {
+    deletions: await deletionViews(db, ctx, page, await visibilityOf(db, ctx, caller)),
+    nextCursor: rows.length > limit ? encodeCursor('deletions', page[page.length - 1]!.id) : null,
+  };
 }

@@ -7,4 +7,8 @@ import type { AppContext } from '../context.js';
  * What a delete takes with it or changes, gathered before the row goes (app/sessions/delete-session.ts
  * runs them; the uncle edges' collector lives with the uncle edges).
  */
-export type DeletionCollector = (db: Executor, ctx: AppContext, session: SessionRecord) => Promise<{ affected?: AffectedItem[]; counts?: { events?: number; humanMessages?: number } }>;
+export type DeletionCollector = (
+  db: Executor,
+  ctx: AppContext,
+  session: SessionRecord,
+) => Promise<{ affected?: AffectedItem[]; counts?: { events?: number; humanMessages?: number } }>;

@@ -189,7 +189,12 @@ async function spawnSubtree(w: WriteScope, root: SessionRecord): Promise<{ recor
  * `delivery: 'runner'`: this activation's runner writes inbox items into its agent, so MCP
  * `read_inbox` lists without leasing (docs/api.md "Delivery into the agent").
  */
-export async function attachSession(ctx: AppContext, caller: Caller, ref: string, options: { runner?: RunnerFacts | null; delivery?: unknown } = {}): Promise<{ session: SessionView; sessionToken: string }> {
+export async function attachSession(
+  ctx: AppContext,
+  caller: Caller,
+  ref: string,
+  options: { runner?: RunnerFacts | null; delivery?: unknown } = {},
+): Promise<{ session: SessionView; sessionToken: string }> {
   const delivery = checkDelivery(options.delivery);
   return inWriteTx(ctx, async (w) => {
     const target = await requireSession(w.tx, ctx, caller, ref);
@@ -197,11 +202,13 @@ export async function attachSession(ctx: AppContext, caller: Caller, ref: string
     const acting = await resolveActing(w, caller, null);
     const decision = decideTransition(target.status, 'attach');
     if (decision.kind !== 'change') throw invalidTransition(target, 'attach');
-    const minted = await attachMint(w, target, acting.actorId, attributionOf(acting), caller, { runner: options.runner ?? null, delivery }).catch(async (error: unknown) => {
-      const fresh = await findSessionById(w.tx, ctx.store, target.id);
-      if (fresh && decideTransition(fresh.status, 'attach').kind !== 'change') throw invalidTransition(fresh, 'attach');
-      throw error;
-    });
+    const minted = await attachMint(w, target, acting.actorId, attributionOf(acting), caller, { runner: options.runner ?? null, delivery }).catch(
+      async (error: unknown) => {
+        const fresh = await findSessionById(w.tx, ctx.store, target.id);
+        if (fresh && decideTransition(fresh.status, 'attach').kind !== 'change') throw invalidTransition(fresh, 'attach');
+        throw error;
+      },
+    );
     return { session: await sessionView(w.tx, ctx, minted.session, await visibilityOf(w.tx, ctx, caller)), sessionToken: minted.token };
   });
 }
@@ -210,14 +217,12 @@ export async function attachSession(ctx: AppContext, caller: Caller, ref: string
 function checkDelivery(value: unknown): 'runner' | null {
   if (value === undefined || value === null) return null;
   if (value === 'runner') return 'runner';
-  throw new WarrantError('invalid-request', 'delivery: "runner" (the runner writes inbox items into its agent), or omit it.', { details: { field: 'delivery' } });
+  throw new WarrantError('invalid-request', 'delivery: "runner" (the runner writes inbox items into its agent), or omit it.', {
+    details: { field: 'delivery' },
+  });
 }
 
-export type RuntimeReport =
-  | { state: 'started' }
-  | { state: 'idle' }
-  | { state: 'exited'; code: number }
-  | { state: 'error'; reason?: string | null };
+export type RuntimeReport = { state: 'started' } | { state: 'idle' } | { state: 'exited'; code: number } | { state: 'error'; reason?: string | null };
 
 /** Runner-reported state: unattributed events (docs/attribution.md), the failure naming an untitled session. */
 export async function reportRuntime(ctx: AppContext, caller: Caller, ref: string, report: RuntimeReport): Promise<LifecycleResult> {
@@ -256,7 +261,8 @@ export async function reportRuntime(ctx: AppContext, caller: Caller, ref: string
       if (runtimeParent !== null) details.runtime_parent_id = runtimeParent;
       await w.event(current.id, decision.event, details, null);
       // the stop asked of this runtime ends with it: a later activation must never act on it
-      if (decision.to === 'stopped' || decision.to === 'failed') await retireStopItems(w, current, report.state === 'error' ? 'runtime-error' : 'runtime-exited');
+      if (decision.to === 'stopped' || decision.to === 'failed')
+        await retireStopItems(w, current, report.state === 'error' ? 'runtime-error' : 'runtime-exited');
       if (title) await w.event(current.id, 'title_generated', { new: title, from: 'failure_reason' }, await systemForSession(w, current));
       return true;
     });

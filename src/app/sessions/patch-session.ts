@@ -23,7 +23,10 @@ interface PatchSessionInput {
 }
 
 /** A field's event when it really changed (docs/attribution.md: one event per field, old and new). */
-function fieldEvents(current: SessionRecord, input: PatchSessionInput): { changes: SessionChanges; events: { type: string; details: Record<string, unknown> }[] } {
+function fieldEvents(
+  current: SessionRecord,
+  input: PatchSessionInput,
+): { changes: SessionChanges; events: { type: string; details: Record<string, unknown> }[] } {
   const changes: SessionChanges = {};
   const events: { type: string; details: Record<string, unknown> }[] = [];
   if (input.title !== undefined && input.title !== current.title) {
@@ -52,11 +55,17 @@ function fieldEvents(current: SessionRecord, input: PatchSessionInput): { change
  * value records nothing. A parent correction is its own act (`patch-parent`: humans and
  * admins) and runs under the graph lock, in the same transaction as the other fields.
  */
-export async function patchSession(ctx: AppContext, caller: Caller, ref: string, input: PatchSessionInput): Promise<{ session: SessionView; changed: string[] }> {
+export async function patchSession(
+  ctx: AppContext,
+  caller: Caller,
+  ref: string,
+  input: PatchSessionInput,
+): Promise<{ session: SessionView; changed: string[] }> {
   if (input.title !== undefined) {
     const title = input.title.trim();
     if (title === '') throw new WarrantError('invalid-request', 'title: must not be empty.', { details: { field: 'title' } });
-    if (codePointLength(title) > MAX_GIVEN_TITLE) throw new WarrantError('invalid-request', `title: at most ${MAX_GIVEN_TITLE} characters.`, { details: { field: 'title' } });
+    if (codePointLength(title) > MAX_GIVEN_TITLE)
+      throw new WarrantError('invalid-request', `title: at most ${MAX_GIVEN_TITLE} characters.`, { details: { field: 'title' } });
     input = { ...input, title };
   }
   checkActingSessionClaim(caller, input.actingSessionId);

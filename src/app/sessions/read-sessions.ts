@@ -106,7 +106,12 @@ export async function listSessionEvents(
   await authorize(db, ctx, caller, 'read', session);
   const limit = Math.min(Math.max(input.limit ?? 100, 1), MAX_PAGE);
   const afterSeq = input.cursor ? decodeCursor(input.cursor, 'events') : undefined;
-  const rows = await listEventRows(db, { sessionId: session.id, ...(afterSeq !== undefined ? { afterSeq } : {}), ...(input.types ? { types: input.types } : {}), limit: limit + 1 });
+  const rows = await listEventRows(db, {
+    sessionId: session.id,
+    ...(afterSeq !== undefined ? { afterSeq } : {}),
+    ...(input.types ? { types: input.types } : {}),
+    limit: limit + 1,
+  });
   const page = rows.slice(0, limit);
   const events = await eventViews(db, ctx, page, await visibilityOf(db, ctx, caller));
   return { sessionId: session.id, events, nextCursor: rows.length > limit ? encodeCursor('events', page[page.length - 1]!.seq) : null };
@@ -114,7 +119,12 @@ export async function listSessionEvents(
 
 /** Events as `visibility`'s reader may see them: actor and cause expanded, a hidden actor's traces dropped. */
 export async function eventViews(db: Executor, ctx: AppContext, records: readonly EventRecord[], visibility: Visibility): Promise<EventView[]> {
-  const actors = await actorViews(db, ctx, records.flatMap((e) => [e.actorId, e.causeActorId]), visibility);
+  const actors = await actorViews(
+    db,
+    ctx,
+    records.flatMap((e) => [e.actorId, e.causeActorId]),
+    visibility,
+  );
   return records.map((e) => {
     const { actor, cause } = actorAndCause(actors, e.actorId, e.causeActorId);
     return {
@@ -139,7 +149,7 @@ export async function eventViews(db: Executor, ctx: AppContext, records: readonl
 function withoutSender(details: Record<string, unknown>): Record<string, unknown> {
   const out = { ...details };
   const sender = out.sender;
-  if (sender && typeof sender === 'object' && (sender as { kind?: unknown }).kind === 'session') out.sender = { ...(sender), ref: null };
+  if (sender && typeof sender === 'object' && (sender as { kind?: unknown }).kind === 'session') out.sender = { ...sender, ref: null };
   // the acting session, under the names events give it
   for (const key of ['sender_session_id', 'acting_session_id']) if (key in out) out[key] = null;
   return out;

@@ -60,9 +60,13 @@ export async function createRuntimeChild(ctx: AppContext, caller: Caller, ref: s
       // running or idle: already attached, nothing to record
       if (isActive(existing.status)) return { session: await sessionView(w.tx, ctx, existing, await visibilityOf(w.tx, ctx, caller)), created: false };
       if (decideTransition(existing.status, 'attach').kind !== 'change') {
-        throw new WarrantError('invalid-transition', `Cannot attach session #${existing.id} (the ${origin} of conversation ${report.conversationId}) again: it is ${existing.status}.`, {
-          details: { session_id: existing.id, status: existing.status },
-        });
+        throw new WarrantError(
+          'invalid-transition',
+          `Cannot attach session #${existing.id} (the ${origin} of conversation ${report.conversationId}) again: it is ${existing.status}.`,
+          {
+            details: { session_id: existing.id, status: existing.status },
+          },
+        );
       }
       const acting = await resolveActing(w, caller, null);
       const attached = await attachRuntimeChild(w, existing, attributionOf(acting), parent.id);

@@ -23,7 +23,10 @@ export async function getSessionDetail(ctx: AppContext, caller: Caller, ref: str
   const { session, visibility } = await resolveReadable(ctx, caller, ref);
   // one request: the view's owner, the nodes' owners and the authors are read once each
   const users = memoizedUsersByIds(ctx.store.kysely);
-  const [view, walked] = await Promise.all([sessionView(ctx.store.kysely, ctx, session, visibility, true, { users }), walkSession(ctx, session, ownerFilterOf(visibility), undefined, users)]);
+  const [view, walked] = await Promise.all([
+    sessionView(ctx.store.kysely, ctx, session, visibility, true, { users }),
+    walkSession(ctx, session, ownerFilterOf(visibility), undefined, users),
+  ]);
   const reads = { ...walkedRowsOf(walked.outcome), users };
   const humanMessages = await humanRecordOf(ctx, walked.hierarchy, {}, reads);
   const humanSummary = options.summary ? await humanSummaryOf(ctx, walked.hierarchy, reads) : null;

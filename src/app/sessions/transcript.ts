@@ -66,7 +66,6 @@ function text(value: unknown, name: string, max: number): string {
   return r.value!;
 }
 
- 
 const UNSTORABLE = /[\n\u0000]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
 
 function checkAppend(input: TranscriptAppend): { key: Omit<PositionKey, 'sessionId'>; offset: number; lines: string[]; restarted: boolean; bytes: number } {
@@ -79,7 +78,9 @@ function checkAppend(input: TranscriptAppend): { key: Omit<PositionKey, 'session
   if (restarted && offset !== 0) throw field('offset', 'a restarted file is appended from offset 0.');
   if (!Array.isArray(input.lines)) throw field('lines', 'a list of lines.');
   if (input.lines.length > MAX_TRANSCRIPT_CHUNK_LINES) {
-    throw new WarrantError('transcript-chunk-too-large', `lines: at most ${MAX_TRANSCRIPT_CHUNK_LINES} lines a request; send the rest in the next one.`, { details: { field: 'lines', max_lines: MAX_TRANSCRIPT_CHUNK_LINES, max_bytes: MAX_TRANSCRIPT_CHUNK_BYTES } });
+    throw new WarrantError('transcript-chunk-too-large', `lines: at most ${MAX_TRANSCRIPT_CHUNK_LINES} lines a request; send the rest in the next one.`, {
+      details: { field: 'lines', max_lines: MAX_TRANSCRIPT_CHUNK_LINES, max_bytes: MAX_TRANSCRIPT_CHUNK_BYTES },
+    });
   }
   let bytes = 0;
   input.lines.forEach((line: unknown, i: number) => {
@@ -88,17 +89,25 @@ function checkAppend(input: TranscriptAppend): { key: Omit<PositionKey, 'session
     bytes += Buffer.byteLength(line, 'utf8') + 1;
   });
   if (bytes > MAX_TRANSCRIPT_CHUNK_BYTES) {
-    throw new WarrantError('transcript-chunk-too-large', `lines: ${bytes} bytes of the file; one request carries at most ${MAX_TRANSCRIPT_CHUNK_BYTES} (1 MiB). Send the rest in the next one.`, {
-      details: { field: 'lines', bytes, max_bytes: MAX_TRANSCRIPT_CHUNK_BYTES, max_lines: MAX_TRANSCRIPT_CHUNK_LINES },
-    });
+    throw new WarrantError(
+      'transcript-chunk-too-large',
+      `lines: ${bytes} bytes of the file; one request carries at most ${MAX_TRANSCRIPT_CHUNK_BYTES} (1 MiB). Send the rest in the next one.`,
+      {
+        details: { field: 'lines', bytes, max_bytes: MAX_TRANSCRIPT_CHUNK_BYTES, max_lines: MAX_TRANSCRIPT_CHUNK_LINES },
+      },
+    );
   }
   return { key: { provider, conversationId }, offset, lines: input.lines as string[], restarted, bytes };
 }
 
 function offsetMismatch(sessionId: number, expected: number, given: number): WarrantError {
-  return new WarrantError('transcript-offset-mismatch', `Session #${sessionId}'s transcript continues at byte ${expected}, not ${given}; nothing was appended. Send what the file holds from byte ${expected}.`, {
-    details: { expected_offset: expected, offset: given },
-  });
+  return new WarrantError(
+    'transcript-offset-mismatch',
+    `Session #${sessionId}'s transcript continues at byte ${expected}, not ${given}; nothing was appended. Send what the file holds from byte ${expected}.`,
+    {
+      details: { expected_offset: expected, offset: given },
+    },
+  );
 }
 
 async function transcriptsEnabled(db: Executor): Promise<boolean> {
@@ -106,7 +115,12 @@ async function transcriptsEnabled(db: Executor): Promise<boolean> {
 }
 
 /** `POST /api/v1/sessions/{ref}/transcript`: the session's runtime (or the runtime that created it). */
-export async function appendTranscript(ctx: AppContext, caller: Caller, ref: string, input: TranscriptAppend): Promise<{ appended: number; nextOffset: number }> {
+export async function appendTranscript(
+  ctx: AppContext,
+  caller: Caller,
+  ref: string,
+  input: TranscriptAppend,
+): Promise<{ appended: number; nextOffset: number }> {
   const chunk = checkAppend(input);
   return inWriteTx(ctx, async (w) => {
     const session = await requireSession(w.tx, ctx, caller, ref);
@@ -158,7 +172,12 @@ export async function appendTranscript(ctx: AppContext, caller: Caller, ref: str
 }
 
 /** `GET /api/v1/sessions/{ref}/transcript/position`: where the next append must start (0 when none). */
-export async function readTranscriptPosition(ctx: AppContext, caller: Caller, ref: string, input: { provider: unknown; conversationId: unknown }): Promise<{ sessionId: number; provider: string; conversationId: string; nextOffset: number; enabled: boolean }> {
+export async function readTranscriptPosition(
+  ctx: AppContext,
+  caller: Caller,
+  ref: string,
+  input: { provider: unknown; conversationId: unknown },
+): Promise<{ sessionId: number; provider: string; conversationId: string; nextOffset: number; enabled: boolean }> {
   const provider = text(input.provider, 'provider', MAX_PROVIDER_LENGTH);
   const conversationId = text(input.conversationId, 'conversation_id', MAX_CONVERSATION_ID_LENGTH);
   const db = ctx.store.kysely;
@@ -175,11 +194,25 @@ function view(r: TranscriptRecordRow): TranscriptRecordView {
   } catch {
     record = null;
   }
-  return { id: r.id, provider: r.provider, conversationId: r.conversationId, offset: r.offset, restarted: r.restarted, line: r.line, record, createdAt: r.createdAt };
+  return {
+    id: r.id,
+    provider: r.provider,
+    conversationId: r.conversationId,
+    offset: r.offset,
+    restarted: r.restarted,
+    line: r.line,
+    record,
+    createdAt: r.createdAt,
+  };
 }
 
 /** Oldest first, forward by cursor (the REST reader). */
-export async function readTranscript(ctx: AppContext, caller: Caller, ref: string, input: { cursor?: string; limit?: number }): Promise<{ records: TranscriptRecordView[]; nextCursor: string | null }> {
+export async function readTranscript(
+  ctx: AppContext,
+  caller: Caller,
+  ref: string,
+  input: { cursor?: string; limit?: number },
+): Promise<{ records: TranscriptRecordView[]; nextCursor: string | null }> {
   const db = ctx.store.kysely;
   const session = await requireSession(db, ctx, caller, ref);
   await authorize(db, ctx, caller, 'read', session);

@@ -20,7 +20,12 @@ export const slackFollowUp: SlackFollowUp = async (ctx, caller, sessionId, words
     requireDeliverable(target);
     const acting = await resolveActing(w, caller, null);
     const item = await addInboxItem(w, { target, kind: 'follow_up', mode: 'next_turn', content: words.content, acting });
-    await captureHumanWords(w, caller, target, { entryPoint: words.entryPoint, content: words.content, inboxItemId: item.id, slackPermalink: words.slackPermalink });
+    await captureHumanWords(w, caller, target, {
+      entryPoint: words.entryPoint,
+      content: words.content,
+      inboxItemId: item.id,
+      slackPermalink: words.slackPermalink,
+    });
     await within(w);
   });
 };

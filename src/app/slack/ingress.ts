@@ -47,7 +47,10 @@ function slackPermalink(workspaceUrl: string | null, channel: string, ts: string
 
 /** Dedupe keys claimed in the act's own transaction: a Slack retry never acts twice. */
 async function claimDelivery(w: WriteScope, keys: string[]): Promise<void> {
-  await w.tx.insertInto('slack_deliveries').values(keys.map((key) => ({ key, received_at: w.now }))).execute();
+  await w.tx
+    .insertInto('slack_deliveries')
+    .values(keys.map((key) => ({ key, received_at: w.now })))
+    .execute();
 }
 
 async function seenBefore(ctx: AppContext, keys: string[]): Promise<boolean> {
@@ -77,14 +80,24 @@ export async function handleSlackEnvelope(ctx: AppContext, envelope: SlackEnvelo
 
   const user = (await listUsers(ctx.store.kysely)).find((u) => !u.removedAt && u.slackUserIds.includes(e.user!));
   if (!user) return { outcome: 'ignored', reason: 'the Slack user is not mapped to a roster human' };
-  const caller: Caller = { principal: { kind: 'human', userId: user.id, userKey: user.key, isAdmin: user.isAdmin }, credentialId: null, surface: 'slack', via: 'slack' };
+  const caller: Caller = {
+    principal: { kind: 'human', userId: user.id, userKey: user.key, isAdmin: user.isAdmin },
+    credentialId: null,
+    surface: 'slack',
+    via: 'slack',
+  };
   const workspace = await getSetting(ctx.store.kysely, SETTING_SLACK_WORKSPACE_URL);
   const inThread = e.thread_ts !== undefined && e.thread_ts !== e.ts;
   const permalink = slackPermalink(workspace, e.channel, e.ts, e.thread_ts);
   const entryPoint = isDm ? 'slack.dm' : 'slack.channel_message';
 
   if (inThread) {
-    const thread = await ctx.store.kysely.selectFrom('slack_threads').select('session_id').where('channel', '=', e.channel).where('thread_ts', '=', e.thread_ts!).executeTakeFirst();
+    const thread = await ctx.store.kysely
+      .selectFrom('slack_threads')
+      .select('session_id')
+      .where('channel', '=', e.channel)
+      .where('thread_ts', '=', e.thread_ts!)
+      .executeTakeFirst();
     if (thread) {
       await followUp(ctx, caller, Number(thread.session_id), { entryPoint, content: e.text, slackPermalink: permalink }, (w) => claimDelivery(w, keys));
       return { outcome: 'followed-up', sessionId: Number(thread.session_id) };
@@ -103,7 +116,10 @@ export async function handleSlackEnvelope(ctx: AppContext, envelope: SlackEnvelo
       humanWords: { entryPoint, content: e.text, slackPermalink: permalink },
       within: async (w, session) => {
         await claimDelivery(w, keys);
-        await w.tx.insertInto('slack_threads').values({ channel: e.channel!, thread_ts: e.thread_ts ?? e.ts!, session_id: session.id }).execute();
+        await w.tx
+          .insertInto('slack_threads')
+          .values({ channel: e.channel!, thread_ts: e.thread_ts ?? e.ts!, session_id: session.id })
+          .execute();
       },
     },
   ).catch((error: unknown) => {
@@ -124,14 +140,22 @@ export type SlackFollowUp = (
 ) => Promise<void>;
 
 function slackNotConfigured(): WarrantError {
-  return new WarrantError('slack-not-configured', 'Slack ingress is not configured on this deployment (no signing secret); set it with `warrant settings set slack_signing_secret`.');
+  return new WarrantError(
+    'slack-not-configured',
+    'Slack ingress is not configured on this deployment (no signing secret); set it with `warrant settings set slack_signing_secret`.',
+  );
 }
 
 /**
  * The signature is the credential (docs/human-messages.md): the configured signing secret must
  * sign this exact body within the 5-minute replay window, or the request is a 401 and records nothing.
  */
-export async function authenticateSlackRequest(ctx: AppContext, raw: string, timestampHeader: string | undefined, signatureHeader: string | undefined): Promise<void> {
+export async function authenticateSlackRequest(
+  ctx: AppContext,
+  raw: string,
+  timestampHeader: string | undefined,
+  signatureHeader: string | undefined,
+): Promise<void> {
   const secret = await getSetting(ctx.store.kysely, SETTING_SLACK_SIGNING_SECRET);
   if (!secret) throw slackNotConfigured();
   const verdict = verifySlackSignature(secret, timestampHeader, raw, signatureHeader, ctx.clock.now().getTime());

@@ -9,7 +9,13 @@ type SignatureVerdict = 'ok' | 'missing' | 'stale' | 'bad-signature';
  * Verifies `X-Slack-Signature` = `v0=` HMAC-SHA256(signing secret, `v0:{timestamp}:{raw body}`),
  * compared in constant time, with the timestamp inside the replay window.
  */
-export function verifySlackSignature(secret: string, timestamp: string | undefined, rawBody: string, signature: string | undefined, nowMs: number): SignatureVerdict {
+export function verifySlackSignature(
+  secret: string,
+  timestamp: string | undefined,
+  rawBody: string,
+  signature: string | undefined,
+  nowMs: number,
+): SignatureVerdict {
   if (!timestamp || !signature) return 'missing';
   const ts = Number(timestamp);
   if (!Number.isFinite(ts) || Math.abs(nowMs / 1000 - ts) > SLACK_REPLAY_WINDOW_S) return 'stale';

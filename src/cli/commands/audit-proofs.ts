@@ -44,7 +44,8 @@ export function registerAuditProofCommands(audit: Command): void {
   ).action(async (opts: StoreFlags & { seq?: string; treeSize?: string; from?: string; to?: string; out?: string; text?: boolean }) => {
     const seq = whole(opts.seq, '--seq');
     const from = whole(opts.from, '--from');
-    if ((seq === undefined) === (from === undefined)) throw new CliExit(EXIT_USAGE, 'error: give --seq N (an inclusion proof) or --from A (a consistency proof).');
+    if ((seq === undefined) === (from === undefined))
+      throw new CliExit(EXIT_USAGE, 'error: give --seq N (an inclusion proof) or --from A (a consistency proof).');
     await withStore(
       opts,
       async (ctx, admin) => {
@@ -76,7 +77,10 @@ export function registerAuditProofCommands(audit: Command): void {
     .command('verify-proof')
     .description('check a proof offline against signed checkpoints and the public key (exit 1 when it does not verify; no server or store needed)')
     .requiredOption('--proof <file>', 'the proof (JSON from `warrant audit prove` or the proofs API; "-" for stdin)')
-    .requiredOption('--checkpoint <file>', 'a signed checkpoint; a consistency proof takes two (repeat the flag)', (v: string, prev: string[] = []) => [...prev, v])
+    .requiredOption('--checkpoint <file>', 'a signed checkpoint; a consistency proof takes two (repeat the flag)', (v: string, prev: string[] = []) => [
+      ...prev,
+      v,
+    ])
     .requiredOption('--public-key <key>', "the checkpoint key's public verifier key (or a file holding it)")
     .option('--origin <name>', "the log's origin the checkpoints must name")
     .option('--json', 'print the result as JSON')
@@ -92,8 +96,12 @@ export function registerAuditProofCommands(audit: Command): void {
       try {
         const r = verifyProofOffline(proof, notes, parsePublicKeyInput(opts.publicKey), opts.origin === undefined ? {} : { origin: opts.origin });
         if (opts.json) return printJson({ ok: true, ...r });
-        if (r.kind === 'inclusion') printText(`OK: entry ${r.seq} is in the tree of ${r.treeSize} entries of ${r.origin} signed by ${r.keyName} (root ${r.rootHash}).`);
-        else printText(`OK: the tree of ${r.to} entries of ${r.origin} extends the tree of ${r.from}: the log only grew between the two checkpoints (signed by ${r.keyName}).`);
+        if (r.kind === 'inclusion')
+          printText(`OK: entry ${r.seq} is in the tree of ${r.treeSize} entries of ${r.origin} signed by ${r.keyName} (root ${r.rootHash}).`);
+        else
+          printText(
+            `OK: the tree of ${r.to} entries of ${r.origin} extends the tree of ${r.from}: the log only grew between the two checkpoints (signed by ${r.keyName}).`,
+          );
       } catch (error) {
         if (!isWarrantError(error)) throw error;
         if (opts.json) printJson({ ok: false, error: error.token, message: error.message });

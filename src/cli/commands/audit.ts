@@ -32,7 +32,11 @@ function readCheckpoint(file: string, publicKey: string): CheckpointInput {
   }
   const c = verifyCheckpointNote(note, parsePublicKeyInput(publicKey));
   if (c.format === 'legacy-v1') {
-    return { expectation: { seq: c.seq, hash: c.hash }, signed: ` (signed by ${c.keyName} at ${c.time})`, json: { format: c.format, seq: c.seq, hash: c.hash, time: c.time, key_name: c.keyName } };
+    return {
+      expectation: { seq: c.seq, hash: c.hash },
+      signed: ` (signed by ${c.keyName} at ${c.time})`,
+      json: { format: c.format, seq: c.seq, hash: c.hash, time: c.time, key_name: c.keyName },
+    };
   }
   const rootHex = Buffer.from(c.rootHash).toString('hex');
   return {
@@ -46,9 +50,13 @@ function reportText(report: VerifyReport, source: string, checkpoint: Checkpoint
   const lines: string[] = [];
   if (report.broken) {
     lines.push(`BROKEN: the audit log (${source}) breaks at seq ${report.broken.seq}: ${report.broken.description}.`);
-    lines.push(`${report.entries.toLocaleString('en-US')} entries before it verify${report.head ? ` (up to seq ${report.head.seq})` : ''}; nothing from seq ${report.broken.seq} on can be trusted.`);
+    lines.push(
+      `${report.entries.toLocaleString('en-US')} entries before it verify${report.head ? ` (up to seq ${report.head.seq})` : ''}; nothing from seq ${report.broken.seq} on can be trusted.`,
+    );
   } else if (report.head) {
-    lines.push(`OK: the audit log (${source}) verifies: ${report.entries.toLocaleString('en-US')} entries, head seq ${report.head.seq}, hash ${report.head.hash}.`);
+    lines.push(
+      `OK: the audit log (${source}) verifies: ${report.entries.toLocaleString('en-US')} entries, head seq ${report.head.seq}, hash ${report.head.hash}.`,
+    );
   } else {
     lines.push(`OK: the audit log (${source}) is empty.`);
   }
@@ -59,10 +67,14 @@ function reportText(report: VerifyReport, source: string, checkpoint: Checkpoint
         lines.push(`Checkpoint seq ${c.seq}${signed} matches: the log held exactly these entries up to it when it was signed.`);
         break;
       case 'hash-differs':
-        lines.push(`CHECKPOINT MISMATCH: the log's entry ${c.seq} does not have the signed hash ${c.hash}: the log was rewritten after the checkpoint${signed}.`);
+        lines.push(
+          `CHECKPOINT MISMATCH: the log's entry ${c.seq} does not have the signed hash ${c.hash}: the log was rewritten after the checkpoint${signed}.`,
+        );
         break;
       case 'root-differs':
-        lines.push(`CHECKPOINT MISMATCH: the Merkle root of the log's first ${c.seq} entries is not the signed root: the log was rewritten after the checkpoint${signed}.`);
+        lines.push(
+          `CHECKPOINT MISMATCH: the Merkle root of the log's first ${c.seq} entries is not the signed root: the log was rewritten after the checkpoint${signed}.`,
+        );
         break;
       case 'log-ends-before-checkpoint':
         lines.push(`CHECKPOINT MISMATCH: the log ends at seq ${report.head?.seq ?? 0}, before the checkpoint's seq ${c.seq}${signed}: entries were removed.`);
@@ -146,8 +158,9 @@ export function registerAuditCommands(program: Command): void {
       .option('--records', 'also check every evidence record in the store against its log entry (exit 1 on any difference)')
       .option('--json', 'print the report as JSON'),
   ).action(async (opts: StoreFlags & { file?: string; checkpoint?: string; publicKey?: string; records?: boolean; json?: boolean }) => {
-    if (opts.records && opts.file) throw new CliExit(EXIT_USAGE, 'error: --records checks the store\'s records; an exported log (--file) holds none.');
-    if (opts.checkpoint && !opts.publicKey) throw new CliExit(EXIT_USAGE, 'error: --checkpoint needs --public-key: a checkpoint proves nothing without a key you trust.');
+    if (opts.records && opts.file) throw new CliExit(EXIT_USAGE, "error: --records checks the store's records; an exported log (--file) holds none.");
+    if (opts.checkpoint && !opts.publicKey)
+      throw new CliExit(EXIT_USAGE, 'error: --checkpoint needs --public-key: a checkpoint proves nothing without a key you trust.');
     if (opts.publicKey && !opts.checkpoint) throw new CliExit(EXIT_USAGE, 'error: --public-key goes with --checkpoint <file>.');
     const checkpoint = opts.checkpoint ? readCheckpoint(opts.checkpoint, opts.publicKey!) : null;
     const checkpoints = checkpoint ? [checkpoint.expectation] : [];
@@ -225,7 +238,10 @@ export function registerAuditCommands(program: Command): void {
           if (!out.write(line + '\n')) await once(out, 'drain');
         }
         bar.finish(done, total);
-        if (opts.out) await new Promise<void>((resolve, reject) => (out as ReturnType<typeof createWriteStream>).end((error?: Error | null) => (error ? reject(error) : resolve())));
+        if (opts.out)
+          await new Promise<void>((resolve, reject) =>
+            (out as ReturnType<typeof createWriteStream>).end((error?: Error | null) => (error ? reject(error) : resolve())),
+          );
       },
       { mustExist: true },
     );
@@ -247,17 +263,28 @@ export function registerAuditCommands(program: Command): void {
         let wrote = false;
         if (opts.latest) {
           checkpoint = await newestCheckpoint(ctx);
-          if (!checkpoint) throw new CliExit(EXIT_FAILURE, 'error: no checkpoint has been signed yet; run `warrant audit checkpoint` (with a checkpoint key set).');
+          if (!checkpoint)
+            throw new CliExit(EXIT_FAILURE, 'error: no checkpoint has been signed yet; run `warrant audit checkpoint` (with a checkpoint key set).');
         } else {
           const r = await writeCheckpoint(ctx);
-          if (!r.written && r.reason === 'no-key') throw new CliExit(EXIT_FAILURE, 'error: no checkpoint key is set; set one with `warrant settings set checkpoint_key generate`.');
+          if (!r.written && r.reason === 'no-key')
+            throw new CliExit(EXIT_FAILURE, 'error: no checkpoint key is set; set one with `warrant settings set checkpoint_key generate`.');
           if (!r.written && r.reason === 'empty-log') throw new CliExit(EXIT_FAILURE, 'error: the audit log is empty; there is nothing to sign yet.');
           checkpoint = r.checkpoint!;
           wrote = r.written;
         }
         if (opts.out) writeFileSync(opts.out, checkpoint.note, { encoding: 'utf8' });
         if (opts.json) {
-          return printJson({ seq: checkpoint.seq, hash: checkpoint.hash, signed_at: checkpoint.signedAt, key_name: checkpoint.keyName, key_hash: checkpoint.keyHash, note: checkpoint.note, newly_signed: wrote, ...(opts.out ? { written_to: opts.out } : {}) });
+          return printJson({
+            seq: checkpoint.seq,
+            hash: checkpoint.hash,
+            signed_at: checkpoint.signedAt,
+            key_name: checkpoint.keyName,
+            key_hash: checkpoint.keyHash,
+            note: checkpoint.note,
+            newly_signed: wrote,
+            ...(opts.out ? { written_to: opts.out } : {}),
+          });
         }
         const head = wrote ? `Signed a checkpoint of seq ${checkpoint.seq}.` : `The head (seq ${checkpoint.seq}) is already signed; this is that checkpoint.`;
         if (opts.out) printText(`${opts.latest ? `Newest checkpoint: seq ${checkpoint.seq}.` : head} Written to ${opts.out}.`);

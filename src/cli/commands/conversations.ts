@@ -26,10 +26,21 @@ interface TranscriptReport {
   reason?: string;
 }
 
-type BackfillReport = { claude_config_dir: string; projects_dir: string; dry_run: boolean; scanned: number; malformed_lines: number; malformed_frames: number; transcripts: TranscriptReport[] } & Record<BackfillOutcome, number>;
+type BackfillReport = {
+  claude_config_dir: string;
+  projects_dir: string;
+  dry_run: boolean;
+  scanned: number;
+  malformed_lines: number;
+  malformed_frames: number;
+  transcripts: TranscriptReport[];
+} & Record<BackfillOutcome, number>;
 
 function abort(error: ApiError): never {
-  const hint = error.status === 401 || error.status === 403 ? ' Backfill writes through the admin API: set WARRANT_TOKEN to an admin\'s human token (warrant users tokens issue <admin-key>).' : '';
+  const hint =
+    error.status === 401 || error.status === 403
+      ? " Backfill writes through the admin API: set WARRANT_TOKEN to an admin's human token (warrant users tokens issue <admin-key>)."
+      : '';
   throw new CliExit(EXIT_FAILURE, `error: ${error.token}: ${error.message}${hint}`);
 }
 
@@ -39,7 +50,8 @@ async function wouldRecord(client: ApiClient, sessionId: number, conversationId:
   let conversations: { conversation_id: string; status: string }[];
   try {
     session = (await client.json<{ session: { provider: string | null } }>('GET', `/api/v1/sessions/${sessionId}`)).session;
-    conversations = (await client.json<{ conversations: { conversation_id: string; status: string }[] }>('GET', `/api/v1/sessions/${sessionId}/conversations`)).conversations;
+    conversations = (await client.json<{ conversations: { conversation_id: string; status: string }[] }>('GET', `/api/v1/sessions/${sessionId}/conversations`))
+      .conversations;
   } catch (error) {
     if (error instanceof ApiError && error.status === 404) return { outcome: 'ambiguous', reason: 'target-not-found' };
     if (error instanceof ApiError) abort(error);
@@ -53,7 +65,12 @@ async function wouldRecord(client: ApiClient, sessionId: number, conversationId:
 
 async function record(client: ApiClient, sessionId: number, conversationId: string, path: string): Promise<{ outcome: BackfillOutcome; reason?: string }> {
   try {
-    const r = await client.json<{ outcome: BackfillOutcome }>('POST', '/api/v1/conversations/estimated', { session_id: sessionId, provider: PROVIDER, conversation_id: conversationId, transcript_path: path });
+    const r = await client.json<{ outcome: BackfillOutcome }>('POST', '/api/v1/conversations/estimated', {
+      session_id: sessionId,
+      provider: PROVIDER,
+      conversation_id: conversationId,
+      transcript_path: path,
+    });
     return { outcome: r.outcome };
   } catch (error) {
     // the frames name a session this deployment does not have (deleted, or another server's),
@@ -91,7 +108,9 @@ async function runBackfill(client: ApiClient, options: { dryRun: boolean; env: N
       if (verdict.kind === 'no_frame') entry = { ...base, outcome: 'no_frame' };
       else if (verdict.kind === 'ambiguous') entry = { ...base, outcome: 'ambiguous', session_ids: verdict.sessionIds, reason: 'several-targets' };
       else {
-        const r = options.dryRun ? await wouldRecord(client, verdict.sessionId, file.conversationId) : await record(client, verdict.sessionId, file.conversationId, file.path);
+        const r = options.dryRun
+          ? await wouldRecord(client, verdict.sessionId, file.conversationId)
+          : await record(client, verdict.sessionId, file.conversationId, file.path);
         entry = { ...base, outcome: r.outcome, session_id: verdict.sessionId, ...(r.reason ? { reason: r.reason } : {}) };
       }
     }
@@ -129,7 +148,7 @@ export function registerConversationCommands(program: Command): void {
   conversations
     .command('backfill')
     .description(
-      'recover older Claude Code conversations from transcripts on this host ($CLAUDE_CONFIG_DIR or ~/.claude): a transcript whose warrant-message frames name exactly one session becomes its estimated conversation. Needs an admin\'s human token in WARRANT_TOKEN.',
+      "recover older Claude Code conversations from transcripts on this host ($CLAUDE_CONFIG_DIR or ~/.claude): a transcript whose warrant-message frames name exactly one session becomes its estimated conversation. Needs an admin's human token in WARRANT_TOKEN.",
     )
     .option('--dry-run', 'read and report only; write nothing')
     .option('--json', 'print the report as JSON (with one entry per transcript)')

@@ -54,7 +54,10 @@ export function registerDeliveryCommands(program: Command): void {
     .option('--json', 'print JSON')
     .action(async (ref: string, words: string[], opts: { message?: string; actingSession?: string; json?: boolean }) => {
       if ((opts.message === undefined) === (words.length === 0)) throw new CliExit(EXIT_USAGE, 'error: give either text or --message <id>, not both.');
-      const url = opts.message !== undefined ? `/api/v1/sessions/${refPath(ref)}/enqueued_messages/${encodeURIComponent(opts.message)}/interrupt` : `/api/v1/sessions/${refPath(ref)}/interrupt`;
+      const url =
+        opts.message !== undefined
+          ? `/api/v1/sessions/${refPath(ref)}/enqueued_messages/${encodeURIComponent(opts.message)}/interrupt`
+          : `/api/v1/sessions/${refPath(ref)}/interrupt`;
       const body = opts.message !== undefined ? actingBody(opts) : { content: await textOf(words), ...actingBody(opts) };
       if (opts.json) return printJson(await client().json('POST', url, body));
       printMarkdown(await client().text('POST', `${url}?format=markdown`, body));

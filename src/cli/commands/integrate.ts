@@ -1,7 +1,14 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import type { Command } from 'commander';
-import { isInside, isWarrantHook, mergeClaudeLocalSettings, mergeClaudeMcpServers, mergeClaudeSettings, type MergeResult } from '../../integrations/agent-config.js';
+import {
+  isInside,
+  isWarrantHook,
+  mergeClaudeLocalSettings,
+  mergeClaudeMcpServers,
+  mergeClaudeSettings,
+  type MergeResult,
+} from '../../integrations/agent-config.js';
 import { codexConfigPaths, mergeCodexHooksJson, mergeCodexToml } from '../../integrations/codex-config.js';
 import { claudeConfigPaths } from '../../integrations/claude-paths.js';
 import { listCodexHooks, trustCodexHooksInToml } from '../../integrations/codex-app-server.js';
@@ -45,12 +52,20 @@ export function registerIntegrateCommand(program: Command): void {
   const integrate = program.command('integrate').description('wire an agent CLI to Warrant: the self-session MCP server, hooks and permissions');
   integrate
     .command('claude-code')
-    .description('print (or with --write merge) the MCP entry, the permission rules and six hooks into the project (.mcp.json, .claude/settings.json, .claude/settings.local.json) or, with --user, the user settings')
+    .description(
+      'print (or with --write merge) the MCP entry, the permission rules and six hooks into the project (.mcp.json, .claude/settings.json, .claude/settings.local.json) or, with --user, the user settings',
+    )
     .option('--dir <dir>', 'the project directory', '.')
     .option('--write', 'merge into the files (never overwriting other keys)')
-    .option('--user', "write the MCP entry, the allow rule and the hooks into the user's Claude Code settings instead (headless fleets: no per-project trust or approval needed)")
+    .option(
+      '--user',
+      "write the MCP entry, the allow rule and the hooks into the user's Claude Code settings instead (headless fleets: no per-project trust or approval needed)",
+    )
     .option('--config-dir <dir>', "Claude Code's config dir (default: $CLAUDE_CONFIG_DIR, else ~/.claude)")
-    .option('--data-dir <dir>', "the Warrant server's data dir, denied to the agent when it lies in the project (default: $WARRANT_DATA_DIR, else <dir>/.warrant)")
+    .option(
+      '--data-dir <dir>',
+      "the Warrant server's data dir, denied to the agent when it lies in the project (default: $WARRANT_DATA_DIR, else <dir>/.warrant)",
+    )
     .action((opts: ClaudeOpts) => {
       const dir = resolve(opts.dir);
       const write = !!opts.write;
@@ -65,7 +80,10 @@ export function registerIntegrateCommand(program: Command): void {
         out.push(...apply(join(dir, '.claude', 'settings.json'), (t) => mergeClaudeSettings(t, { deniedDataDir: denied }), write));
         out.push(...apply(join(dir, '.claude', 'settings.local.json'), (t) => mergeClaudeLocalSettings(t), write));
       }
-      if (denied) out.push(`note: the Warrant data dir ${denied} lies inside the project: its Read/Edit deny rules keep the agent's file tools out, not its shell — run the server with a data dir elsewhere (see docs/integrations.md).`);
+      if (denied)
+        out.push(
+          `note: the Warrant data dir ${denied} lies inside the project: its Read/Edit deny rules keep the agent's file tools out, not its shell — run the server with a data dir elsewhere (see docs/integrations.md).`,
+        );
       printText(out.join('\n'));
     });
   integrate
@@ -73,7 +91,10 @@ export function registerIntegrateCommand(program: Command): void {
     .description("print (or with --write merge) the MCP server, notify and hooks into Codex's config.toml and hooks.json")
     .option('--config <file>', 'the Codex config file (default: $CODEX_HOME/config.toml, else ~/.codex/config.toml)')
     .option('--write', 'merge into the files (never overwriting other keys)')
-    .option('--trust-hooks', "with --write: record Warrant's hooks as trusted in config.toml, with the hashes Codex's own app-server reports (Codex skips untrusted hooks)")
+    .option(
+      '--trust-hooks',
+      "with --write: record Warrant's hooks as trusted in config.toml, with the hashes Codex's own app-server reports (Codex skips untrusted hooks)",
+    )
     .option('--codex <path>', 'the codex executable for --trust-hooks', 'codex')
     .option('--dir <dir>', 'the project directory (where Codex lists the hooks that apply)', '.')
     .action(async (opts: { config?: string; write?: boolean; trustHooks?: boolean; codex: string; dir: string }) => {
@@ -83,10 +104,19 @@ export function registerIntegrateCommand(program: Command): void {
       if (opts.trustHooks && write) {
         // Codex finds config.toml through CODEX_HOME; point it at the file integrate wrote
         const env = { ...process.env, CODEX_HOME: dirname(paths.config) };
-        const hooks = (await listCodexHooks(opts.codex, resolve(opts.dir), env)).filter((h) => isWarrantHook(h.command, 'codex') && h.trustStatus !== 'trusted');
+        const hooks = (await listCodexHooks(opts.codex, resolve(opts.dir), env)).filter(
+          (h) => isWarrantHook(h.command, 'codex') && h.trustStatus !== 'trusted',
+        );
         if (hooks.length) writeFileSync(paths.config, trustCodexHooksInToml(readFileSync(paths.config, 'utf8'), hooks));
-        out.push(hooks.length ? `${paths.config}: ${hooks.length} Warrant hooks recorded as trusted (hashes from codex app-server)` : `${paths.config}: Warrant's hooks were already trusted`);
-      } else if (write) out.push("note: Codex skips hooks it has not trusted: review them in Codex, or run again with --trust-hooks (re-trust after every integrate that changed a hook's command).");
+        out.push(
+          hooks.length
+            ? `${paths.config}: ${hooks.length} Warrant hooks recorded as trusted (hashes from codex app-server)`
+            : `${paths.config}: Warrant's hooks were already trusted`,
+        );
+      } else if (write)
+        out.push(
+          "note: Codex skips hooks it has not trusted: review them in Codex, or run again with --trust-hooks (re-trust after every integrate that changed a hook's command).",
+        );
       printText(out.join('\n'));
     });
 }

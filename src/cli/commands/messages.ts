@@ -34,7 +34,7 @@ export function registerMessageCommands(program: Command): void {
     .description('send a message to session <to> (or, with --reply-to, answer one you received); the text after `--`, or `-` for stdin')
     .option('--ref <ref>', 'your idempotency key: the same ref and text again returns the original receipt')
     .option('--reply-to <id>', 'answer this message (msg_…) or inbox item; <to> must be its sender')
-    .option('--ttl <seconds>', 'seconds until the deadline (1–86400; default 900, a reply: the original\'s remaining time)')
+    .option('--ttl <seconds>', "seconds until the deadline (1–86400; default 900, a reply: the original's remaining time)")
     .option('--acting-session <ref>', 'with the fleet key: the session you send for (declared; cannot reply)')
     .option('--json', 'print JSON')
     .action(async (to: string, words: string[], opts: { ref?: string; replyTo?: string; ttl?: string; actingSession?: string; json?: boolean }) => {
@@ -89,7 +89,10 @@ export function registerMessageCommands(program: Command): void {
           if (!out.write(line + '\n')) await once(out, 'drain');
         }
         bar.finish(last.done, last.total);
-        if (opts.out) await new Promise<void>((resolve, reject) => (out as ReturnType<typeof createWriteStream>).end((error?: Error | null) => (error ? reject(error) : resolve())));
+        if (opts.out)
+          await new Promise<void>((resolve, reject) =>
+            (out as ReturnType<typeof createWriteStream>).end((error?: Error | null) => (error ? reject(error) : resolve())),
+          );
       },
       { mustExist: true },
     );

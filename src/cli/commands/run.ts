@@ -16,34 +16,55 @@ export function registerRunCommand(program: Command): void {
     .option('--provider <provider>', 'the agent provider (claude-code, codex, …)')
     .option('--parent <ref>', 'a declared parent (ignored inside a session: the calling session is the authenticated parent)')
     .option('--session <ref>', 'attach to an existing pending, stopped or failed session instead of creating one')
-    .option('--inbox', "write inbox items into the agent in its provider's input protocol (claude-code: `claude -p --input-format stream-json`); delivered only once the agent's prompt hook reports them")
+    .option(
+      '--inbox',
+      "write inbox items into the agent in its provider's input protocol (claude-code: `claude -p --input-format stream-json`); delivered only once the agent's prompt hook reports them",
+    )
     .option('--no-transcript', "do not append the agent's transcript to the session")
-    .option('--prompt <text>', 'your words for the agent, recorded as yours (cli.run_prompt, needs your human token) before it starts and put for every {prompt} in the command')
-    .option('--no-pty', 'run an interactive agent on your terminal directly, not under the runner\'s PTY (inbox items are then not typed into it)')
+    .option(
+      '--prompt <text>',
+      'your words for the agent, recorded as yours (cli.run_prompt, needs your human token) before it starts and put for every {prompt} in the command',
+    )
+    .option('--no-pty', "run an interactive agent on your terminal directly, not under the runner's PTY (inbox items are then not typed into it)")
     .passThroughOptions()
-    .action(async (command: string[], opts: { title?: string; agentRoot?: string; provider?: string; parent?: string; session?: string; inbox?: boolean; transcript?: boolean; pty?: boolean; prompt?: string }) => {
-      // first: with a human token on a terminal the runner re-executes itself without its credential in its environment
-      const { bootRunner } = await import('../../runner/witness-boot.js');
-      const boot = bootRunner(process.env, { pty: opts.pty !== false, inbox: opts.inbox === true });
-      const { runUnderSession } = await import('../../runner/run.js');
-      const { baseUrl } = clientOptionsFromEnv(boot.env);
-      const code = await runUnderSession({
-        command,
-        ...(opts.title ? { title: opts.title } : {}),
-        ...(opts.agentRoot ? { agentRoot: opts.agentRoot } : {}),
-        ...(opts.provider ? { provider: opts.provider } : {}),
-        ...(opts.parent ? { parent: opts.parent } : {}),
-        ...(opts.session ? { session: opts.session } : {}),
-        ...(opts.inbox ? { inbox: true } : {}),
-        ...(opts.transcript === false ? { noTranscript: true } : {}),
-        ...(opts.pty === false ? { noPty: true } : {}),
-        ...(opts.prompt !== undefined ? { prompt: opts.prompt } : {}),
-        credentialIsolated: boot.credentialIsolated,
-        witnessUnavailable: boot.unavailable,
-        env: boot.env,
-        baseUrl,
-        log: (line) => process.stderr.write(line + '\n'),
-      });
-      throw new CliExit(code);
-    });
+    .action(
+      async (
+        command: string[],
+        opts: {
+          title?: string;
+          agentRoot?: string;
+          provider?: string;
+          parent?: string;
+          session?: string;
+          inbox?: boolean;
+          transcript?: boolean;
+          pty?: boolean;
+          prompt?: string;
+        },
+      ) => {
+        // first: with a human token on a terminal the runner re-executes itself without its credential in its environment
+        const { bootRunner } = await import('../../runner/witness-boot.js');
+        const boot = bootRunner(process.env, { pty: opts.pty !== false, inbox: opts.inbox === true });
+        const { runUnderSession } = await import('../../runner/run.js');
+        const { baseUrl } = clientOptionsFromEnv(boot.env);
+        const code = await runUnderSession({
+          command,
+          ...(opts.title ? { title: opts.title } : {}),
+          ...(opts.agentRoot ? { agentRoot: opts.agentRoot } : {}),
+          ...(opts.provider ? { provider: opts.provider } : {}),
+          ...(opts.parent ? { parent: opts.parent } : {}),
+          ...(opts.session ? { session: opts.session } : {}),
+          ...(opts.inbox ? { inbox: true } : {}),
+          ...(opts.transcript === false ? { noTranscript: true } : {}),
+          ...(opts.pty === false ? { noPty: true } : {}),
+          ...(opts.prompt !== undefined ? { prompt: opts.prompt } : {}),
+          credentialIsolated: boot.credentialIsolated,
+          witnessUnavailable: boot.unavailable,
+          env: boot.env,
+          baseUrl,
+          log: (line) => process.stderr.write(line + '\n'),
+        });
+        throw new CliExit(code);
+      },
+    );
 }

@@ -15,22 +15,33 @@ export function registerServerCommands(program: Command): void {
     .option('--server-secret-file <file>', 'the server secret every node shares (or $WARRANT_SERVER_SECRET; default <data dir>/server-secret)')
     .option('--insecure-bind', 'allow a non-loopback bind without TLS')
     .option('--otel-endpoint <url>', 'export ended sessions as OpenTelemetry spans to this OTLP/HTTP endpoint')
-    .action(async (opts: { host?: string; port?: string; dataDir?: string; databaseUrl?: string; mode?: 'single-admin' | 'multi-user'; serverSecretFile?: string; insecureBind?: boolean; otelEndpoint?: string }) => {
-      const config = loadConfig(process.env, {
-        ...(opts.host ? { host: opts.host } : {}),
-        ...(opts.port ? { port: opts.port } : {}),
-        ...(opts.dataDir ? { dataDir: opts.dataDir } : {}),
-        ...(opts.databaseUrl ? { databaseUrl: opts.databaseUrl } : {}),
-        ...(opts.mode ? { mode: opts.mode } : {}),
-        ...(opts.serverSecretFile ? { serverSecretFile: opts.serverSecretFile } : {}),
-        ...(opts.insecureBind ? { insecureBind: true } : {}),
-        ...(opts.otelEndpoint ? { otelEndpoint: opts.otelEndpoint } : {}),
-      });
-      exitPolicy.hardExitOnFailure = true;
-      const { runServe } = await import('../serve.js');
-      await runServe(config);
-      await new Promise(() => {}); // serve until a signal
-    });
+    .action(
+      async (opts: {
+        host?: string;
+        port?: string;
+        dataDir?: string;
+        databaseUrl?: string;
+        mode?: 'single-admin' | 'multi-user';
+        serverSecretFile?: string;
+        insecureBind?: boolean;
+        otelEndpoint?: string;
+      }) => {
+        const config = loadConfig(process.env, {
+          ...(opts.host ? { host: opts.host } : {}),
+          ...(opts.port ? { port: opts.port } : {}),
+          ...(opts.dataDir ? { dataDir: opts.dataDir } : {}),
+          ...(opts.databaseUrl ? { databaseUrl: opts.databaseUrl } : {}),
+          ...(opts.mode ? { mode: opts.mode } : {}),
+          ...(opts.serverSecretFile ? { serverSecretFile: opts.serverSecretFile } : {}),
+          ...(opts.insecureBind ? { insecureBind: true } : {}),
+          ...(opts.otelEndpoint ? { otelEndpoint: opts.otelEndpoint } : {}),
+        });
+        exitPolicy.hardExitOnFailure = true;
+        const { runServe } = await import('../serve.js');
+        await runServe(config);
+        await new Promise(() => {}); // serve until a signal
+      },
+    );
 
   program
     .command('init')
@@ -47,7 +58,12 @@ export function registerServerCommands(program: Command): void {
       const { ensureFleetKey } = await import('../../composition.js');
       await withStore(opts, async (ctx, admin, config) => {
         const key = (opts.admin ?? config.adminUser ?? userInfo().username).toLowerCase().replace(/[^a-z0-9._-]/g, '-');
-        const adopted = await adoptAdminUser(ctx, admin, { key, ...(opts.name ? { displayName: opts.name } : {}), explicit: opts.admin !== undefined, replace: opts.replaceAdmin === true });
+        const adopted = await adoptAdminUser(ctx, admin, {
+          key,
+          ...(opts.name ? { displayName: opts.name } : {}),
+          explicit: opts.admin !== undefined,
+          replace: opts.replaceAdmin === true,
+        });
         const user = adopted.user;
         const fleet = await ensureFleetKey(ctx, config);
         const admitted =

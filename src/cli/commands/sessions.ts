@@ -5,7 +5,11 @@ import { CliExit, EXIT_FAILURE, EXIT_USAGE, printJson, printMarkdown, printText 
 
 /** Asks on the terminal before a deletion; without a terminal to ask on, `--yes` is required. */
 async function confirmDeletion(ref: string): Promise<void> {
-  if (!process.stdin.isTTY) throw new CliExit(EXIT_USAGE, `error: confirmation-required: deleting session ${ref} cannot be undone; pass --yes to delete without a terminal to confirm on.`);
+  if (!process.stdin.isTTY)
+    throw new CliExit(
+      EXIT_USAGE,
+      `error: confirmation-required: deleting session ${ref} cannot be undone; pass --yes to delete without a terminal to confirm on.`,
+    );
   const rl = createInterface({ input: process.stdin, output: process.stderr });
   try {
     const answer = await rl.question(`Delete session ${ref}? Its events and human messages go; a deletion record stays. [y/N] `);
@@ -35,20 +39,32 @@ export function registerSessionCommands(program: Command): void {
     .option('--limit <n>', 'page size (≤ 200)')
     .option('--cursor <cursor>', 'the next page')
     .option('--json', 'print JSON')
-    .action(async (opts: { status?: string; owner?: string; parent?: string; roots?: boolean; query?: string; causedBy?: string; limit?: string; cursor?: string; json?: boolean }) => {
-      const qs = new URLSearchParams();
-      if (opts.status) qs.set('status', opts.status);
-      if (opts.owner !== undefined) qs.set('owner', opts.owner);
-      if (opts.parent) qs.set('parent', opts.parent);
-      if (opts.roots) qs.set('root', 'true');
-      if (opts.query) qs.set('q', opts.query);
-      if (opts.causedBy) qs.set('caused_by', opts.causedBy);
-      if (opts.limit) qs.set('limit', opts.limit);
-      if (opts.cursor) qs.set('cursor', opts.cursor);
-      if (opts.json) return printJson(await client().json('GET', `/api/v1/sessions?${qs}`));
-      qs.set('format', 'markdown');
-      printMarkdown(await client().text('GET', `/api/v1/sessions?${qs}`));
-    });
+    .action(
+      async (opts: {
+        status?: string;
+        owner?: string;
+        parent?: string;
+        roots?: boolean;
+        query?: string;
+        causedBy?: string;
+        limit?: string;
+        cursor?: string;
+        json?: boolean;
+      }) => {
+        const qs = new URLSearchParams();
+        if (opts.status) qs.set('status', opts.status);
+        if (opts.owner !== undefined) qs.set('owner', opts.owner);
+        if (opts.parent) qs.set('parent', opts.parent);
+        if (opts.roots) qs.set('root', 'true');
+        if (opts.query) qs.set('q', opts.query);
+        if (opts.causedBy) qs.set('caused_by', opts.causedBy);
+        if (opts.limit) qs.set('limit', opts.limit);
+        if (opts.cursor) qs.set('cursor', opts.cursor);
+        if (opts.json) return printJson(await client().json('GET', `/api/v1/sessions?${qs}`));
+        qs.set('format', 'markdown');
+        printMarkdown(await client().text('GET', `/api/v1/sessions?${qs}`));
+      },
+    );
 
   sessions
     .command('create')
@@ -66,11 +82,11 @@ export function registerSessionCommands(program: Command): void {
       if (opts.parent !== undefined) body.parent_session_id = opts.parent;
       if (opts.agentRoot !== undefined) body.agent_root = opts.agentRoot;
       if (opts.attach) body.attach = true;
-      const r = await client().json<{ session: { id: number; status: string; title: string | null }; parent_resolution: { requested: string | null; resolved_id: number | null; basis: string | null; dropped: string | null }; session_token?: string }>(
-        'POST',
-        '/api/v1/sessions',
-        body,
-      );
+      const r = await client().json<{
+        session: { id: number; status: string; title: string | null };
+        parent_resolution: { requested: string | null; resolved_id: number | null; basis: string | null; dropped: string | null };
+        session_token?: string;
+      }>('POST', '/api/v1/sessions', body);
       if (opts.json) return printJson(r);
       const pr = r.parent_resolution;
       const parent =
@@ -90,12 +106,20 @@ export function registerSessionCommands(program: Command): void {
     .option('--json', 'print JSON')
     .action(async (ref: string, parent: string, opts: { json?: boolean }) => {
       const value = parent === 'none' ? null : parent;
-      const r = await client().json<{ session: { id: number; lineage_parent_id: number | null; parent_basis: string | null }; changed: string[] }>('PATCH', `/api/v1/sessions/${refPath(ref)}`, {
-        parent_session_id: value,
-      });
+      const r = await client().json<{ session: { id: number; lineage_parent_id: number | null; parent_basis: string | null }; changed: string[] }>(
+        'PATCH',
+        `/api/v1/sessions/${refPath(ref)}`,
+        {
+          parent_session_id: value,
+        },
+      );
       if (opts.json) return printJson(r);
       const now = r.session.lineage_parent_id !== null ? `#${r.session.lineage_parent_id} (${r.session.parent_basis})` : 'none';
-      printText(r.changed.includes('parent_changed') ? `Session #${r.session.id}'s parent is now ${now}.` : `No change: session #${r.session.id}'s parent is already ${now}.`);
+      printText(
+        r.changed.includes('parent_changed')
+          ? `Session #${r.session.id}'s parent is now ${now}.`
+          : `No change: session #${r.session.id}'s parent is already ${now}.`,
+      );
     });
 
   sessions

@@ -8,7 +8,16 @@ import { storeFlags, withStore, type StoreFlags } from '../store-access.js';
  * against the store (admin). Each is validated; secrets are masked; every change is logged.
  */
 function settingJson(v: SettingView): Record<string, unknown> {
-  return { key: v.key, value: v.value, is_set: v.isSet, default: v.defaultText, description: v.description, secret: v.secret, settable: v.settable, takes_effect: v.takesEffect };
+  return {
+    key: v.key,
+    value: v.value,
+    is_set: v.isSet,
+    default: v.defaultText,
+    description: v.description,
+    secret: v.secret,
+    settable: v.settable,
+    takes_effect: v.takesEffect,
+  };
 }
 
 function settingLine(v: SettingView): string {
@@ -16,7 +25,9 @@ function settingLine(v: SettingView): string {
 }
 
 export function registerSettingsCommands(program: Command): void {
-  const settings = program.command('settings').description('settings every node shares: admin user, Slack, allowed hosts, checkpoint key, housekeeping (admin: opens the store directly)');
+  const settings = program
+    .command('settings')
+    .description('settings every node shares: admin user, Slack, allowed hosts, checkpoint key, housekeeping (admin: opens the store directly)');
 
   storeFlags(
     settings

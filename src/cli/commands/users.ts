@@ -8,7 +8,9 @@ const roster = () => import('../../app/users/index.js');
 const withStore: typeof import('../store-access.js').withStore = async (flags, fn) => (await import('../store-access.js')).withStore(flags, fn);
 
 function storeOptions(cmd: Command): Command {
-  return cmd.option('--data-dir <dir>', 'the data dir (default ./.warrant or $WARRANT_DATA_DIR)').option('--database-url <url>', 'PostgreSQL instead of SQLite (or $DATABASE_URL)');
+  return cmd
+    .option('--data-dir <dir>', 'the data dir (default ./.warrant or $WARRANT_DATA_DIR)')
+    .option('--database-url <url>', 'PostgreSQL instead of SQLite (or $DATABASE_URL)');
 }
 
 function userJson(u: UserRecord): Record<string, unknown> {
@@ -43,7 +45,11 @@ async function readPassword(): Promise<string> {
         process.stderr.write('\n');
       }
       stdin.pause();
-      resolve(Buffer.concat(chunks).toString('utf8').split(/\r?\n|\r/)[0] ?? '');
+      resolve(
+        Buffer.concat(chunks)
+          .toString('utf8')
+          .split(/\r?\n|\r/)[0] ?? '',
+      );
     };
     stdin.on('data', (d: Buffer) => {
       if (stdin.isTTY && d.includes(3)) process.exit(130); // Ctrl-C
@@ -66,7 +72,14 @@ export function registerUserCommands(program: Command): void {
       const rows = await (await roster()).listUsers(ctx, admin);
       if (opts.json) return printJson({ users: rows.map(userJson) });
       if (rows.length === 0) return printText('No roster users. Add one with `warrant users add <key>`.');
-      printText(rows.map((u) => `${u.key}\t${u.displayName}${u.isAdmin ? '\t(admin)' : ''}${u.slackUserIds.length ? `\tslack: ${u.slackUserIds.join(',')}` : ''}${u.removedAt ? '\t(removed)' : ''}`).join('\n'));
+      printText(
+        rows
+          .map(
+            (u) =>
+              `${u.key}\t${u.displayName}${u.isAdmin ? '\t(admin)' : ''}${u.slackUserIds.length ? `\tslack: ${u.slackUserIds.join(',')}` : ''}${u.removedAt ? '\t(removed)' : ''}`,
+          )
+          .join('\n'),
+      );
     });
   });
 
@@ -82,7 +95,9 @@ export function registerUserCommands(program: Command): void {
       .option('--json', 'print JSON'),
   ).action(async (key: string, opts: StoreFlags & { name?: string; email?: string; slack?: string[]; notes?: string; admin?: boolean; json?: boolean }) => {
     await withStore(opts, async (ctx, admin) => {
-      const user = await (await roster()).addUser(ctx, admin, {
+      const user = await (
+        await roster()
+      ).addUser(ctx, admin, {
         key,
         ...(opts.name ? { displayName: opts.name } : {}),
         email: opts.email ?? null,
@@ -106,29 +121,36 @@ export function registerUserCommands(program: Command): void {
       .option('--notes <text>', 'notes')
       .option('--admin <yes|no>', 'admin or not')
       .option('--json', 'print JSON'),
-  ).action(async (key: string, opts: StoreFlags & { name?: string; email?: string; slack?: string[]; clearSlack?: boolean; notes?: string; admin?: string; json?: boolean }) => {
-    await withStore(opts, async (ctx, admin) => {
-      const user = await (await roster()).editUser(ctx, admin, key, {
-        ...(opts.name !== undefined ? { displayName: opts.name } : {}),
-        ...(opts.email !== undefined ? { email: opts.email } : {}),
-        ...(opts.clearSlack ? { slackUserIds: [] } : opts.slack ? { slackUserIds: opts.slack } : {}),
-        ...(opts.notes !== undefined ? { notes: opts.notes } : {}),
-        ...(opts.admin !== undefined ? { isAdmin: opts.admin === 'yes' || opts.admin === 'true' } : {}),
-      });
-      if (opts.json) return printJson({ user: userJson(user) });
-      printText(`Updated ${user.key}.`);
-    });
-  });
-
-  storeOptions(users.command('rename <key> <new-key>').description('rename a roster key (records keep naming the person)').option('--json', 'print JSON')).action(
-    async (key: string, newKey: string, opts: StoreFlags & { json?: boolean }) => {
+  ).action(
+    async (
+      key: string,
+      opts: StoreFlags & { name?: string; email?: string; slack?: string[]; clearSlack?: boolean; notes?: string; admin?: string; json?: boolean },
+    ) => {
       await withStore(opts, async (ctx, admin) => {
-        const user = await (await roster()).renameUser(ctx, admin, key, newKey);
+        const user = await (
+          await roster()
+        ).editUser(ctx, admin, key, {
+          ...(opts.name !== undefined ? { displayName: opts.name } : {}),
+          ...(opts.email !== undefined ? { email: opts.email } : {}),
+          ...(opts.clearSlack ? { slackUserIds: [] } : opts.slack ? { slackUserIds: opts.slack } : {}),
+          ...(opts.notes !== undefined ? { notes: opts.notes } : {}),
+          ...(opts.admin !== undefined ? { isAdmin: opts.admin === 'yes' || opts.admin === 'true' } : {}),
+        });
         if (opts.json) return printJson({ user: userJson(user) });
-        printText(`Renamed ${key} to ${user.key}. Nothing is orphaned: records point at the person, and keep the key they were captured under.`);
+        printText(`Updated ${user.key}.`);
       });
     },
   );
+
+  storeOptions(
+    users.command('rename <key> <new-key>').description('rename a roster key (records keep naming the person)').option('--json', 'print JSON'),
+  ).action(async (key: string, newKey: string, opts: StoreFlags & { json?: boolean }) => {
+    await withStore(opts, async (ctx, admin) => {
+      const user = await (await roster()).renameUser(ctx, admin, key, newKey);
+      if (opts.json) return printJson({ user: userJson(user) });
+      printText(`Renamed ${key} to ${user.key}. Nothing is orphaned: records point at the person, and keep the key they were captured under.`);
+    });
+  });
 
   storeOptions(
     users
@@ -165,23 +187,29 @@ export function registerUserCommands(program: Command): void {
   });
 
   const tokens = users.command('tokens').description("a roster user's human tokens");
-  storeOptions(tokens.command('issue <key>').description('issue a human token (shown once)').option('--label <label>', 'a label').option('--json', 'print JSON')).action(
-    async (key: string, opts: StoreFlags & { label?: string; json?: boolean }) => {
+  storeOptions(
+    tokens.command('issue <key>').description('issue a human token (shown once)').option('--label <label>', 'a label').option('--json', 'print JSON'),
+  ).action(async (key: string, opts: StoreFlags & { label?: string; json?: boolean }) => {
+    await withStore(opts, async (ctx, admin) => {
+      const issued = await (await roster()).issueHumanToken(ctx, admin, key, opts.label);
+      if (opts.json) return printJson({ token: issued.token, credential_id: issued.credentialId });
+      printText(`Human token for ${key} (credential ${issued.credentialId}; shown once — never hand it to an agent):\n${issued.token}`);
+    });
+  });
+  storeOptions(tokens.command('list [key]').description('list human tokens (never their secrets)').option('--json', 'print JSON')).action(
+    async (key: string | undefined, opts: StoreFlags & { json?: boolean }) => {
       await withStore(opts, async (ctx, admin) => {
-        const issued = await (await roster()).issueHumanToken(ctx, admin, key, opts.label);
-        if (opts.json) return printJson({ token: issued.token, credential_id: issued.credentialId });
-        printText(`Human token for ${key} (credential ${issued.credentialId}; shown once — never hand it to an agent):\n${issued.token}`);
+        const rows = await (await roster()).listIssuedTokens(ctx, admin, { kind: 'human', ...(key ? { userKey: key } : {}) });
+        const out = rows.map((t) => ({ credential_id: t.id, user: t.userKey, label: t.label, created_at: t.createdAt, revoked_at: t.revokedAt }));
+        if (opts.json) return printJson({ tokens: out });
+        printText(
+          out.length === 0
+            ? 'No human tokens.'
+            : out.map((t) => `${t.credential_id}\t${t.user}\t${t.label ?? ''}\t${t.revoked_at ? 'revoked ' + t.revoked_at : 'active'}`).join('\n'),
+        );
       });
     },
   );
-  storeOptions(tokens.command('list [key]').description('list human tokens (never their secrets)').option('--json', 'print JSON')).action(async (key: string | undefined, opts: StoreFlags & { json?: boolean }) => {
-    await withStore(opts, async (ctx, admin) => {
-      const rows = await (await roster()).listIssuedTokens(ctx, admin, { kind: 'human', ...(key ? { userKey: key } : {}) });
-      const out = rows.map((t) => ({ credential_id: t.id, user: t.userKey, label: t.label, created_at: t.createdAt, revoked_at: t.revokedAt }));
-      if (opts.json) return printJson({ tokens: out });
-      printText(out.length === 0 ? 'No human tokens.' : out.map((t) => `${t.credential_id}\t${t.user}\t${t.label ?? ''}\t${t.revoked_at ? 'revoked ' + t.revoked_at : 'active'}`).join('\n'));
-    });
-  });
   storeOptions(tokens.command('revoke <credential-id>').description('revoke a human token')).action(async (id: string, opts: StoreFlags) => {
     await withStore(opts, async (ctx, admin) => {
       await (await roster()).revokeIssuedToken(ctx, admin, Number(id));
@@ -190,32 +218,48 @@ export function registerUserCommands(program: Command): void {
   });
 
   const keys = program.command('keys').description('fleet keys and integration keys (admin: opens the store directly)');
-  storeOptions(keys.command('issue-client <name>').description('issue an integration key for a named operator client (shown once)').option('--json', 'print JSON')).action(
-    async (name: string, opts: StoreFlags & { json?: boolean }) => {
-      await withStore(opts, async (ctx, admin) => {
-        const issued = await (await roster()).issueClientKey(ctx, admin, name);
-        if (opts.json) return printJson({ token: issued.token, credential_id: issued.credentialId });
-        printText(`Integration key for client ${name} (credential ${issued.credentialId}; shown once):\n${issued.token}`);
-      });
-    },
-  );
-  storeOptions(keys.command('issue-fleet').description('issue another fleet key (shown once)').option('--label <label>', 'a label', 'issued by the CLI').option('--json', 'print JSON')).action(
-    async (opts: StoreFlags & { label: string; json?: boolean }) => {
-      await withStore(opts, async (ctx, admin) => {
-        const issued = await (await roster()).issueFleetKey(ctx, admin, opts.label);
-        if (opts.json) return printJson({ token: issued.token, credential_id: issued.credentialId });
-        printText(`Fleet key (credential ${issued.credentialId}; shown once — infrastructure only, never an agent):\n${issued.token}`);
-      });
-    },
-  );
-  storeOptions(keys.command('list').description('list fleet and integration keys (never their secrets)').option('--json', 'print JSON')).action(async (opts: StoreFlags & { json?: boolean }) => {
+  storeOptions(
+    keys.command('issue-client <name>').description('issue an integration key for a named operator client (shown once)').option('--json', 'print JSON'),
+  ).action(async (name: string, opts: StoreFlags & { json?: boolean }) => {
     await withStore(opts, async (ctx, admin) => {
-      const rows = [...(await (await roster()).listIssuedTokens(ctx, admin, { kind: 'fleet' })), ...(await (await roster()).listIssuedTokens(ctx, admin, { kind: 'client' }))];
-      const out = rows.map((t) => ({ credential_id: t.id, kind: t.kind, client: t.clientName, label: t.label, created_at: t.createdAt, revoked_at: t.revokedAt }));
-      if (opts.json) return printJson({ keys: out });
-      printText(out.map((t) => `${t.credential_id}\t${t.kind}\t${t.client ?? ''}\t${t.label ?? ''}\t${t.revoked_at ? 'revoked' : 'active'}`).join('\n'));
+      const issued = await (await roster()).issueClientKey(ctx, admin, name);
+      if (opts.json) return printJson({ token: issued.token, credential_id: issued.credentialId });
+      printText(`Integration key for client ${name} (credential ${issued.credentialId}; shown once):\n${issued.token}`);
     });
   });
+  storeOptions(
+    keys
+      .command('issue-fleet')
+      .description('issue another fleet key (shown once)')
+      .option('--label <label>', 'a label', 'issued by the CLI')
+      .option('--json', 'print JSON'),
+  ).action(async (opts: StoreFlags & { label: string; json?: boolean }) => {
+    await withStore(opts, async (ctx, admin) => {
+      const issued = await (await roster()).issueFleetKey(ctx, admin, opts.label);
+      if (opts.json) return printJson({ token: issued.token, credential_id: issued.credentialId });
+      printText(`Fleet key (credential ${issued.credentialId}; shown once — infrastructure only, never an agent):\n${issued.token}`);
+    });
+  });
+  storeOptions(keys.command('list').description('list fleet and integration keys (never their secrets)').option('--json', 'print JSON')).action(
+    async (opts: StoreFlags & { json?: boolean }) => {
+      await withStore(opts, async (ctx, admin) => {
+        const rows = [
+          ...(await (await roster()).listIssuedTokens(ctx, admin, { kind: 'fleet' })),
+          ...(await (await roster()).listIssuedTokens(ctx, admin, { kind: 'client' })),
+        ];
+        const out = rows.map((t) => ({
+          credential_id: t.id,
+          kind: t.kind,
+          client: t.clientName,
+          label: t.label,
+          created_at: t.createdAt,
+          revoked_at: t.revokedAt,
+        }));
+        if (opts.json) return printJson({ keys: out });
+        printText(out.map((t) => `${t.credential_id}\t${t.kind}\t${t.client ?? ''}\t${t.label ?? ''}\t${t.revoked_at ? 'revoked' : 'active'}`).join('\n'));
+      });
+    },
+  );
   storeOptions(keys.command('revoke <credential-id>').description('revoke a fleet or integration key')).action(async (id: string, opts: StoreFlags) => {
     await withStore(opts, async (ctx, admin) => {
       await (await roster()).revokeIssuedToken(ctx, admin, Number(id));

@@ -64,24 +64,60 @@ export async function claudeChecks(ctx: DoctorContext): Promise<Check[]> {
   const local = obj(obj(project?.entry.mcpServers).warrant);
   const fromProject = obj(obj(mcpJson?.mcpServers).warrant);
   const fromUser = obj(obj(state?.mcpServers).warrant);
-  const [entry, scope] = Object.keys(local).length ? [local, 'local'] : Object.keys(fromProject).length ? [fromProject, 'project'] : Object.keys(fromUser).length ? [fromUser, 'user'] : [null, null];
+  const [entry, scope] = Object.keys(local).length
+    ? [local, 'local']
+    : Object.keys(fromProject).length
+      ? [fromProject, 'project']
+      : Object.keys(fromUser).length
+        ? [fromUser, 'user']
+        : [null, null];
   if (!entry) {
-    checks.push(fail('mcp-entry', `no "warrant" MCP server in ${join(ctx.dir, '.mcp.json')} or ${paths.state}`, `Run \`${INTEGRATE}\` (or \`${INTEGRATE_USER}\` for a headless fleet).`));
+    checks.push(
+      fail(
+        'mcp-entry',
+        `no "warrant" MCP server in ${join(ctx.dir, '.mcp.json')} or ${paths.state}`,
+        `Run \`${INTEGRATE}\` (or \`${INTEGRATE_USER}\` for a headless fleet).`,
+      ),
+    );
   } else {
     const command = typeof entry.command === 'string' ? entry.command : '';
     const args = strings(entry.args);
     const problem = argvProblem([command, ...args], ctx.env);
-    if (problem) checks.push(fail('mcp-entry', `the ${scope} "warrant" MCP entry will not start: ${problem}`, `Run \`${scope === 'user' ? INTEGRATE_USER : INTEGRATE}\` again from the installed Warrant (it upgrades its own entry).`));
+    if (problem)
+      checks.push(
+        fail(
+          'mcp-entry',
+          `the ${scope} "warrant" MCP entry will not start: ${problem}`,
+          `Run \`${scope === 'user' ? INTEGRATE_USER : INTEGRATE}\` again from the installed Warrant (it upgrades its own entry).`,
+        ),
+      );
     else {
       checks.push(pass('mcp-entry', `${scope} "warrant" MCP entry: ${[command, ...args].join(' ')}`));
       const env = Object.fromEntries(Object.entries(obj(entry.env)).map(([k, v]) => [k, String(v)]));
       checks.push(await mcpToolsCheck(ctx, command, args, (agentEnv) => Object.fromEntries(Object.entries(env).map(([k, v]) => [k, expandVars(v, agentEnv)]))));
     }
     if (scope === 'project') {
-      const disabled = settings.some((f) => strings(f.json.disabledMcpjsonServers).includes('warrant')) || strings(project?.entry.disabledMcpjsonServers).includes('warrant');
-      const enabled = settings.some((f) => f.json.enableAllProjectMcpServers === true || strings(f.json.enabledMcpjsonServers).includes('warrant')) || strings(project?.entry.enabledMcpjsonServers).includes('warrant');
-      if (disabled) checks.push(fail('mcp-approval', 'the project\'s "warrant" server is listed in disabledMcpjsonServers', 'Remove "warrant" from disabledMcpjsonServers (.claude/settings.local.json, or /mcp in Claude Code).'));
-      else if (!enabled) checks.push(fail('mcp-approval', 'the project\'s "warrant" server is not approved: interactive Claude Code will not start it until approved (headless -p loads it anyway)', `Run \`${INTEGRATE}\` (it approves it in .claude/settings.local.json), approve it when Claude Code asks, or use \`${INTEGRATE_USER}\`.`));
+      const disabled =
+        settings.some((f) => strings(f.json.disabledMcpjsonServers).includes('warrant')) || strings(project?.entry.disabledMcpjsonServers).includes('warrant');
+      const enabled =
+        settings.some((f) => f.json.enableAllProjectMcpServers === true || strings(f.json.enabledMcpjsonServers).includes('warrant')) ||
+        strings(project?.entry.enabledMcpjsonServers).includes('warrant');
+      if (disabled)
+        checks.push(
+          fail(
+            'mcp-approval',
+            'the project\'s "warrant" server is listed in disabledMcpjsonServers',
+            'Remove "warrant" from disabledMcpjsonServers (.claude/settings.local.json, or /mcp in Claude Code).',
+          ),
+        );
+      else if (!enabled)
+        checks.push(
+          fail(
+            'mcp-approval',
+            'the project\'s "warrant" server is not approved: interactive Claude Code will not start it until approved (headless -p loads it anyway)',
+            `Run \`${INTEGRATE}\` (it approves it in .claude/settings.local.json), approve it when Claude Code asks, or use \`${INTEGRATE_USER}\`.`,
+          ),
+        );
       else checks.push(pass('mcp-approval', 'the project\'s "warrant" server is approved'));
     }
   }
@@ -99,29 +135,70 @@ export async function claudeChecks(ctx: DoctorContext): Promise<Check[]> {
     }
   }
   if (!hookCommands.has('UserPromptSubmit')) {
-    checks.push(fail('prompt-hook', 'no Warrant UserPromptSubmit hook: a message delivered into the agent can never be acknowledged, and typed prompts are not reported', `Run \`${INTEGRATE}\`.`));
+    checks.push(
+      fail(
+        'prompt-hook',
+        'no Warrant UserPromptSubmit hook: a message delivered into the agent can never be acknowledged, and typed prompts are not reported',
+        `Run \`${INTEGRATE}\`.`,
+      ),
+    );
   } else checks.push(pass('prompt-hook', 'the UserPromptSubmit hook is installed'));
   const missing = CLAUDE_HOOK_EVENTS.filter((e) => e !== 'UserPromptSubmit' && !hookCommands.has(e));
   const broken: string[] = [];
   for (const command of new Set([...hookCommands.values()].flat())) {
-    const problem = argvProblem(shellWords(command), ctx.env) ?? (await runHookOutsideSession(command, JSON.stringify({ hook_event_name: 'SessionStart', session_id: 'warrant-doctor' })));
+    const problem =
+      argvProblem(shellWords(command), ctx.env) ??
+      (await runHookOutsideSession(command, JSON.stringify({ hook_event_name: 'SessionStart', session_id: 'warrant-doctor' })));
     if (problem) broken.push(`${command}: ${problem}`);
   }
   if (missing.length) checks.push(fail('hooks', `no Warrant hook for ${missing.join(', ')}`, `Run \`${INTEGRATE}\`.`));
-  if (broken.length) checks.push(fail('hooks', `hook command will not run: ${broken.join('; ')}`, `Run \`${INTEGRATE}\` again from the installed Warrant (it upgrades its own hooks).`));
+  if (broken.length)
+    checks.push(
+      fail('hooks', `hook command will not run: ${broken.join('; ')}`, `Run \`${INTEGRATE}\` again from the installed Warrant (it upgrades its own hooks).`),
+    );
   if (!missing.length && !broken.length) checks.push(pass('hooks', `all ${CLAUDE_HOOK_EVENTS.length} hooks installed and runnable`));
 
   // permissions: the tools are allowed, and nothing denies them
   const allowedIn = settings.filter((f) => strings(obj(f.json.permissions).allow).some((r) => CLAUDE_ALLOW_EQUIVALENTS.includes(r)));
-  const deniedIn = settings.filter((f) => strings(obj(f.json.permissions).deny).some((r) => CLAUDE_ALLOW_EQUIVALENTS.includes(r) || r.startsWith('mcp__warrant__')));
-  if (deniedIn.length) checks.push(fail('permissions', `permissions.deny names Warrant tools in ${deniedIn.map((f) => f.path).join(', ')} (deny wins over allow)`, 'Remove the mcp__warrant rules from permissions.deny.'));
-  else if (!allowedIn.length) checks.push(fail('permissions', 'no permissions.allow rule for the Warrant tools: headless Claude Code refuses every call', `Run \`${INTEGRATE}\` (adds "mcp__warrant"), or \`${INTEGRATE_USER}\`.`));
+  const deniedIn = settings.filter((f) =>
+    strings(obj(f.json.permissions).deny).some((r) => CLAUDE_ALLOW_EQUIVALENTS.includes(r) || r.startsWith('mcp__warrant__')),
+  );
+  if (deniedIn.length)
+    checks.push(
+      fail(
+        'permissions',
+        `permissions.deny names Warrant tools in ${deniedIn.map((f) => f.path).join(', ')} (deny wins over allow)`,
+        'Remove the mcp__warrant rules from permissions.deny.',
+      ),
+    );
+  else if (!allowedIn.length)
+    checks.push(
+      fail(
+        'permissions',
+        'no permissions.allow rule for the Warrant tools: headless Claude Code refuses every call',
+        `Run \`${INTEGRATE}\` (adds "mcp__warrant"), or \`${INTEGRATE_USER}\`.`,
+      ),
+    );
   else {
     checks.push(pass('permissions', `"mcp__warrant" allowed in ${allowedIn.map((f) => f.label).join(', ')}`));
     // a project's allow rules count only in a workspace the person trusted
     if (allowedIn.every((f) => f.projectScope)) {
-      if (!state) checks.push(fail('workspace-trust', `cannot read ${paths.state}: Claude Code has not run as this user here, so the workspace is not trusted and the project's allow rule is ignored`, `Start \`claude\` in ${ctx.dir} once and accept the trust dialog, or run \`${INTEGRATE_USER}\`.`));
-      else if (project?.entry.hasTrustDialogAccepted !== true) checks.push(fail('workspace-trust', `${ctx.dir} is not a trusted workspace in ${paths.state}: the project's allow rule is ignored`, `Start \`claude\` in ${ctx.dir} once and accept the trust dialog, or run \`${INTEGRATE_USER}\`.`));
+      if (!state)
+        checks.push(
+          fail(
+            'workspace-trust',
+            `cannot read ${paths.state}: Claude Code has not run as this user here, so the workspace is not trusted and the project's allow rule is ignored`,
+            `Start \`claude\` in ${ctx.dir} once and accept the trust dialog, or run \`${INTEGRATE_USER}\`.`,
+          ),
+        );
+      else if (project?.entry.hasTrustDialogAccepted !== true)
+        checks.push(
+          fail(
+            'workspace-trust',
+            `${ctx.dir} is not a trusted workspace in ${paths.state}: the project's allow rule is ignored`,
+            `Start \`claude\` in ${ctx.dir} once and accept the trust dialog, or run \`${INTEGRATE_USER}\`.`,
+          ),
+        );
       else checks.push(pass('workspace-trust', `${project.path} is trusted`));
     }
   }

@@ -25,23 +25,51 @@ export async function codexChecks(ctx: DoctorContext): Promise<Check[]> {
     const args = Array.isArray(server.args) ? server.args.map(String) : [];
     const forwarded = Array.isArray(server.env_vars) ? server.env_vars.map(String) : [];
     const problem = argvProblem([command, ...args], ctx.env);
-    if (problem) checks.push(fail('mcp-entry', `the "warrant" MCP server will not start: ${problem}`, `Run \`${INTEGRATE}\` again from the installed Warrant (it upgrades its own entry).`));
+    if (problem)
+      checks.push(
+        fail(
+          'mcp-entry',
+          `the "warrant" MCP server will not start: ${problem}`,
+          `Run \`${INTEGRATE}\` again from the installed Warrant (it upgrades its own entry).`,
+        ),
+      );
     else if (!forwarded.includes('WARRANT_SESSION_TOKEN') || !forwarded.includes('WARRANT_URL')) {
-      checks.push(fail('mcp-entry', '[mcp_servers.warrant] does not pass WARRANT_URL and WARRANT_SESSION_TOKEN through (env_vars): Codex starts MCP servers without them', 'Add env_vars = ["WARRANT_URL", "WARRANT_SESSION_TOKEN"] to [mcp_servers.warrant].'));
+      checks.push(
+        fail(
+          'mcp-entry',
+          '[mcp_servers.warrant] does not pass WARRANT_URL and WARRANT_SESSION_TOKEN through (env_vars): Codex starts MCP servers without them',
+          'Add env_vars = ["WARRANT_URL", "WARRANT_SESSION_TOKEN"] to [mcp_servers.warrant].',
+        ),
+      );
     } else {
       checks.push(pass('mcp-entry', `"warrant" MCP server: ${[command, ...args].join(' ')}`));
       const fixed = Object.fromEntries(Object.entries(obj(tables.get('mcp_servers.warrant.env'))).map(([k, v]) => [k, String(v)]));
       checks.push(await mcpToolsCheck(ctx, command, args, () => fixed));
     }
     if (server.default_tools_approval_mode !== 'approve') {
-      checks.push(fail('permissions', `[mcp_servers.warrant] has default_tools_approval_mode = ${JSON.stringify(server.default_tools_approval_mode ?? 'unset')}: headless \`codex exec\` refuses every Warrant tool call that needs approval`, 'Set default_tools_approval_mode = "approve" in [mcp_servers.warrant] (`warrant integrate codex --write` writes it for a new table).'));
+      checks.push(
+        fail(
+          'permissions',
+          `[mcp_servers.warrant] has default_tools_approval_mode = ${JSON.stringify(server.default_tools_approval_mode ?? 'unset')}: headless \`codex exec\` refuses every Warrant tool call that needs approval`,
+          'Set default_tools_approval_mode = "approve" in [mcp_servers.warrant] (`warrant integrate codex --write` writes it for a new table).',
+        ),
+      );
     } else checks.push(pass('permissions', 'the Warrant tools are approved (default_tools_approval_mode = "approve")'));
-    if (server.required !== true) checks.push(fail('mcp-entry', '[mcp_servers.warrant] is not `required = true`: Codex may start the first turn before the server is up, without Warrant\'s tools', 'Add `required = true` to [mcp_servers.warrant].'));
-    if (server.enabled === false) checks.push(fail('mcp-entry', '[mcp_servers.warrant] has enabled = false', 'Remove `enabled = false` from [mcp_servers.warrant].'));
+    if (server.required !== true)
+      checks.push(
+        fail(
+          'mcp-entry',
+          "[mcp_servers.warrant] is not `required = true`: Codex may start the first turn before the server is up, without Warrant's tools",
+          'Add `required = true` to [mcp_servers.warrant].',
+        ),
+      );
+    if (server.enabled === false)
+      checks.push(fail('mcp-entry', '[mcp_servers.warrant] has enabled = false', 'Remove `enabled = false` from [mcp_servers.warrant].'));
   }
 
   const features = tables.get('features') ?? {};
-  if (features.hooks === false || features.codex_hooks === false) checks.push(fail('hooks', `hooks are turned off in ${paths.config} ([features])`, 'Remove `hooks = false` / `codex_hooks = false` from [features].'));
+  if (features.hooks === false || features.codex_hooks === false)
+    checks.push(fail('hooks', `hooks are turned off in ${paths.config} ([features])`, 'Remove `hooks = false` / `codex_hooks = false` from [features].'));
 
   const hooksJson = readJsonFile(paths.hooks);
   if (hooksJson instanceof Error) checks.push(fail('config-files', hooksJson.message, `Fix ${paths.hooks} by hand; Codex will not read it either.`));
@@ -55,12 +83,21 @@ export async function codexChecks(ctx: DoctorContext): Promise<Check[]> {
       }
     }
   }
-  if (!found.has('UserPromptSubmit')) checks.push(fail('prompt-hook', `no Warrant UserPromptSubmit hook in ${paths.hooks}: a message delivered into the agent can never be acknowledged`, `Run \`${INTEGRATE}\`.`));
+  if (!found.has('UserPromptSubmit'))
+    checks.push(
+      fail(
+        'prompt-hook',
+        `no Warrant UserPromptSubmit hook in ${paths.hooks}: a message delivered into the agent can never be acknowledged`,
+        `Run \`${INTEGRATE}\`.`,
+      ),
+    );
   else checks.push(pass('prompt-hook', 'the UserPromptSubmit hook is installed'));
   const missing = CODEX_HOOK_EVENTS.filter((e) => e !== 'UserPromptSubmit' && !found.has(e));
   const broken: string[] = [];
   for (const command of new Set([...found.values()].flat())) {
-    const problem = argvProblem(shellWords(command), ctx.env) ?? (await runHookOutsideSession(command, JSON.stringify({ hook_event_name: 'SessionStart', session_id: 'warrant-doctor' })));
+    const problem =
+      argvProblem(shellWords(command), ctx.env) ??
+      (await runHookOutsideSession(command, JSON.stringify({ hook_event_name: 'SessionStart', session_id: 'warrant-doctor' })));
     if (problem) broken.push(`${command}: ${problem}`);
   }
   const notify = tables.get('')?.notify;
@@ -70,7 +107,10 @@ export async function codexChecks(ctx: DoctorContext): Promise<Check[]> {
   }
   if (found.size) checks.push(await trustCheck(ctx, paths.config));
   if (missing.length) checks.push(fail('hooks', `no Warrant hook for ${missing.join(', ')} in ${paths.hooks}`, `Run \`${INTEGRATE}\`.`));
-  if (broken.length) checks.push(fail('hooks', `hook command will not run: ${broken.join('; ')}`, `Run \`${INTEGRATE}\` again from the installed Warrant (it upgrades its own hooks).`));
+  if (broken.length)
+    checks.push(
+      fail('hooks', `hook command will not run: ${broken.join('; ')}`, `Run \`${INTEGRATE}\` again from the installed Warrant (it upgrades its own hooks).`),
+    );
   if (!missing.length && !broken.length) checks.push(pass('hooks', `all ${CODEX_HOOK_EVENTS.length} hooks installed and runnable`));
   return checks;
 }
@@ -82,9 +122,18 @@ async function trustCheck(ctx: DoctorContext, config: string): Promise<Check> {
   try {
     const hooks = (await listCodexHooks(codex, ctx.dir, { ...ctx.env, CODEX_HOME: dirname(config) })).filter((h) => isWarrantHook(h.command, 'codex'));
     const untrusted = hooks.filter((h) => h.trustStatus !== 'trusted');
-    if (untrusted.length) return fail('hooks-trust', `Codex does not trust ${untrusted.length} of Warrant's ${hooks.length} hooks (${untrusted.map((h) => h.eventName).join(', ')}): it skips them silently`, 'Run `warrant integrate codex --write --trust-hooks`, or trust them in Codex.');
+    if (untrusted.length)
+      return fail(
+        'hooks-trust',
+        `Codex does not trust ${untrusted.length} of Warrant's ${hooks.length} hooks (${untrusted.map((h) => h.eventName).join(', ')}): it skips them silently`,
+        'Run `warrant integrate codex --write --trust-hooks`, or trust them in Codex.',
+      );
     return pass('hooks-trust', `Codex trusts all ${hooks.length} Warrant hooks`);
   } catch (error) {
-    return fail('hooks-trust', `could not ask Codex which hooks it trusts: ${(error as Error).message}`, 'Check that `codex app-server` starts (or pass --codex <path>).');
+    return fail(
+      'hooks-trust',
+      `could not ask Codex which hooks it trusts: ${(error as Error).message}`,
+      'Check that `codex app-server` starts (or pass --codex <path>).',
+    );
   }
 }

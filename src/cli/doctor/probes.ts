@@ -47,7 +47,11 @@ export async function checkServer(baseUrl: string): Promise<Check> {
     if (response.ok) return pass('server', `${baseUrl} answers`);
     return fail('server', `${baseUrl}/api/v1/health answered ${response.status}`, 'Check the server log; `warrant serve` must be running and healthy.');
   } catch (error) {
-    return fail('server', `cannot reach ${baseUrl} (${(error as Error).message})`, 'Start it with `warrant serve`, or set WARRANT_URL to the server the agent will use.');
+    return fail(
+      'server',
+      `cannot reach ${baseUrl} (${(error as Error).message})`,
+      'Start it with `warrant serve`, or set WARRANT_URL to the server the agent will use.',
+    );
   }
 }
 
@@ -142,7 +146,8 @@ export function runHookOutsideSession(command: string, input: string, timeoutMs 
     child.on('close', (code) => {
       clearTimeout(timer);
       if (code !== 0) resolveResult(`exited ${code}`);
-      else if (stdout.trim() !== '') resolveResult(`printed on stdout outside a session (${JSON.stringify(stdout.trim().slice(0, 80))}); the agent would add that to the model's context`);
+      else if (stdout.trim() !== '')
+        resolveResult(`printed on stdout outside a session (${JSON.stringify(stdout.trim().slice(0, 80))}); the agent would add that to the model's context`);
       else resolveResult(null);
     });
   });
@@ -195,7 +200,11 @@ export async function probeSession(baseUrl: string, env: NodeJS.ProcessEnv): Pro
   if (!credential) return 'no credential to open a probe session with';
   const api = new ApiClient({ baseUrl, token: credential, timeoutMs: 5000 });
   try {
-    const r = await api.json<{ session: { id: number }; session_token: string }>('POST', '/api/v1/sessions', { attach: true, title: 'warrant doctor probe', agent_root: 'warrant-doctor' });
+    const r = await api.json<{ session: { id: number }; session_token: string }>('POST', '/api/v1/sessions', {
+      attach: true,
+      title: 'warrant doctor probe',
+      agent_root: 'warrant-doctor',
+    });
     const self = new ApiClient({ baseUrl, token: r.session_token, timeoutMs: 5000 });
     return {
       token: r.session_token,

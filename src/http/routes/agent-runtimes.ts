@@ -28,7 +28,16 @@ const ok = <T extends z.ZodType>(schema: T, description: string) => ({ descripti
 
 /** Wire form of a transcript record (snake_case). */
 function serializeTranscriptRecord(r: TranscriptRecordView) {
-  return { id: r.id, provider: r.provider, conversation_id: r.conversationId, offset: r.offset, restarted: r.restarted, line: r.line, record: r.record, created_at: r.createdAt };
+  return {
+    id: r.id,
+    provider: r.provider,
+    conversation_id: r.conversationId,
+    offset: r.offset,
+    restarted: r.restarted,
+    line: r.line,
+    record: r.record,
+    created_at: r.createdAt,
+  };
 }
 
 /** Subagent and nested-agent sessions, and transcripts appended by byte offset (docs/design/agent-runtimes.md). */
@@ -83,7 +92,13 @@ export function registerAgentRuntimeRoutes(app: OpenAPIHono<HttpEnv>, ctx: AppCo
     }),
     async (c) => {
       const body = c.req.valid('json');
-      const r = await appendTranscript(ctx, c.get('caller'), c.req.valid('param').ref, { provider: body.provider, conversationId: body.conversation_id, offset: body.offset, lines: body.lines, restarted: body.restarted });
+      const r = await appendTranscript(ctx, c.get('caller'), c.req.valid('param').ref, {
+        provider: body.provider,
+        conversationId: body.conversation_id,
+        offset: body.offset,
+        lines: body.lines,
+        restarted: body.restarted,
+      });
       return json(c, { appended: r.appended, next_offset: r.nextOffset });
     },
   );
@@ -101,7 +116,13 @@ export function registerAgentRuntimeRoutes(app: OpenAPIHono<HttpEnv>, ctx: AppCo
     async (c) => {
       const q = c.req.valid('query');
       const r = await readTranscriptPosition(ctx, c.get('caller'), c.req.valid('param').ref, { provider: q.provider, conversationId: q.conversation_id });
-      return json(c, { session_id: r.sessionId, provider: r.provider, conversation_id: r.conversationId, next_offset: r.nextOffset, transcripts: r.enabled ? ('on' as const) : ('off' as const) });
+      return json(c, {
+        session_id: r.sessionId,
+        provider: r.provider,
+        conversation_id: r.conversationId,
+        next_offset: r.nextOffset,
+        transcripts: r.enabled ? ('on' as const) : ('off' as const),
+      });
     },
   );
 
@@ -117,7 +138,10 @@ export function registerAgentRuntimeRoutes(app: OpenAPIHono<HttpEnv>, ctx: AppCo
     }),
     async (c) => {
       const q = c.req.valid('query');
-      const r = await readTranscript(ctx, c.get('caller'), c.req.valid('param').ref, { ...(q.cursor ? { cursor: q.cursor } : {}), ...(q.limit ? { limit: q.limit } : {}) });
+      const r = await readTranscript(ctx, c.get('caller'), c.req.valid('param').ref, {
+        ...(q.cursor ? { cursor: q.cursor } : {}),
+        ...(q.limit ? { limit: q.limit } : {}),
+      });
       return json(c, { records: r.records.map(serializeTranscriptRecord), next_cursor: r.nextCursor });
     },
   );

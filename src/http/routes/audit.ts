@@ -1,7 +1,16 @@
 import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
 import { auditConsistencyProof, auditInclusionProof, currentAuditCheckpoint } from '../../app/audit-log/index.js';
 import type { AppContext } from '../../app/kernel.js';
-import { CheckpointResponse, ConsistencyProofSchema, ConsistencyQuery, InclusionProofSchema, InclusionQuery, serializeCheckpoint, serializeConsistencyProof, serializeInclusionProof } from '../audit-schemas.js';
+import {
+  CheckpointResponse,
+  ConsistencyProofSchema,
+  ConsistencyQuery,
+  InclusionProofSchema,
+  InclusionQuery,
+  serializeCheckpoint,
+  serializeConsistencyProof,
+  serializeInclusionProof,
+} from '../audit-schemas.js';
 import { json, route, type HttpEnv } from '../env.js';
 import { ErrorSchema } from '../schemas.js';
 
@@ -21,7 +30,8 @@ export function registerAuditRoutes(app: OpenAPIHono<HttpEnv>, ctx: AppContext):
       path: '/api/v1/audit/checkpoint',
       operationId: 'getAuditCheckpoint',
       summary: 'The newest signed tree checkpoint of the audit log (admins)',
-      description: 'A C2SP `tlog-checkpoint` signed note (Ed25519): origin, tree size, base64 RFC 9162 root hash. `checkpoint: null` while none has been signed (set `checkpoint_key`).',
+      description:
+        'A C2SP `tlog-checkpoint` signed note (Ed25519): origin, tree size, base64 RFC 9162 root hash. `checkpoint: null` while none has been signed (set `checkpoint_key`).',
       responses: { 200: ok(CheckpointResponse, 'the newest checkpoint, or null'), 403: errors[403] },
     }),
     async (c) => json(c, { checkpoint: serializeCheckpoint(await currentAuditCheckpoint(ctx, c.get('caller'))) }),
@@ -41,7 +51,12 @@ export function registerAuditRoutes(app: OpenAPIHono<HttpEnv>, ctx: AppContext):
     }),
     async (c) => {
       const q = c.req.valid('query');
-      return json(c, serializeInclusionProof(await auditInclusionProof(ctx, c.get('caller'), { seq: q.seq, ...(q.tree_size === undefined ? {} : { treeSize: q.tree_size }) })));
+      return json(
+        c,
+        serializeInclusionProof(
+          await auditInclusionProof(ctx, c.get('caller'), { seq: q.seq, ...(q.tree_size === undefined ? {} : { treeSize: q.tree_size }) }),
+        ),
+      );
     },
   );
 
@@ -58,7 +73,10 @@ export function registerAuditRoutes(app: OpenAPIHono<HttpEnv>, ctx: AppContext):
     }),
     async (c) => {
       const q = c.req.valid('query');
-      return json(c, serializeConsistencyProof(await auditConsistencyProof(ctx, c.get('caller'), { from: q.from, ...(q.to === undefined ? {} : { to: q.to }) })));
+      return json(
+        c,
+        serializeConsistencyProof(await auditConsistencyProof(ctx, c.get('caller'), { from: q.from, ...(q.to === undefined ? {} : { to: q.to }) })),
+      );
     },
   );
 }

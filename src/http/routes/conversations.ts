@@ -25,16 +25,29 @@ export function registerConversationRoutes(app: OpenAPIHono<HttpEnv>, ctx: AppCo
       method: 'post',
       path: '/api/v1/sessions/{ref}/conversation',
       operationId: 'reportSessionConversation',
-      summary: 'Report the provider conversation the session runs in (the session itself, the runtime that created it as a subagent session, fleet supervisors, admins)',
+      summary:
+        'Report the provider conversation the session runs in (the session itself, the runtime that created it as a subagent session, fleet supervisors, admins)',
       description:
-        'Binding or replacing the conversation appends a row to the session\'s conversation history — `runtime-reported` when a session token reports it (the hooks, the runner), `declared` for a fleet key or an admin — with its title, owner and origin at this moment; re-observing the current one appends nothing. `transcript_path` is stored exactly as reported: the server never opens it. `warrant hook claude-code` calls this from a SessionStart hook.',
+        "Binding or replacing the conversation appends a row to the session's conversation history — `runtime-reported` when a session token reports it (the hooks, the runner), `declared` for a fleet key or an admin — with its title, owner and origin at this moment; re-observing the current one appends nothing. `transcript_path` is stored exactly as reported: the server never opens it. `warrant hook claude-code` calls this from a SessionStart hook.",
       request: { params: RefParam, body: { content: { 'application/json': { schema: ConversationBody } }, required: true } },
       responses: { 200: ok(ConversationReportResponse, 'recorded (or already current)'), ...errors },
     }),
     async (c) => {
       const body = c.req.valid('json');
-      const r = await reportConversation(ctx, c.get('caller'), c.req.valid('param').ref, { provider: body.provider, conversationId: body.conversation_id, transcriptPath: body.transcript_path });
-      return json(c, { session_id: r.sessionId, provider: r.provider, conversation_id: r.conversationId, transcript_path: r.transcriptPath, changed: r.changed, previous_conversation: r.previousConversation, source: r.source });
+      const r = await reportConversation(ctx, c.get('caller'), c.req.valid('param').ref, {
+        provider: body.provider,
+        conversationId: body.conversation_id,
+        transcriptPath: body.transcript_path,
+      });
+      return json(c, {
+        session_id: r.sessionId,
+        provider: r.provider,
+        conversation_id: r.conversationId,
+        transcript_path: r.transcriptPath,
+        changed: r.changed,
+        previous_conversation: r.previousConversation,
+        source: r.source,
+      });
     },
   );
 
@@ -45,9 +58,16 @@ export function registerConversationRoutes(app: OpenAPIHono<HttpEnv>, ctx: AppCo
       path: '/api/v1/sessions/{ref}/conversations',
       operationId: 'listSessionConversations',
       summary: "The session's provider conversations, merged per conversation",
-      description: 'Latest observation time and path per conversation; `current` when it is the session\'s present conversation, `observed` if any row is a report, `estimated` only when every row is (backfilled from transcripts); `sources` says who reported the rows.',
+      description:
+        "Latest observation time and path per conversation; `current` when it is the session's present conversation, `observed` if any row is a report, `estimated` only when every row is (backfilled from transcripts); `sources` says who reported the rows.",
       request: { params: RefParam, query: FormatQuery },
-      responses: { 200: jsonOrMarkdown(z.object({ session_id: z.number().int(), conversations: z.array(ConversationSchema) }), 'current first, then the most recently observed'), ...errors },
+      responses: {
+        200: jsonOrMarkdown(
+          z.object({ session_id: z.number().int(), conversations: z.array(ConversationSchema) }),
+          'current first, then the most recently observed',
+        ),
+        ...errors,
+      },
     }),
     async (c) => {
       const r = await listConversations(ctx, c.get('caller'), c.req.valid('param').ref);
@@ -70,7 +90,12 @@ export function registerConversationRoutes(app: OpenAPIHono<HttpEnv>, ctx: AppCo
     }),
     async (c) => {
       const body = c.req.valid('json');
-      const r = await recordEstimatedConversation(ctx, c.get('caller'), { sessionId: body.session_id, provider: body.provider, conversationId: body.conversation_id, transcriptPath: body.transcript_path });
+      const r = await recordEstimatedConversation(ctx, c.get('caller'), {
+        sessionId: body.session_id,
+        provider: body.provider,
+        conversationId: body.conversation_id,
+        transcriptPath: body.transcript_path,
+      });
       return json(c, { outcome: r.outcome, session_id: r.sessionId, conversation_id: r.conversationId });
     },
   );

@@ -11,7 +11,10 @@ import { ActingOnlyBody, ContentBody, DeliveryResponse, InboxItemSchema, InboxQu
 import { ErrorSchema, FormatQuery, RefParam } from '../schemas.js';
 
 const errors = {
-  400: { description: 'invalid input, or an acting_session_id from a caller that cannot declare one', content: { 'application/json': { schema: ErrorSchema } } },
+  400: {
+    description: 'invalid input, or an acting_session_id from a caller that cannot declare one',
+    content: { 'application/json': { schema: ErrorSchema } },
+  },
   401: { description: 'no or bad credential', content: { 'application/json': { schema: ErrorSchema } } },
   403: { description: 'not allowed (or acting-session-mismatch)', content: { 'application/json': { schema: ErrorSchema } } },
   404: { description: 'no such session or message', content: { 'application/json': { schema: ErrorSchema } } },
@@ -37,7 +40,10 @@ export function registerDeliveryRoutes(app: OpenAPIHono<HttpEnv>, ctx: AppContex
       }),
       async (c) => {
         const body = c.req.valid('json');
-        const r = await deliverNew(ctx, c.get('caller'), c.req.valid('param').ref, action, { content: body.content, actingSessionId: body.acting_session_id ?? null });
+        const r = await deliverNew(ctx, c.get('caller'), c.req.valid('param').ref, action, {
+          content: body.content,
+          actingSessionId: body.acting_session_id ?? null,
+        });
         if (c.req.valid('query').format === 'markdown') return markdown(c, renderDelivery(r), 201);
         return json(c, serializeDelivery(r), 201);
       },
@@ -45,7 +51,12 @@ export function registerDeliveryRoutes(app: OpenAPIHono<HttpEnv>, ctx: AppContex
 
   newItemRoute('follow_up', 'followUpSession', '/api/v1/sessions/{ref}/follow_up', 'Deliver a follow-up (the next user turn)');
   newItemRoute('enqueue', 'enqueueMessage', '/api/v1/sessions/{ref}/enqueued_messages', 'Enqueue a message, delivered when the session is idle');
-  newItemRoute('interrupt', 'interruptSession', '/api/v1/sessions/{ref}/interrupt', 'Interrupt: a new item with mode interrupt (the runtime stops its turn and takes it)');
+  newItemRoute(
+    'interrupt',
+    'interruptSession',
+    '/api/v1/sessions/{ref}/interrupt',
+    'Interrupt: a new item with mode interrupt (the runtime stops its turn and takes it)',
+  );
 
   route(
     app,
@@ -55,7 +66,13 @@ export function registerDeliveryRoutes(app: OpenAPIHono<HttpEnv>, ctx: AppContex
       operationId: 'listEnqueuedMessages',
       summary: "The session's queue (not yet delivered: pending, leased, written, undelivered — unless `state` says otherwise)",
       request: { params: RefParam, query: InboxQuery.omit({ kind: true }) },
-      responses: { 200: jsonOrMarkdown(z.object({ enqueued_messages: z.array(InboxItemSchema), next_cursor: z.string().nullable() }), 'a page of enqueued messages, oldest first'), ...errors },
+      responses: {
+        200: jsonOrMarkdown(
+          z.object({ enqueued_messages: z.array(InboxItemSchema), next_cursor: z.string().nullable() }),
+          'a page of enqueued messages, oldest first',
+        ),
+        ...errors,
+      },
     }),
     async (c) => {
       const q = c.req.valid('query');
@@ -102,7 +119,19 @@ export function registerDeliveryRoutes(app: OpenAPIHono<HttpEnv>, ctx: AppContex
     }
   };
 
-  queueRoute('send_now', 'sendEnqueuedMessageNow', 'post', '/api/v1/sessions/{ref}/enqueued_messages/{mid}/send_now', 'Send a queued message now (it becomes the next turn)');
-  queueRoute('interrupt', 'interruptWithEnqueuedMessage', 'post', '/api/v1/sessions/{ref}/enqueued_messages/{mid}/interrupt', 'Interrupt with a queued message (mode interrupt)');
+  queueRoute(
+    'send_now',
+    'sendEnqueuedMessageNow',
+    'post',
+    '/api/v1/sessions/{ref}/enqueued_messages/{mid}/send_now',
+    'Send a queued message now (it becomes the next turn)',
+  );
+  queueRoute(
+    'interrupt',
+    'interruptWithEnqueuedMessage',
+    'post',
+    '/api/v1/sessions/{ref}/enqueued_messages/{mid}/interrupt',
+    'Interrupt with a queued message (mode interrupt)',
+  );
   queueRoute('withdraw', 'withdrawEnqueuedMessage', 'delete', '/api/v1/sessions/{ref}/enqueued_messages/{mid}', 'Withdraw a queued message before delivery');
 }

@@ -18,11 +18,11 @@ export function registerFootprintRoutes(app: OpenAPIHono<HttpEnv>, ctx: AppConte
       operationId: 'listEvents',
       summary: 'Events across sessions by actor, cause and credential (newest first, cursor-paginated)',
       description:
-        "What an actor did (`actor`), what was done on their behalf (`cause`), or every act made with one token (`credential`: a " +
+        'What an actor did (`actor`), what was done on their behalf (`cause`), or every act made with one token (`credential`: a ' +
         "revoked or leaked token's footprint). The filters combine; with none, every event the caller may see. Only events on " +
-        "sessions the caller may see; a session actor the caller may not see is an unnamed session, and a filter naming one " +
-        "matches nothing. Events of a deleted session went with it: its deletion record remains (`GET " +
-        "/api/v1/session_deletions`). Refused authentications are not recorded anywhere, so they are not here.",
+        'sessions the caller may see; a session actor the caller may not see is an unnamed session, and a filter naming one ' +
+        'matches nothing. Events of a deleted session went with it: its deletion record remains (`GET ' +
+        '/api/v1/session_deletions`). Refused authentications are not recorded anywhere, so they are not here.',
       request: { query: EventsAcrossQuery.extend(FormatQuery.shape) },
       responses: {
         200: jsonOrMarkdown(z.object({ events: z.array(EventSchema), next_cursor: z.string().nullable() }), 'a page of events, newest first'),

@@ -43,7 +43,10 @@ export function registerInboxRoutes(app: OpenAPIHono<HttpEnv>, ctx: AppContext):
       operationId: 'listInbox',
       summary: "List the session's inbox (changes nothing)",
       request: { params: RefParam, query: InboxQuery },
-      responses: { 200: jsonOrMarkdown(z.object({ items: z.array(InboxItemSchema), next_cursor: z.string().nullable() }), 'a page of items, oldest first'), ...errors },
+      responses: {
+        200: jsonOrMarkdown(z.object({ items: z.array(InboxItemSchema), next_cursor: z.string().nullable() }), 'a page of items, oldest first'),
+        ...errors,
+      },
     }),
     async (c) => {
       const q = c.req.valid('query');
@@ -68,7 +71,10 @@ export function registerInboxRoutes(app: OpenAPIHono<HttpEnv>, ctx: AppContext):
       description:
         'The session itself (its token), fleet supervisors and admins. Leased items are handed out again only when their lease lapses unacknowledged (`redelivery: true`); acknowledge with `…/inbox/ack`.',
       request: { params: RefParam, query: FormatQuery, body: { content: { 'application/json': { schema: LeaseBody } }, required: false } },
-      responses: { 200: jsonOrMarkdown(z.object({ items: z.array(LeasedItemSchema), lease_expires_at: z.string().nullable() }), 'the newly leased items'), ...errors },
+      responses: {
+        200: jsonOrMarkdown(z.object({ items: z.array(LeasedItemSchema), lease_expires_at: z.string().nullable() }), 'the newly leased items'),
+        ...errors,
+      },
     }),
     async (c) => {
       const body = c.req.valid('json') ?? {};
@@ -76,7 +82,11 @@ export function registerInboxRoutes(app: OpenAPIHono<HttpEnv>, ctx: AppContext):
         ...(body.runtime_idle !== undefined ? { runtimeIdle: body.runtime_idle } : {}),
         ...(body.max_items !== undefined ? { maxItems: body.max_items } : {}),
       });
-      if (c.req.valid('query').format === 'markdown') return markdown(c, renderReadInbox({ ack: { delivered: [], alreadyDelivered: [], rejected: [] }, items: r.items, leaseExpiresAt: r.leaseExpiresAt, delivery: 'mcp' }));
+      if (c.req.valid('query').format === 'markdown')
+        return markdown(
+          c,
+          renderReadInbox({ ack: { delivered: [], alreadyDelivered: [], rejected: [] }, items: r.items, leaseExpiresAt: r.leaseExpiresAt, delivery: 'mcp' }),
+        );
       return json(c, { items: r.items.map(serializeLeasedItem), lease_expires_at: r.leaseExpiresAt });
     },
   );
@@ -102,7 +112,7 @@ export function registerInboxRoutes(app: OpenAPIHono<HttpEnv>, ctx: AppContext):
       operationId: 'reportInboxWritten',
       summary: 'The runner wrote these leased items into its agent (state written)',
       description:
-        'The session itself (its token), fleet supervisors and admins. A written item is never leased again (typed bytes cannot be taken back) and is not delivered until the agent\'s own prompt report matches it (`…/prompts`); an acknowledgement cannot deliver it. With no matching report within the lease (60 s by default) it reads `undelivered`, which only a resend (`POST /api/v1/inbox/{item_id}/resend`) makes `pending` again. `control` items act on the process and are never written.',
+        "The session itself (its token), fleet supervisors and admins. A written item is never leased again (typed bytes cannot be taken back) and is not delivered until the agent's own prompt report matches it (`…/prompts`); an acknowledgement cannot deliver it. With no matching report within the lease (60 s by default) it reads `undelivered`, which only a resend (`POST /api/v1/inbox/{item_id}/resend`) makes `pending` again. `control` items act on the process and are never written.",
       request: { params: RefParam, body: { content: { 'application/json': { schema: WrittenBody } }, required: true } },
       responses: { 200: ok(WrittenResponse, 'what was marked written, and what was not (with why)'), ...errors },
     }),
@@ -120,7 +130,7 @@ export function registerInboxRoutes(app: OpenAPIHono<HttpEnv>, ctx: AppContext):
       operationId: 'reportPrompt',
       summary: "The agent took a prompt (its prompt hook's report, relayed by the runner): digest and length only",
       description:
-        'The session itself (its token), fleet supervisors and admins. The server compares the digest and length with the frames of this session\'s written items (line endings normalized, trailing whitespace trimmed) and marks the oldest equal one `delivered` — however late, even after it read `undelivered`. One report delivers at most one item; a report that matches nothing changes nothing. The report never says what it delivered: the server decides.',
+        "The session itself (its token), fleet supervisors and admins. The server compares the digest and length with the frames of this session's written items (line endings normalized, trailing whitespace trimmed) and marks the oldest equal one `delivered` — however late, even after it read `undelivered`. One report delivers at most one item; a report that matches nothing changes nothing. The report never says what it delivered: the server decides.",
       request: { params: RefParam, body: { content: { 'application/json': { schema: PromptReportBody } }, required: true } },
       responses: { 200: ok(PromptReportResponse, 'the item this prompt delivered, or null'), ...errors },
     }),
@@ -139,7 +149,7 @@ export function registerInboxRoutes(app: OpenAPIHono<HttpEnv>, ctx: AppContext):
       operationId: 'resendInboxItem',
       summary: 'Resend an undelivered item: it returns to pending',
       description:
-        'Whoever may deliver to the item\'s session (a live session token, the fleet, humans who can see it, clients, admins). Only an `undelivered` item: one its runner wrote into the agent that no prompt report matched within the lease. An item of a session you cannot see reads as not found.',
+        "Whoever may deliver to the item's session (a live session token, the fleet, humans who can see it, clients, admins). Only an `undelivered` item: one its runner wrote into the agent that no prompt report matched within the lease. An item of a session you cannot see reads as not found.",
       request: { params: InboxItemIdParam, query: FormatQuery, body: { content: { 'application/json': { schema: ActingOnlyBody } }, required: false } },
       responses: {
         200: jsonOrMarkdown(z.object({ inbox_item: InboxItemSchema }), 'the item, pending again'),
@@ -163,7 +173,8 @@ export function registerInboxRoutes(app: OpenAPIHono<HttpEnv>, ctx: AppContext):
       path: '/api/v1/sessions/{ref}/message_parent',
       operationId: 'messageParent',
       summary: "Message the session's own parent (session token of that session only)",
-      description: 'The target is read from the caller\'s lineage parent; the parent receives a `parent_message` item framed as peer, untrusted, coordination-only. No uncle edge is written.',
+      description:
+        "The target is read from the caller's lineage parent; the parent receives a `parent_message` item framed as peer, untrusted, coordination-only. No uncle edge is written.",
       request: { params: RefParam, body: { content: { 'application/json': { schema: MessageParentBody } }, required: true } },
       responses: { 201: ok(z.object({ inbox_item: InboxItemSchema, parent_session_id: z.number().int() }), 'delivered to the parent'), ...errors },
     }),

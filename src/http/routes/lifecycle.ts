@@ -50,7 +50,10 @@ export function registerLifecycleRoutes(app: OpenAPIHono<HttpEnv>, ctx: AppConte
           description: 'what was archived and what was skipped',
           content: {
             'application/json': {
-              schema: z.object({ archived: z.array(z.number().int()), skipped: z.array(z.object({ id: z.number().int(), reason: z.enum(['active', 'active-descendant']) })) }),
+              schema: z.object({
+                archived: z.array(z.number().int()),
+                skipped: z.array(z.object({ id: z.number().int(), reason: z.enum(['active', 'active-descendant']) })),
+              }),
             },
           },
         },
@@ -70,11 +73,20 @@ export function registerLifecycleRoutes(app: OpenAPIHono<HttpEnv>, ctx: AppConte
       description:
         'The body is optional. `runner.tty: true` says the runner had a terminal on standard input: the hierarchy then has an agent-terminal capture gap for this activation (see RunnerFacts). A stop requested of an earlier runtime is retired (never acted on by this one). `delivery: "runner"`: this activation\'s runner writes inbox items into its agent (`…/inbox/written`, `…/prompts`), so MCP `read_inbox` lists without leasing.',
       request: { params: RefParam, body: { content: { 'application/json': { schema: AttachBody } }, required: false } },
-      responses: { 200: { description: 'the session and its new token', content: { 'application/json': { schema: z.object({ session: SessionSchema, session_token: z.string() }) } } }, ...errors },
+      responses: {
+        200: {
+          description: 'the session and its new token',
+          content: { 'application/json': { schema: z.object({ session: SessionSchema, session_token: z.string() }) } },
+        },
+        ...errors,
+      },
     }),
     async (c) => {
       const body = c.req.valid('json') ?? {};
-      const r = await attachSession(ctx, c.get('caller'), c.req.valid('param').ref, { runner: body.runner ? { tty: body.runner.tty } : null, delivery: body.delivery });
+      const r = await attachSession(ctx, c.get('caller'), c.req.valid('param').ref, {
+        runner: body.runner ? { tty: body.runner.tty } : null,
+        delivery: body.delivery,
+      });
       return json(c, { session: serializeSession(r.session), session_token: r.sessionToken });
     },
   );
@@ -93,7 +105,12 @@ export function registerLifecycleRoutes(app: OpenAPIHono<HttpEnv>, ctx: AppConte
     }),
     async (c) => {
       const body = c.req.valid('json');
-      const report: RuntimeReport = body.state === 'exited' ? { state: 'exited', code: body.code } : body.state === 'error' ? { state: 'error', reason: body.reason ?? null } : { state: body.state };
+      const report: RuntimeReport =
+        body.state === 'exited'
+          ? { state: 'exited', code: body.code }
+          : body.state === 'error'
+            ? { state: 'error', reason: body.reason ?? null }
+            : { state: body.state };
       const r = await reportRuntime(ctx, c.get('caller'), c.req.valid('param').ref, report);
       return json(c, { session: serializeSession(r.session), changed: r.changed });
     },

@@ -47,7 +47,10 @@ export function registerLineageRoutes(app: OpenAPIHono<HttpEnv>, ctx: AppContext
           limit: Limit.optional(),
         }),
       },
-      responses: { 200: withMarkdown(z.union([ProvenanceSchema, ProvJsonDocument]), 'the provenance (`format=prov-json`: a W3C PROV-JSON document)'), ...errors },
+      responses: {
+        200: withMarkdown(z.union([ProvenanceSchema, ProvJsonDocument]), 'the provenance (`format=prov-json`: a W3C PROV-JSON document)'),
+        ...errors,
+      },
     }),
     async (c) => {
       const q = c.req.valid('query');
@@ -59,7 +62,11 @@ export function registerLineageRoutes(app: OpenAPIHono<HttpEnv>, ctx: AppContext
         return json(c, doc, 200, { 'content-type': 'application/json; charset=utf-8' });
       }
       const p = await getProvenance(ctx, c.get('caller'), ref, { cursor: q.cursor ?? null, ...(q.limit ? { limit: q.limit } : {}) });
-      if (q.format === 'markdown') return markdown(c, renderProvenance(p, (cursor) => `GET /api/v1/sessions/${ref}/provenance?format=markdown&cursor=${cursor}`));
+      if (q.format === 'markdown')
+        return markdown(
+          c,
+          renderProvenance(p, (cursor) => `GET /api/v1/sessions/${ref}/provenance?format=markdown&cursor=${cursor}`),
+        );
       return json(c, serializeProvenance(p));
     },
   );

@@ -54,7 +54,10 @@ export async function streamLiveEvents(c: Context, ctx: AppContext, caller: Call
   const visibility = await visibilityOf(ctx.store.kysely, ctx, caller);
   const lastEventId = Number(c.req.header('last-event-id') ?? c.req.query('last_event_id') ?? NaN);
   const visible = (e: LiveEventRecord): boolean => e.sessionId === null || isVisible(visibility, e.ownerUserId);
-  const watched = (c.req.queries('hierarchy') ?? []).flatMap((v) => v.split(',')).map((v) => v.trim()).filter((v) => v !== '');
+  const watched = (c.req.queries('hierarchy') ?? [])
+    .flatMap((v) => v.split(','))
+    .map((v) => v.trim())
+    .filter((v) => v !== '');
   if (watched.length > MAX_WATCHED_HIERARCHIES) {
     throw new WarrantError('invalid-request', `hierarchy: at most ${MAX_WATCHED_HIERARCHIES} sessions per stream.`, { details: { field: 'hierarchy' } });
   }
@@ -73,7 +76,11 @@ export async function streamLiveEvents(c: Context, ctx: AppContext, caller: Call
       // the refresher resolves each ref as this caller: an invisible one is a 404 like any other
       subscriptions.push(
         await ctx.hierarchies.subscribe(ref, caller, (u) =>
-          push({ kind: 'derived', event: HIERARCHY_CHANGED, data: JSON.stringify({ session_ids: [u.viewerId], session_hierarchy: u.hierarchy ? serializeHierarchy(u.hierarchy) : null }) }),
+          push({
+            kind: 'derived',
+            event: HIERARCHY_CHANGED,
+            data: JSON.stringify({ session_ids: [u.viewerId], session_hierarchy: u.hierarchy ? serializeHierarchy(u.hierarchy) : null }),
+          }),
         ),
       );
     }
@@ -123,7 +130,11 @@ export async function streamLiveEvents(c: Context, ctx: AppContext, caller: Call
       if (Number.isFinite(lastEventId)) {
         const replay = await ctx.live.replay(lastEventId);
         if (replay.resync) {
-          await stream.writeSSE({ event: 'resync', data: JSON.stringify({ reason: 'the backlog no longer holds events after this id; reload your state' }), id: String(ctx.live.lastEventId) });
+          await stream.writeSSE({
+            event: 'resync',
+            data: JSON.stringify({ reason: 'the backlog no longer holds events after this id; reload your state' }),
+            id: String(ctx.live.lastEventId),
+          });
           lastSent = Math.max(lastSent, ctx.live.lastEventId);
         }
         for (const e of replay.events) {

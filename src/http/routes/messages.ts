@@ -25,13 +25,16 @@ export function registerMessageRoutes(app: OpenAPIHono<HttpEnv>, ctx: AppContext
       operationId: 'sendMessage',
       summary: 'Send an agent message, or an explicit reply (session token; fleet key with acting_session_id)',
       description:
-        'Delivered to the target\'s inbox as an `agent_message` (a `warrant-message` frame: peer, untrusted, coordination-only). A reply (`reply_to`) needs a session token, goes to the original\'s sender, keeps its conversation_ref and cannot extend its deadline; at most one reply commits per original. Each refusal names its cause with one token and one action; when several apply, the first in the refusal table of docs/messages.md wins, and every refusal but `outcome-unknown` happens before anything is written.',
+        "Delivered to the target's inbox as an `agent_message` (a `warrant-message` frame: peer, untrusted, coordination-only). A reply (`reply_to`) needs a session token, goes to the original's sender, keeps its conversation_ref and cannot extend its deadline; at most one reply commits per original. Each refusal names its cause with one token and one action; when several apply, the first in the refusal table of docs/messages.md wins, and every refusal but `outcome-unknown` happens before anything is written.",
       request: { query: FormatQuery, body: { content: { 'application/json': { schema: SendMessageBody } }, required: true } },
       responses: {
         201: jsonOrMarkdown(SendResponse, 'accepted: the receipt'),
         200: jsonOrMarkdown(SendResponse, 'a retry with the same ref and content: the original receipt (`replayed: true`); nothing was delivered again'),
         401: { description: 'no or bad credential', content: { 'application/json': { schema: ErrorSchema } } },
-        403: { description: 'forbidden (humans, clients and admins do not send agent messages; the fleet only as a declared acting session), session-not-live', content: { 'application/json': { schema: ErrorSchema } } },
+        403: {
+          description: 'forbidden (humans, clients and admins do not send agent messages; the fleet only as a declared acting session), session-not-live',
+          content: { 'application/json': { schema: ErrorSchema } },
+        },
         404: {
           description: 'target-not-found (a refusal with its action), or session-not-found: the acting_session_id names no session you may see',
           content: { 'application/json': { schema: z.union([MessageRefusalSchema, SessionNotFound]) } },
@@ -53,7 +56,8 @@ export function registerMessageRoutes(app: OpenAPIHono<HttpEnv>, ctx: AppContext
       const issue = result.error.issues[0];
       const path = issue?.path.map(String).join('.') || 'body';
       // acting_session_id says who sends, not what: a bad one is a plain invalid request
-      if (result.target !== 'json' || path === 'acting_session_id') throw new WarrantError('invalid-request', `${path}: ${issue?.message ?? 'invalid'}.`, { details: { field: path } });
+      if (result.target !== 'json' || path === 'acting_session_id')
+        throw new WarrantError('invalid-request', `${path}: ${issue?.message ?? 'invalid'}.`, { details: { field: path } });
       throw messageRefusal('envelope-invalid', `${path}: ${issue?.message ?? 'invalid'}.`, { field: path, reason: issue?.message ?? 'invalid' });
     },
   );

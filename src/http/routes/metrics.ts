@@ -41,8 +41,12 @@ export function registerMetricsRoute(app: OpenAPIHono<HttpEnv>, ctx: AppContext,
       .executeTakeFirstOrThrow();
     await sql`select 1`.execute(ctx.store.kysely);
     metrics.storeLatency.observe((performance.now() - start) / 1000);
-    return c.text(metrics.render({ sseClients: ctx.live.subscriberCount, inboxDepth: Number(row.n), liveEventId: ctx.live.lastEventId, hierarchyWalks: walkCounts.total }), 200, {
-      'content-type': 'text/plain; version=0.0.4; charset=utf-8',
-    });
+    return c.text(
+      metrics.render({ sseClients: ctx.live.subscriberCount, inboxDepth: Number(row.n), liveEventId: ctx.live.lastEventId, hierarchyWalks: walkCounts.total }),
+      200,
+      {
+        'content-type': 'text/plain; version=0.0.4; charset=utf-8',
+      },
+    );
   });
 }

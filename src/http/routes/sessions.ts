@@ -123,7 +123,10 @@ export function registerSessionRoutes(app: OpenAPIHono<HttpEnv>, ctx: AppContext
       operationId: 'getSession',
       summary: 'A session, with its hierarchy and human messages beside it',
       request: { params: RefParam, query: FormatQuery },
-      responses: { 200: jsonOrMarkdown(z.object({ session: SessionSchema, session_hierarchy: HierarchySchema }).catchall(z.unknown()), 'the session'), ...errors },
+      responses: {
+        200: jsonOrMarkdown(z.object({ session: SessionSchema, session_hierarchy: HierarchySchema }).catchall(z.unknown()), 'the session'),
+        ...errors,
+      },
     }),
     async (c) => {
       const markdownWanted = c.req.valid('query').format === 'markdown';
@@ -205,7 +208,13 @@ export function registerSessionRoutes(app: OpenAPIHono<HttpEnv>, ctx: AppContext
       operationId: 'listSessionDeletions',
       summary: 'Deletion records, newest first (filters: actor, since/until, session_uid; only sessions the caller may see)',
       request: { query: DeletionsQuery.extend(FormatQuery.shape) },
-      responses: { 200: jsonOrMarkdown(z.object({ deletions: z.array(z.record(z.string(), z.unknown())), next_cursor: z.string().nullable() }), 'a page of deletion records'), ...errors },
+      responses: {
+        200: jsonOrMarkdown(
+          z.object({ deletions: z.array(z.record(z.string(), z.unknown())), next_cursor: z.string().nullable() }),
+          'a page of deletion records',
+        ),
+        ...errors,
+      },
     }),
     async (c) => {
       const q = c.req.valid('query');

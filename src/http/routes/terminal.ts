@@ -5,7 +5,17 @@ import { closeTerminal, mintWitness, recordRunPrompt, reportTurn, witnessAlive, 
 import { serializeHumanMessage } from '../../render/human-messages-json.js';
 import { json, route, type HttpEnv } from '../env.js';
 import { ErrorSchema, HumanMessageSchema, RefParam } from '../schemas.js';
-import { AliveResponse, CloseBody, CloseResponse, RunPromptBody, TurnBody, TurnResponse, WitnessBody, WitnessedPromptBody, WitnessMinted } from '../terminal-schemas.js';
+import {
+  AliveResponse,
+  CloseBody,
+  CloseResponse,
+  RunPromptBody,
+  TurnBody,
+  TurnResponse,
+  WitnessBody,
+  WitnessedPromptBody,
+  WitnessMinted,
+} from '../terminal-schemas.js';
 
 const error = (description: string) => ({ description, content: { 'application/json': { schema: ErrorSchema } } });
 const ok = <T extends z.ZodType>(schema: T, description: string) => ({ description, content: { 'application/json': { schema } } });
@@ -14,7 +24,7 @@ const errors = {
   401: error('no, bad or revoked credential'),
   404: error('no such session'),
 };
-const witnessOnly = 'Witness credential (wrt_t_…) of this session\'s current activation only; any other credential is refused (`witness-credential-scope`).';
+const witnessOnly = "Witness credential (wrt_t_…) of this session's current activation only; any other credential is refused (`witness-credential-scope`).";
 
 /** docs/design/terminal-channel.md: the witness credential, the runner's terminal reports, and `--prompt`. */
 export function registerTerminalRoutes(app: OpenAPIHono<HttpEnv>, ctx: AppContext): void {
@@ -54,7 +64,12 @@ export function registerTerminalRoutes(app: OpenAPIHono<HttpEnv>, ctx: AppContex
     }),
     async (c) => {
       const b = c.req.valid('json');
-      const r = await reportTurn(ctx, c.get('caller'), c.req.valid('param').ref, { digest: b.digest, length: b.length, reliable: b.reliable, pasted: b.pasted });
+      const r = await reportTurn(ctx, c.get('caller'), c.req.valid('param').ref, {
+        digest: b.digest,
+        length: b.length,
+        reliable: b.reliable,
+        pasted: b.pasted,
+      });
       return json(c, { turn_id: r.turnId }, 201);
     },
   );
@@ -78,7 +93,12 @@ export function registerTerminalRoutes(app: OpenAPIHono<HttpEnv>, ctx: AppContex
     }),
     async (c) => {
       const b = c.req.valid('json');
-      const r = await witnessPrompt(ctx, c.get('caller'), c.req.valid('param').ref, { turnId: b.turn_id, text: b.text, pasted: b.pasted, witnessIsolation: b.witness_isolation });
+      const r = await witnessPrompt(ctx, c.get('caller'), c.req.valid('param').ref, {
+        turnId: b.turn_id,
+        text: b.text,
+        pasted: b.pasted,
+        witnessIsolation: b.witness_isolation,
+      });
       return json(c, { human_message: serializeHumanMessage(await humanMessageEntry(ctx, r.humanMessageId)) }, 201);
     },
   );
@@ -92,7 +112,12 @@ export function registerTerminalRoutes(app: OpenAPIHono<HttpEnv>, ctx: AppContex
       summary: "The runner's closing report: how many turns it reported; revokes the witness credential",
       description: `${witnessOnly} A run whose count differs from the turns recorded, or that ended without this report, is a capture gap.`,
       request: { params: RefParam, body: { content: { 'application/json': { schema: CloseBody } }, required: true } },
-      responses: { 200: ok(CloseResponse, 'closed'), ...errors, 403: error('witness-credential-scope, token-superseded'), 409: error('terminal-already-closed') },
+      responses: {
+        200: ok(CloseResponse, 'closed'),
+        ...errors,
+        403: error('witness-credential-scope, token-superseded'),
+        409: error('terminal-already-closed'),
+      },
     }),
     async (c) => json(c, await closeTerminal(ctx, c.get('caller'), c.req.valid('param').ref, { turns: c.req.valid('json').turns })),
   );
@@ -106,7 +131,12 @@ export function registerTerminalRoutes(app: OpenAPIHono<HttpEnv>, ctx: AppContex
       summary: "The witnessing runner's heartbeat (every 15 s): its run is still watched",
       description: `${witnessOnly} A live run whose witness sends neither this nor its closing report for 45 s is a capture gap: its runner was killed or bypassed. No body.`,
       request: { params: RefParam },
-      responses: { 200: ok(AliveResponse, 'heard'), ...errors, 403: error('witness-credential-scope, token-superseded'), 409: error('terminal-already-closed') },
+      responses: {
+        200: ok(AliveResponse, 'heard'),
+        ...errors,
+        403: error('witness-credential-scope, token-superseded'),
+        409: error('terminal-already-closed'),
+      },
     }),
     async (c) => json(c, await witnessAlive(ctx, c.get('caller'), c.req.valid('param').ref)),
   );

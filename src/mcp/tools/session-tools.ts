@@ -68,13 +68,16 @@ const listSessionsTool = defineTool({
   name: 'list_sessions',
   groups: ['sessions'],
   title: 'List sessions',
-  description: () => 'List sessions you may see, newest first. Filters: status (comma-separated), parent (a session ref), q (title text), caused_by (what an actor caused). Pass next_cursor back as cursor for the next page; `notes` says when there is one.',
+  description: () =>
+    'List sessions you may see, newest first. Filters: status (comma-separated), parent (a session ref), q (title text), caused_by (what an actor caused). Pass next_cursor back as cursor for the next page; `notes` says when there is one.',
   inputSchema: () =>
     z.object({
       status: z.string().max(500).optional().describe('comma-separated statuses, e.g. `running,idle`'),
       parent: Ref.optional().describe('only the children of this session'),
       q: z.string().max(200).optional().describe('text the title contains'),
-      caused_by: ActorFilter.optional().describe('only sessions this actor caused (a roster key, `session:<id>`, `client:<name>`): directly, or through sessions it caused'),
+      caused_by: ActorFilter.optional().describe(
+        'only sessions this actor caused (a roster key, `session:<id>`, `client:<name>`): directly, or through sessions it caused',
+      ),
       limit: z.number().int().min(1).max(200).optional().describe('at most this many (default 50)'),
       cursor: z.string().max(200).optional().describe('the `next_cursor` of the previous page'),
     }),
@@ -89,7 +92,11 @@ const listSessionsTool = defineTool({
       ...(args.cursor ? { cursor: args.cursor } : {}),
     });
     const hint = (c: string) => `call list_sessions again with cursor "${c}"`;
-    return { text: renderSessionList(r.sessions, r.nextCursor, hint), data: { sessions: r.sessions.map(serializeSession), next_cursor: r.nextCursor }, notes: morePages(r.nextCursor, hint) };
+    return {
+      text: renderSessionList(r.sessions, r.nextCursor, hint),
+      data: { sessions: r.sessions.map(serializeSession), next_cursor: r.nextCursor },
+      notes: morePages(r.nextCursor, hint),
+    };
   },
 });
 
@@ -114,10 +121,11 @@ const getSessionTool = defineTool({
   annotations: { readOnlyHint: true },
   handler: async (ctx, caller, args, group) => {
     const ref = group === 'self_session' ? String(selfSessionId(caller)) : String((args as unknown as { session_id: string | number }).session_id);
-    const verbose = (args).verbose === true;
+    const verbose = args.verbose === true;
     const detail = await getSessionDetail(ctx, caller, ref, { summary: !verbose });
     const id = detail.session.id;
-    const hint = (c: string) => (group === 'self_session' ? `call get_session_provenance with cursor "${c}"` : `call get_session_provenance with session_id ${id} and cursor "${c}"`);
+    const hint = (c: string) =>
+      group === 'self_session' ? `call get_session_provenance with cursor "${c}"` : `call get_session_provenance with session_id ${id} and cursor "${c}"`;
     return { text: renderSessionDetail(detail, { verbose, pagingHint: hint }), data: serializeSessionDetail(detail), notes: provenanceNotes(detail, hint) };
   },
 });
@@ -126,7 +134,7 @@ const LIFECYCLE_ACTIONS = ['archive', 'unarchive', 'stop', 'resume'] as const;
 
 /** Said once, here; `manage_enqueued_messages` points to it. */
 const ACTING_AS_SESSION =
-  'Words sent over MCP are never recorded as a human\'s message, whatever the token. When you act as a session (your session token, or a fleet key naming `acting_session_id`, declared), delivering to another session may record yours as its uncle (an uncle edge: your hierarchy joins its own); `uncle_edge` reports the outcome.';
+  "Words sent over MCP are never recorded as a human's message, whatever the token. When you act as a session (your session token, or a fleet key naming `acting_session_id`, declared), delivering to another session may record yours as its uncle (an uncle edge: your hierarchy joins its own); `uncle_edge` reports the outcome.";
 
 const actionSession = defineTool({
   name: 'action_session',
@@ -160,11 +168,20 @@ const actionSession = defineTool({
       return { text: renderDelivery(r), data: serializeDelivery(r) };
     }
     if (args.action === 'remove_uncle') {
-      if (args.uncle_session_id === undefined) throw new WarrantError('invalid-request', 'uncle_session_id: required for remove_uncle.', { details: { field: 'uncle_session_id' } });
+      if (args.uncle_session_id === undefined)
+        throw new WarrantError('invalid-request', 'uncle_session_id: required for remove_uncle.', { details: { field: 'uncle_session_id' } });
       const r = await removeUncleEdge(ctx, caller, ref, String(args.uncle_session_id), { actingSessionId: args.acting_session_id ?? null });
       return {
         text: `Removed the uncle edge #${r.removed.uncleSessionId} → #${r.removed.sessionId} (written ${r.removed.createdAt} by ${r.removed.source}, ${r.removed.basis}).`,
-        data: { removed: { session_id: r.removed.sessionId, uncle_session_id: r.removed.uncleSessionId, source: r.removed.source, basis: r.removed.basis, created_at: r.removed.createdAt } },
+        data: {
+          removed: {
+            session_id: r.removed.sessionId,
+            uncle_session_id: r.removed.uncleSessionId,
+            source: r.removed.source,
+            basis: r.removed.basis,
+            created_at: r.removed.createdAt,
+          },
+        },
       };
     }
     if (args.action === 'archive') {
@@ -178,7 +195,9 @@ const actionSession = defineTool({
     if (!(LIFECYCLE_ACTIONS as readonly string[]).includes(args.action)) throw new WarrantError('invalid-request', `action: unknown action ${args.action}.`);
     const r = await changeLifecycle(ctx, caller, ref, args.action, args.acting_session_id ?? null);
     return {
-      text: r.changed ? `Session #${r.session.id} is now ${r.session.status}.` : `No change: session #${r.session.id} is ${r.session.status} (nothing was recorded).`,
+      text: r.changed
+        ? `Session #${r.session.id} is now ${r.session.status}.`
+        : `No change: session #${r.session.id} is ${r.session.status} (nothing was recorded).`,
       data: { session: serializeSession(r.session), changed: r.changed },
     };
   },

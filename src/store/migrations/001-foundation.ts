@@ -64,9 +64,7 @@ export async function up(db: Kysely<any>, d: StoreDialect): Promise<void> {
   await db.schema.createIndex('sessions_status_idx').on('sessions').columns(['status', 'id']).execute();
   await db.schema.createIndex('sessions_owner_idx').on('sessions').columns(['owner_user_id', 'id']).execute();
   // docs/concepts.md: the legacy parent key is read through an index on its extracted text value.
-  await sql
-    .raw(d.expressionIndexSql('sessions_legacy_router_idx', 'sessions', d.jsonTextFieldSql('custom_metadata', 'router_session_id')))
-    .execute(db);
+  await sql.raw(d.expressionIndexSql('sessions_legacy_router_idx', 'sessions', d.jsonTextFieldSql('custom_metadata', 'router_session_id'))).execute(db);
 
   await db.schema
     .createTable('session_prompts')

@@ -19,7 +19,10 @@ export async function up(db: Kysely<any>, d: StoreDialect): Promise<void> {
   await db.schema.createIndex('session_uncles_uncle_idx').on('session_uncles').columns(['uncle_session_id', 'session_id']).execute();
 
   // a re-leased item tells the runtime it was handed out before (never "new" twice)
-  await db.schema.alterTable('inbox_items').addColumn('lease_count', 'integer', (c) => c.notNull().defaultTo(0)).execute();
+  await db.schema
+    .alterTable('inbox_items')
+    .addColumn('lease_count', 'integer', (c) => c.notNull().defaultTo(0))
+    .execute();
   await db.schema.alterTable('inbox_items').addColumn('leased_at', 'text').execute();
   await db.schema.alterTable('inbox_items').addColumn('withdrawn_at', 'text').execute();
   // housekeeping returns lapsed leases to pending

@@ -52,11 +52,27 @@ export async function up(db: Kysely<any>, d: StoreDialect): Promise<void> {
     .addUniqueConstraint('agent_messages_sender_ref_unique', ['source_session_id', 'ref'])
     .execute();
   // docs/messages.md: at most one reply commits per original — the race is settled by this index
-  await db.schema.createIndex('agent_messages_reply_to_unique').on('agent_messages').column('reply_to').unique().where(sql.ref('reply_to'), 'is not', null).execute();
+  await db.schema
+    .createIndex('agent_messages_reply_to_unique')
+    .on('agent_messages')
+    .column('reply_to')
+    .unique()
+    .where(sql.ref('reply_to'), 'is not', null)
+    .execute();
   // expiry: messages in flight by deadline, overall and per target inbox. Partial indexes: a
   // message leaves them when it settles, so they hold what is in flight, not all history.
-  await db.schema.createIndex('agent_messages_in_flight_idx').on('agent_messages').column('deadline').where(sql.ref('state'), '=', sql.lit('accepted')).execute();
-  await db.schema.createIndex('agent_messages_target_in_flight_idx').on('agent_messages').columns(['target_session_id', 'deadline']).where(sql.ref('state'), '=', sql.lit('accepted')).execute();
+  await db.schema
+    .createIndex('agent_messages_in_flight_idx')
+    .on('agent_messages')
+    .column('deadline')
+    .where(sql.ref('state'), '=', sql.lit('accepted'))
+    .execute();
+  await db.schema
+    .createIndex('agent_messages_target_in_flight_idx')
+    .on('agent_messages')
+    .columns(['target_session_id', 'deadline'])
+    .where(sql.ref('state'), '=', sql.lit('accepted'))
+    .execute();
   await db.schema.createIndex('agent_messages_item_idx').on('agent_messages').column('inbox_item_id').execute();
   // retention: terminal messages still holding a payload, oldest first
   await db.schema

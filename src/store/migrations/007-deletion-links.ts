@@ -18,6 +18,10 @@ export async function up(db: Kysely<any>, d: StoreDialect): Promise<void> {
   for (const r of rows as { id: number; lineage_parent_id: number | null; affected: string }[]) {
     const ids = new Set<number>((JSON.parse(r.affected) as { id: number }[]).map((a) => Number(a.id)));
     if (r.lineage_parent_id !== null) ids.add(Number(r.lineage_parent_id));
-    if (ids.size > 0) await db.insertInto('deletion_links').values([...ids].map((session_id) => ({ session_id, deletion_id: Number(r.id) }))).execute();
+    if (ids.size > 0)
+      await db
+        .insertInto('deletion_links')
+        .values([...ids].map((session_id) => ({ session_id, deletion_id: Number(r.id) })))
+        .execute();
   }
 }

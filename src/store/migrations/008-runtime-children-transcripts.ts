@@ -15,15 +15,26 @@ import type { StoreDialect } from '../dialect/dialect.js';
 export async function up(db: Kysely<any>, d: StoreDialect): Promise<void> {
   const id = d.idType;
   // one column per statement: SQLite's ALTER TABLE adds one at a time
-  await db.schema.alterTable('sessions').addColumn('runtime_parent_id', id, (c) => c.references('sessions.id').onDelete('set null')).execute();
+  await db.schema
+    .alterTable('sessions')
+    .addColumn('runtime_parent_id', id, (c) => c.references('sessions.id').onDelete('set null'))
+    .execute();
   await db.schema.alterTable('sessions').addColumn('runtime_origin', 'text').execute();
   await db.schema.alterTable('sessions').addColumn('runtime_conversation_id', 'text').execute();
-  await db.schema.createIndex('sessions_runtime_child_unique').on('sessions').columns(['runtime_parent_id', 'provider', 'runtime_conversation_id']).unique().execute();
+  await db.schema
+    .createIndex('sessions_runtime_child_unique')
+    .on('sessions')
+    .columns(['runtime_parent_id', 'provider', 'runtime_conversation_id'])
+    .unique()
+    .execute();
 
   await db.schema.alterTable('session_transcripts').addColumn('provider', 'text').execute();
   await db.schema.alterTable('session_transcripts').addColumn('conversation_id', 'text').execute();
   await db.schema.alterTable('session_transcripts').addColumn('byte_offset', 'bigint').execute();
-  await db.schema.alterTable('session_transcripts').addColumn('restarted', 'integer', (c) => c.notNull().defaultTo(0)).execute();
+  await db.schema
+    .alterTable('session_transcripts')
+    .addColumn('restarted', 'integer', (c) => c.notNull().defaultTo(0))
+    .execute();
 
   await db.schema
     .createTable('transcript_positions')

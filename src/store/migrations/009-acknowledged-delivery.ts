@@ -17,7 +17,12 @@ export async function up(db: Kysely<any>, _d: StoreDialect): Promise<void> {
   await db.schema.alterTable('inbox_items').addColumn('frame_length', 'integer').execute();
   await db.schema.alterTable('inbox_items').addColumn('retired_at', 'text').execute();
   // housekeeping finds writes past their deadline; a write leaves the index when it settles
-  await db.schema.createIndex('inbox_items_written_deadline_idx').on('inbox_items').column('written_deadline').where(sql.ref('state'), '=', sql.lit('written')).execute();
+  await db.schema
+    .createIndex('inbox_items_written_deadline_idx')
+    .on('inbox_items')
+    .column('written_deadline')
+    .where(sql.ref('state'), '=', sql.lit('written'))
+    .execute();
   // a prompt report looks up the session's written items by digest
   await db.schema
     .createIndex('inbox_items_written_digest_idx')

@@ -9,7 +9,7 @@ import type { MigrationHooks } from '../migration-hooks.js';
  * tokens minted before keep working and a copy of the store alone derives none.
  */
 export async function up(db: Kysely<any>, _dialect: StoreDialect, hooks: MigrationHooks): Promise<void> {
-  const row = (await db.selectFrom('settings').select('value').where('key', '=', 'server_secret').executeTakeFirst());
+  const row = await db.selectFrom('settings').select('value').where('key', '=', 'server_secret').executeTakeFirst();
   if (!row) return;
   if (!hooks.relocateServerSecret) {
     throw new Error('This store still holds its server secret; start `warrant serve` (or run any admin command) once to move it out to the data dir.');

@@ -259,7 +259,16 @@ function initStrip(): void {
 
 // ---------------------------------------------------------------- live events
 
-const EVENT_TYPES = ['session_created', 'session_updated', 'session_deleted', 'hierarchy_changed', 'human_message_recorded', 'inbox_changed', 'message_delivered', 'resync'];
+const EVENT_TYPES = [
+  'session_created',
+  'session_updated',
+  'session_deleted',
+  'hierarchy_changed',
+  'human_message_recorded',
+  'inbox_changed',
+  'message_delivered',
+  'resync',
+];
 
 /** The session ids an event concerns, and the parents of sessions it concerns. */
 function concerned(type: string, data: string): { ids: Set<string>; parents: Set<string>; all: boolean } {

@@ -47,7 +47,9 @@ function actorLabel(actor: ActorView | null): string {
   if (!actor) return 'not attributed';
   switch (actor.kind) {
     case 'human':
-      return actor.displayName && actor.ref && actor.displayName !== actor.ref ? `${actor.displayName} (${actor.ref})` : (actor.ref ?? actor.displayName ?? 'a removed roster human');
+      return actor.displayName && actor.ref && actor.displayName !== actor.ref
+        ? `${actor.displayName} (${actor.ref})`
+        : (actor.ref ?? actor.displayName ?? 'a removed roster human');
     case 'session':
       if (actor.ref === null) return HIDDEN_SESSION_LABEL;
       return `session #${actor.ref}${actor.displayName ? ` “${actor.displayName}”` : ''}`;

@@ -49,13 +49,23 @@ function NodeRow(props: { node: HierarchyNode; level: number; viewer: number }) 
       {...(n.isCurrent ? { 'aria-current': 'page' } : {})}
     >
       <AgentRootPill agentRoot={n.agentRoot} />
-      {n.isCurrent ? <span class="node-title">{sessionTitle(n.title)}</span> : <a class="node-title" href={`/sessions/${n.id}`}>{sessionTitle(n.title)}</a>}
+      {n.isCurrent ? (
+        <span class="node-title">{sessionTitle(n.title)}</span>
+      ) : (
+        <a class="node-title" href={`/sessions/${n.id}`}>
+          {sessionTitle(n.title)}
+        </a>
+      )}
       <span class="mono">
         #{n.id} · <Status status={n.status} />
       </span>
       <GenesisPill genesis={n.genesis} schedulingClass={n.schedulingClass} />
       {n.alsoSenior.map((s) => (
-        <span class={`chip uncle-chip basis-${s.basis}`} data-uncle-id={String(s.id)} title={s.basis === 'declared' ? 'claimed by the caller; nothing verified it' : 'proved with the senior’s own credential'}>
+        <span
+          class={`chip uncle-chip basis-${s.basis}`}
+          data-uncle-id={String(s.id)}
+          title={s.basis === 'declared' ? 'claimed by the caller; nothing verified it' : 'proved with the senior’s own credential'}
+        >
           also senior <a href={`/sessions/${s.id}`}>#{s.id}</a>
           {s.basis === 'declared' ? <span class="chip-mark"> · declared</span> : null}
           <RemoveUncleButton junior={n.id} uncle={s.id} viewer={props.viewer} />
@@ -63,7 +73,8 @@ function NodeRow(props: { node: HierarchyNode; level: number; viewer: number }) 
       ))}
       {hidden && (
         <span class="node-note hidden-seniors">
-          {hidden} — see the API (<code>GET /api/v1/sessions/{n.id}/hierarchy</code>) or <a href={`/sessions/${n.id}`}>open #{n.id}</a>, whose tree starts from its seniors
+          {hidden} — see the API (<code>GET /api/v1/sessions/{n.id}/hierarchy</code>) or <a href={`/sessions/${n.id}`}>open #{n.id}</a>, whose tree starts from
+          its seniors
         </span>
       )}
       {n.drawnUnder && <span class="pill drawn-under">{drawnUnderText(n.drawnUnder)}</span>}

@@ -87,7 +87,12 @@ function Author(props: { entry: HumanMessageEntry }) {
 function HumanMessageItem(props: { entry: HumanMessageEntry }) {
   const e = props.entry;
   return (
-    <li class={`human-message scope-${e.scope}${e.withdrawnAt ? ' withdrawn' : ''}`} data-human-message-id={String(e.id)} data-scope={e.scope} data-entry-point={e.entryPoint}>
+    <li
+      class={`human-message scope-${e.scope}${e.withdrawnAt ? ' withdrawn' : ''}`}
+      data-human-message-id={String(e.id)}
+      data-scope={e.scope}
+      data-entry-point={e.entryPoint}
+    >
       <div class="human-message-meta">
         <span class={`pill scope scope-${e.scope}`}>{e.scope}</span>
         <Author entry={e} />
@@ -95,7 +100,11 @@ function HumanMessageItem(props: { entry: HumanMessageEntry }) {
         <span class="mono">{e.entryPoint}</span>
         <Time iso={e.createdAt} />
         {e.witnessIsolation ? (
-          <span class={`pill witness-isolation isolation-${e.witnessIsolation}`} data-witness-isolation={e.witnessIsolation} title={witnessIsolationText(e.witnessIsolation)}>
+          <span
+            class={`pill witness-isolation isolation-${e.witnessIsolation}`}
+            data-witness-isolation={e.witnessIsolation}
+            title={witnessIsolationText(e.witnessIsolation)}
+          >
             witnessed · {e.witnessIsolation}
           </span>
         ) : null}
@@ -124,7 +133,12 @@ export function HumanMessagePage(props: { sessionId: number; entries: HumanMessa
       ))}
       {props.nextCursor && (
         <li class="more">
-          <button type="button" hx-get={`/sessions/${props.sessionId}/human_messages?cursor=${encodeURIComponent(props.nextCursor)}`} hx-target="closest li" hx-swap="outerHTML">
+          <button
+            type="button"
+            hx-get={`/sessions/${props.sessionId}/human_messages?cursor=${encodeURIComponent(props.nextCursor)}`}
+            hx-target="closest li"
+            hx-swap="outerHTML"
+          >
             Older human messages
           </button>
         </li>

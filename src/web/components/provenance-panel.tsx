@@ -64,7 +64,14 @@ export function ProvenancePanel(props: { provenance: Provenance }) {
 export function PanelSkeleton(props: { sessionId: number; rows: number }) {
   const rows = Array.from({ length: Math.max(1, props.rows) }, (_, i) => i);
   return (
-    <section class="card panel panel-skeleton" aria-busy="true" aria-label="Hierarchy (loading)" hx-get={`/sessions/${props.sessionId}/provenance_panel`} hx-trigger="load" hx-swap="outerHTML">
+    <section
+      class="card panel panel-skeleton"
+      aria-busy="true"
+      aria-label="Hierarchy (loading)"
+      hx-get={`/sessions/${props.sessionId}/provenance_panel`}
+      hx-trigger="load"
+      hx-swap="outerHTML"
+    >
       <h2>Hierarchy</h2>
       <ol class="tree" aria-hidden="true">
         {rows.map(() => (

@@ -79,7 +79,15 @@ const MODE_LABEL: Record<string, string> = { when_idle: 'when idle', next_turn: 
 
 function QueueButton(props: { url: string; label: string; csrf: string; danger?: boolean; confirm?: string; item: number; act: string }) {
   return (
-    <form method="post" action={props.url} hx-post={props.url} hx-target="#input-result" hx-swap="innerHTML" hx-confirm={props.confirm} hx-disabled-elt="find button">
+    <form
+      method="post"
+      action={props.url}
+      hx-post={props.url}
+      hx-target="#input-result"
+      hx-swap="innerHTML"
+      hx-confirm={props.confirm}
+      hx-disabled-elt="find button"
+    >
       <CsrfField token={props.csrf} />
       <button type="submit" class={props.danger ? 'danger' : ''} data-queue-act={props.act} data-queue-item={String(props.item)}>
         {props.label}
@@ -158,7 +166,8 @@ export function SessionInputForm(props: { session: SessionView; csrf: string; st
           {st.content ?? ''}
         </textarea>
         <p class="hint" id="session-input-hint">
-          Recorded as your words, as typed. Follow up: the next turn. Enqueue: delivered when the session is idle. Interrupt: the runtime stops its current turn and takes it.
+          Recorded as your words, as typed. Follow up: the next turn. Enqueue: delivered when the session is idle. Interrupt: the runtime stops its current turn
+          and takes it.
         </p>
       </div>
       <fieldset class="actions input-actions">

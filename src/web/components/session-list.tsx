@@ -80,7 +80,12 @@ export function SessionList(props: { sessions: SessionView[]; filters: ListFilte
           <span />
         )}
         {props.nextCursor && (
-          <a href={`/${filterQuery(f, { cursor: props.nextCursor })}`} hx-get={`/ui/sessions${filterQuery(f, { cursor: props.nextCursor })}`} hx-target="#session-list" hx-swap="outerHTML">
+          <a
+            href={`/${filterQuery(f, { cursor: props.nextCursor })}`}
+            hx-get={`/ui/sessions${filterQuery(f, { cursor: props.nextCursor })}`}
+            hx-target="#session-list"
+            hx-swap="outerHTML"
+          >
             Older sessions →
           </a>
         )}
@@ -92,7 +97,17 @@ export function SessionList(props: { sessions: SessionView[]; filters: ListFilte
 export function SessionFilters(props: { filters: ListFilters }) {
   const f = props.filters;
   return (
-    <form id="session-filters" class="filters" method="get" action="/" role="search" hx-get="/ui/sessions" hx-target="#session-list" hx-swap="outerHTML" hx-trigger="submit, input delay:300ms, change">
+    <form
+      id="session-filters"
+      class="filters"
+      method="get"
+      action="/"
+      role="search"
+      hx-get="/ui/sessions"
+      hx-target="#session-list"
+      hx-swap="outerHTML"
+      hx-trigger="submit, input delay:300ms, change"
+    >
       <div class="field">
         <label for="filter-status">Status</label>
         <select id="filter-status" name="status">

@@ -30,12 +30,24 @@ function SessionActions(props: { session: SessionView; csrf: string }) {
           act="stop"
           label="Stop"
           csrf={props.csrf}
-          confirm={s.status === 'pending' ? `Stop #${id}? It has not started; it becomes stopped.` : `Ask the runtime of #${id} to stop? It stays ${s.status} until the runtime exits.`}
+          confirm={
+            s.status === 'pending'
+              ? `Stop #${id}? It has not started; it becomes stopped.`
+              : `Ask the runtime of #${id} to stop? It stays ${s.status} until the runtime exits.`
+          }
         />
       )}
-      {(s.status === 'stopped' || s.status === 'failed') && <ActionForm id={id} act="resume" label="Resume" csrf={props.csrf} confirm={`Resume #${id}? It becomes pending until a runtime attaches.`} />}
+      {(s.status === 'stopped' || s.status === 'failed') && (
+        <ActionForm id={id} act="resume" label="Resume" csrf={props.csrf} confirm={`Resume #${id}? It becomes pending until a runtime attaches.`} />
+      )}
       {s.status !== 'archived' && (
-        <ActionForm id={id} act="archive" label="Archive" csrf={props.csrf} confirm={`Archive #${id} and every session spawned below it? Running or idle sessions are skipped.`} />
+        <ActionForm
+          id={id}
+          act="archive"
+          label="Archive"
+          csrf={props.csrf}
+          confirm={`Archive #${id} and every session spawned below it? Running or idle sessions are skipped.`}
+        />
       )}
       {s.status === 'archived' && <ActionForm id={id} act="unarchive" label="Unarchive" csrf={props.csrf} confirm={`Unarchive #${id}? It becomes stopped.`} />}
       <a class="button danger" href={`/sessions/${id}/delete`}>
@@ -104,7 +116,8 @@ export function SessionStatusSection(props: { session: SessionView; csrf: string
           {s.runtimeParentId !== null && (
             <span data-runtime-parent={String(s.runtimeParentId)}>
               {' '}
-              · a {s.runtimeOrigin === 'nested-agent' ? 'nested agent' : 'subagent'} in the runtime of <a href={`/sessions/${s.runtimeParentId}`}>#{s.runtimeParentId}</a>, which reports for it
+              · a {s.runtimeOrigin === 'nested-agent' ? 'nested agent' : 'subagent'} in the runtime of{' '}
+              <a href={`/sessions/${s.runtimeParentId}`}>#{s.runtimeParentId}</a>, which reports for it
             </span>
           )}
         </dd>

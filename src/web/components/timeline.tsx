@@ -37,7 +37,12 @@ export function TimelineEvents(props: { sessionId: number; events: EventView[]; 
       {props.nextCursor && (
         <li class="event">
           <span />
-          <button type="button" hx-get={`/sessions/${props.sessionId}/timeline?cursor=${encodeURIComponent(props.nextCursor)}`} hx-target="closest li" hx-swap="outerHTML">
+          <button
+            type="button"
+            hx-get={`/sessions/${props.sessionId}/timeline?cursor=${encodeURIComponent(props.nextCursor)}`}
+            hx-target="closest li"
+            hx-swap="outerHTML"
+          >
             Load later events
           </button>
         </li>

@@ -33,9 +33,18 @@ function RecordItem(props: { sessionId: number; record: TranscriptRecordView }) 
       <details>
         <summary>
           <span class="transcript-meta">
-            {r.conversationId !== null && <span class="mono" title={`conversation ${r.conversationId}`}>{r.conversationId.slice(0, 12)}</span>}
+            {r.conversationId !== null && (
+              <span class="mono" title={`conversation ${r.conversationId}`}>
+                {r.conversationId.slice(0, 12)}
+              </span>
+            )}
             {r.offset !== null && <span class="mono"> @{r.offset}</span>} <Time iso={r.createdAt} />
-            {r.restarted && <span class="pill" title="the transcript file was truncated or rotated: it starts over here"> file restarted</span>}
+            {r.restarted && (
+              <span class="pill" title="the transcript file was truncated or rotated: it starts over here">
+                {' '}
+                file restarted
+              </span>
+            )}
           </span>{' '}
           <code class="transcript-line">
             {line.text === '' ? '(empty line)' : line.text}
@@ -45,7 +54,8 @@ function RecordItem(props: { sessionId: number; record: TranscriptRecordView }) 
         <pre class="transcript-record">{opened.text}</pre>
         {opened.rest > 0 && (
           <p class="hint">
-            Cut here: {opened.rest.toLocaleString('en-US')} more characters. The whole line: <span class="mono">GET /api/v1/sessions/{props.sessionId}/transcript</span>.
+            Cut here: {opened.rest.toLocaleString('en-US')} more characters. The whole line:{' '}
+            <span class="mono">GET /api/v1/sessions/{props.sessionId}/transcript</span>.
           </p>
         )}
       </details>
@@ -59,7 +69,12 @@ export function TranscriptRecords(props: TranscriptTail) {
     <>
       {props.olderCursor && (
         <li class="more">
-          <button type="button" hx-get={`/sessions/${props.sessionId}/transcript?before=${encodeURIComponent(props.olderCursor)}`} hx-target="closest li" hx-swap="outerHTML">
+          <button
+            type="button"
+            hx-get={`/sessions/${props.sessionId}/transcript?before=${encodeURIComponent(props.olderCursor)}`}
+            hx-target="closest li"
+            hx-swap="outerHTML"
+          >
             Older records: {props.older.toLocaleString('en-US')} — show {Math.min(props.older, TRANSCRIPT_PAGE)} more
           </button>
         </li>
@@ -81,7 +96,10 @@ export function TranscriptSection(props: { tail: TranscriptTail }) {
       ) : (
         <>
           <p class="hint">
-            {t.older > 0 ? `The latest ${t.records.length} of ${(t.older + t.records.length).toLocaleString('en-US')} records` : `All ${t.records.length} record${t.records.length === 1 ? '' : 's'}`}, oldest first, one line each; open one for its JSON.
+            {t.older > 0
+              ? `The latest ${t.records.length} of ${(t.older + t.records.length).toLocaleString('en-US')} records`
+              : `All ${t.records.length} record${t.records.length === 1 ? '' : 's'}`}
+            , oldest first, one line each; open one for its JSON.
           </p>
           <ol class="transcript" aria-labelledby="transcript-heading">
             <TranscriptRecords {...t} />

@@ -51,7 +51,14 @@ function UserFields(props: { values: UserFormValues; idPrefix: string }) {
   );
 }
 
-export function RosterPage(p: { identity: WebIdentity; csrf: string; users: UserRecord[]; activeTokens: Map<number, number>; error?: WarrantError | null; values?: UserFormValues }) {
+export function RosterPage(p: {
+  identity: WebIdentity;
+  csrf: string;
+  users: UserRecord[];
+  activeTokens: Map<number, number>;
+  error?: WarrantError | null;
+  values?: UserFormValues;
+}) {
   return (
     <Layout title="Roster" identity={p.identity} csrf={p.csrf} nav="roster">
       <h1>Roster</h1>
@@ -154,8 +161,8 @@ export function UserPage(p: {
         <h2 id="rename-heading">Rename the key</h2>
         <CsrfField token={p.csrf} />
         <p class="hint">
-          Renaming orphans nothing: every record points at this person’s permanent actor, so it keeps naming them under the new key, and still shows the key it was captured
-          under.
+          Renaming orphans nothing: every record points at this person’s permanent actor, so it keeps naming them under the new key, and still shows the key it
+          was captured under.
         </p>
         <div class="field">
           <label for="rename-key">New key</label>
@@ -178,7 +185,14 @@ export function UserPage(p: {
                     · revoked <Time iso={t.revokedAt} />
                   </span>
                 ) : (
-                  <form method="post" action={`${base}/tokens/${t.id}/revoke`} class="inline" hx-confirm={`Revoke credential ${t.id}? Tools using it stop working at once.`} hx-post={`${base}/tokens/${t.id}/revoke`} hx-target="body">
+                  <form
+                    method="post"
+                    action={`${base}/tokens/${t.id}/revoke`}
+                    class="inline"
+                    hx-confirm={`Revoke credential ${t.id}? Tools using it stop working at once.`}
+                    hx-post={`${base}/tokens/${t.id}/revoke`}
+                    hx-target="body"
+                  >
                     <CsrfField token={p.csrf} />
                     <button type="submit" class="danger">
                       Revoke
@@ -203,8 +217,8 @@ export function UserPage(p: {
       <section class="card" aria-labelledby="password-heading">
         <h2 id="password-heading">Web sign-in</h2>
         <p>
-          {u.hasPassword ? 'A password is set.' : 'No password is set: this person signs in with one-time links.'} Passwords and links are managed on the server’s host:{' '}
-          <code>warrant users password {u.key}</code>, <code>warrant users login-link {u.key}</code>.
+          {u.hasPassword ? 'A password is set.' : 'No password is set: this person signs in with one-time links.'} Passwords and links are managed on the
+          server’s host: <code>warrant users password {u.key}</code>, <code>warrant users login-link {u.key}</code>.
         </p>
       </section>
     </Layout>

@@ -97,7 +97,7 @@ export function SessionPage(p: SessionPageProps) {
   return (
     <Layout title={`#${s.id} ${sessionTitle(s.title)}`} identity={p.identity} csrf={p.csrf} live livePanel={s.id}>
       <div class="page-grid">
- {p.parentDropped && (
+        {p.parentDropped && (
           <p class="notice warn" role="status">
             Created without a parent: “{p.parentDropped.requested}” was not used because {DROP_EXPLAINED[p.parentDropped.reason] ?? p.parentDropped.reason}.
           </p>
@@ -167,8 +167,8 @@ export function DeleteConfirmPage(p: { identity: WebIdentity; csrf: string; sess
         <h1>Delete session #{s.id}?</h1>
         <form class="card" method="post" action={`/sessions/${s.id}/delete`}>
           <p>
-            “{sessionTitle(s.title)}” and its events, prompt and transcript are removed. A deletion record keeps who deleted it, on whose behalf, and what it held; its children keep
-            existing without a parent.
+            “{sessionTitle(s.title)}” and its events, prompt and transcript are removed. A deletion record keeps who deleted it, on whose behalf, and what it
+            held; its children keep existing without a parent.
           </p>
           <CsrfField token={p.csrf} />
           <div class="actions">

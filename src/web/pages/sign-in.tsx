@@ -60,7 +60,8 @@ export function LinkConfirmPage(props: { user: UserRecord; expiresAt: string; se
         <h1>Sign in as {props.user.displayName}</h1>
         <form class="card" method="post" action="/sign-in/link">
           <p>
-            This one-time link signs this browser in as <strong>{props.user.displayName}</strong> (<code>{props.user.key}</code>). Everything you do here is recorded as that person’s act.
+            This one-time link signs this browser in as <strong>{props.user.displayName}</strong> (<code>{props.user.key}</code>). Everything you do here is
+            recorded as that person’s act.
           </p>
           <CsrfField token={props.csrf} />
           <input type="hidden" name="link" value={props.secret} />
@@ -87,12 +88,24 @@ export function SetupPage(props: { mode: DeploymentMode; csrf: string; error?: W
           <div class="field">
             <label for="setup-code">Setup code</label>
             <input id="setup-code" type="text" name="code" required autocomplete="one-time-code" spellcheck={false} />
-            <p class="hint">Printed on the server’s console when <code>warrant serve</code> started. It proves you can read the server’s console, not only reach its port.</p>
+            <p class="hint">
+              Printed on the server’s console when <code>warrant serve</code> started. It proves you can read the server’s console, not only reach its port.
+            </p>
           </div>
           <div class="field">
             <label for="setup-key">Your roster key</label>
-            <input id="setup-key" type="text" name="key" required pattern="[a-z0-9][a-z0-9._\-]{0,63}" value={props.values?.key ?? ''} autocomplete="username" />
-            <p class="hint">Lowercase letters, digits, “.”, “_” or “-”, like <code>alice</code>.</p>
+            <input
+              id="setup-key"
+              type="text"
+              name="key"
+              required
+              pattern="[a-z0-9][a-z0-9._\-]{0,63}"
+              value={props.values?.key ?? ''}
+              autocomplete="username"
+            />
+            <p class="hint">
+              Lowercase letters, digits, “.”, “_” or “-”, like <code>alice</code>.
+            </p>
           </div>
           <div class="field">
             <label for="setup-name">Display name</label>
@@ -101,7 +114,9 @@ export function SetupPage(props: { mode: DeploymentMode; csrf: string; error?: W
           <div class="field">
             <label for="setup-password">Password {props.mode === 'single-admin' ? '(optional)' : '(recommended)'}</label>
             <input id="setup-password" type="password" name="password" autocomplete="new-password" minlength={10} />
-            <p class="hint">At least 10 characters. Without one, sign in with one-time links (<code>warrant users login-link</code>).</p>
+            <p class="hint">
+              At least 10 characters. Without one, sign in with one-time links (<code>warrant users login-link</code>).
+            </p>
           </div>
           <button type="submit" class="primary">
             Create the admin and sign in

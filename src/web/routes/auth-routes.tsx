@@ -1,14 +1,6 @@
 import type { Context, Hono } from 'hono';
 import type { AppContext } from '../../app/kernel.js';
-import {
-  completeSetup,
-  describeSignInLink,
-  rosterIsEmpty,
-  signInWithLink,
-  signInWithPassword,
-  signOut,
-  type SignInMeta,
-} from '../../app/users/index.js';
+import { completeSetup, describeSignInLink, rosterIsEmpty, signInWithLink, signInWithPassword, signOut, type SignInMeta } from '../../app/users/index.js';
 import { refusalOf } from '../../http/errors.js';
 import type { HostGuard } from '../../http/host-guard.js';
 import { WarrantError } from '../../core/errors.js';
@@ -20,10 +12,13 @@ function meta(c: Context): SignInMeta {
   return { userAgent: c.req.header('user-agent') ?? null };
 }
 
-
 export function registerAuthRoutes(app: Hono<any>, ctx: AppContext, guard: HostGuard): void {
   const signInPage = async (c: Context, csrf: string, next: string, error: WarrantError | null, key?: string) => {
-    return htmlPage(c, <SignInPage mode={ctx.mode} csrf={csrf} next={next} error={error} {...(key !== undefined ? { key } : {})} />, error ? error.status : 200);
+    return htmlPage(
+      c,
+      <SignInPage mode={ctx.mode} csrf={csrf} next={next} error={error} {...(key !== undefined ? { key } : {})} />,
+      error ? error.status : 200,
+    );
   };
 
   webRoute(app, ctx, guard, 'GET', '/sign-in', 'public', async (c, r) => {
@@ -76,7 +71,11 @@ export function registerAuthRoutes(app: Hono<any>, ctx: AppContext, guard: HostG
     const values = { key: field(r.form, 'key').toLowerCase(), displayName: field(r.form, 'display_name') };
     try {
       const password = rawField(r.form, 'password');
-      const signIn = await completeSetup(ctx, { code: field(r.form, 'code'), key: values.key, displayName: values.displayName, password: password === '' ? null : password }, meta(c));
+      const signIn = await completeSetup(
+        ctx,
+        { code: field(r.form, 'code'), key: values.key, displayName: values.displayName, password: password === '' ? null : password },
+        meta(c),
+      );
       setSignInCookie(c, signIn);
       return redirect(c, '/', r.htmx);
     } catch (error) {

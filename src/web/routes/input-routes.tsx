@@ -12,7 +12,15 @@ import { refusalOf, toWarrantError } from '../../http/errors.js';
 import type { HostGuard } from '../../http/host-guard.js';
 import { ChatForm } from '../components/chat-bubble.js';
 import { sessionTitle } from '../components/format.js';
-import { EnqueuedList, INPUT_ACTIONS, QUEUE_LIMIT, SessionInputCard, SessionInputForm, type InputAction, type SessionInputData } from '../components/session-input.js';
+import {
+  EnqueuedList,
+  INPUT_ACTIONS,
+  QUEUE_LIMIT,
+  SessionInputCard,
+  SessionInputForm,
+  type InputAction,
+  type SessionInputData,
+} from '../components/session-input.js';
 import { Layout } from '../layout.js';
 import { ErrorMessage } from '../pages/error-page.js';
 import { htmlFragment, htmlPage } from '../render.js';
@@ -54,7 +62,10 @@ function RefusedInputPage(p: { r: WebRequest; session: SessionView; content: str
     <Layout title={`Message #${s.id}`} identity={p.r.identity} csrf={p.r.csrf}>
       <div class="narrow wide">
         <h1>
-          Message <a href={`/sessions/${s.id}`}>#{s.id} {sessionTitle(s.title)}</a>
+          Message{' '}
+          <a href={`/sessions/${s.id}`}>
+            #{s.id} {sessionTitle(s.title)}
+          </a>
         </h1>
         <section id="session-input" class="card" aria-labelledby="session-input-heading">
           <h2 id="session-input-heading">Nothing was sent</h2>
@@ -108,7 +119,8 @@ async function chatPrompt(ctx: AppContext, caller: Caller, path: string, words: 
 }
 
 export function registerInputRoutes(app: Hono<any>, ctx: AppContext, guard: HostGuard): void {
-  const route = (method: 'GET' | 'POST', path: string, handler: Parameters<typeof webRoute>[6]) => webRoute(app, ctx, guard, method, path, 'signed-in', handler);
+  const route = (method: 'GET' | 'POST', path: string, handler: Parameters<typeof webRoute>[6]) =>
+    webRoute(app, ctx, guard, method, path, 'signed-in', handler);
   const who = (r: WebRequest): Caller => r.identity!.caller;
 
   /**
@@ -156,7 +168,8 @@ export function registerInputRoutes(app: Hono<any>, ctx: AppContext, guard: Host
   for (const change of ['send_now', 'withdraw'] as const) {
     route('POST', `/sessions/:ref/enqueued/:mid/${change}`, async (c, r) => {
       const mid = Number(c.req.param('mid'));
-      if (!Number.isSafeInteger(mid) || mid <= 0) throw new WarrantError('invalid-request', 'message id: must be a positive integer.', { details: { field: 'mid' } });
+      if (!Number.isSafeInteger(mid) || mid <= 0)
+        throw new WarrantError('invalid-request', 'message id: must be a positive integer.', { details: { field: 'mid' } });
       // the app refuses what is not pending (enqueued-message-not-pending) and keeps a withdrawn message's record
       await changeQueuedItem(ctx, who(r), ref(c), mid, change);
       return answered(c, r, ref(c), change);
@@ -165,7 +178,8 @@ export function registerInputRoutes(app: Hono<any>, ctx: AppContext, guard: Host
 
   route('POST', '/sessions/:ref/inbox/:item/resend', async (c, r) => {
     const item = Number(c.req.param('item'));
-    if (!Number.isSafeInteger(item) || item <= 0) throw new WarrantError('invalid-request', 'item id: must be a positive integer.', { details: { field: 'item' } });
+    if (!Number.isSafeInteger(item) || item <= 0)
+      throw new WarrantError('invalid-request', 'item id: must be a positive integer.', { details: { field: 'item' } });
     // the app refuses what is not undelivered, and whoever may not deliver to the session
     await resendInboxItem(ctx, who(r), item);
     return answered(c, r, ref(c), 'resend');

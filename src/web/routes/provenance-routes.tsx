@@ -24,7 +24,8 @@ function param(c: Context, name: string): string {
 }
 
 export function registerProvenanceRoutes(app: Hono<any>, ctx: AppContext, guard: HostGuard): void {
-  const route = (method: 'GET' | 'POST', path: string, handler: Parameters<typeof webRoute>[6]) => webRoute(app, ctx, guard, method, path, 'signed-in', handler);
+  const route = (method: 'GET' | 'POST', path: string, handler: Parameters<typeof webRoute>[6]) =>
+    webRoute(app, ctx, guard, method, path, 'signed-in', handler);
 
   route('GET', '/sessions/:ref/provenance_panel', async (c, r) => {
     const provenance = await getProvenance(ctx, r.identity!.caller, param(c, 'ref'), { limit: PANEL_MESSAGE_PAGE });
@@ -33,7 +34,10 @@ export function registerProvenanceRoutes(app: Hono<any>, ctx: AppContext, guard:
 
   route('GET', '/sessions/:ref/human_messages', async (c, r) => {
     const cursor = c.req.query('cursor');
-    const { humanMessages: record } = await getProvenance(ctx, r.identity!.caller, param(c, 'ref'), { limit: PANEL_MESSAGE_PAGE, ...(cursor ? { cursor } : {}) });
+    const { humanMessages: record } = await getProvenance(ctx, r.identity!.caller, param(c, 'ref'), {
+      limit: PANEL_MESSAGE_PAGE,
+      ...(cursor ? { cursor } : {}),
+    });
     return htmlFragment(c, <HumanMessagePage sessionId={record.sessionId} entries={record.entries} nextCursor={record.nextCursor} />);
   });
 
@@ -53,8 +57,8 @@ export function registerProvenanceRoutes(app: Hono<any>, ctx: AppContext, guard:
           </h1>
           <form class="card" method="post" action={`/sessions/${junior.id}/uncles/${uncle.id}/remove`}>
             <p>
-              “{sessionTitle(uncle.title)}” stops being drawn as a senior of “{sessionTitle(junior.title)}”. Only this edge is removed; the removal is logged on both sessions’ timelines
-              with who removed it.
+              “{sessionTitle(uncle.title)}” stops being drawn as a senior of “{sessionTitle(junior.title)}”. Only this edge is removed; the removal is logged on
+              both sessions’ timelines with who removed it.
             </p>
             <CsrfField token={r.csrf} />
             <input type="hidden" name="view" value={String(back)} />

@@ -11,13 +11,18 @@ import { field, rawField, webRoute, type FormData, type WebRequest } from '../we
 /** `/supervisor/users`: every act goes through the roster use cases (which authorize 'admin'). */
 
 function formValues(form: FormData): UserFormValues {
-  return { key: field(form, 'key'), displayName: field(form, 'display_name'), email: field(form, 'email'), slack: field(form, 'slack_user_ids'), notes: rawField(form, 'notes') };
+  return {
+    key: field(form, 'key'),
+    displayName: field(form, 'display_name'),
+    email: field(form, 'email'),
+    slack: field(form, 'slack_user_ids'),
+    notes: rawField(form, 'notes'),
+  };
 }
 
 function slackIds(text: string): string[] {
   return text.split(/[\s,]+/).filter((s) => s !== '');
 }
-
 
 const NOTICES: Record<string, string> = {
   added: 'Added.',
@@ -32,11 +37,17 @@ export function registerRosterRoutes(app: Hono<any>, ctx: AppContext, guard: Hos
     const caller = r.identity!.caller;
     const users = await listUsers(ctx, caller);
     const active = new Map<number, number>();
-    for (const t of await listIssuedTokens(ctx, caller, { kind: 'human' })) if (!t.revokedAt && t.userId !== null) active.set(t.userId, (active.get(t.userId) ?? 0) + 1);
+    for (const t of await listIssuedTokens(ctx, caller, { kind: 'human' }))
+      if (!t.revokedAt && t.userId !== null) active.set(t.userId, (active.get(t.userId) ?? 0) + 1);
     return htmlPage(c, <RosterPage identity={r.identity!} csrf={r.csrf} users={users} activeTokens={active} {...extra} />, extra.error?.status ?? 200);
   };
 
-  const userPage = async (c: Context, r: WebRequest, key: string, extra: { error?: WarrantError; values?: UserFormValues; notice?: string | null; issued?: { token: string; credentialId: number } } = {}) => {
+  const userPage = async (
+    c: Context,
+    r: WebRequest,
+    key: string,
+    extra: { error?: WarrantError; values?: UserFormValues; notice?: string | null; issued?: { token: string; credentialId: number } } = {},
+  ) => {
     const caller = r.identity!.caller;
     const user = await findRosterUser(ctx, caller, key);
     if (!user) throw new WarrantError('user-not-found', `No roster user has the key ${key}.`);
@@ -69,7 +80,9 @@ export function registerRosterRoutes(app: Hono<any>, ctx: AppContext, guard: Hos
     const notice = NOTICES[c.req.query('notice') ?? ''] ?? null;
     const renamedFrom = c.req.query('renamed_from');
     return userPage(c, r, keyOf(c), {
-      notice: renamedFrom ? `Renamed from ${renamedFrom}. Nothing is orphaned: records keep naming this person, and show the key they were captured under.` : notice,
+      notice: renamedFrom
+        ? `Renamed from ${renamedFrom}. Nothing is orphaned: records keep naming this person, and show the key they were captured under.`
+        : notice,
     });
   });
 

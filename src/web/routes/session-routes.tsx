@@ -41,7 +41,11 @@ async function stripData(ctx: AppContext, caller: Caller): Promise<{ sessions: S
   return { sessions: sessions.slice(0, STRIP_LIMIT).reverse(), more: sessions.length > STRIP_LIMIT };
 }
 
-async function listData(ctx: AppContext, caller: Caller, f: ListFilters): Promise<{ sessions: SessionView[]; nextCursor: string | null; filters: ListFilters }> {
+async function listData(
+  ctx: AppContext,
+  caller: Caller,
+  f: ListFilters,
+): Promise<{ sessions: SessionView[]; nextCursor: string | null; filters: ListFilters }> {
   const { sessions, nextCursor } = await listSessions(ctx, caller, {
     status: statusesFor(f.status),
     ...(f.owner ? { owner: f.owner } : {}),
@@ -92,7 +96,8 @@ function afterCreate(c: Context, created: Awaited<ReturnType<typeof createSessio
 }
 
 export function registerSessionRoutes(app: Hono<any>, ctx: AppContext, guard: HostGuard): void {
-  const route = (method: 'GET' | 'POST', path: string, handler: Parameters<typeof webRoute>[6]) => webRoute(app, ctx, guard, method, path, 'signed-in', handler);
+  const route = (method: 'GET' | 'POST', path: string, handler: Parameters<typeof webRoute>[6]) =>
+    webRoute(app, ctx, guard, method, path, 'signed-in', handler);
   const who = (identity: WebIdentity | null): Caller => identity!.caller;
 
   route('GET', '/', async (c, r) => {
@@ -130,7 +135,10 @@ export function registerSessionRoutes(app: Hono<any>, ctx: AppContext, guard: Ho
   // `?panel=<id>,…`: the session pages whose provenance panels this stream keeps live (live-panels.tsx)
   route('GET', '/ui/events', (c, r) => {
     const caller = who(r.identity);
-    const panels = (c.req.queries('panel') ?? []).flatMap((v) => v.split(',')).map((v) => v.trim()).filter((v) => /^\d{1,15}$/.test(v));
+    const panels = (c.req.queries('panel') ?? [])
+      .flatMap((v) => v.split(','))
+      .map((v) => v.trim())
+      .filter((v) => /^\d{1,15}$/.test(v));
     return streamLiveEvents(c, ctx, caller, panels.length > 0 ? { derived: (push) => watchPanels(ctx, caller, panels, push) } : {});
   });
 
@@ -168,7 +176,10 @@ export function registerSessionRoutes(app: Hono<any>, ctx: AppContext, guard: Ho
   route('GET', '/sessions/:ref', async (c, r) => {
     const caller = who(r.identity);
     const session = await getSession(ctx, caller, ref(c));
-    const [panelRows, timeline] = [await expectedPanelRows(ctx, caller, session), await listSessionEvents(ctx, caller, String(session.id), { limit: TIMELINE_PAGE })];
+    const [panelRows, timeline] = [
+      await expectedPanelRows(ctx, caller, session),
+      await listSessionEvents(ctx, caller, String(session.id), { limit: TIMELINE_PAGE }),
+    ];
     const dropped = c.req.query('parent_dropped');
     return htmlPage(
       c,
@@ -234,7 +245,9 @@ export function registerSessionRoutes(app: Hono<any>, ctx: AppContext, guard: Ho
       if (act === 'archive') {
         const result = await archiveSession(ctx, caller, ref(c));
         const archived = result.archived.map((id) => `#${id}`).join(', ');
-        const skipped = result.skipped.map((s) => `#${s.id} (${s.reason === 'active' ? 'running or idle' : 'a session below it is running or idle'})`).join(', ');
+        const skipped = result.skipped
+          .map((s) => `#${s.id} (${s.reason === 'active' ? 'running or idle' : 'a session below it is running or idle'})`)
+          .join(', ');
         message = [archived ? `Archived ${archived}.` : 'Nothing was archived.', skipped ? `Skipped ${skipped}.` : ''].filter(Boolean).join(' ');
       } else {
         const result = await changeLifecycle(ctx, caller, ref(c), act);

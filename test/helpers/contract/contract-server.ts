@@ -10,7 +10,13 @@ export interface ContractServer {
   url: string;
   /** every kind but `session` (a scene's own session token) and `none` */
   tokens: { fleet: string; human: string; admin: string; client: string };
-  call(method: string, path: string, token: string | null, body?: unknown, extraHeaders?: Record<string, string>): Promise<{ status: number; contentType: string | null; text: string; json: any }>;
+  call(
+    method: string,
+    path: string,
+    token: string | null,
+    body?: unknown,
+    extraHeaders?: Record<string, string>,
+  ): Promise<{ status: number; contentType: string | null; text: string; json: any }>;
   stop(): Promise<void>;
 }
 

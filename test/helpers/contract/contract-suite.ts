@@ -17,8 +17,10 @@ const RUNS = Number(process.env.WARRANT_CONTRACT_RUNS ?? 4);
 
 /** Documented operations the generator does not call, each with why. */
 export const NOT_EXERCISED: Record<string, string> = {
-  'GET /api/v1/events/stream': 'an SSE stream never ends by itself; test/http/live-events.test.ts and live-resync.test.ts hold it to its events and Last-Event-ID',
-  'POST /integrations/slack/events': "the credential is Slack's HMAC signature of the raw body, which a schema-driven generator cannot make; test/human-messages/slack-ingress.test.ts covers it",
+  'GET /api/v1/events/stream':
+    'an SSE stream never ends by itself; test/http/live-events.test.ts and live-resync.test.ts hold it to its events and Last-Event-ID',
+  'POST /integrations/slack/events':
+    "the credential is Slack's HMAC signature of the raw body, which a schema-driven generator cannot make; test/human-messages/slack-ingress.test.ts covers it",
   'GET /metrics': 'Prometheus text outside /api/v1; test/http/auth.test.ts covers who may read it',
 };
 
@@ -33,7 +35,8 @@ export const NO_SUCCESS_PATH: Record<string, string> = {
     'needs a witness credential, a reported turn and a matching prompt report of the same run; test/human-messages/terminal-witness.test.ts covers it',
   'POST /api/v1/sessions/{ref}/terminal/close': 'needs a witness credential for the run; test/human-messages/terminal-witness.test.ts covers it',
   'POST /api/v1/sessions/{ref}/terminal/alive': 'needs a witness credential for the run; test/human-messages/terminal-witness.test.ts covers it',
-  'POST /api/v1/inbox/{item_id}/resend': 'only an `undelivered` item can be resent: that takes a runner that wrote an item and a lease that lapsed unmatched (60 s), which no request can fast-forward; test/http/agent-delivery.test.ts covers it',
+  'POST /api/v1/inbox/{item_id}/resend':
+    'only an `undelivered` item can be resent: that takes a runner that wrote an item and a lease that lapsed unmatched (60 s), which no request can fast-forward; test/http/agent-delivery.test.ts covers it',
 };
 
 /** The contract suite on one dialect (one file per dialect, so the two run side by side). */
@@ -56,27 +59,34 @@ export function contractSuite(dialect: DialectName): void {
       await server?.stop();
     });
 
-    it.skipIf(unavailable)('every operation × every credential: documented status, content type and body; no 5xx; no schema-valid request refused', async () => {
-      figures = await runContract(server, validator, { seed: SEED, runs: RUNS, skip: new Set(Object.keys(NOT_EXERCISED)) });
-      const statuses = Object.entries(figures.byStatus)
-        .map(([s, n]) => `${s}×${n}`)
-        .join(' ');
-      process.stdout.write(
-        `[contract ${dialect}] seed ${SEED}: ${figures.requests} requests over ${validator.operations.length} operations (${figures.succeeded.size} reached 2xx); statuses ${statuses}; ${figures.violations.length} violations, ${figures.serverErrors.length} 5xx\n`,
-      );
-      if (process.env.WARRANT_CONTRACT_DUMP) writeFileSync(`${process.env.WARRANT_CONTRACT_DUMP}.${dialect}.json`, JSON.stringify(figures.violations.concat(figures.serverErrors), null, 1));
-      if (process.env.WARRANT_CONTRACT_DUMP) writeFileSync(`${process.env.WARRANT_CONTRACT_DUMP}.${dialect}.answers.json`, JSON.stringify(figures.answers, null, 1));
-      expect(formatViolations(figures.serverErrors), 'no answer is a 5xx').toBe('');
-      expect(formatViolations(figures.violations), 'every answer is what the document says').toBe('');
-      expect(figures.violations).toHaveLength(0);
-    }, 300_000);
+    it.skipIf(unavailable)(
+      'every operation × every credential: documented status, content type and body; no 5xx; no schema-valid request refused',
+      async () => {
+        figures = await runContract(server, validator, { seed: SEED, runs: RUNS, skip: new Set(Object.keys(NOT_EXERCISED)) });
+        const statuses = Object.entries(figures.byStatus)
+          .map(([s, n]) => `${s}×${n}`)
+          .join(' ');
+        process.stdout.write(
+          `[contract ${dialect}] seed ${SEED}: ${figures.requests} requests over ${validator.operations.length} operations (${figures.succeeded.size} reached 2xx); statuses ${statuses}; ${figures.violations.length} violations, ${figures.serverErrors.length} 5xx\n`,
+        );
+        if (process.env.WARRANT_CONTRACT_DUMP)
+          writeFileSync(`${process.env.WARRANT_CONTRACT_DUMP}.${dialect}.json`, JSON.stringify(figures.violations.concat(figures.serverErrors), null, 1));
+        if (process.env.WARRANT_CONTRACT_DUMP)
+          writeFileSync(`${process.env.WARRANT_CONTRACT_DUMP}.${dialect}.answers.json`, JSON.stringify(figures.answers, null, 1));
+        expect(formatViolations(figures.serverErrors), 'no answer is a 5xx').toBe('');
+        expect(formatViolations(figures.violations), 'every answer is what the document says').toBe('');
+        expect(figures.violations).toHaveLength(0);
+      },
+      300_000,
+    );
 
     it.skipIf(unavailable)('no operation is left out: each has an operationId, is exercised, and reaches its success path (or is listed with why)', () => {
       expect(figures, 'the contract run above ran').toBeDefined();
       const problems: string[] = [];
       const ids = new Map<string, string>();
       for (const op of validator.operations) {
-        if (!op.operationId || !/^[a-z][A-Za-z0-9]*$/.test(op.operationId)) problems.push(`${op.key}: give it a camelCase operationId (createRoute({ operationId: … }))`);
+        if (!op.operationId || !/^[a-z][A-Za-z0-9]*$/.test(op.operationId))
+          problems.push(`${op.key}: give it a camelCase operationId (createRoute({ operationId: … }))`);
         else if (ids.has(op.operationId)) problems.push(`${op.key}: operationId ${op.operationId} is also ${ids.get(op.operationId)}`);
         else ids.set(op.operationId, op.key);
         if (NOT_EXERCISED[op.key]) continue;
@@ -90,7 +100,8 @@ export function contractSuite(dialect: DialectName): void {
         if (succeeded && listed) problems.push(`${op.key} answered 2xx: remove it from NO_SUCCESS_PATH`);
       }
       const documented = new Set(validator.operations.map((o) => o.key));
-      for (const key of [...Object.keys(NO_SUCCESS_PATH)]) if (!documented.has(key)) problems.push(`${key} is listed in NO_SUCCESS_PATH but not documented: remove it`);
+      for (const key of [...Object.keys(NO_SUCCESS_PATH)])
+        if (!documented.has(key)) problems.push(`${key} is listed in NO_SUCCESS_PATH but not documented: remove it`);
       expect(problems.join('\n')).toBe('');
     });
 
@@ -124,7 +135,9 @@ export function contractSuite(dialect: DialectName): void {
       const op = (key: string) => strict.operations.find((o) => o.key === key)!;
       expect(strict.check(op(sendNow.key), noEffect.status, noEffect.contentType, noEffect.text).join('\n')).toMatch(/\/uncle_edge must be object/);
       expect(strict.check(op(getSession.key), missing.status, missing.contentType, missing.text).join('\n')).toMatch(/status 404 is not documented/);
-      expect(strict.check(op(getSession.key), rendered.status, rendered.contentType, rendered.text).join('\n')).toMatch(/content type text\/markdown.* is not documented/);
+      expect(strict.check(op(getSession.key), rendered.status, rendered.contentType, rendered.text).join('\n')).toMatch(
+        /content type text\/markdown.* is not documented/,
+      );
     });
 
     it.skipIf(unavailable)('the document says where it is served and under which licence', () => {

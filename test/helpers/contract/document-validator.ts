@@ -42,7 +42,10 @@ function rewriteRefs(value: unknown): unknown {
   if (value && typeof value === 'object') {
     const out: Record<string, unknown> = {};
     for (const [k, v] of Object.entries(value)) {
-      out[k] = k === '$ref' && typeof v === 'string' && v.startsWith('#/components/schemas/') ? `${COMPONENTS_ID}#/$defs/${v.slice('#/components/schemas/'.length)}` : rewriteRefs(v);
+      out[k] =
+        k === '$ref' && typeof v === 'string' && v.startsWith('#/components/schemas/')
+          ? `${COMPONENTS_ID}#/$defs/${v.slice('#/components/schemas/'.length)}`
+          : rewriteRefs(v);
     }
     return out;
   }
@@ -68,7 +71,8 @@ export class DocumentValidator {
   constructor(readonly document: Record<string, any>) {
     this.ajv = new Ajv2020({ strict: false, allErrors: false, validateFormats: true });
     const unknownFormats = [...formatsUsed(document)].filter((f) => !(f in FORMATS));
-    if (unknownFormats.length > 0) throw new Error(`the document uses formats this validator does not define: ${unknownFormats.join(', ')}; add them to FORMATS`);
+    if (unknownFormats.length > 0)
+      throw new Error(`the document uses formats this validator does not define: ${unknownFormats.join(', ')}; add them to FORMATS`);
     for (const [name, pattern] of Object.entries(FORMATS)) this.ajv.addFormat(name, pattern);
     this.ajv.addSchema({ $id: COMPONENTS_ID, $defs: rewriteRefs(document.components?.schemas ?? {}) as object });
     this.operations = [];
@@ -106,7 +110,8 @@ export class DocumentValidator {
     const documented = responses[String(status)] ?? responses[`${String(status)[0]}XX`] ?? responses.default;
     if (!documented) return [`status ${status} is not documented (documented: ${Object.keys(responses).join(', ')})`];
     const content: Record<string, { schema?: JsonSchema }> | undefined = documented.content;
-    if (!content || Object.keys(content).length === 0) return bodyText.length === 0 ? [] : [`status ${status} is documented without a body, but one came (${bodyText.slice(0, 80)})`];
+    if (!content || Object.keys(content).length === 0)
+      return bodyText.length === 0 ? [] : [`status ${status} is documented without a body, but one came (${bodyText.slice(0, 80)})`];
     const media = mediaTypeOf(contentType);
     const entry = content[media];
     if (!entry) return [`content type ${contentType ?? '(none)'} is not documented for ${status} (documented: ${Object.keys(content).join(', ')})`];

@@ -26,7 +26,12 @@ const headerSafe = (value: string): boolean => /^[\x20-\x7e]*$/.test(value) && v
 const HAPPY_OMITS = new Set(['acting_session_id', 'reply_to', 'parent_session_id', 'parentSessionId', 'parent', 'owner', 'actor', 'uncle']);
 
 /** The arbitrary of an operation's requests, with known values (existing refs, ids) mixed in by name. */
-export function requestArbitrary(validator: DocumentValidator, operation: Operation, known: Record<string, unknown[]>, happy = false): fc.Arbitrary<GeneratedRequest> {
+export function requestArbitrary(
+  validator: DocumentValidator,
+  operation: Operation,
+  known: Record<string, unknown[]>,
+  happy = false,
+): fc.Arbitrary<GeneratedRequest> {
   const options: ArbitraryOptions = { resolve: validator.resolve, known: (name) => known[name], accepts: validator.accepts, happy, happyOmits: HAPPY_OMITS };
   const parameters: Parameter[] = (operation.spec.parameters ?? []).map((p: Parameter & { $ref?: string }) => p);
   const group = (where: Parameter['in']) => {
@@ -47,7 +52,7 @@ export function requestArbitrary(validator: DocumentValidator, operation: Operat
     : fc.constant(undefined);
   const body = happy && jsonBody && !operation.spec.requestBody.required ? fc.constant(undefined) : bodyArb;
   return fc.record({ path: group('path'), query: group('query'), headers: group('header'), body }).map(({ path, query, headers, body }) => {
-    let url = operation.path.replace(/\{([^}]+)\}/g, (_, name: string) => encodeURIComponent(asText((path)[name])));
+    let url = operation.path.replace(/\{([^}]+)\}/g, (_, name: string) => encodeURIComponent(asText(path[name])));
     const search = new URLSearchParams();
     for (const [k, v] of Object.entries(query)) if (v !== undefined) search.set(k, asText(v));
     if ([...search.keys()].length > 0) url += `?${search.toString()}`;

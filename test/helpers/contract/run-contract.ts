@@ -9,10 +9,26 @@ import { requestArbitrary, type GeneratedRequest } from './requests.js';
  */
 export const RULES_BEYOND_SCHEMA: { /** an operationId, or `*` for every operation */ operation: string; field: string; why: string }[] = [
   { operation: '*', field: 'cursor', why: 'a cursor is opaque: its format is documented (base64url), its content only the server that minted it can check' },
-  { operation: 'POST /api/v1/sessions', field: 'owner', why: 'who may name an owner depends on the credential (fleet and integration keys only), which no request schema sees; the field says so' },
-  { operation: 'POST /api/v1/sessions', field: 'runner', why: 'a cross-field rule (only with attach: true) that zod-to-openapi cannot state; the field says so' },
-  { operation: 'POST /api/v1/sessions', field: 'delivery', why: 'a cross-field rule (only with attach: true) that zod-to-openapi cannot state; the field says so' },
-  { operation: 'POST /api/v1/messages', field: 'to', why: 'a cross-field rule (required unless reply_to names what this answers) that zod-to-openapi cannot state; the field says so' },
+  {
+    operation: 'POST /api/v1/sessions',
+    field: 'owner',
+    why: 'who may name an owner depends on the credential (fleet and integration keys only), which no request schema sees; the field says so',
+  },
+  {
+    operation: 'POST /api/v1/sessions',
+    field: 'runner',
+    why: 'a cross-field rule (only with attach: true) that zod-to-openapi cannot state; the field says so',
+  },
+  {
+    operation: 'POST /api/v1/sessions',
+    field: 'delivery',
+    why: 'a cross-field rule (only with attach: true) that zod-to-openapi cannot state; the field says so',
+  },
+  {
+    operation: 'POST /api/v1/messages',
+    field: 'to',
+    why: 'a cross-field rule (required unless reply_to names what this answers) that zod-to-openapi cannot state; the field says so',
+  },
 ];
 
 export interface ContractFigures {
@@ -34,11 +50,13 @@ export interface ContractRunOptions {
   skip: Set<string>;
 }
 
-const describeRequest = (kind: TokenKind, r: GeneratedRequest) => `[${kind}] ${r.method} ${r.url}${r.body !== undefined ? ` ${JSON.stringify(r.body).slice(0, 200)}` : ''}`;
+const describeRequest = (kind: TokenKind, r: GeneratedRequest) =>
+  `[${kind}] ${r.method} ${r.url}${r.body !== undefined ? ` ${JSON.stringify(r.body).slice(0, 200)}` : ''}`;
 
 function underDescribed(operation: Operation, status: number, json: any): string | null {
   // agent messages answer ill-formed input with their own 422 envelope-invalid (docs/messages.md)
-  const invalid = (status === 400 && (json?.error === 'invalid-request' || json?.error === 'malformed-json')) || (status === 422 && json?.error === 'envelope-invalid');
+  const invalid =
+    (status === 400 && (json?.error === 'invalid-request' || json?.error === 'malformed-json')) || (status === 422 && json?.error === 'envelope-invalid');
   if (!invalid) return null;
   const field = typeof json.field === 'string' ? json.field : '';
   if (RULES_BEYOND_SCHEMA.some((r) => (r.operation === '*' || r.operation === operation.key) && r.field === field)) return null;

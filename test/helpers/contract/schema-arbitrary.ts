@@ -27,12 +27,18 @@ const MAX_ARRAY = 4;
 const MAX_DEPTH = 4;
 
 /** Text without U+0000 and lone surrogates (the input rules every route applies before its schema; docs/api.md "Input limits"). */
-const textUnit = fc.oneof({ weight: 6, arbitrary: fc.string({ unit: 'grapheme-ascii', minLength: 1, maxLength: 1 }) }, { weight: 1, arbitrary: fc.constantFrom('é', '日', '😀', 'ß', '\n', 'Ω') });
+const textUnit = fc.oneof(
+  { weight: 6, arbitrary: fc.string({ unit: 'grapheme-ascii', minLength: 1, maxLength: 1 }) },
+  { weight: 1, arbitrary: fc.constantFrom('é', '日', '😀', 'ß', '\n', 'Ω') },
+);
 
 function textOf(minLength: number, maxLength: number): fc.Arbitrary<string> {
   const max = Math.max(minLength, Math.min(maxLength, minLength + MAX_GENERATED_STRING));
   // JSON Schema counts code points; zod counts UTF-16 units: keep both counts inside the bounds
-  return fc.array(textUnit, { minLength, maxLength: max }).map((units) => units.join('')).filter((s) => s.length <= maxLength && [...s].length >= minLength);
+  return fc
+    .array(textUnit, { minLength, maxLength: max })
+    .map((units) => units.join(''))
+    .filter((s) => s.length <= maxLength && [...s].length >= minLength);
 }
 
 function stringArbitrary(schema: JsonSchema): fc.Arbitrary<string> {
@@ -57,7 +63,9 @@ function integerArbitrary(schema: JsonSchema): fc.Arbitrary<number> {
   const small = fc.integer({ min: Math.max(min, -50), max: Math.min(max, 50) });
   const edges = fc.constantFrom(min, max);
   const any = fc.maxSafeInteger().filter((n) => n >= min && n <= max);
-  return min <= 50 && max >= -50 ? fc.oneof({ weight: 4, arbitrary: small }, { weight: 1, arbitrary: edges }, { weight: 1, arbitrary: any }) : fc.oneof(edges, any);
+  return min <= 50 && max >= -50
+    ? fc.oneof({ weight: 4, arbitrary: small }, { weight: 1, arbitrary: edges }, { weight: 1, arbitrary: any })
+    : fc.oneof(edges, any);
 }
 
 function numberArbitrary(schema: JsonSchema): fc.Arbitrary<number> {
@@ -88,7 +96,8 @@ function generatedOf(schema: JsonSchema, options: ArbitraryOptions, name: string
     }
     return fc.oneof(...alternatives.map((a: JsonSchema) => arbitraryOf(a, options, '', depth)));
   }
-  if (Array.isArray(schema.allOf)) return arbitraryOf(mergeAll(schema.allOf.map((s: JsonSchema) => (s.$ref ? options.resolve(s.$ref) : s))), options, name, depth);
+  if (Array.isArray(schema.allOf))
+    return arbitraryOf(mergeAll(schema.allOf.map((s: JsonSchema) => (s.$ref ? options.resolve(s.$ref) : s))), options, name, depth);
   const types: string[] = Array.isArray(schema.type) ? schema.type : schema.type ? [schema.type] : [];
   if (types.length > 1) return fc.oneof(...types.map((type) => generatedOf({ ...schema, type }, options, name, depth)));
   switch (types[0]) {
@@ -103,7 +112,10 @@ function generatedOf(schema: JsonSchema, options: ArbitraryOptions, name: string
     case 'string':
       return stringArbitrary(schema);
     case 'array':
-      return fc.array(arbitraryOf(schema.items, options, `${name}[]`, depth + 1), { minLength: schema.minItems ?? 0, maxLength: Math.min(schema.maxItems ?? MAX_ARRAY, MAX_ARRAY) });
+      return fc.array(arbitraryOf(schema.items, options, `${name}[]`, depth + 1), {
+        minLength: schema.minItems ?? 0,
+        maxLength: Math.min(schema.maxItems ?? MAX_ARRAY, MAX_ARRAY),
+      });
     case 'object':
       return objectArbitrary(schema, options, depth);
     default:
@@ -116,7 +128,8 @@ function objectArbitrary(schema: JsonSchema, options: ArbitraryOptions, depth: n
   const required = new Set<string>(schema.required ?? []);
   if (Object.keys(properties).length === 0) {
     if (depth >= MAX_DEPTH || schema.additionalProperties === false) return fc.constant({});
-    const values = schema.additionalProperties && schema.additionalProperties !== true ? arbitraryOf(schema.additionalProperties, options, '', depth + 1) : plainJson;
+    const values =
+      schema.additionalProperties && schema.additionalProperties !== true ? arbitraryOf(schema.additionalProperties, options, '', depth + 1) : plainJson;
     return fc.dictionary(fc.string({ unit: 'grapheme-ascii', minLength: 1, maxLength: 8 }), values, { maxKeys: 3 });
   }
   const model: Record<string, fc.Arbitrary<unknown>> = {};
@@ -132,9 +145,11 @@ function objectArbitrary(schema: JsonSchema, options: ArbitraryOptions, depth: n
 const ABSENT = Symbol('absent');
 
 /** An optional key is present one time in three, so requests are not all about their rarer fields. */
-export const optional = (value: fc.Arbitrary<unknown>): fc.Arbitrary<unknown> => fc.oneof({ weight: 2, arbitrary: fc.constant(ABSENT) }, { weight: 1, arbitrary: value });
+export const optional = (value: fc.Arbitrary<unknown>): fc.Arbitrary<unknown> =>
+  fc.oneof({ weight: 2, arbitrary: fc.constant(ABSENT) }, { weight: 1, arbitrary: value });
 
-export const withoutAbsent = (record: Record<string, unknown>): Record<string, unknown> => Object.fromEntries(Object.entries(record).filter(([, v]) => v !== ABSENT));
+export const withoutAbsent = (record: Record<string, unknown>): Record<string, unknown> =>
+  Object.fromEntries(Object.entries(record).filter(([, v]) => v !== ABSENT));
 
 /** allOf of object schemas (zod's `.extend` of a named schema): one object with every property and every requirement. */
 function mergeAll(parts: JsonSchema[]): JsonSchema {

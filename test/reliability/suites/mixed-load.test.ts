@@ -24,7 +24,9 @@ describe.each<DialectName>(['sqlite', 'postgres'])('%s: mixed load', (dialect) =
       expect(load.refusals.size).toBe(0);
       expect(load.transportErrors).toBe(0);
       expect(load.answered).toBeGreaterThan(0);
-      report(`mixed load ${dialect}: ${WORKERS} workers for ${SECONDS} s, ${figure(load.answered)} requests (${figure(Math.round(load.answered / SECONDS))}/s), ${figure(load.acks.length)} acknowledged writes, 0 errors`);
+      report(
+        `mixed load ${dialect}: ${WORKERS} workers for ${SECONDS} s, ${figure(load.answered)} requests (${figure(Math.round(load.answered / SECONDS))}/s), ${figure(load.acks.length)} acknowledged writes, 0 errors`,
+      );
     } finally {
       expect(await stop()).toEqual(nodes.map(() => 0));
     }

@@ -30,7 +30,10 @@ describe.each<DialectName>(['sqlite', 'postgres'])('%s: many SSE clients, a writ
       await until(() => subscribers.every((s) => s.failure !== null || ids.every((id) => s.created.has(id))), 120_000).catch(() => {});
       const drops = subscribers.reduce((sum, s) => sum + ids.filter((id) => !s.created.has(id)).length, 0);
       const ended = subscribers.filter((s) => s.failure !== null);
-      expect(ended.map((s) => s.failure), 'streams that ended').toEqual([]);
+      expect(
+        ended.map((s) => s.failure),
+        'streams that ended',
+      ).toEqual([]);
       expect(drops, 'creates some subscriber never saw').toBe(0);
       const delivered = subscribers.reduce((sum, s) => sum + s.events, 0);
       report(

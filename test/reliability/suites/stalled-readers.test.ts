@@ -25,10 +25,20 @@ describe.each<DialectName>(scaled<DialectName[]>(['sqlite'], ['sqlite', 'postgre
     try {
       await reading.isReady;
       // warm up: the node's caches and pools at their working size, stalled buffers filled
-      await serialWriter(node.url, node.fleetKey, (n) => n < 100, (n) => `${TITLE} ${n}`);
+      await serialWriter(
+        node.url,
+        node.fleetKey,
+        (n) => n < 100,
+        (n) => `${TITLE} ${n}`,
+      );
       const before = rssBytes(node.process.pid!);
       const bytesBefore = reading.bytes;
-      const ids = await serialWriter(node.url, node.fleetKey, (n) => n < WRITES, (n) => `${TITLE} ${n}`);
+      const ids = await serialWriter(
+        node.url,
+        node.fleetKey,
+        (n) => n < WRITES,
+        (n) => `${TITLE} ${n}`,
+      );
       const after = rssBytes(node.process.pid!);
       for (let i = 0; i < 600 && ids.some((id) => !reading.created.has(id)); i++) await new Promise((r) => setTimeout(r, 100));
       // what each stalled client is owed: what the reading one received meanwhile

@@ -71,7 +71,11 @@ export class CountingSubscriber {
       this.events++;
       if (event === 'ready') this.ready();
       if (event === 'session_created') {
-        const data = block.split('\n').filter((l) => l.startsWith('data:')).map((l) => l.slice(5).trimStart()).join('\n');
+        const data = block
+          .split('\n')
+          .filter((l) => l.startsWith('data:'))
+          .map((l) => l.slice(5).trimStart())
+          .join('\n');
         this.created.add(Number(JSON.parse(data).session.id));
       }
     }
@@ -108,11 +112,20 @@ export function rssBytes(pid: number): number {
 }
 
 /** Creates sessions one after another until `keepGoing` says stop; returns the acknowledged ids. */
-export async function serialWriter(url: string, token: string, keepGoing: (written: number) => boolean, title: (n: number) => string = (n) => `writer ${n}`): Promise<number[]> {
+export async function serialWriter(
+  url: string,
+  token: string,
+  keepGoing: (written: number) => boolean,
+  title: (n: number) => string = (n) => `writer ${n}`,
+): Promise<number[]> {
   const ids: number[] = [];
   for (let n = 0; keepGoing(n); n++) {
-    const res = await fetch(`${url}/api/v1/sessions`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify({ title: title(n) }) });
-    const body = (await res.json());
+    const res = await fetch(`${url}/api/v1/sessions`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ title: title(n) }),
+    });
+    const body = await res.json();
     if (res.status !== 201) throw new Error(`writer: ${res.status} ${JSON.stringify(body)}`);
     ids.push(Number(body.session.id));
   }
