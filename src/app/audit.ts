@@ -3,7 +3,7 @@ import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 import canonicalize from 'canonicalize';
 import type { Transaction } from 'kysely';
 import { AUDIT_SCHEMA_VERSION, GENESIS_PREV_HASH, type ChainHasher, type Sha256 } from '../core/audit-chain.js';
-import type { Executor, StoreDialect } from '../store/dialect/dialect.js';
+import type { StoreDialect } from '../store/dialect/dialect.js';
 import { auditHead, insertAuditRows, type AuditRow } from '../store/audit-repo.js';
 import type { Database } from '../store/database.js';
 import type { IdSource } from './context.js';

@@ -2,6 +2,7 @@
  * docs/concepts.md: the kind of evidence behind a recorded act or claim.
  * A claim is stored with its basis and never upgraded.
  */
+// eslint-disable-next-line @typescript-eslint/no-unused-vars -- the list is the one source of the type
 const BASES = ['authenticated', 'delegated', 'declared', 'legacy', 'corrected'] as const;
 export type Basis = (typeof BASES)[number];
 

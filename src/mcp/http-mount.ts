@@ -1,7 +1,6 @@
 import type { OpenAPIHono } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 import { createMcpHandler } from '@modelcontextprotocol/server';
-import type { Caller } from '../app/kernel.js';
 import type { AppContext } from '../app/kernel.js';
 import { authenticate } from '../app/kernel.js';
 import { WarrantError } from '../core/errors.js';
@@ -93,9 +92,7 @@ export function mountMcp(ctx: AppContext, guard: HostGuard) {
     }
     // A client that starts OAuth anyway falls back to registering at the origin (RFC 7591's
     // default path): it gets Warrant's refusal and where a token comes from, not a bare 404.
-    app.post('/register', (c) =>
-      c.json({ error: 'not-found', message: `This Warrant server offers no OAuth sign-in. ${OAUTH_NOT_OFFERED}` }, 404),
-    );
+    app.post('/register', (c) => c.json({ error: 'not-found', message: `This Warrant server offers no OAuth sign-in. ${OAUTH_NOT_OFFERED}` }, 404));
     app.all('/mcp', serve('sessions'));
     app.all('/mcp/self', serve('self_session'));
   };

@@ -1,7 +1,7 @@
 import { McpServer, type ListToolsResult } from '@modelcontextprotocol/server';
 import type { Caller } from '../app/kernel.js';
 import type { AppContext } from '../app/kernel.js';
-import { toolErrorResult, toWarrantError } from '../http/errors.js';
+import { toolErrorResult } from '../http/errors.js';
 import { inputRefusal } from '../http/input-guard.js';
 import { findInputProblem } from '../core/wire-input.js';
 import { ALL_TOOLS } from './registry.js';

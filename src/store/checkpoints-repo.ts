@@ -16,7 +16,16 @@ export interface CheckpointRecord {
 type Row = { id: number; seq: number; hash: string; signed_at: string; key_name: string; key_hash: string; note: string; root_hash: string | null };
 
 function toRecord(r: Row): CheckpointRecord {
-  return { id: Number(r.id), seq: Number(r.seq), hash: r.hash, signedAt: r.signed_at, keyName: r.key_name, keyHash: r.key_hash, note: r.note, rootHash: r.root_hash ?? null };
+  return {
+    id: Number(r.id),
+    seq: Number(r.seq),
+    hash: r.hash,
+    signedAt: r.signed_at,
+    keyName: r.key_name,
+    keyHash: r.key_hash,
+    note: r.note,
+    rootHash: r.root_hash ?? null,
+  };
 }
 
 /** Stores a checkpoint; a second one for the same head and key is a no-op (several nodes may sign). */
@@ -36,21 +45,23 @@ export async function latestCheckpoint(db: Executor, keyHash?: string): Promise<
   return row ? toRecord(row) : null;
 }
 
-async function checkpointAt(db: Executor, seq: number, keyHash: string): Promise<CheckpointRecord | null> {
-  const row = await db.selectFrom('audit_checkpoints').selectAll().where('seq', '=', seq).where('key_hash', '=', keyHash).executeTakeFirst();
-  return row ? toRecord(row) : null;
-}
-
 /** The newest checkpoint that signs a Merkle tree head (not an earlier version's chain-head one). */
 export async function latestTreeCheckpoint(db: Executor, options: { maxSeq?: number } = {}): Promise<CheckpointRecord | null> {
   let q = db.selectFrom('audit_checkpoints').selectAll().where('root_hash', 'is not', null);
   if (options.maxSeq !== undefined) q = q.where('seq', '<=', options.maxSeq);
   const row = await q.orderBy('seq', 'desc').orderBy('id', 'desc').limit(1).executeTakeFirst();
-  return row ? toRecord(row as Row) : null;
+  return row ? toRecord(row) : null;
 }
 
 /** A tree checkpoint of exactly this size, if one was signed. */
 export async function treeCheckpointOfSize(db: Executor, size: number): Promise<CheckpointRecord | null> {
-  const row = await db.selectFrom('audit_checkpoints').selectAll().where('root_hash', 'is not', null).where('seq', '=', size).orderBy('id', 'desc').limit(1).executeTakeFirst();
-  return row ? toRecord(row as Row) : null;
+  const row = await db
+    .selectFrom('audit_checkpoints')
+    .selectAll()
+    .where('root_hash', 'is not', null)
+    .where('seq', '=', size)
+    .orderBy('id', 'desc')
+    .limit(1)
+    .executeTakeFirst();
+  return row ? toRecord(row) : null;
 }

@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import type { Executor } from './dialect/dialect.js';
-import { toEvent, type EventRecord, type EventRow } from './events-repo.js';
+import { toEvent, type EventRecord } from './events-repo.js';
 
 interface EventFilter {
   /** each filter given narrows the list; at least one is required by the use case */
@@ -50,5 +50,5 @@ export async function listEventsAcrossSessions(db: Executor, f: EventFilter): Pr
   }
   if (f.beforeId !== undefined) q = q.where('e.id', '<', f.beforeId);
   const rows = await q.orderBy('e.id', 'desc').limit(f.limit).execute();
-  return rows.map((r) => toEvent(r as EventRow));
+  return rows.map((r) => toEvent(r));
 }

@@ -2,7 +2,6 @@ import { sql, type RawBuilder } from 'kysely';
 import type { Basis } from '../core/basis.js';
 import type { Genesis, SchedulingClass } from '../core/genesis.js';
 import type { SessionStatus } from '../core/lifecycle.js';
-import type { Database } from './database.js';
 import type { Executor, StoreDialect } from './dialect/dialect.js';
 import { LEGACY_PARENT_KEY, legacyParentKeySpellings, parseLegacyParentKey } from '../core/legacy-parent-key.js';
 
@@ -159,7 +158,12 @@ function juniorScope(seniors: readonly Pick<HierarchyRow, 'id' | 'uid'>[]): Juni
  * when the create accepted it — the legacy key (id or uid). A spawn parent is always older.
  */
 function spawnSeniorIn(junior: HierarchyRow, scope: JuniorScope): number | undefined {
-  const seniorId = junior.parentBasis === 'legacy' ? (junior.legacyParentKey !== null ? scope.keyToId.get(junior.legacyParentKey) : undefined) : (junior.parentSessionId ?? undefined);
+  const seniorId =
+    junior.parentBasis === 'legacy'
+      ? junior.legacyParentKey !== null
+        ? scope.keyToId.get(junior.legacyParentKey)
+        : undefined
+      : (junior.parentSessionId ?? undefined);
   if (seniorId === undefined || !scope.idSet.has(seniorId) || seniorId >= junior.id) return undefined;
   return seniorId;
 }
@@ -178,7 +182,14 @@ function resolveJuniors(rows: RawRow[], scope: JuniorScope): { edge: LineageEdge
     const junior = juniors.get(Number(r.id));
     if (!junior) continue;
     out.push({
-      edge: { seniorId: Number(r.edge_via), juniorId: junior.id, kind: 'uncle', basis: r.edge_basis as 'authenticated' | 'declared', source: r.edge_source as string, createdAt: r.edge_created_at as string },
+      edge: {
+        seniorId: Number(r.edge_via),
+        juniorId: junior.id,
+        kind: 'uncle',
+        basis: r.edge_basis as 'authenticated' | 'declared',
+        source: r.edge_source as string,
+        createdAt: r.edge_created_at as string,
+      },
       junior,
     });
   }
@@ -212,7 +223,14 @@ function unclesOfRows(rows: RawRow[]): { edge: LineageEdge; seniorOwnerUserId: n
   return rows
     .filter((r) => r.edge_kind === 'uncle')
     .map((r) => ({
-      edge: { seniorId: Number(r.edge_via), juniorId: Number(r.id), kind: 'uncle' as const, basis: r.edge_basis as 'authenticated' | 'declared', source: r.edge_source as string, createdAt: r.edge_created_at as string },
+      edge: {
+        seniorId: Number(r.edge_via),
+        juniorId: Number(r.id),
+        kind: 'uncle' as const,
+        basis: r.edge_basis as 'authenticated' | 'declared',
+        source: r.edge_source as string,
+        createdAt: r.edge_created_at as string,
+      },
       seniorOwnerUserId: r.edge_owner === null || r.edge_owner === undefined ? null : Number(r.edge_owner),
     }))
     .sort((a, b) => a.edge.juniorId - b.edge.juniorId || a.edge.seniorId - b.edge.seniorId);
@@ -348,7 +366,12 @@ export async function seniorsOf(
     }
   }
   for (const j of juniors) {
-    const ref = j.parentBasis === 'legacy' ? parseLegacyParentKey(j.legacyParentKey) : j.parentSessionId !== null ? ({ kind: 'id', id: j.parentSessionId } as const) : null;
+    const ref =
+      j.parentBasis === 'legacy'
+        ? parseLegacyParentKey(j.legacyParentKey)
+        : j.parentSessionId !== null
+          ? ({ kind: 'id', id: j.parentSessionId } as const)
+          : null;
     if (ref === null) continue;
     const key = ref.kind === 'id' ? String(ref.id) : ref.uid;
     const parent = parentRows.get(key);
@@ -364,7 +387,11 @@ export async function seniorsOf(
  * query over the uncle table, with each uncle's owner (so a scoped caller's view can leave
  * out what it may not see) and no session rows.
  */
-export async function uncleEdgesOf(db: Executor, d: StoreDialect, juniorIds: readonly number[]): Promise<{ edge: LineageEdge; seniorOwnerUserId: number | null }[]> {
+export async function uncleEdgesOf(
+  db: Executor,
+  d: StoreDialect,
+  juniorIds: readonly number[],
+): Promise<{ edge: LineageEdge; seniorOwnerUserId: number | null }[]> {
   if (juniorIds.length === 0) return [];
   const rows = await rowsOf(
     db,

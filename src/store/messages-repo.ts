@@ -153,7 +153,11 @@ export async function findReplyTo(db: Executor, replyTo: string): Promise<string
 
 export async function findMessagesByInboxItems(db: Executor, itemIds: readonly number[]): Promise<MessageRecord[]> {
   if (itemIds.length === 0) return [];
-  const rows = await db.selectFrom('agent_messages').selectAll().where('inbox_item_id', 'in', [...new Set(itemIds)]).execute();
+  const rows = await db
+    .selectFrom('agent_messages')
+    .selectAll()
+    .where('inbox_item_id', 'in', [...new Set(itemIds)])
+    .execute();
   return rows.map((r) => toRecord(r));
 }
 
@@ -168,7 +172,7 @@ export async function messagesTouchingSessions(db: Executor, sessionIds: readonl
     .orderBy('seq')
     .limit(limit)
     .execute();
-  return rows.map((r) => toRecord(r as Row));
+  return rows.map((r) => toRecord(r));
 }
 
 /** Accepted messages whose deadline has come (all, or one target's), oldest deadline first. */
@@ -181,13 +185,24 @@ export async function dueMessages(db: Executor, now: string, options: { targetSe
 }
 
 export async function acceptedMessagesTo(db: Executor, targetSessionId: number): Promise<MessageRecord[]> {
-  const rows = await db.selectFrom('agent_messages').selectAll().where('target_session_id', '=', targetSessionId).where('state', '=', sql.lit('accepted')).orderBy('seq').execute();
+  const rows = await db
+    .selectFrom('agent_messages')
+    .selectAll()
+    .where('target_session_id', '=', targetSessionId)
+    .where('state', '=', sql.lit('accepted'))
+    .orderBy('seq')
+    .execute();
   return rows.map((r) => toRecord(r));
 }
 
 /** Compare-and-set from `accepted`: of two concurrent settlements exactly one lands. */
 export async function settleMessage(db: Executor, id: string, state: Exclude<MessageState, 'accepted'>, terminalAt: string, reason: string): Promise<boolean> {
-  const r = await db.updateTable('agent_messages').set({ state, terminal_at: terminalAt, terminal_reason: reason }).where('id', '=', id).where('state', '=', 'accepted').executeTakeFirst();
+  const r = await db
+    .updateTable('agent_messages')
+    .set({ state, terminal_at: terminalAt, terminal_reason: reason })
+    .where('id', '=', id)
+    .where('state', '=', 'accepted')
+    .executeTakeFirst();
   return Number(r.numUpdatedRows) === 1;
 }
 
@@ -343,6 +358,9 @@ export async function historyPage(db: Executor, afterSeq: number, limit: number)
 }
 
 export async function countHistory(db: Executor): Promise<number> {
-  const row = await db.selectFrom('message_history').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+  const row = await db
+    .selectFrom('message_history')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .executeTakeFirstOrThrow();
   return Number(row.n);
 }

@@ -64,7 +64,7 @@ function normalize(row: Record<string, unknown>): ScannedRow {
 /** One page of `table` after key `after` (0 for the first page), in key order. */
 export async function evidencePage(db: Executor, table: Exclude<ScannedTable, 'session_uncles'>, after: number, limit: number): Promise<ScannedRow[]> {
   const key = KEY[table];
-  const rows = await (db as Executor)
+  const rows = await db
     .selectFrom(table as 'session_events')
     .selectAll()
     .where(key as 'id', '>', after)

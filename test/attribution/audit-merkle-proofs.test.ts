@@ -24,8 +24,17 @@ const b64 = (s: string) => Buffer.from(s, 'base64');
 function sigstoreAuthority(signer: CheckpointSigner) {
   const keyId = Buffer.alloc(4);
   keyId.writeUInt32BE(signer.keyHash);
-  const publicKey = createPublicKey({ key: Buffer.concat([Buffer.from('302a300506032b6570032100', 'hex'), Buffer.from(signer.publicKey)]), format: 'der', type: 'spki' });
-  return { logID: Buffer.concat([keyId, Buffer.alloc(28)]), baseURL: `https://${signer.name}`, publicKey, validFor: { start: new Date(0), end: new Date(8.64e15) } };
+  const publicKey = createPublicKey({
+    key: Buffer.concat([Buffer.from('302a300506032b6570032100', 'hex'), Buffer.from(signer.publicKey)]),
+    format: 'der',
+    type: 'spki',
+  });
+  return {
+    logID: Buffer.concat([keyId, Buffer.alloc(28)]),
+    baseURL: `https://${signer.name}`,
+    publicKey,
+    validFor: { start: new Date(0), end: new Date(8.64e15) },
+  };
 }
 
 /** sigstore's check that the leaf with these bytes is leaf `index` of the tree the note signs, by this path. */
@@ -40,7 +49,7 @@ function sigstoreInclusion(signer: CheckpointSigner, note: string, leaf: string,
     canonicalizedBody: Buffer.from(leaf, 'utf8'),
   };
   try {
-    verifyTLogInclusion(entry as never, [sigstoreAuthority(signer)]);
+    verifyTLogInclusion(entry, [sigstoreAuthority(signer)]);
     return true;
   } catch {
     return false;
@@ -55,7 +64,15 @@ function sigstoreInclusion(signer: CheckpointSigner, note: string, leaf: string,
  * entry — verifies in both signed trees by paths made only of the proof's hashes (and the leaf's
  * path inside its aligned subtree, `inBlock`), which is what consistency means.
  */
-function sigstoreConsistency(signer: CheckpointSigner, notes: { from: string; to: string }, m: number, n: number, proof: readonly Buffer[], lastLeaf: string, inBlock: readonly Buffer[]): boolean {
+function sigstoreConsistency(
+  signer: CheckpointSigner,
+  notes: { from: string; to: string },
+  m: number,
+  n: number,
+  proof: readonly Buffer[],
+  lastLeaf: string,
+  inBlock: readonly Buffer[],
+): boolean {
   let shift = 0;
   while ((m / 2 ** (shift + 1)) % 1 === 0) shift++;
   const rest = 2 ** shift === m ? [...proof] : proof.slice(1);
@@ -83,7 +100,9 @@ describeEachDialect('Merkle proofs over a 10,000-entry audit log', (t) => {
     const h = t();
     const admin = systemCaller('cli');
     await changeSetting(h.ctx, admin, 'checkpoint_key', 'generate:acme.example/warrant');
-    const signer = signerFromText((await h.store.kysely.selectFrom('settings').select('value').where('key', '=', 'checkpoint_key').executeTakeFirstOrThrow()).value);
+    const signer = signerFromText(
+      (await h.store.kysely.selectFrom('settings').select('value').where('key', '=', 'checkpoint_key').executeTakeFirstOrThrow()).value,
+    );
     const key = parsePublicKeyInput(signer.verifierKey);
 
     const start = (await auditHead(h.store.kysely))!.seq;
@@ -99,7 +118,10 @@ describeEachDialect('Merkle proofs over a 10,000-entry audit log', (t) => {
     for (let seq = 97; seq <= 10_000; seq += 97) {
       const p = await auditInclusionProof(h.ctx, admin, { seq, treeSize: 10_000 });
       expect(p.checkpoint?.note).toBe(second.note);
-      expect(verifyProofOffline({ kind: 'inclusion', seq, tree_size: p.treeSize, entry: p.entry, hashes: p.hashes }, [second.note], key)).toMatchObject({ kind: 'inclusion', seq });
+      expect(verifyProofOffline({ kind: 'inclusion', seq, tree_size: p.treeSize, entry: p.entry, hashes: p.hashes }, [second.note], key)).toMatchObject({
+        kind: 'inclusion',
+        seq,
+      });
       expect(sigstoreInclusion(signer, second.note, p.entry, p.leafIndex, p.treeSize, p.hashes.map(b64))).toBe(true);
       forgedLeaf ??= p;
       checked++;

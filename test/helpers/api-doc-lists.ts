@@ -39,7 +39,7 @@ export async function renderToolList(h: Harness): Promise<string> {
       const readOnly = t.annotations?.readOnlyHint === true;
       const entry = tools.get(t.name) ?? { groups: [] as string[], title: t.title ?? t.name, inputs: new Map<string, string[]>(), readOnly };
       entry.groups.push(group);
-      for (const input of Object.keys((t.inputSchema.properties ?? {}) as object)) entry.inputs.set(input, [...(entry.inputs.get(input) ?? []), group]);
+      for (const input of Object.keys(t.inputSchema.properties ?? {})) entry.inputs.set(input, [...(entry.inputs.get(input) ?? []), group]);
       tools.set(t.name, entry);
     }
     await client.close();

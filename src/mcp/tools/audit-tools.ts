@@ -8,7 +8,9 @@ import { defineTool, type ToolDefinition } from '../tool.js';
 const Count = z.number().int().positive().max(Number.MAX_SAFE_INTEGER);
 
 const schema = z.object({
-  kind: z.enum(['inclusion', 'consistency', 'checkpoint']).describe('inclusion: entry seq is in the tree; consistency: the tree of `to` extends the tree of `from`; checkpoint: the newest signed one'),
+  kind: z
+    .enum(['inclusion', 'consistency', 'checkpoint'])
+    .describe('inclusion: entry seq is in the tree; consistency: the tree of `to` extends the tree of `from`; checkpoint: the newest signed one'),
   seq: Count.optional().describe('inclusion: the entry'),
   tree_size: Count.optional().describe('inclusion: the tree (default: the newest checkpoint that includes seq, else the whole log)'),
   from: Count.optional().describe('consistency: the older tree size'),
@@ -25,7 +27,7 @@ const getAuditProofTool = defineTool({
   inputSchema: () => schema,
   annotations: { readOnlyHint: true, idempotentHint: true },
   handler: async (ctx, caller, args) => {
-    const a = args as z.infer<typeof schema>;
+    const a = args;
     if (a.kind === 'inclusion') {
       if (a.seq === undefined) throw invalidRequest('seq', 'an inclusion proof needs seq');
       const p = await auditInclusionProof(ctx, caller, { seq: a.seq, ...(a.tree_size === undefined ? {} : { treeSize: a.tree_size }) });

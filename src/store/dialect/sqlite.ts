@@ -10,7 +10,6 @@ import {
   type Dialect,
   type Driver,
   type QueryResult,
-  type Transaction,
   type ColumnDefinitionBuilder,
 } from 'kysely';
 import type { Database } from '../database.js';
@@ -72,7 +71,6 @@ class SqliteConnection implements DatabaseConnection {
     return { numAffectedRows: BigInt(changes), insertId: BigInt(lastInsertRowid), rows: [] };
   }
 
-   
   // eslint-disable-next-line require-yield -- Kysely's driver interface asks for a generator; SQLite never streams
   async *streamQuery<R>(): AsyncIterableIterator<QueryResult<R>> {
     throw new Error('streaming is not used with SQLite');
@@ -228,7 +226,7 @@ export function openSqlite(options: SqliteOptions): StoreDialect {
       `drop trigger if exists ${table}_fixed_columns`,
     ],
     isUniqueViolation: (error) =>
-      typeof error === 'object' && error !== null && String((error as { code?: unknown }).code).startsWith('SQLITE_CONSTRAINT_UNIQUE') ||
+      (typeof error === 'object' && error !== null && String((error as { code?: unknown }).code).startsWith('SQLITE_CONSTRAINT_UNIQUE')) ||
       String((error as { code?: unknown })?.code) === 'SQLITE_CONSTRAINT_PRIMARYKEY',
     isForeignKeyViolation: (error) => String((error as { code?: unknown })?.code) === 'SQLITE_CONSTRAINT_FOREIGNKEY',
     notifyInTx: async () => {},
