@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import type { ActBasis } from '../core/basis.js';
 import type { Executor } from './dialect/dialect.js';
+import { ownerVisible } from './owner-visibility.js';
 
 export interface AffectedItem {
   kind: string;
@@ -126,16 +127,7 @@ export async function listDeletions(db: Executor, f: DeletionFilter): Promise<De
   if (f.since) q = q.where('deleted_at', '>=', f.since);
   if (f.until) q = q.where('deleted_at', '<', f.until);
   if (f.sessionUid) q = q.where('session_uid', '=', f.sessionUid);
-  if (f.visibleOwners) {
-    const owners = f.visibleOwners.filter((o): o is number => o !== null);
-    const includeNull = f.visibleOwners.includes(null);
-    q = q.where((eb) => {
-      const ors = [];
-      if (owners.length > 0) ors.push(eb('owner_user_id', 'in', owners));
-      if (includeNull) ors.push(eb('owner_user_id', 'is', null));
-      return ors.length > 0 ? eb.or(ors) : sql<boolean>`1 = 0`;
-    });
-  }
+  if (f.visibleOwners) q = q.where(ownerVisible('owner_user_id', f.visibleOwners));
   if (f.beforeId !== undefined) q = q.where('id', '<', f.beforeId);
   const rows = await q.orderBy('id', 'desc').limit(f.limit).execute();
   return rows.map((r) => toRecord(r));

@@ -1,6 +1,6 @@
-import { sql } from 'kysely';
 import type { Executor } from './dialect/dialect.js';
 import { toEvent, type EventRecord } from './events-repo.js';
+import { ownerVisible } from './owner-visibility.js';
 
 interface EventFilter {
   /** each filter given narrows the list; at least one is required by the use case */
@@ -38,16 +38,7 @@ export async function listEventsAcrossSessions(db: Executor, f: EventFilter): Pr
   if (f.actorId !== undefined) q = q.where('e.actor_id', '=', f.actorId);
   if (f.causeActorId !== undefined) q = q.where('e.caused_by_actor_id', '=', f.causeActorId);
   if (f.credentialId !== undefined) q = q.where('e.credential_id', '=', f.credentialId);
-  if (f.visibleOwners) {
-    const owners = f.visibleOwners.filter((o): o is number => o !== null);
-    const includeNull = f.visibleOwners.includes(null);
-    q = q.where((eb) => {
-      const ors = [];
-      if (owners.length > 0) ors.push(eb('s.owner_user_id', 'in', owners));
-      if (includeNull) ors.push(eb('s.owner_user_id', 'is', null));
-      return ors.length > 0 ? eb.or(ors) : sql<boolean>`1 = 0`;
-    });
-  }
+  if (f.visibleOwners) q = q.where(ownerVisible('s.owner_user_id', f.visibleOwners));
   if (f.beforeId !== undefined) q = q.where('e.id', '<', f.beforeId);
   const rows = await q.orderBy('e.id', 'desc').limit(f.limit).execute();
   return rows.map((r) => toEvent(r));

@@ -6,6 +6,7 @@ import type { SessionStatus } from '../core/lifecycle.js';
 import { LEGACY_PARENT_KEY, legacyKeyNames, legacyParentKeySpellings, parseLegacyParentKey } from '../core/legacy-parent-key.js';
 import { prefixUpperBound, type ParsedSessionRef } from '../core/session-ref.js';
 import type { Executor, StoreDialect } from './dialect/dialect.js';
+import { ownerVisible } from './owner-visibility.js';
 
 /** How a runtime child came to be: a built-in subagent, or an agent started inside the runtime. */
 export type RuntimeOrigin = 'subagent' | 'nested-agent';
@@ -358,16 +359,7 @@ export async function listSessions(db: Executor, d: StoreDialect, f: SessionList
   let q = selectCore(db, d);
   if (f.statuses && f.statuses.length > 0) q = q.where('status', 'in', f.statuses);
   if (f.ownerUserId !== undefined) q = f.ownerUserId === null ? q.where('owner_user_id', 'is', null) : q.where('owner_user_id', '=', f.ownerUserId);
-  if (f.visibleOwners) {
-    const owners = f.visibleOwners.filter((o): o is number => o !== null);
-    const includeNull = f.visibleOwners.includes(null);
-    q = q.where((eb) => {
-      const ors = [];
-      if (owners.length > 0) ors.push(eb('owner_user_id', 'in', owners));
-      if (includeNull) ors.push(eb('owner_user_id', 'is', null));
-      return ors.length > 0 ? eb.or(ors) : sql<boolean>`1 = 0`;
-    });
-  }
+  if (f.visibleOwners) q = q.where(ownerVisible('owner_user_id', f.visibleOwners));
   if (f.parent !== undefined) {
     const legacy = d.jsonTextField('custom_metadata', LEGACY_PARENT_KEY);
     const parent = f.parent;
