@@ -2,6 +2,7 @@ import { invalidRequest } from '../core/errors.js';
 import { isValidClientName, isValidUserKey } from '../core/tokens.js';
 import type { Executor } from '../store/dialect/dialect.js';
 import { findUserByKey } from '../store/users-repo.js';
+import { findActorId } from '../store/actors-repo.js';
 import { resolveRef, type Visibility } from './access.js';
 import type { AppContext } from './context.js';
 
@@ -40,6 +41,5 @@ export async function actorIdOfFilter(db: Executor, ctx: AppContext, visibility:
   const identity = await actorFilterIdentity(db, actor, field);
   if (!identity) return null;
   if (identity.kind === 'session' && !(await resolveRef(db, ctx, visibility, identity.ref, { allowPrefix: false })).session) return null;
-  const row = await db.selectFrom('actors').select('id').where('kind', '=', identity.kind).where('ref', '=', identity.ref).executeTakeFirst();
-  return row ? Number(row.id) : null;
+  return findActorId(db, identity);
 }

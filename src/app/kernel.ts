@@ -5,7 +5,7 @@
  * The entry module surfaces import (ARCHITECTURE.md: layer rules).
  */
 export { authorize, isVisible, requireSession, visibilityOf } from './access.js';
-export { permissionKind, systemCaller } from './caller.js';
+export { systemCaller } from './caller.js';
 export type { Caller } from './caller.js';
 export { isStoreUnavailableError } from './context.js';
 export type { AppContext, DeploymentMode } from './context.js';

@@ -4,7 +4,7 @@ import type { Genesis, SchedulingClass } from '../core/genesis.js';
 import type { SessionStatus } from '../core/lifecycle.js';
 import { loadActors } from '../store/actors-repo.js';
 import type { Executor } from '../store/dialect/dialect.js';
-import { loadCustomMetadata, resolveLegacyKeys, type SessionRecord } from '../store/sessions-repo.js';
+import { loadCustomMetadata, resolveLegacyKeys, sessionTitlesAndOwners, type SessionRecord } from '../store/sessions-repo.js';
 import { usersByIds, type UsersByIds } from './user-reads.js';
 import type { AppContext } from './context.js';
 
@@ -141,10 +141,9 @@ async function actorViewsAndUsers(
   const titles = new Map<number, string | null>();
   const visible = new Set<number>();
   if (sessionIds.length > 0) {
-    const rows = await db.selectFrom('sessions').select(['id', 'title', 'owner_user_id']).where('id', 'in', sessionIds).execute();
-    for (const r of rows) {
-      titles.set(Number(r.id), r.title);
-      if (isVisible(visibility, r.owner_user_id === null ? null : Number(r.owner_user_id))) visible.add(Number(r.id));
+    for (const r of await sessionTitlesAndOwners(db, sessionIds)) {
+      titles.set(r.id, r.title);
+      if (isVisible(visibility, r.ownerUserId)) visible.add(r.id);
     }
   }
   const out = new Map<number, ActorView>();

@@ -5,6 +5,9 @@
 export const SESSION_STATUSES = ['pending', 'running', 'idle', 'stopped', 'failed', 'archived'] as const;
 export type SessionStatus = (typeof SESSION_STATUSES)[number];
 
+/** The statuses of a session that has ended (its runtime is gone): exports give it an end time. */
+export const ENDED_STATUSES: ReadonlySet<string> = new Set<SessionStatus>(['stopped', 'failed', 'archived']);
+
 export type LifecycleAct =
   'attach' | 'resume' | 'stop' | 'archive' | 'unarchive' | 'runtime-started' | 'runtime-idle' | 'runtime-exited-ok' | 'runtime-exited-fail' | 'runtime-error';
 

@@ -4,7 +4,8 @@ import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import { resourceFromAttributes } from '@opentelemetry/resources';
 import { BasicTracerProvider, BatchSpanProcessor, type IdGenerator, type SpanExporter } from '@opentelemetry/sdk-trace-base';
 import { ExportResultCode } from '@opentelemetry/core';
-import { nextOtelBatch, otelSource, TERMINAL_STATUSES as TERMINAL, type OtelSession as SessionRecord } from '../app/exports/index.js';
+import { nextOtelBatch, otelSource, type OtelSession as SessionRecord } from '../app/exports/index.js';
+import { ENDED_STATUSES as TERMINAL } from '../core/lifecycle.js';
 import type { AppContext } from '../app/kernel.js';
 
 /**

@@ -65,3 +65,9 @@ export async function loadActors(db: Executor, cache: ActorCache, ids: readonly 
   }
   return out;
 }
+
+/** The id of an existing actor row, or null when that actor never acted (filters look, they never create). */
+export async function findActorId(db: Executor, identity: { kind: string; ref: string }): Promise<number | null> {
+  const row = await db.selectFrom('actors').select('id').where('kind', '=', identity.kind).where('ref', '=', identity.ref).executeTakeFirst();
+  return row ? Number(row.id) : null;
+}

@@ -100,6 +100,28 @@ function toRecord(r: Row): DeletionRecord {
   };
 }
 
+/** Indexes the sessions a deletion record names, for their hierarchies' deleted-session gaps. */
+export async function insertDeletionLinks(db: Executor, deletionId: number, sessionIds: readonly number[]): Promise<void> {
+  if (sessionIds.length === 0) return;
+  await db
+    .insertInto('deletion_links')
+    .values(sessionIds.map((sessionId) => ({ session_id: sessionId, deletion_id: deletionId })))
+    .execute();
+}
+
+/** Deletion records that name any of `sessionIds` (deletion_links), with the deleted session and its message count. */
+export async function deletionsNaming(db: Executor, sessionIds: readonly number[]): Promise<{ named: number; sessionId: number; humanMessageCount: number }[]> {
+  if (sessionIds.length === 0) return [];
+  const rows = await db
+    .selectFrom('deletion_links as l')
+    .innerJoin('session_deletions as d', 'd.id', 'l.deletion_id')
+    .select(['l.session_id as named', 'd.session_id', 'd.human_message_count'])
+    .where('l.session_id', 'in', [...sessionIds])
+    .orderBy('d.session_id')
+    .execute();
+  return rows.map((r) => ({ named: Number(r.named), sessionId: Number(r.session_id), humanMessageCount: Number(r.human_message_count) }));
+}
+
 /** When each of `sessionIds` was deleted (sessions with no deletion record are absent). */
 export async function deletionTimes(db: Executor, sessionIds: readonly number[]): Promise<Map<number, string>> {
   if (sessionIds.length === 0) return new Map();

@@ -47,7 +47,7 @@ export async function insertEvent(
   return { id: Number(row.id), sessionId: e.sessionId, seq, type: e.type, details: e.details, ...e.attribution, createdAt: e.now, digestKey: e.digestKey };
 }
 
-export type EventRow = {
+type EventRow = {
   id: number;
   session_id: number;
   seq: number;

@@ -377,6 +377,41 @@ export async function listSessions(db: Executor, d: StoreDialect, f: SessionList
   return rows.map((r) => toRecord(r as CoreRow));
 }
 
+/** The words a session was created with (its prompt, and the original when the title came from elsewhere). */
+export async function insertSessionPrompt(db: Executor, sessionId: number, prompt: string | null, originalPrompt: string | null): Promise<void> {
+  await db.insertInto('session_prompts').values({ session_id: sessionId, prompt, original_prompt: originalPrompt }).execute();
+}
+
+/** Title and owner of each session, for naming actors (and hiding those the reader may not see). */
+export async function sessionTitlesAndOwners(
+  db: Executor,
+  ids: readonly number[],
+): Promise<{ id: number; title: string | null; ownerUserId: number | null }[]> {
+  if (ids.length === 0) return [];
+  const rows = await db
+    .selectFrom('sessions')
+    .select(['id', 'title', 'owner_user_id'])
+    .where('id', 'in', [...ids])
+    .execute();
+  return rows.map((r) => ({ id: Number(r.id), title: r.title, ownerUserId: r.owner_user_id === null ? null : Number(r.owner_user_id) }));
+}
+
+export async function sessionCreatedAt(db: Executor, id: number): Promise<string | null> {
+  const row = await db.selectFrom('sessions').select('created_at').where('id', '=', id).executeTakeFirst();
+  return row?.created_at ?? null;
+}
+
+/** Each session's current activation and status. */
+export async function sessionActivations(db: Executor, ids: readonly number[]): Promise<{ id: number; activation: number; status: string }[]> {
+  if (ids.length === 0) return [];
+  const rows = await db
+    .selectFrom('sessions')
+    .select(['id', 'activation', 'status'])
+    .where('id', 'in', [...ids])
+    .execute();
+  return rows.map((r) => ({ id: Number(r.id), activation: Number(r.activation), status: r.status }));
+}
+
 export async function deleteSessionRow(db: Executor, id: number): Promise<boolean> {
   const result = await db.deleteFrom('sessions').where('id', '=', id).executeTakeFirst();
   return Number(result.numDeletedRows) === 1;

@@ -165,3 +165,16 @@ export async function sessionTokenFor(db: Executor, sessionId: number, activatio
     .executeTakeFirst();
   return row ? toToken(row) : null;
 }
+
+/** Human tokens not revoked, of roster users not removed: the CLI capture channel's reach. */
+export async function countActiveHumanTokens(db: Executor): Promise<number> {
+  const row = await db
+    .selectFrom('tokens as t')
+    .innerJoin('users as u', 'u.id', 't.user_id')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('t.kind', '=', 'human')
+    .where('t.revoked_at', 'is', null)
+    .where('u.removed_at', 'is', null)
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
+}

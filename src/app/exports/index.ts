@@ -3,5 +3,5 @@
  * The entry module surfaces import (ARCHITECTURE.md: layer rules).
  */
 export { provSource } from './prov-document.js';
-export { nextOtelBatch, otelSource, TERMINAL_STATUSES } from './otel-source.js';
+export { nextOtelBatch, otelSource } from './otel-source.js';
 export type { OtelSession } from './otel-source.js';

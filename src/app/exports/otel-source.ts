@@ -4,6 +4,7 @@ import { getSetting, setSetting } from '../../store/settings-repo.js';
 import { keyedDigest } from '../audit.js';
 import type { AppContext } from '../context.js';
 import { lineageParents } from '../views.js';
+import { ENDED_STATUSES } from '../../core/lifecycle.js';
 
 /**
  * What the OpenTelemetry export (integrations/otel-export.ts, docs/integrations.md) reads: the
@@ -41,8 +42,6 @@ interface OtelSource {
   uncles: OtelUncle[];
   messages: OtelHumanMessage[];
 }
-
-export const TERMINAL_STATUSES: ReadonlySet<string> = new Set(['stopped', 'failed', 'archived']);
 
 /** Loads everything needed for a set of sessions (or all), in batches, from the store. */
 async function loadSessions(ctx: AppContext, ids: number[] | null): Promise<SessionRecord[]> {
@@ -121,7 +120,7 @@ export async function nextOtelBatch(ctx: AppContext): Promise<{ sessionIds: numb
   const db = ctx.store.kysely;
   const mark = parseWatermark(await getSetting(db, SETTING_OTEL_WATERMARK));
   const seen = mark.ids;
-  const rows = await sessionsChangedSince(db, [...TERMINAL_STATUSES], mark.at, seen, 2000);
+  const rows = await sessionsChangedSince(db, [...ENDED_STATUSES], mark.at, seen, 2000);
   if (rows.length === 0) return null;
   const last = rows[rows.length - 1]!.updated_at;
   const atLast = rows.filter((r) => r.updated_at === last).map((r) => Number(r.id));

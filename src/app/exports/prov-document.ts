@@ -7,6 +7,7 @@ import { deletionTimes } from '../../store/deletions-repo.js';
 import { messagesTouchingSessions } from '../../store/messages-repo.js';
 import { effectiveMessageState, type MessageState } from '../../core/message-envelope.js';
 import type { Basis } from '../../core/basis.js';
+import { ENDED_STATUSES } from '../../core/lifecycle.js';
 import { actorAndCause, actorViews, type ActorView } from '../views.js';
 import { visibilityOf } from '../access.js';
 import { humanRecordOf, type HumanMessageEntry } from '../human-messages/record.js';
@@ -38,7 +39,6 @@ export interface ProvSource {
   deletions: { sessionId: number; deletedAt: string; humanMessages: number }[];
 }
 
-const ENDED = new Set(['stopped', 'failed', 'archived']);
 const MAX_MESSAGES = 10_000;
 
 export async function provSource(ctx: AppContext, caller: Caller, ref: string | number): Promise<ProvSource> {
@@ -60,7 +60,7 @@ export async function provSource(ctx: AppContext, caller: Caller, ref: string | 
         r.id,
         {
           createdAt: r.createdAt,
-          endedAt: ENDED.has(r.status) ? r.updatedAt : null,
+          endedAt: ENDED_STATUSES.has(r.status) ? r.updatedAt : null,
           agentRoot: r.agentRoot,
           parentBasis: r.parentBasis,
           cause: cause === null ? null : { ...cause, basis: r.causeBasis },

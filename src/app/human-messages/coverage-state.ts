@@ -10,6 +10,8 @@ import { findUserByKey, listUsers } from '../../store/users-repo.js';
 import { SETTING_ADMIN_USER, SETTING_SLACK_SIGNING_SECRET } from '../bootstrap.js';
 import type { AppContext } from '../context.js';
 import { inWriteTx, type WriteScope } from '../write-scope.js';
+import { countActiveHumanTokens } from '../../store/tokens-repo.js';
+import { sessionActivations } from '../../store/sessions-repo.js';
 
 interface ChannelState {
   instrumented: boolean;
@@ -53,15 +55,7 @@ export async function currentChannelStates(db: Executor, ctx: AppContext): Promi
     secret && slackUsers > 0
       ? { instrumented: true, reason: `Slack ingress configured; ${slackUsers} roster user(s) with a Slack id` }
       : { instrumented: false, reason: !secret ? 'Slack ingress is not configured (no signing secret)' : 'no roster user has a Slack id' };
-  const tokens = await db
-    .selectFrom('tokens as t')
-    .innerJoin('users as u', 'u.id', 't.user_id')
-    .select((eb) => eb.fn.countAll<number>().as('n'))
-    .where('t.kind', '=', 'human')
-    .where('t.revoked_at', 'is', null)
-    .where('u.removed_at', 'is', null)
-    .executeTakeFirstOrThrow();
-  const n = Number(tokens.n);
+  const n = await countActiveHumanTokens(db);
   const cli: ChannelState =
     n > 0 ? { instrumented: true, reason: `${n} active human token(s)` } : { instrumented: false, reason: 'no roster user holds an active human token' };
   return { web_ui: web, slack, cli };
@@ -117,12 +111,7 @@ function terminalRunWitnessed(
 }
 
 async function currentRunsOf(db: Executor, sessionIds: readonly number[]): Promise<Map<number, { activation: number; status: SessionStatus }>> {
-  const rows = await db
-    .selectFrom('sessions')
-    .select(['id', 'activation', 'status'])
-    .where('id', 'in', [...sessionIds])
-    .execute();
-  return new Map(rows.map((r) => [Number(r.id), { activation: Number(r.activation), status: r.status as SessionStatus }]));
+  return new Map((await sessionActivations(db, sessionIds)).map((r) => [r.id, { activation: r.activation, status: r.status as SessionStatus }]));
 }
 
 /** Appends a coverage-log row for every channel whose state changed, in the caller's transaction. */

@@ -11,6 +11,8 @@ import type { AppContext } from '../context.js';
 import { decodeCursor, encodeCursor } from '../cursor.js';
 import { loadActors } from '../../store/actors-repo.js';
 import { terminalRunsOf } from './coverage-state.js';
+import { deletionsNaming } from '../../store/deletions-repo.js';
+import { sessionCreatedAt } from '../../store/sessions-repo.js';
 
 /** One human message as every surface renders it (docs/human-messages.md). */
 export interface HumanMessageEntry {
@@ -113,18 +115,11 @@ function peopleOf({ users }: Authors): PersonNote[] {
  */
 async function deletedSessionGaps(db: Executor, nodeIds: ReadonlySet<number>): Promise<CoverageGap[]> {
   if (nodeIds.size === 0) return [];
-  const rows = await db
-    .selectFrom('deletion_links as l')
-    .innerJoin('session_deletions as d', 'd.id', 'l.deletion_id')
-    .select(['l.session_id as named', 'd.session_id', 'd.human_message_count'])
-    .where('l.session_id', 'in', [...nodeIds])
-    .orderBy('d.session_id')
-    .execute();
   const byDeleted = new Map<number, { named: Set<number>; count: number }>();
-  for (const r of rows) {
-    const entry = byDeleted.get(Number(r.session_id)) ?? { named: new Set<number>(), count: Number(r.human_message_count) };
-    entry.named.add(Number(r.named));
-    byDeleted.set(Number(r.session_id), entry);
+  for (const r of await deletionsNaming(db, [...nodeIds])) {
+    const entry = byDeleted.get(r.sessionId) ?? { named: new Set<number>(), count: r.humanMessageCount };
+    entry.named.add(r.named);
+    byDeleted.set(r.sessionId, entry);
   }
   return [...byDeleted].map(([deleted, e]) => ({
     channel: 'deleted' as const,
@@ -151,12 +146,8 @@ async function hierarchyGaps(db: Executor, now: string, hierarchy: Hierarchy, wa
   // ids increase in creation order: the hierarchy's lifetime starts with its lowest id
   const lowest = ids.length === 0 ? undefined : Math.min(...ids);
   const known = lowest === undefined ? undefined : walked?.createdAtOf?.(lowest);
-  const oldest =
-    lowest === undefined
-      ? undefined
-      : known !== undefined
-        ? { created_at: known }
-        : await db.selectFrom('sessions').select('created_at').where('id', '=', lowest).executeTakeFirst();
+  const oldestAt = lowest === undefined ? null : known !== undefined ? known : await sessionCreatedAt(db, lowest);
+  const oldest = oldestAt === null ? undefined : { created_at: oldestAt };
   const terminals = await terminalRunsOf(db, ids, now);
   const sessions = oldest
     ? hierarchy.nodes.map((n) => ({ id: n.id, genesis: n.genesis as Genesis, createdAt: oldest.created_at, terminalRuns: terminals.get(n.id) ?? [] }))

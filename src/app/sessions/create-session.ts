@@ -5,7 +5,14 @@ import { resolveGenesis, type Genesis, type GenesisSource, type SchedulingClass 
 import { deriveTitle, slugify } from '../../core/titles.js';
 import { claimIdempotencyKey, completeIdempotencyKey, findIdempotencyKey } from '../../store/idempotency-repo.js';
 import { LEGACY_PARENT_KEY } from '../../core/legacy-parent-key.js';
-import { findSessionById, insertSession, updateSessionIfVersion, type RuntimeOrigin, type SessionRecord } from '../../store/sessions-repo.js';
+import {
+  findSessionById,
+  insertSession,
+  insertSessionPrompt,
+  updateSessionIfVersion,
+  type RuntimeOrigin,
+  type SessionRecord,
+} from '../../store/sessions-repo.js';
 import type { EventAttribution } from '../../store/events-repo.js';
 import { findUserByKey } from '../../store/users-repo.js';
 import { recordRunnerFacts, type RunnerFacts } from '../../store/session-runners-repo.js';
@@ -316,10 +323,7 @@ export async function createSessionIn(
   });
   const id = session.id;
   if (input.prompt != null || input.originalPrompt != null) {
-    await db
-      .insertInto('session_prompts')
-      .values({ session_id: id, prompt: input.prompt ?? null, original_prompt: input.originalPrompt ?? null })
-      .execute();
+    await insertSessionPrompt(db, id, input.prompt ?? null, input.originalPrompt ?? null);
   }
   w.created(id);
 

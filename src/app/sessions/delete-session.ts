@@ -1,11 +1,12 @@
 import { WarrantError } from '../../core/errors.js';
 import { actorFilterIdentity } from '../actor-filter.js';
 import type { Executor } from '../../store/dialect/dialect.js';
-import { insertDeletion, listDeletions as listDeletionRows, type AffectedItem, type DeletionRecord } from '../../store/deletions-repo.js';
+import { insertDeletion, insertDeletionLinks, listDeletions as listDeletionRows, type AffectedItem, type DeletionRecord } from '../../store/deletions-repo.js';
 import { countEvents } from '../../store/events-repo.js';
 import { humanMessageCounts } from '../../store/human-messages-repo.js';
 import { deleteSessionRow, spawnChildrenOf, type SessionRecord } from '../../store/sessions-repo.js';
 import { findUsersByIds } from '../../store/users-repo.js';
+import { findActorId } from '../../store/actors-repo.js';
 import { authorize, requireSession, visibilityOf, type Visibility } from '../access.js';
 import { attributionOf, resolveActing } from '../acting.js';
 import type { Caller } from '../caller.js';
@@ -95,11 +96,7 @@ export async function deleteSession(ctx: AppContext, caller: Caller, ref: string
         // index the sessions this record names, for their hierarchies' deleted-session gaps
         const named = new Set(affected.map((a) => a.id));
         if (lineageParentId !== null) named.add(lineageParentId);
-        if (named.size > 0)
-          await w.tx
-            .insertInto('deletion_links')
-            .values([...named].map((sessionId) => ({ session_id: sessionId, deletion_id: id })))
-            .execute();
+        await insertDeletionLinks(w.tx, id, [...named]);
       }
       if (!(await deleteSessionRow(w.tx, session.id))) throw new WarrantError('session-not-found', `Session #${session.id} was deleted meanwhile.`);
       w.forget(session.id);
@@ -183,10 +180,8 @@ export async function listDeletions(
   if (input.actor !== undefined) {
     const identity = await actorFilterIdentity(db, input.actor);
     actorIds = [];
-    if (identity) {
-      const row = await db.selectFrom('actors').select('id').where('kind', '=', identity.kind).where('ref', '=', identity.ref).executeTakeFirst();
-      if (row) actorIds.push(Number(row.id));
-    }
+    const id = identity ? await findActorId(db, identity) : null;
+    if (id !== null) actorIds.push(id);
   }
   for (const [field, value] of [
     ['since', input.since],

@@ -7,6 +7,7 @@ import { createSession } from '../sessions/create-session.js';
 import type { WriteScope } from '../write-scope.js';
 import { SETTING_SLACK_SIGNING_SECRET } from '../bootstrap.js';
 import { verifySlackSignature } from './signature.js';
+import { anySlackDeliverySeen, claimSlackDeliveries, insertSlackThread, sessionOfSlackThread } from '../../store/slack-repo.js';
 
 export const SETTING_SLACK_WORKSPACE_URL = 'slack_workspace_url';
 
@@ -47,15 +48,11 @@ function slackPermalink(workspaceUrl: string | null, channel: string, ts: string
 
 /** Dedupe keys claimed in the act's own transaction: a Slack retry never acts twice. */
 async function claimDelivery(w: WriteScope, keys: string[]): Promise<void> {
-  await w.tx
-    .insertInto('slack_deliveries')
-    .values(keys.map((key) => ({ key, received_at: w.now })))
-    .execute();
+  await claimSlackDeliveries(w.tx, keys, w.now);
 }
 
 async function seenBefore(ctx: AppContext, keys: string[]): Promise<boolean> {
-  const row = await ctx.store.kysely.selectFrom('slack_deliveries').select('key').where('key', 'in', keys).executeTakeFirst();
-  return !!row;
+  return anySlackDeliverySeen(ctx.store.kysely, keys);
 }
 
 /**
@@ -92,15 +89,10 @@ export async function handleSlackEnvelope(ctx: AppContext, envelope: SlackEnvelo
   const entryPoint = isDm ? 'slack.dm' : 'slack.channel_message';
 
   if (inThread) {
-    const thread = await ctx.store.kysely
-      .selectFrom('slack_threads')
-      .select('session_id')
-      .where('channel', '=', e.channel)
-      .where('thread_ts', '=', e.thread_ts!)
-      .executeTakeFirst();
-    if (thread) {
-      await followUp(ctx, caller, Number(thread.session_id), { entryPoint, content: e.text, slackPermalink: permalink }, (w) => claimDelivery(w, keys));
-      return { outcome: 'followed-up', sessionId: Number(thread.session_id) };
+    const threadSession = await sessionOfSlackThread(ctx.store.kysely, e.channel, e.thread_ts!);
+    if (threadSession !== null) {
+      await followUp(ctx, caller, threadSession, { entryPoint, content: e.text, slackPermalink: permalink }, (w) => claimDelivery(w, keys));
+      return { outcome: 'followed-up', sessionId: threadSession };
     }
     // a reply in a thread nobody started: only a DM or a mention starts something
     if (!isDm && !isMention) return { outcome: 'ignored', reason: 'a thread reply outside any Warrant thread' };
@@ -116,10 +108,7 @@ export async function handleSlackEnvelope(ctx: AppContext, envelope: SlackEnvelo
       humanWords: { entryPoint, content: e.text, slackPermalink: permalink },
       within: async (w, session) => {
         await claimDelivery(w, keys);
-        await w.tx
-          .insertInto('slack_threads')
-          .values({ channel: e.channel!, thread_ts: e.thread_ts ?? e.ts!, session_id: session.id })
-          .execute();
+        await insertSlackThread(w.tx, e.channel!, e.thread_ts ?? e.ts!, session.id);
       },
     },
   ).catch((error: unknown) => {

@@ -1,10 +1,8 @@
 import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
-import { sql } from 'kysely';
 import type { AppContext } from '../../app/kernel.js';
 import { restCaller, type HttpEnv } from '../env.js';
 import type { Metrics } from '../metrics.js';
-import { WarrantError } from '../../core/errors.js';
-import { permissionKind } from '../../app/kernel.js';
+import { metricsReadings } from '../../app/operations/index.js';
 import { walkCounts } from '../../app/lineage/index.js';
 import { ErrorSchema } from '../schemas.js';
 
@@ -31,18 +29,10 @@ export function registerMetricsRoute(app: OpenAPIHono<HttpEnv>, ctx: AppContext,
   app.openAPIRegistry.registerPath(METRICS_ROUTE);
   app.get('/metrics', async (c) => {
     const caller = await restCaller(ctx, c);
-    const kind = permissionKind(caller);
-    if (kind !== 'fleet' && kind !== 'admin') throw new WarrantError('forbidden', 'Metrics need the fleet key or an admin.');
-    const start = performance.now();
-    const row = await ctx.store.kysely
-      .selectFrom('inbox_items')
-      .select((eb) => eb.fn.countAll<number>().as('n'))
-      .where('state', 'in', ['pending', 'leased'])
-      .executeTakeFirstOrThrow();
-    await sql`select 1`.execute(ctx.store.kysely);
-    metrics.storeLatency.observe((performance.now() - start) / 1000);
+    const { inboxDepth, storeSeconds } = await metricsReadings(ctx, caller);
+    metrics.storeLatency.observe(storeSeconds);
     return c.text(
-      metrics.render({ sseClients: ctx.live.subscriberCount, inboxDepth: Number(row.n), liveEventId: ctx.live.lastEventId, hierarchyWalks: walkCounts.total }),
+      metrics.render({ sseClients: ctx.live.subscriberCount, inboxDepth, liveEventId: ctx.live.lastEventId, hierarchyWalks: walkCounts.total }),
       200,
       {
         'content-type': 'text/plain; version=0.0.4; charset=utf-8',

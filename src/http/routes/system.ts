@@ -1,5 +1,5 @@
 import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
-import { sql } from 'kysely';
+import { storeReachable } from '../../app/operations/index.js';
 import type { AppContext } from '../../app/kernel.js';
 import { json, route, type HttpEnv } from '../env.js';
 
@@ -18,12 +18,8 @@ export function registerSystemRoutes(app: OpenAPIHono<HttpEnv>, ctx: AppContext)
       },
     }),
     async (c) => {
-      try {
-        await sql`select 1`.execute(ctx.store.kysely);
-        return json(c, { status: 'ok', store: 'ok' } as const);
-      } catch {
-        return json(c, { status: 'degraded', store: 'unreachable' }, 503);
-      }
+      if (await storeReachable(ctx)) return json(c, { status: 'ok', store: 'ok' } as const);
+      return json(c, { status: 'degraded', store: 'unreachable' }, 503);
     },
   );
 }
