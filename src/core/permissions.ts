@@ -20,6 +20,7 @@ export const ACTS = [
   'runtime-report',
   'create-runtime-child',
   'send-message',
+  'metrics',
   'admin',
 ] as const;
 export type Act = (typeof ACTS)[number];
@@ -51,6 +52,8 @@ export const PERMISSIONS: Record<Act, Record<PrincipalKind, Permission>> = {
   // only a runtime creates its own subagents' sessions, with its own token
   'create-runtime-child': { fleet: 'no', session: 'self', human: 'no', client: 'no', admin: 'no' },
   'send-message': { fleet: 'declared-only', session: 'yes', human: 'no', client: 'no', admin: 'no' },
+  // a node's Prometheus metrics (docs/operations.md): the operator's credentials
+  metrics: { fleet: 'yes', session: 'no', human: 'no', client: 'no', admin: 'yes' },
   admin: { fleet: 'no', session: 'no', human: 'no', client: 'no', admin: 'yes' },
 };
 
@@ -68,6 +71,7 @@ const ACT_DESCRIPTIONS: Record<Act, string> = {
   'runtime-report': 'report runtime state, the conversation or the transcript for this session',
   'create-runtime-child': 'create a subagent or nested-agent session under this session',
   'send-message': 'send agent messages',
+  metrics: "read this node's metrics",
   admin: 'administer the roster, tokens and settings',
 };
 

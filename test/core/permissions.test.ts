@@ -22,6 +22,8 @@ describe("docs/design/sessions.md's who-may-do-what table as data", () => {
       'runtime-report': ['yes', 'self-or-runtime-child', 'no', 'no', 'yes'],
       'create-runtime-child': ['no', 'self', 'no', 'no', 'no'],
       'send-message': ['declared-only', 'yes', 'no', 'no', 'no'],
+      // a node's Prometheus metrics: the operator's credentials only
+      metrics: ['yes', 'no', 'no', 'no', 'yes'],
       admin: ['no', 'no', 'no', 'no', 'yes'],
     };
     expect(Object.keys(PERMISSIONS).sort()).toEqual(Object.keys(spec).sort());

@@ -370,6 +370,8 @@ export const ROUTE_CATALOG: CatalogEntry[] = [
     ),
   },
   // the audit log's checkpoints and Merkle proofs (docs/audit-log.md): admins, like every audit read
+  // a node's metrics (docs/operations.md): the fleet key or an admin
+  { name: 'GET /metrics', covers: 'GET /metrics', act: 'metrics', targeted: false, call: rest('GET', () => '/metrics') },
   { name: 'GET /audit/checkpoint', covers: `GET ${API}/audit/checkpoint`, act: 'admin', targeted: false, call: rest('GET', () => '/api/v1/audit/checkpoint') },
   {
     name: 'GET /audit/proofs/inclusion',
@@ -804,5 +806,5 @@ export const ROUTE_CATALOG: CatalogEntry[] = [
   },
 ];
 
-/** Served routes that need no credential (docs/design/sessions.md) and so have no row in the matrix. */
-export const UNAUTHENTICATED_ROUTES = [`GET ${API}/health`, `GET ${API}/openapi.json`];
+/** Served routes that take no bearer credential (docs/design/sessions.md; Slack signs its own route) and so have no row in the matrix. */
+export const UNAUTHENTICATED_ROUTES = [`GET ${API}/health`, `GET ${API}/openapi.json`, 'POST /integrations/slack/events'];

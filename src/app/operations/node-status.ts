@@ -1,7 +1,6 @@
+import { authorize } from '../access.js';
 import type { Caller } from '../caller.js';
-import { permissionKind } from '../caller.js';
 import type { AppContext } from '../context.js';
-import { WarrantError } from '../../core/errors.js';
 import { openInboxDepth, pingStore } from '../../store/node-status-repo.js';
 
 /** Whether this node's store answers (GET /api/v1/health): never throws. */
@@ -16,8 +15,7 @@ export async function storeReachable(ctx: AppContext): Promise<boolean> {
 
 /** What /metrics reads from the store, for the fleet key or an admin only; the probe's latency in seconds. */
 export async function metricsReadings(ctx: AppContext, caller: Caller): Promise<{ inboxDepth: number; storeSeconds: number }> {
-  const kind = permissionKind(caller);
-  if (kind !== 'fleet' && kind !== 'admin') throw new WarrantError('forbidden', 'Metrics need the fleet key or an admin.');
+  await authorize(ctx.store.kysely, ctx, caller, 'metrics', null);
   const start = performance.now();
   const inboxDepth = await openInboxDepth(ctx.store.kysely);
   await pingStore(ctx.store.kysely);
