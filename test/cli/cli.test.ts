@@ -16,11 +16,15 @@ describe('the warrant CLI against a real server (built binary)', () => {
   });
 
   it('prints the capture coverage at start', () => {
-    expect(server.output()).toMatch(/Human-message capture:\n {2}web UI +NOT instrumented — single-admin mode with no admin key/);
-    expect(server.output()).toMatch(/ {2}Slack +NOT instrumented — Slack ingress is not configured/);
-    expect(server.output()).toMatch(/ {2}CLI +NOT instrumented — no roster user holds an active human token/);
+    // calm: what works, then each channel that is off with what turns it on
+    expect(server.output()).toContain('Recording what people ask: no channel is on yet (REST, MCP, the CLI and the web UI work');
+    expect(server.output()).toMatch(/ {2}web UI +no admin yet — `warrant init` \(you become the admin\), or the setup code below/);
+    expect(server.output()).toMatch(/ {2}Slack +no Slack signing secret — `warrant settings set slack_signing_secret <secret>`/);
+    expect(server.output()).toMatch(/ {2}CLI +nobody holds a human token yet — `warrant users tokens issue <key>`/);
+    expect(server.output()).not.toMatch(/single-admin mode with no admin key/);
+    expect(server.output()).not.toMatch(/NOT instrumented/);
     // the terminal is per run: witnessed only under `warrant run` with a human token and a TTY
-    expect(server.output()).toContain('  terminal per run — `warrant run` with a human token and a TTY witnesses what is typed;');
+    expect(server.output()).toContain('Terminal: `warrant run` with a human token on a TTY witnesses what is typed there;');
   });
 
   it('writes the fleet key to the data dir with mode 0600 and prints it once', () => {

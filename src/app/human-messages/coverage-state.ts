@@ -17,6 +17,8 @@ interface ChannelState {
   instrumented: boolean;
   /** why, in words the coverage log and the gap fix can show */
   reason: string;
+  /** when off: why and what turns it on, in the start banner's plain words */
+  off?: { why: string; turnOn: string };
   /**
    * Whom capture on this channel is credited to, when one person (single-admin web capture: the
    * admin key). A change of that person is a coverage change even when the channel stays instrumented.
@@ -35,7 +37,11 @@ export async function currentChannelStates(db: Executor, ctx: AppContext): Promi
     web =
       users.length > 0
         ? { instrumented: true, reason: `multi-user mode with ${users.length} roster user(s) who can sign in` }
-        : { instrumented: false, reason: 'multi-user mode with no roster user who can sign in' };
+        : {
+            instrumented: false,
+            reason: 'multi-user mode with no roster user who can sign in',
+            off: { why: 'nobody on the roster can sign in yet', turnOn: '`warrant users add <key> --name "Their Name"`' },
+          };
   } else {
     const key = await getSetting(db, SETTING_ADMIN_USER);
     const admin = key ? await findUserByKey(db, key) : null;
@@ -47,6 +53,9 @@ export async function currentChannelStates(db: Executor, ctx: AppContext): Promi
             reason: key
               ? `single-admin mode; the admin key ${key} does not resolve to a roster row`
               : 'single-admin mode with no admin key (WARRANT_ADMIN_USER)',
+            off: key
+              ? { why: `the admin ${key} is not on the roster`, turnOn: `\`warrant users add ${key} --admin\`` }
+              : { why: 'no admin yet', turnOn: '`warrant init` (you become the admin), or the setup code below' },
           };
   }
   const secret = await getSetting(db, SETTING_SLACK_SIGNING_SECRET);
@@ -54,10 +63,26 @@ export async function currentChannelStates(db: Executor, ctx: AppContext): Promi
   const slack: ChannelState =
     secret && slackUsers > 0
       ? { instrumented: true, reason: `Slack ingress configured; ${slackUsers} roster user(s) with a Slack id` }
-      : { instrumented: false, reason: !secret ? 'Slack ingress is not configured (no signing secret)' : 'no roster user has a Slack id' };
+      : !secret
+        ? {
+            instrumented: false,
+            reason: 'Slack ingress is not configured (no signing secret)',
+            off: { why: 'no Slack signing secret', turnOn: '`warrant settings set slack_signing_secret <secret>` (docs/integrations.md)' },
+          }
+        : {
+            instrumented: false,
+            reason: 'no roster user has a Slack id',
+            off: { why: 'nobody on the roster has a Slack id', turnOn: '`warrant users add <key> --slack <Slack user id>`' },
+          };
   const n = await countActiveHumanTokens(db);
   const cli: ChannelState =
-    n > 0 ? { instrumented: true, reason: `${n} active human token(s)` } : { instrumented: false, reason: 'no roster user holds an active human token' };
+    n > 0
+      ? { instrumented: true, reason: `${n} active human token(s)` }
+      : {
+          instrumented: false,
+          reason: 'no roster user holds an active human token',
+          off: { why: 'nobody holds a human token yet', turnOn: '`warrant users tokens issue <key>`' },
+        };
   return { web_ui: web, slack, cli };
 }
 
@@ -136,13 +161,24 @@ export async function syncCoverageAtStart(ctx: AppContext): Promise<void> {
 
 const CHANNEL_LABEL: Record<CaptureChannel, string> = { web_ui: 'web UI', slack: 'Slack', cli: 'CLI' };
 
-/** The start banner's coverage lines (docs/api.md: `warrant serve` prints which channels are instrumented). */
+/**
+ * The start banner's capture lines (docs/api.md: `warrant serve` says which channels record what people ask): calm —
+ * what is on, then one line per channel that is off with what turns it on, then the terminal, which is per run.
+ */
 export async function coverageBannerLines(ctx: AppContext): Promise<string[]> {
   const states = await currentChannelStates(ctx.store.kysely, ctx);
+  const on = CAPTURE_CHANNELS.filter((c) => states[c].instrumented);
+  const off = CAPTURE_CHANNELS.filter((c) => !states[c].instrumented);
   return [
-    'Human-message capture:',
-    ...CAPTURE_CHANNELS.map((c) => `  ${CHANNEL_LABEL[c].padEnd(7)} ${states[c].instrumented ? 'instrumented' : 'NOT instrumented'} — ${states[c].reason}`),
+    on.length > 0
+      ? `Recording what people ask on: ${on.map((c) => `${CHANNEL_LABEL[c]} (${states[c].reason})`).join('; ')}.`
+      : 'Recording what people ask: no channel is on yet (REST, MCP, the CLI and the web UI work; only the record of human words waits).',
+    ...(off.length > 0 ? [`Off until set up (meanwhile \`warrant check\` says cannot-say, never none, where it matters):`] : []),
+    ...off.map((c) => {
+      const why = states[c].off;
+      return `  ${CHANNEL_LABEL[c].padEnd(7)} ${why ? `${why.why} — ${why.turnOn}` : states[c].reason}`;
+    }),
     // per run, not deployment-wide: said here so an operator is not surprised by the gap
-    '  terminal per run — `warrant run` with a human token and a TTY witnesses what is typed; a run with a TTY and no witness (or a turn it could not match) is a capture gap for its hierarchy',
+    'Terminal: `warrant run` with a human token on a TTY witnesses what is typed there; each run says whether it is witnessed.',
   ];
 }
