@@ -46,7 +46,9 @@ it('every MCP tool input states its real bounds, ttl is 1–86,400, and every se
         for (const [name, prop] of Object.entries((tool.inputSchema.properties ?? {}) as Record<string, Schema>)) {
           for (const p of unbounded(prop)) problems.push(`${surface} ${tool.name}.${name}: ${p}`);
           const { description: _d, ...shape } = prop;
-          if (/(^|_)session_id$|^parent$|^to$/.test(name)) refs.set(`${surface} ${tool.name}.${name}`, JSON.stringify(shape));
+          // session refs by name; `to` is one in the message tools (get_audit_proof's `to` is a tree size)
+          const isRef = /(^|_)session_id$|^parent$/.test(name) || (name === 'to' && tool.name !== 'get_audit_proof');
+          if (isRef) refs.set(`${surface} ${tool.name}.${name}`, JSON.stringify(shape));
           if (tool.name === 'send_message' && name === 'ttl') ttl = prop;
         }
       }
