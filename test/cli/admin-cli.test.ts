@@ -34,7 +34,7 @@ describe('warrant init, then serve on the same data dir', () => {
       expect(server.output()).toContain(`Fleet key: ${join(dataDir, 'fleet-key')}`);
       expect(server.output()).not.toContain('Fleet key created');
       // the single admin resolves, so the web UI channel is instrumented
-      expect(server.output()).toMatch(/web UI +instrumented — single-admin mode; the admin key root-admin resolves to a roster row/);
+      expect(server.output()).toMatch(/Recording what people ask on: web UI \(single-admin mode; the admin key root-admin resolves to a roster row\)/);
       const r = await fetch(`${server.url}/api/v1/sessions`, { headers: { authorization: `Bearer ${key}` } });
       expect(r.status).toBe(200);
     } finally {
