@@ -4,7 +4,7 @@ import { isActive } from '../core/lifecycle.js';
 import { parseSessionRef, type ParsedSessionRef } from '../core/session-ref.js';
 import type { Executor } from '../store/dialect/dialect.js';
 import { findSessionById, findSessionsByRef, type SessionRecord } from '../store/sessions-repo.js';
-import { isSpawnAncestorOf } from '../store/lineage-repo.js';
+import { isSpawnAncestorOf } from '../store/spawn-ancestry-repo.js';
 import type { AppContext } from './context.js';
 import { permissionKind, type Caller } from './caller.js';
 import { isVisible, type Visibility } from './views.js';

@@ -5,31 +5,21 @@ import { resolveGenesis, type Genesis, type GenesisSource, type SchedulingClass 
 import { deriveTitle, slugify } from '../../core/titles.js';
 import { claimIdempotencyKey, completeIdempotencyKey, findIdempotencyKey } from '../../store/idempotency-repo.js';
 import { LEGACY_PARENT_KEY } from '../../core/legacy-parent-key.js';
-import {
-  findSessionById,
-  insertSession,
-  insertSessionPrompt,
-  updateSessionIfVersion,
-  type RuntimeOrigin,
-  type SessionRecord,
-} from '../../store/sessions-repo.js';
-import type { EventAttribution } from '../../store/events-repo.js';
+import { findSessionById, insertSession, insertSessionPrompt, type RuntimeOrigin, type SessionRecord } from '../../store/sessions-repo.js';
 import { findUserByKey } from '../../store/users-repo.js';
-import { recordRunnerFacts, type RunnerFacts } from '../../store/session-runners-repo.js';
+import type { RunnerFacts } from '../../store/session-runners-repo.js';
 import { authorize, visibilityOf } from '../access.js';
 import { resolveActing, attributionOf, systemForSession } from '../acting.js';
 import { WITNESS_SCOPE_MESSAGE, type Caller } from '../caller.js';
 import type { AppContext } from '../context.js';
-import { currentSessionToken, mintSessionToken } from '../credentials.js';
+import { currentSessionToken } from '../credentials.js';
 import { resolveSpawnParent, type ParentResolution } from '../parent-resolution.js';
 import { sessionView, type SessionView } from '../views.js';
 import { inWriteTx, type WriteScope } from '../write-scope.js';
+import { attachMint, attachRuntimeChild } from './attach-runtime.js';
 import { canonicalJson } from '../audit.js';
 import { captureHumanWords, type HumanWords } from '../human-messages/capture.js';
 import { recordInitialConversation } from '../conversations/conversation-history.js';
-import { retireStopItems } from '../inbox/agent-delivery.js';
-import { setRunnerDelivery } from '../../store/inbox-delivery-repo.js';
-import { revokeWitnessCredentials } from '../../store/terminal-witness-repo.js';
 
 export type { RunnerFacts };
 
@@ -391,48 +381,6 @@ export async function createSessionIn(
   };
 }
 
-/**
- * Activation + 1, `attached` and `token_minted`, and the new token (docs/concepts.md). The
- * runner's facts, when it sent any, are kept for this activation (a TTY makes the hierarchy's
- * agent terminal a capture candidate: docs/design/terminal-channel.md).
- */
-export async function attachMint(
-  w: WriteScope,
-  session: SessionRecord,
-  callerActorId: number,
-  attribution: EventAttribution,
-  caller: Caller,
-  options: { runner?: RunnerFacts | null; delivery?: 'runner' | null } = {},
-): Promise<{ token: string; session: SessionRecord; credentialId: number }> {
-  const activation = session.activation + 1;
-  const ok = await updateSessionIfVersion(w.tx, session.id, session.version, { status: 'running', activation, stopRequested: false }, w.now);
-  if (!ok) throw new WarrantError('invalid-transition', `Session #${session.id} changed while attaching; try again.`);
-  // a stop asked of an earlier runtime that never reported its end is not this runtime's
-  await retireStopItems(w, session, 'attached');
-  // nor is its terminal witness (docs/design/terminal-channel.md): a new runtime mints its own
-  await revokeWitnessCredentials(w.tx, session.id, w.now);
-  const delivery = options.delivery ?? null;
-  await setRunnerDelivery(w.tx, session.id, delivery === 'runner' ? activation : null);
-  const minted = await mintSessionToken(w.tx, w.ctx, session.id, activation, callerActorId, w.now);
-  const eventAttribution = { ...attribution, causeActorId: session.causeActorId, causeBasis: session.causeBasis };
-  const runner = options.runner ?? null;
-  if (runner) await recordRunnerFacts(w.tx, { sessionId: session.id, activation, runner, now: w.now });
-  await w.event(
-    session.id,
-    'attached',
-    { activation, ...(runner ? { runner: { tty: runner.tty } } : {}), ...(delivery ? { delivery } : {}) },
-    eventAttribution,
-  );
-  await w.event(
-    session.id,
-    'token_minted',
-    { activation, credential_id: minted.credentialId, recipient: { actor_id: callerActorId, credential_id: caller.credentialId, via: caller.via } },
-    eventAttribution,
-  );
-  const fresh = (await findSessionById(w.tx, w.ctx.store, session.id))!;
-  return { token: minted.token, session: fresh, credentialId: minted.credentialId };
-}
-
 /** Only a session token creates a runtime child, always of its own session and conversation. */
 function runtimeParentOf(caller: Caller, input: CreateSessionInput): number {
   const p = caller.principal;
@@ -440,29 +388,6 @@ function runtimeParentOf(caller: Caller, input: CreateSessionInput): number {
     throw new WarrantError('invalid-request', "A runtime child is created by its parent's session token, in a provider conversation.");
   }
   return p.sessionId;
-}
-
-/**
- * A runtime child taken (again) by its parent's runtime: `running`, activation + 1 (a token
- * someone minted for it earlier is superseded), an `attached` event saying whose runtime —
- * and no token: the parent's token reports for it (docs/design/agent-runtimes.md).
- */
-export async function attachRuntimeChild(
-  w: WriteScope,
-  session: SessionRecord,
-  attribution: EventAttribution,
-  runtimeParentId: number,
-): Promise<SessionRecord> {
-  const activation = session.activation + 1;
-  const ok = await updateSessionIfVersion(w.tx, session.id, session.version, { status: 'running', activation, stopRequested: false }, w.now);
-  if (!ok) throw new WarrantError('invalid-transition', `Session #${session.id} changed while attaching; try again.`);
-  await w.event(
-    session.id,
-    'attached',
-    { activation, runtime_parent_id: runtimeParentId, runtime_origin: session.runtimeOrigin },
-    { ...attribution, causeActorId: session.causeActorId, causeBasis: session.causeBasis },
-  );
-  return (await findSessionById(w.tx, w.ctx.store, session.id))!;
 }
 
 async function replay(

@@ -12,7 +12,8 @@ import type { Caller } from '../caller.js';
 import type { AppContext } from '../context.js';
 import { sessionView, type SessionView } from '../views.js';
 import { inWriteTx, type WriteScope } from '../write-scope.js';
-import { attachMint, type RunnerFacts } from './create-session.js';
+import { attachMint } from './attach-runtime.js';
+import type { RunnerFacts } from './create-session.js';
 
 interface LifecycleResult {
   session: SessionView;

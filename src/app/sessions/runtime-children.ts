@@ -10,7 +10,8 @@ import { checkReport, providerMismatch } from '../conversations/conversation-his
 import { decideTransition, isActive } from '../../core/lifecycle.js';
 import { sessionView, type SessionView } from '../views.js';
 import { inWriteTx } from '../write-scope.js';
-import { attachRuntimeChild, createSessionIn } from './create-session.js';
+import { attachRuntimeChild } from './attach-runtime.js';
+import { createSessionIn } from './create-session.js';
 
 /**
  * docs/design/agent-runtimes.md "Subagents are sessions": a runtime creates a child session for
