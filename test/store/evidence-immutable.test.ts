@@ -1,32 +1,8 @@
 import { sql } from 'kysely';
 import { expect, it } from 'vitest';
-import { changeSetting } from '../../src/app/settings.js';
-import { writeCheckpoint } from '../../src/app/checkpoints.js';
-import { systemCaller } from '../../src/app/caller.js';
 import { EVIDENCE_TABLES } from '../../src/store/migrations/014-evidence-rewrite-refused.js';
 import { describeEachDialect, uniqueKey, type Harness } from '../helpers/harness.js';
-import { liveSession, writeUncleEdge } from '../helpers/lineage.js';
-import { delivered, reportConversation } from '../helpers/messages.js';
-
-/** A store holding at least one row of every evidence table, made through the API. */
-async function storeWithEvidence(h: Harness): Promise<{ keep: number; humanToken: string }> {
-  const { token } = await h.human(uniqueKey('ev'));
-  const root = (await h.create(token, { title: 'root', prompt: 'please do the thing' })).session;
-  const keep = (await h.create(token, { title: 'kept', parent_session_id: root.id, prompt: 'and keep this' })).session;
-  const doomed = (await h.create(token, { title: 'doomed', parent_session_id: root.id, prompt: 'this one goes' })).session;
-  expect((await h.request('DELETE', `/api/v1/sessions/${doomed.id}`, { token })).status).toBe(200);
-  const a = await liveSession(h, h.fleetKey, { title: 'a' });
-  const b = await liveSession(h, h.fleetKey, { title: 'b' });
-  await writeUncleEdge(h, a.id, b.id);
-  await delivered(h, a, b);
-  expect((await reportConversation(h, a.token, a.id, 'conv-evidence')).status).toBeLessThan(300);
-  const queued = await h.request('POST', `/api/v1/sessions/${keep.id}/enqueued_messages`, { token, body: { content: 'when you are free' } });
-  expect(queued.status).toBe(201);
-  expect((await h.request('DELETE', `/api/v1/sessions/${keep.id}/enqueued_messages/${queued.body.inbox_item.id}`, { token })).status).toBe(200);
-  await changeSetting(h.ctx, systemCaller('cli'), 'checkpoint_key', 'generate:evidence-test');
-  expect((await writeCheckpoint(h.ctx)).written).toBe(true);
-  return { keep: keep.id, humanToken: token };
-}
+import { storeWithEvidence } from '../helpers/evidence.js';
 
 const refused = async (h: Harness, statement: string): Promise<string> => {
   try {
