@@ -1,5 +1,5 @@
 import { WarrantError } from '../core/errors.js';
-import { permissionFor, type Act } from '../core/permissions.js';
+import { dependsOnDescent, permissionFor, type Act } from '../core/permissions.js';
 import { isActive } from '../core/lifecycle.js';
 import { parseSessionRef, type ParsedSessionRef } from '../core/session-ref.js';
 import type { Executor } from '../store/dialect/dialect.js';
@@ -11,6 +11,38 @@ import { isVisible, type Visibility } from './views.js';
 
 export { isVisible, type Visibility };
 
+/**
+ * Session rows already read inside one write transaction, by id: the caller's own row is
+ * needed for visibility, the live-token check and the acting session, and the target is
+ * often the caller itself, so one request used to read the same row three or four times.
+ * Only transactions hold rows (a plain executor is shared by every request), and a row is
+ * forgotten as soon as the transaction records a change to that session (WriteScope calls
+ * `forgetSessionRow`), so no reader sees a row older than its own transaction's writes.
+ */
+const rowsByTransaction = new WeakMap<Executor, Map<number, SessionRecord>>();
+
+function heldRows(db: Executor): Map<number, SessionRecord> | null {
+  if (!db.isTransaction) return null;
+  let rows = rowsByTransaction.get(db);
+  if (!rows) rowsByTransaction.set(db, (rows = new Map<number, SessionRecord>()));
+  return rows;
+}
+
+/** A session row by id, read at most once per write transaction until it changes. */
+export async function sessionRowOnce(db: Executor, ctx: AppContext, id: number): Promise<SessionRecord | null> {
+  const rows = heldRows(db);
+  const held = rows?.get(id);
+  if (held) return held;
+  const row = await findSessionById(db, ctx.store, id);
+  if (row) rows?.set(id, row);
+  return row;
+}
+
+/** The transaction changed this session: the next read goes to the store. */
+export function forgetSessionRow(db: Executor, id: number): void {
+  rowsByTransaction.get(db)?.delete(id);
+}
+
 /** Owners whose sessions the caller may see, or 'all' (multi-user scoping). */
 export async function visibilityOf(db: Executor, ctx: AppContext, caller: Caller): Promise<Visibility> {
   // Scoping separates owners; a single-admin deployment has one owner's world.
@@ -20,7 +52,7 @@ export async function visibilityOf(db: Executor, ctx: AppContext, caller: Caller
     case 'human':
       return p.isAdmin ? 'all' : { owners: [p.userId, null] };
     case 'session': {
-      const self = await findSessionById(db, ctx.store, p.sessionId);
+      const self = await sessionRowOnce(db, ctx, p.sessionId);
       return { owners: [self ? self.ownerUserId : null] };
     }
     case 'witness':
@@ -48,7 +80,10 @@ export async function resolveRef(
   if (options.maxLength !== undefined && [...text].length > options.maxLength) return { session: null, reason: 'hint-too-long' };
   const parsed: ParsedSessionRef = parseSessionRef(text, options.allowPrefix ?? true);
   if (parsed.kind === 'invalid') return { session: null, reason: parsed.reason === 'prefix-too-short' ? 'prefix-too-short' : 'not-found' };
-  const found = await findSessionsByRef(db, ctx.store, parsed);
+  const held = parsed.kind === 'id' ? heldRows(db)?.get(parsed.id) : undefined;
+  const found = held ? [held] : await findSessionsByRef(db, ctx.store, parsed);
+  const rows = heldRows(db);
+  for (const s of found) rows?.set(s.id, s);
   const visible = found.filter((s) => isVisible(visibility, s.ownerUserId));
   if (visible.length > 1) return { session: null, reason: 'ambiguous-prefix' };
   if (visible.length === 1) return { session: visible[0]! };
@@ -100,7 +135,8 @@ export async function authorize(
     const isSelf = target.id === p.sessionId;
     relation = {
       isSelf,
-      isDescendant: !isSelf && (await isSpawnAncestor(db, ctx, p.sessionId, target)),
+      // the ancestry climb is a query: only for acts whose rule asks about descendants
+      isDescendant: !isSelf && dependsOnDescent(kind, act) && (await isSpawnAncestor(db, ctx, p.sessionId, target)),
       isRuntimeChild: !isSelf && target.runtimeParentId === p.sessionId,
     };
   }
@@ -121,7 +157,7 @@ export function reportingRuntimeParent(caller: Caller, target: SessionRecord): n
 
 /** A superseded or inert session token can still read, but never write (docs/concepts.md). */
 export async function requireLiveSessionToken(db: Executor, ctx: AppContext, sessionId: number, activation: number): Promise<SessionRecord> {
-  const self = await findSessionById(db, ctx.store, sessionId);
+  const self = await sessionRowOnce(db, ctx, sessionId);
   if (!self) throw new WarrantError('session-not-live', 'The session this token belongs to no longer exists.');
   if (self.activation !== activation) {
     throw new WarrantError(

@@ -2,8 +2,8 @@ import type { ActorIdentity } from '../core/actors.js';
 import { weakerBasis, type ActBasis } from '../core/basis.js';
 import { WarrantError } from '../core/errors.js';
 import type { EventAttribution } from '../store/events-repo.js';
-import { findSessionById, type SessionRecord } from '../store/sessions-repo.js';
-import { resolveRef, visibilityOf } from './access.js';
+import type { SessionRecord } from '../store/sessions-repo.js';
+import { resolveRef, sessionRowOnce, visibilityOf } from './access.js';
 import { callerActor, type Caller } from './caller.js';
 import type { WriteScope } from './write-scope.js';
 
@@ -78,7 +78,7 @@ export async function resolveActing(w: WriteScope, caller: Caller, requested?: s
   const base = { credentialId: caller.credentialId, requestedActingSession: requestedText };
 
   if (p.kind === 'session') {
-    const self = await findSessionById(w.tx, w.ctx.store, p.sessionId);
+    const self = await sessionRowOnce(w.tx, w.ctx, p.sessionId);
     const actorId = await w.actorId(actor);
     return {
       ...base,

@@ -7,6 +7,7 @@ import { findSessionsByIds, type SessionRecord } from '../store/sessions-repo.js
 import { insertLiveEvents, nextLiveEventIds } from '../store/live-repo.js';
 import { appendAuditEntries, keyedPayloadDigest, newRecordKey, type AuditEntryDraft } from './audit.js';
 import type { AppContext } from './context.js';
+import { forgetSessionRow } from './access.js';
 import { sessionViews, type SessionView } from './views.js';
 import { serializeSession } from '../render/session-json.js';
 
@@ -57,6 +58,7 @@ export class WriteScope {
     const attr = attribution ?? { actorId: null, actorBasis: null, causeActorId: null, causeBasis: null, credentialId: null };
     const evidence = !RUNTIME_EVENT_TYPES.has(type);
     const digestKey = evidence ? newRecordKey(this.ctx.ids) : null;
+    forgetSessionRow(this.tx, sessionId);
     const record = await insertEvent(this.tx, { sessionId, type, details, attribution: attr, now: this.now, digestKey });
     if (digestKey !== null) {
       this.audit({
@@ -87,18 +89,21 @@ export class WriteScope {
 
   /** The session was created in this transaction: one `session_created` at commit. */
   created(sessionId: number): void {
+    forgetSessionRow(this.tx, sessionId);
     this.createdIds.add(sessionId);
     this.changeCount++;
   }
 
   /** The session's state changed: one `session_updated` with its full state at commit. */
   touch(sessionId: number): void {
+    forgetSessionRow(this.tx, sessionId);
     this.touchedIds.add(sessionId);
     this.changeCount++;
   }
 
   /** The session is gone: no `session_updated` for it. */
   forget(sessionId: number): void {
+    forgetSessionRow(this.tx, sessionId);
     this.createdIds.delete(sessionId);
     this.touchedIds.delete(sessionId);
   }

@@ -86,6 +86,14 @@ export interface TargetRelation {
 type PermissionVerdict = { allowed: true } | { allowed: false; reason: string };
 
 /**
+ * Whether judging `act` for `kind` depends on the target being below the caller over spawn
+ * edges: only then is the (recursive) ancestry read worth a query.
+ */
+export function dependsOnDescent(kind: PrincipalKind, act: Act): boolean {
+  return PERMISSIONS[act][kind] === 'self-or-descendant';
+}
+
+/**
  * @example permissionFor('session', 'delete', {isSelf:true, isDescendant:false}) // {allowed:false, …}
  */
 export function permissionFor(kind: PrincipalKind, act: Act, relation: TargetRelation | null, declaredActingSession = false): PermissionVerdict {

@@ -28,7 +28,7 @@ import {
   type NewMessage,
 } from '../../store/messages-repo.js';
 import { findSessionById, findSessionsByIds, type SessionRecord } from '../../store/sessions-repo.js';
-import { isVisible, resolveRef, visibilityOf, type Visibility } from '../access.js';
+import { isVisible, resolveRef, sessionRowOnce, visibilityOf, type Visibility } from '../access.js';
 import { checkActingSessionClaim, resolveActing } from '../acting.js';
 import { canonicalJson, newRecordKey, sha256Hex } from '../audit.js';
 import { permissionKind, type Caller } from '../caller.js';
@@ -81,7 +81,7 @@ interface Sender {
 async function resolveSender(w: WriteScope, caller: Caller, actingSessionId: string | number | null | undefined): Promise<Sender> {
   const p = caller.principal;
   if (p.kind === 'session') {
-    const session = await findSessionById(w.tx, w.ctx.store, p.sessionId);
+    const session = await sessionRowOnce(w.tx, w.ctx, p.sessionId);
     if (!session) throw new WarrantError('session-not-live', 'The session this token belongs to no longer exists.');
     return { session, basis: 'authenticated', tokenActivation: p.activation };
   }
