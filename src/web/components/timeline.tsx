@@ -11,12 +11,15 @@ import { SESSION_ID_KEYS, VOCABULARY_KEYS, detailLabel, eventPhrase, humanise } 
 
 type EventActor = NonNullable<EventView['actor']>;
 
-/** An actor as the subject of a sentence, linked to its page where it has one. */
-function TimelineActor(props: { actor: EventActor }) {
+const capital = (text: string, at: boolean): string => (at ? text.charAt(0).toUpperCase() + text.slice(1) : text);
+
+/** An actor in a sentence (capitalised when it opens one), linked to its page where it has one. */
+function TimelineActor(props: { actor: Pick<EventActor, 'kind' | 'ref' | 'displayName'>; opening?: boolean }) {
   const a = props.actor;
+  const c = (text: string) => capital(text, props.opening ?? false);
   switch (a.kind) {
     case 'human': {
-      const name = a.displayName ?? a.ref ?? 'A removed roster human';
+      const name = a.displayName ?? a.ref ?? c('a removed roster human');
       return a.ref ? (
         <a class="actor actor-human" href={`/supervisor/users/${encodeURIComponent(a.ref)}/caused`} title={`roster key ${a.ref}`}>
           {name}
@@ -26,23 +29,29 @@ function TimelineActor(props: { actor: EventActor }) {
       );
     }
     case 'session':
-      if (a.ref === null) return <span class="actor actor-session">{HIDDEN_SESSION_LABEL.replace(/^a/, 'A')}</span>;
+      if (a.ref === null) return <span class="actor actor-session">{c(HIDDEN_SESSION_LABEL)}</span>;
       return (
         <span class="actor actor-session">
-          Session <a href={`/sessions/${a.ref}`}>#{a.ref}</a>
+          {c('session')} <a href={`/sessions/${a.ref}`}>#{a.ref}</a>
           {a.displayName ? ` “${a.displayName}”` : ''}
         </span>
       );
     case 'client':
-      return <span class="actor actor-client">Client {a.ref ?? ''}</span>;
+      return (
+        <span class="actor actor-client">
+          {c('client')} {a.ref ?? ''}
+        </span>
+      );
     case 'system':
       return <span class="actor actor-system">Warrant (system)</span>;
     case 'fleet':
-      return <span class="actor actor-fleet">The fleet key (a machine, unknown which)</span>;
+      return <span class="actor actor-fleet">{c('the fleet key (a machine, unknown which)')}</span>;
     default:
-      return <span class="actor">{humanise(String(a.kind))}</span>;
+      return <span class="actor">{c(humanise(String(a.kind)))}</span>;
   }
 }
+
+const ACTOR_KINDS: ReadonlySet<string> = new Set(['human', 'session', 'client', 'system', 'fleet']);
 
 function SessionLink(props: { id: unknown }) {
   return typeof props.id === 'number' ? <a href={`/sessions/${props.id}`}>#{props.id}</a> : <DetailValue name="" value={props.id} />;
@@ -72,6 +81,14 @@ function DetailValue(props: { name: string; value: unknown; sessionIds?: boolean
       </span>
     );
   if (typeof value === 'object') {
+    const o = value as Record<string, unknown>;
+    if (typeof o.kind === 'string' && ACTOR_KINDS.has(o.kind) && (typeof o.ref === 'string' || o.ref === null))
+      return (
+        <span>
+          <TimelineActor actor={{ kind: o.kind as EventActor['kind'], ref: o.ref, displayName: null }} />
+          {typeof o.basis === 'string' ? ` (${humanise(o.basis)})` : ''}
+        </span>
+      );
     const entries = Object.entries(value as Record<string, unknown>);
     return (
       <span class="detail-group">
@@ -124,7 +141,7 @@ function EventSentence(props: { event: EventView }) {
     );
   return (
     <p class="event-sentence">
-      <TimelineActor actor={e.actor} /> {phrase} <Basis basis={e.actor.basis} />
+      <TimelineActor actor={e.actor} opening /> {phrase} <Basis basis={e.actor.basis} />
       {e.cause && !sameActor(e.cause, e.actor) && (
         <>
           {' '}
