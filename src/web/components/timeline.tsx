@@ -72,7 +72,7 @@ function DetailValue(props: { name: string; value: unknown; sessionIds?: boolean
     return (
       <span>
         {value.length === 0 ? <span class="hint">none</span> : null}
-        {value.map((v, i) => (
+        {(value as unknown[]).map((v, i) => (
           <>
             {i > 0 ? ', ' : ''}
             <DetailValue name={name} value={v} {...(props.sessionIds ? { sessionIds: true } : {})} />
@@ -101,7 +101,8 @@ function DetailValue(props: { name: string; value: unknown; sessionIds?: boolean
       </span>
     );
   }
-  return <span>{String(value)}</span>;
+  // what is left is a bigint, a symbol or a function: never an object
+  return <span>{typeof value === 'bigint' ? value.toString() : ''}</span>;
 }
 
 /** `old`/`new` of a parent correction are session ids; everywhere else they are the changed value. */
