@@ -41,6 +41,18 @@ describe('agent messages on the session page', () => {
       expect(await asked.locator('.message-payload').first().innerText()).toBe('Is the migration safe to run?');
       await asked.locator(`.message-head a[href="/sessions/${b.id}"]`).first().waitFor();
 
+      // wait until the page's live stream is up: a title change made after it connects shows without a reload
+      for (let attempt = 1; ; attempt++) {
+        const title = `asking session, live ${attempt}`;
+        expect((await h.request('PATCH', `/api/v1/sessions/${a.id}`, { token: h.fleetKey, body: { title } })).status).toBe(200);
+        const shown = await page
+          .locator('#session-title', { hasText: title })
+          .waitFor({ timeout: 2_000 })
+          .then(() => true)
+          .catch(() => false);
+        if (shown) break;
+        if (attempt === 10) throw new Error('the page never followed a live event');
+      }
       // the reply arrives while the page is open and lands under the message it answers
       const reply = await sent(h, b.token, { to: a.id, reply_to: question.id, payload: 'Yes, after the backup finishes.' });
       const threaded = page.locator(`#agent-messages [data-message-id="${question.id}"] .message-replies [data-message-id="${reply.id}"]`);
