@@ -145,6 +145,8 @@ export interface HierarchyNode {
   depth: number;
   renderParentId: number | null;
   spawnEdge: boolean;
+  /** the basis of its spawn-parent link (authenticated, delegated, declared, legacy, corrected), null without one */
+  parentBasis: string | null;
   placement: Placement;
   alsoSenior: AlsoSenior[];
   hiddenSeniors: number;
@@ -190,6 +192,7 @@ export function hierarchyFromOutcome<R extends HierarchyRowFields>(
       depth: n.depth,
       renderParentId: n.renderParentId,
       spawnEdge: n.spawnEdge,
+      parentBasis: n.row.parentBasis,
       placement: n.placement,
       alsoSenior: n.alsoSenior,
       hiddenSeniors: n.hiddenSeniors,
@@ -219,6 +222,7 @@ export function sameHierarchy(a: Hierarchy, b: Hierarchy): boolean {
       x.depth !== y.depth ||
       x.renderParentId !== y.renderParentId ||
       x.spawnEdge !== y.spawnEdge ||
+      x.parentBasis !== y.parentBasis ||
       x.placement !== y.placement ||
       x.hiddenSeniors !== y.hiddenSeniors ||
       x.isCurrent !== y.isCurrent ||

@@ -23,9 +23,14 @@ const STATE_TEXT: Record<string, string> = {
   failed: 'failed — its target was deleted before acknowledging it',
 };
 
+/** A message state in words, the same sentence on every surface. */
+export function messageStateText(state: string): string {
+  return STATE_TEXT[state] ?? state;
+}
+
 export function renderMessageStatus(m: MessageView): string {
   const lines = [
-    `Message ${m.id}: ${STATE_TEXT[m.state] ?? m.state}${m.terminalAt ? ` (${m.terminalAt})` : ''}.`,
+    `Message ${m.id}: ${messageStateText(m.state)}${m.terminalAt ? ` (${m.terminalAt})` : ''}.`,
     `- from: session #${m.source.sessionId} (${m.source.basis}, activation ${m.source.activation}${m.source.providerConversation ? `, conversation ${sanitizeInline(m.source.providerConversation)}` : ''})`,
     `- to: session #${m.target.sessionId}${m.target.providerConversation ? ` (conversation ${sanitizeInline(m.target.providerConversation)})` : ''}`,
     `- ref: ${sanitizeInline(m.ref)} · conversation: ${m.conversationRef}${m.replyTo ? ` · reply to ${m.replyTo}` : ''}`,

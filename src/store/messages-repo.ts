@@ -175,6 +175,18 @@ export async function messagesTouchingSessions(db: Executor, sessionIds: readonl
   return rows.map((r) => toRecord(r));
 }
 
+/** The newest `limit` agent messages one session sent or received, newest first (a session page's messages panel). */
+export async function latestMessagesOfSession(db: Executor, sessionId: number, limit: number): Promise<MessageRecord[]> {
+  const rows = await db
+    .selectFrom('agent_messages')
+    .selectAll()
+    .where((eb) => eb.or([eb('source_session_id', '=', sessionId), eb('target_session_id', '=', sessionId)]))
+    .orderBy('seq', 'desc')
+    .limit(limit)
+    .execute();
+  return rows.map((r) => toRecord(r));
+}
+
 /** Accepted messages whose deadline has come (all, or one target's), oldest deadline first. */
 export async function dueMessages(db: Executor, now: string, options: { targetSessionId?: number; limit: number }): Promise<MessageRecord[]> {
   // the literal lets both planners use the partial in-flight indexes (a bound parameter would not)

@@ -53,6 +53,12 @@ describeEachDialect('web UI provenance panel', (t) => {
     expect(leafRow).toContain(`hx-confirm="Remove #${a} as a senior of #${leaf}?`);
     expect(leafRow).not.toContain(`href="/sessions/${leaf}"`);
     expect(leafRow).not.toContain('drawn-under');
+    // the edge it hangs on says its basis in words: a fleet key's parent is its claim
+    const leafBasis = (await h.request('GET', `/api/v1/sessions/${leaf}`, { token: h.fleetKey })).body.session.parent_basis;
+    expect(leafBasis).toBe('declared');
+    expect(leafRow).toContain('data-edge-basis="declared"');
+    expect(textOf(leafRow)).toContain(`declared a child of #${b} by a fleet caller; nothing verified it`);
+    expect(row(panel, root)).not.toContain('edge-basis');
 
     // a session spawned outside this tree but adopted by a as uncle is drawn under a, and says so
     const elsewhere = await spawn(h, null, { title: 'another root' });
@@ -64,6 +70,8 @@ describeEachDialect('web UI provenance panel', (t) => {
     expect(adoptedRow).toContain(`data-render-parent="${a}"`);
     expect(adoptedRow).toMatch(/class="pill drawn-under"/);
     expect(textOf(adoptedRow)).toContain(`shown under uncle #${a}; its spawn parent is not in this tree`);
+    expect(adoptedRow).toContain('data-edge-basis="uncle"');
+    expect(textOf(adoptedRow)).toContain(`a junior of #${a} by an uncle edge, proved with a credential`);
   });
 
   it('the × removes exactly that edge, logs it on both timelines and repaints the panel; without JS it confirms on a page first', async () => {

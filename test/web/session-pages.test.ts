@@ -177,6 +177,20 @@ describeEachDialect('web UI session pages (single-admin mode)', (t) => {
     expect(unowned.text).toContain(`data-session-row="${child.id}"`);
     const mine = await web.get(`/ui/sessions?q=${tag}&status=all&owner=${adminKey}`);
     expect(mine.text).toContain('No sessions match');
+    // ended sessions are listed below the open ones, under their own heading, never among them
+    const stopped = (await h.create(h.fleetKey, { title: `${tag} stopped` })).session;
+    await h.request('POST', `/api/v1/sessions/${stopped.id}/stop`, { token: h.fleetKey, body: {} });
+    const split = (await web.get(`/ui/sessions?q=${tag}&status=all`)).text;
+    const endedAt = split.indexOf('aria-labelledby="ended-heading"');
+    expect(endedAt).toBeGreaterThan(-1);
+    expect(split.indexOf(`data-session-row="${stopped.id}"`)).toBeGreaterThan(endedAt);
+    expect(split.indexOf(`data-session-row="${gone.id}"`)).toBeGreaterThan(endedAt);
+    expect(split.indexOf(`data-session-row="${child.id}"`)).toBeLessThan(endedAt);
+    expect((await web.get(`/ui/sessions?q=${tag}`)).text).toContain(`data-session-row="${stopped.id}"`);
+    // the strip's "Open sessions" holds only sessions whose work goes on
+    const strip = (await web.get('/ui/strip')).text;
+    expect(strip).toContain(`${tag} child`);
+    expect(strip).not.toContain(`${tag} stopped`);
     const bad = await web.get('/ui/sessions?status=sleeping', { htmx: true });
     expect(bad.status).toBe(400);
     expect(bad.text).toContain('invalid-request');

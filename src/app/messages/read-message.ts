@@ -11,7 +11,7 @@ import { messageView, type MessageView } from './message-views.js';
  * a superseded token can still read); the fleet key reads what it sent as a declared acting
  * session; a human admin reads all. Anyone else gets the 404 of a message that does not exist.
  */
-function mayReadMessage(caller: Caller, m: Pick<MessageRecord, 'sourceSessionId' | 'targetSessionId' | 'sourceBasis'>): boolean {
+export function mayReadMessage(caller: Caller, m: Pick<MessageRecord, 'sourceSessionId' | 'targetSessionId' | 'sourceBasis'>): boolean {
   const p = caller.principal;
   if (p.kind === 'session') return p.sessionId === m.sourceSessionId || p.sessionId === m.targetSessionId;
   if (p.kind === 'fleet') return m.sourceBasis === 'declared';

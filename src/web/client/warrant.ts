@@ -268,7 +268,7 @@ function concerned(type: string, data: string): { ids: Set<string>; parents: Set
   try {
     const p = JSON.parse(data) as Record<string, unknown>;
     const session = p.session as { id?: unknown; lineage_parent_id?: unknown } | undefined;
-    for (const v of [session?.id, p.id, p.session_id]) if (typeof v === 'number') ids.add(String(v));
+    for (const v of [session?.id, p.id, p.session_id, p.source_session_id, p.target_session_id]) if (typeof v === 'number') ids.add(String(v));
     for (const list of [p.ids, p.session_ids]) if (Array.isArray(list)) for (const v of list) if (typeof v === 'number') ids.add(String(v));
     if (typeof session?.lineage_parent_id === 'number') parents.add(String(session.lineage_parent_id));
   } catch {

@@ -15,6 +15,28 @@ function nodeLevels(h: Hierarchy): Map<number, number> {
   return levels;
 }
 
+const SPAWN_BASIS_TEXT: Record<string, (parent: number) => string> = {
+  authenticated: (p) => `spawned by #${p}`,
+  delegated: (p) => `spawned by #${p} with a human’s token (delegated)`,
+  declared: (p) => `declared a child of #${p} by a fleet caller; nothing verified it`,
+  legacy: (p) => `a child of #${p} by the legacy router key`,
+  corrected: (p) => `put under #${p} by an operator’s correction`,
+};
+
+/** The edge a node is drawn on, with its basis in words; null for a root or a ceiling-placed node. */
+function edgeBasisText(n: HierarchyNode): string | null {
+  const p = n.renderParentId;
+  if (p === null) return null;
+  if (n.placement === 'spawn') return (n.parentBasis !== null ? SPAWN_BASIS_TEXT[n.parentBasis] : undefined)?.(p) ?? `spawned by #${p}`;
+  if (n.placement === 'uncle') {
+    const basis = n.alsoSenior.find((s) => s.id === p)?.basis;
+    return basis === 'declared'
+      ? `a junior of #${p} by a declared uncle edge; nothing verified it`
+      : `a junior of #${p} by an uncle edge, proved with a credential`;
+  }
+  return null;
+}
+
 /** The × on an "also senior" chip: removes exactly that edge after a confirm. */
 function RemoveUncleButton(props: { junior: number; uncle: number; viewer: number }) {
   const url = `/sessions/${props.junior}/uncles/${props.uncle}/remove`;
@@ -41,6 +63,7 @@ function RemoveUncleButton(props: { junior: number; uncle: number; viewer: numbe
 function NodeRow(props: { node: HierarchyNode; level: number; viewer: number }) {
   const n = props.node;
   const hidden = hiddenSeniorsText(n);
+  const edge = edgeBasisText(n);
   return (
     <li
       class={`node depth-${Math.min(props.level, 16)}${n.isCurrent ? ' current' : ''}`}
@@ -60,6 +83,11 @@ function NodeRow(props: { node: HierarchyNode; level: number; viewer: number }) 
         #{n.id} · <Status status={n.status} />
       </span>
       <GenesisPill genesis={n.genesis} schedulingClass={n.schedulingClass} />
+      {edge && (
+        <span class={`pill edge-basis edge-${n.placement}`} data-edge-basis={n.placement === 'spawn' ? (n.parentBasis ?? '') : 'uncle'}>
+          {edge}
+        </span>
+      )}
       {n.alsoSenior.map((s) => (
         <span
           class={`chip uncle-chip basis-${s.basis}`}

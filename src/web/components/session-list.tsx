@@ -1,4 +1,4 @@
-import { SESSION_STATUSES } from '../../core/lifecycle.js';
+import { ENDED_STATUSES, SESSION_STATUSES } from '../../core/lifecycle.js';
 import type { SessionView } from '../../app/sessions/index.js';
 import { AgentRootPill, GenesisPill, Status, Time, sessionTitle } from './format.js';
 
@@ -13,6 +13,8 @@ export interface ListFilters {
 }
 
 const OPEN_STATUSES = SESSION_STATUSES.filter((s) => s !== 'archived');
+/** The strip's "open sessions": those whose work has not ended (stopped, failed and archived ones are in the list's Ended part). */
+export const LIVE_STATUSES: readonly string[] = SESSION_STATUSES.filter((s) => !ENDED_STATUSES.has(s));
 
 export function statusesFor(filter: string): string[] {
   if (filter === 'all') return [];
@@ -60,16 +62,34 @@ export function SessionRow(props: { session: SessionView }) {
 /** The list region; re-rendered whole (keeping its filters and page) by filters and live refresh. */
 export function SessionList(props: { sessions: SessionView[]; filters: ListFilters; nextCursor: string | null }) {
   const f = props.filters;
+  // ended sessions below the open ones, never among them: same page, same order within each part
+  const live = props.sessions.filter((s) => !ENDED_STATUSES.has(s.status));
+  const ended = props.sessions.filter((s) => ENDED_STATUSES.has(s.status));
   return (
     <div id="session-list" hx-get={`/ui/sessions${filterQuery(f)}`} hx-trigger={LIST_TRIGGERS} hx-swap="outerHTML">
       {props.sessions.length === 0 ? (
         <p class="notice">No sessions match these filters.</p>
       ) : (
-        <ol class="session-rows" aria-label="Sessions">
-          {props.sessions.map((s) => (
-            <SessionRow session={s} />
-          ))}
-        </ol>
+        <>
+          {live.length > 0 && (
+            <ol class="session-rows" aria-label={ended.length > 0 ? 'Open sessions' : 'Sessions'}>
+              {live.map((s) => (
+                <SessionRow session={s} />
+              ))}
+            </ol>
+          )}
+          {ended.length > 0 && (
+            <section class="ended-sessions" aria-labelledby="ended-heading">
+              <h3 id="ended-heading">Ended</h3>
+              <p class="hint">Stopped, failed and archived sessions: their work is over (resume a stopped one from its page).</p>
+              <ol class="session-rows" aria-label="Ended sessions">
+                {ended.map((s) => (
+                  <SessionRow session={s} />
+                ))}
+              </ol>
+            </section>
+          )}
+        </>
       )}
       <nav class="pager" aria-label="Pages">
         {f.cursor ? (

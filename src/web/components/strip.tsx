@@ -42,7 +42,7 @@ export function StripNote(props: { shown: number; more: boolean; oob?: boolean }
     <p id="strip-note" class="hint" {...(props.oob ? { 'hx-swap-oob': 'true' } : {})}>
       {props.more
         ? `Showing the ${props.shown} newest open sessions; older ones are in the list below.`
-        : `${props.shown} open session${props.shown === 1 ? '' : 's'} (archived ones are in the list).`}
+        : `${props.shown} open session${props.shown === 1 ? '' : 's'} (ended ones are in the list below).`}
     </p>
   );
 }

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { WebIdentity } from '../../app/users/index.js';
 import type { SessionView } from '../../app/sessions/index.js';
 import type { EventView } from '../../app/sessions/index.js';
+import type { SessionMessage } from '../../app/messages/index.js';
 import { CsrfField, Layout } from '../layout.js';
 import { Strip } from '../components/strip.js';
 import { SessionFilters, SessionList, type ListFilters } from '../components/session-list.js';
@@ -9,6 +10,7 @@ import { SessionStatusSection } from '../components/session-status.js';
 import { SessionInputCard, type SessionInputData } from '../components/session-input.js';
 import { PanelSkeleton } from '../components/provenance-panel.js';
 import { TimelineSection } from '../components/timeline.js';
+import { AgentMessagesSection } from '../components/agent-messages-panel.js';
 import { TranscriptSection, type TranscriptTail } from '../components/transcript-panel.js';
 import { sessionTitle } from '../components/format.js';
 import type { WarrantError } from '../../core/errors.js';
@@ -73,6 +75,8 @@ interface SessionPageProps {
   panelRows: number;
   events: EventView[];
   eventsNextCursor: string | null;
+  /** the agent messages it sent and received (components/agent-messages-panel.tsx) */
+  messages: SessionMessage[];
   /** the latest transcript records (components/transcript-panel.tsx) */
   transcript: TranscriptTail;
   /** the human input card: follow-up, enqueue, interrupt and the queue (components/session-input.tsx) */
@@ -106,6 +110,7 @@ export function SessionPage(p: SessionPageProps) {
         <div id="action-result" role="status" aria-live="polite"></div>
         <SessionInputCard data={p.input} csrf={p.csrf} notice={p.inputNotice ?? null} />
         <PanelSkeleton sessionId={s.id} rows={p.panelRows} />
+        <AgentMessagesSection sessionId={s.id} messages={p.messages} />
         <TimelineSection sessionId={s.id} events={p.events} nextCursor={p.eventsNextCursor} />
         <TranscriptSection tail={p.transcript} />
       </div>

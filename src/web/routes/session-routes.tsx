@@ -6,6 +6,7 @@ import { deleteSession } from '../../app/sessions/index.js';
 import { archiveSession, changeLifecycle } from '../../app/sessions/index.js';
 import { getSession, listSessionEvents, listSessions } from '../../app/sessions/index.js';
 import { readTranscriptTail } from '../../app/sessions/index.js';
+import { listSessionMessages } from '../../app/messages/index.js';
 import type { SessionView } from '../../app/sessions/index.js';
 import type { WebIdentity } from '../../app/users/index.js';
 import { WarrantError } from '../../core/errors.js';
@@ -13,11 +14,12 @@ import { refusalOf } from '../../http/errors.js';
 import type { HostGuard } from '../../http/host-guard.js';
 import { streamLiveEvents } from '../../http/routes/live.js';
 import { watchPanels } from '../live-panels.js';
-import { SessionList, statusesFor, type ListFilters } from '../components/session-list.js';
+import { LIVE_STATUSES, SessionList, statusesFor, type ListFilters } from '../components/session-list.js';
 import { SessionStatusSection } from '../components/session-status.js';
 import { STRIP_LIMIT, StripNote, StripTabs } from '../components/strip.js';
 import { panelRowCount } from '../components/provenance-panel.js';
 import { TimelineEvents, TimelineSection } from '../components/timeline.js';
+import { AgentMessagesSection } from '../components/agent-messages-panel.js';
 import { TRANSCRIPT_PAGE, TranscriptRecords, TranscriptSection } from '../components/transcript-panel.js';
 import { Layout } from '../layout.js';
 import { DeleteConfirmPage, HomePage, NewSessionPage, SessionPage } from '../pages/session-pages.js';
@@ -28,6 +30,8 @@ import { field, rawField, redirect, webRoute, type FormData } from '../web-reque
 /** Session pages, their fragments, the web forms that act on sessions, and the live stream. */
 
 const TIMELINE_PAGE = 100;
+/** The newest agent messages a session page lists. */
+const MESSAGES_PAGE = 100;
 /** Children counted for the skeleton's height: enough to size it, cheap enough to keep the page fast. */
 const SKELETON_CHILD_ESTIMATE = 20;
 
@@ -37,7 +41,7 @@ function filtersFrom(c: Context): ListFilters {
 }
 
 async function stripData(ctx: AppContext, caller: Caller): Promise<{ sessions: SessionView[]; more: boolean }> {
-  const { sessions } = await listSessions(ctx, caller, { status: statusesFor(''), limit: STRIP_LIMIT + 1 });
+  const { sessions } = await listSessions(ctx, caller, { status: [...LIVE_STATUSES], limit: STRIP_LIMIT + 1 });
   return { sessions: sessions.slice(0, STRIP_LIMIT).reverse(), more: sessions.length > STRIP_LIMIT };
 }
 
@@ -190,6 +194,7 @@ export function registerSessionRoutes(app: Hono<any>, ctx: AppContext, guard: Ho
         panelRows={panelRows}
         events={timeline.events}
         eventsNextCursor={timeline.nextCursor}
+        messages={await listSessionMessages(ctx, caller, String(session.id), { limit: MESSAGES_PAGE })}
         transcript={await readTranscriptTail(ctx, caller, String(session.id), { limit: TRANSCRIPT_PAGE })}
         input={await loadSessionInput(ctx, caller, session)}
         inputNotice={inputNotice(c.req.query('input'))}
@@ -211,6 +216,13 @@ export function registerSessionRoutes(app: Hono<any>, ctx: AppContext, guard: Ho
     const sessionId = timeline.events[0]?.sessionId ?? (await getSession(ctx, caller, id)).id;
     if (cursor) return htmlFragment(c, <TimelineEvents sessionId={sessionId} events={timeline.events} nextCursor={timeline.nextCursor} />);
     return htmlFragment(c, <TimelineSection sessionId={sessionId} events={timeline.events} nextCursor={timeline.nextCursor} />);
+  });
+
+  route('GET', '/sessions/:ref/messages', async (c, r) => {
+    const caller = who(r.identity);
+    const session = await getSession(ctx, caller, ref(c));
+    const messages = await listSessionMessages(ctx, caller, String(session.id), { limit: MESSAGES_PAGE });
+    return htmlFragment(c, <AgentMessagesSection sessionId={session.id} messages={messages} />);
   });
 
   route('GET', '/sessions/:ref/transcript', async (c, r) => {
