@@ -108,7 +108,7 @@ function DetailValue(props: { name: string; value: unknown; sessionIds?: boolean
 /** `old`/`new` of a parent correction are session ids; everywhere else they are the changed value. */
 const SESSION_VALUED_CHANGES: ReadonlySet<string> = new Set(['parent_changed']);
 
-function EventDetails(props: { event: EventView }) {
+export function EventDetails(props: { event: EventView }) {
   const e = props.event;
   const entries = Object.entries(e.details);
   if (entries.length === 0) return null;
@@ -131,7 +131,7 @@ function sameActor(a: EventActor, b: EventActor): boolean {
   return a.kind === b.kind && a.ref === b.ref;
 }
 
-function EventSentence(props: { event: EventView }) {
+export function EventSentence(props: { event: EventView }) {
   const e = props.event;
   const phrase = eventPhrase(e.type, e.details);
   if (!e.actor)

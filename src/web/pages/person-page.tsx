@@ -2,7 +2,8 @@ import type { UserRecord } from '../../app/users/index.js';
 import type { EventView } from '../../app/sessions/index.js';
 import type { SessionView } from '../../app/sessions/index.js';
 import type { WebIdentity } from '../../app/users/index.js';
-import { Actor, Basis, Time } from '../components/format.js';
+import { Time } from '../components/format.js';
+import { EventDetails, EventSentence } from '../components/timeline.js';
 import { SessionRow } from '../components/session-list.js';
 import { Layout } from '../layout.js';
 
@@ -21,32 +22,18 @@ interface PersonPageData {
   query: { sessionsCursor: string | null; eventsCursor: string | null; credential: number | null; limit: number | null };
 }
 
-function detailText(details: Record<string, unknown>): string {
-  return Object.entries(details)
-    .map(([k, v]) => `${k}: ${typeof v === 'string' ? v : JSON.stringify(v)}`)
-    .join(' · ');
-}
-
+/** One act on the person's behalf: which session, then the timeline's own sentence and details. */
 function EventRow(props: { event: EventView }) {
   const e = props.event;
   return (
     <li class="event" data-event-id={String(e.id)} data-event-type={e.type}>
       <Time iso={e.createdAt} />
       <div>
-        <a href={`/sessions/${e.sessionId}`}>#{e.sessionId}</a> <strong>{e.type}</strong>{' '}
-        {e.actor && (
-          <>
-            by <Actor actor={e.actor} /> <Basis basis={e.actor.basis} />
-          </>
-        )}
-        {e.cause && (
-          <>
-            {' '}
-            for <Actor actor={e.cause} /> <Basis basis={e.cause.basis} />
-          </>
-        )}
-        {e.credentialId !== null && <span class="hint"> · credential {e.credentialId}</span>}
-        {Object.keys(e.details).length > 0 && <div class="event-details">{detailText(e.details)}</div>}
+        <p class="hint">
+          On <a href={`/sessions/${e.sessionId}`}>session #{e.sessionId}</a>
+        </p>
+        <EventSentence event={e} />
+        <EventDetails event={e} />
       </div>
     </li>
   );
