@@ -43,19 +43,30 @@ export async function misalignedFields(page: Page, formSelector: string): Promis
         if (row.matches('.form-row, .filters')) rows.set(row, [...(rows.get(row) ?? []), { name, label: l, control: c }]);
         else stacked.push({ name, left: l.left });
       }
-      for (const s of stacked) if (!near(s.left, stacked[0]!.left)) out.push(`${formSelector} “${s.name}” starts at x=${s.left}, “${stacked[0]!.name}” at x=${stacked[0]!.left}`);
+      for (const s of stacked)
+        if (!near(s.left, stacked[0]!.left)) out.push(`${formSelector} “${s.name}” starts at x=${s.left}, “${stacked[0]!.name}” at x=${stacked[0]!.left}`);
+      // a button beside fields sits level with their controls
+      for (const button of form.querySelectorAll<HTMLElement>('.form-row > button, .filters > button')) {
+        const b = button.getBoundingClientRect();
+        for (const m of rows.get(button.parentElement!) ?? [])
+          if (b.top < m.control.bottom && m.label.top < b.bottom && !near(b.bottom, m.control.bottom))
+            out.push(`${formSelector} “${button.textContent}” ends at y=${b.bottom}, the control of “${m.name}” at y=${m.control.bottom}`);
+      }
       for (const members of rows.values()) {
         // fields on the same line (a row may wrap onto several)
-        for (const a of members)
-          for (const b of members) {
-            if (a === b || a.label.top >= b.control.bottom || b.label.top >= a.control.bottom) continue;
-            if (!near(a.label.top, b.label.top)) out.push(`${formSelector} labels “${a.name}” (y=${a.label.top}) and “${b.name}” (y=${b.label.top}) are not level`);
-            if (!near(a.control.top, b.control.top)) out.push(`${formSelector} controls of “${a.name}” (y=${a.control.top}) and “${b.name}” (y=${b.control.top}) are not level`);
+        for (const [i, a] of members.entries())
+          for (const b of members.slice(i + 1)) {
+            if (a.label.top >= b.control.bottom || b.label.top >= a.control.bottom) continue;
+            if (!near(a.label.top, b.label.top))
+              out.push(`${formSelector} labels “${a.name}” (y=${a.label.top}) and “${b.name}” (y=${b.label.top}) are not level`);
+            if (!near(a.control.top, b.control.top))
+              out.push(`${formSelector} controls of “${a.name}” (y=${a.control.top}) and “${b.name}” (y=${b.control.top}) are not level`);
           }
       }
       const checks = [...form.querySelectorAll<HTMLElement>('.check')].filter((c) => c.offsetParent !== null);
       const boxLefts = checks.map((c) => c.querySelector('input')!.getBoundingClientRect().left);
-      const labelLefts = checks.map((c) => c.querySelector('label')!.getBoundingClientRect().left);
+      // the text beside each box: its label (or, where the label wraps the box, the label's text)
+      const labelLefts = checks.map((c) => (c.querySelector('label') ?? c.querySelector('input + *') ?? c).getBoundingClientRect().left);
       if (boxLefts.some((x) => !near(x, boxLefts[0]!))) out.push(`${formSelector} checkboxes start at ${boxLefts.join(', ')}`);
       if (labelLefts.some((x) => !near(x, labelLefts[0]!))) out.push(`${formSelector} checkbox labels start at ${labelLefts.join(', ')}`);
     }

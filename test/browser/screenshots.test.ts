@@ -37,7 +37,11 @@ beforeAll(async () => {
   // the router also directs the patch (an uncle edge), and a human asked the log reader something
   await writeUncleEdge(server.h, router, patch);
   const { token } = await server.h.human('bob', { displayName: 'Bob Builder' });
-  await server.h.human('carol', { displayName: 'Carol Oncall', slack: ['U012ABCDEF', 'U034GHIJKL'], notes: 'On call this week; her word is final on deploys.' });
+  await server.h.human('carol', {
+    displayName: 'Carol Oncall',
+    slack: ['U012ABCDEF', 'U034GHIJKL'],
+    notes: 'On call this week; her word is final on deploys.',
+  });
   const asked = await fetch(`${server.url}/api/v1/sessions/${logs}/follow_up`, {
     method: 'POST',
     headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
@@ -69,11 +73,11 @@ async function shoot(page: Page, v: Shot, name: string, fullPage: boolean): Prom
 
 /** On a phone: nothing overflows sideways, and the Ask button covers no field at the top or the bottom of the page. */
 async function phoneChecks(page: Page, v: Shot): Promise<void> {
-  expect(await overflowsSideways(page)).toBe(false);
+  expect.soft(await overflowsSideways(page)).toBe(false);
   if (v.name !== 'phone') return;
   for (const y of [0, 1e6]) {
     await page.evaluate((y) => window.scrollTo(0, y), y);
-    expect(await controlsCovered(page, '.chat-toggle'), `the Ask button at scroll ${y}`).toEqual([]);
+    expect.soft(await controlsCovered(page, '.chat-toggle'), `the Ask button at scroll ${y}`).toEqual([]);
   }
   await page.evaluate(() => window.scrollTo(0, 0));
 }
@@ -90,14 +94,14 @@ describe('screenshots for the docs', () => {
         await settled(page);
         // lines on desktop only (docs/design/surfaces.md), and they stay in the strip's room: never over the quick prompt
         expect((await lineagePaths(page)).length > 0).toBe(v.name === 'desktop');
-        expect(await linesCrossing(page, '#quick-heading')).toEqual([]);
-        expect(await linesCrossing(page, 'form[action="/sessions/quick"]')).toEqual([]);
-        expect(await misalignedFields(page, 'form[action="/sessions/quick"], #session-filters')).toEqual([]);
+        expect.soft(await linesCrossing(page, '#quick-heading')).toEqual([]);
+        expect.soft(await linesCrossing(page, 'form[action="/sessions/quick"]')).toEqual([]);
+        expect.soft(await misalignedFields(page, 'form[action="/sessions/quick"], #session-filters')).toEqual([]);
         // the header is one row: on a phone the tools fold into a menu, on a desktop they show inline
         const header = (await page.locator('.site-header').boundingBox())!;
         const link = (await page.locator('.site-nav a').first().boundingBox())!;
-        expect(header.height, 'header height').toBeLessThanOrEqual(link.height + 32);
-        expect(await page.locator('[data-theme-toggle]').isVisible()).toBe(v.name === 'desktop');
+        expect.soft(header.height, 'header height').toBeLessThanOrEqual(link.height + 32);
+        expect.soft(await page.locator('[data-theme-toggle]').isVisible(), 'the theme button shows inline').toBe(v.name === 'desktop');
         await phoneChecks(page, v);
         await shoot(page, v, 'home', v.name === 'phone');
 
@@ -109,14 +113,23 @@ describe('screenshots for the docs', () => {
 
         await page.goto(`${server.url}/supervisor/users`);
         // column names, in the header row (a desktop) or in each stacked card (a phone), are never broken mid-word
-        expect(await page.locator(v.name === 'phone' ? 'table.roster .cell-label' : 'table.roster th').first().isVisible()).toBe(true);
-        expect(await brokenHeaderCells(page, 'table.roster th, table.roster .cell-label')).toEqual([]);
-        expect(await misalignedFields(page, 'form[action="/supervisor/users"]')).toEqual([]);
+        expect
+          .soft(
+            await page
+              .locator(v.name === 'phone' ? 'table.roster .cell-label' : 'table.roster th')
+              .first()
+              .isVisible(),
+            'column names show',
+          )
+          .toBe(true);
+        expect.soft(await brokenHeaderCells(page, 'table.roster th, table.roster .cell-label')).toEqual([]);
+        expect.soft(await misalignedFields(page, 'form[action="/supervisor/users"]')).toEqual([]);
         await phoneChecks(page, v);
         await shoot(page, v, 'roster', true);
         await page.goto(`${server.url}/supervisor/users/carol`);
-        expect(await misalignedFields(page, 'form.card')).toEqual([]);
+        expect.soft(await misalignedFields(page, 'main form')).toEqual([]);
         await phoneChecks(page, v);
+        await shoot(page, v, 'roster-person', true);
 
         // the device settings, opened from the header (through the menu on a phone)
         await page.goto(`${server.url}/`);
@@ -125,14 +138,17 @@ describe('screenshots for the docs', () => {
         const panel = page.locator('.settings-panel');
         await panel.waitFor();
         // a label and its description are separate: the label is only the name, the description describes the box
-        expect(await page.locator('label[for="setting-lineageLines"]').textContent()).toBe('Lineage lines');
-        expect(await page.getByLabel('Lineage lines').getAttribute('aria-describedby')).toBe('setting-lineageLines-hint');
-        expect(await panel.innerText()).toMatch(/Lineage lines\s*\n\s*Lines from each tab/);
-        expect(await misalignedFields(page, '.settings-panel')).toEqual([]);
+        const lineage = await page.evaluate(() => {
+          const box = document.querySelector<HTMLInputElement>('input[data-setting="lineageLines"]')!;
+          return { label: box.labels?.[0]?.textContent, description: box.getAttribute('aria-describedby') };
+        });
+        expect.soft(lineage).toEqual({ label: 'Lineage lines', description: 'setting-lineageLines-hint' });
+        expect.soft(await panel.innerText()).toMatch(/Lineage lines\s*\n\s*Lines from each tab/);
+        expect.soft(await misalignedFields(page, '.settings-panel')).toEqual([]);
         const box = (await panel.boundingBox())!;
         expect(box.x).toBeGreaterThanOrEqual(0);
         expect(box.x + box.width).toBeLessThanOrEqual(v.viewport.width);
-        expect(await overflowsSideways(page)).toBe(false);
+        expect.soft(await overflowsSideways(page)).toBe(false);
         await shoot(page, v, 'settings', false);
       } finally {
         await context.close();
