@@ -75,6 +75,21 @@ function DeviceSettings() {
 export function Layout(p: LayoutProps) {
   const user = p.identity?.user ?? null;
   const current = (item: NavItem) => (p.nav === item ? { 'aria-current': 'page' } : {});
+  const tools = (
+    <div class="header-tools">
+      {user && <span class="who">Signed in as {user.displayName}</span>}
+      <button type="button" data-theme-toggle aria-label="Switch between light and dark theme">
+        Theme
+      </button>
+      {user && <DeviceSettings />}
+      {user && (
+        <form method="post" action="/sign-out">
+          <CsrfField token={p.csrf} />
+          <button type="submit">Sign out</button>
+        </form>
+      )}
+    </div>
+  );
   return (
     <html lang="en">
       <head>
@@ -113,23 +128,15 @@ export function Layout(p: LayoutProps) {
               )}
             </nav>
           )}
-          {/* on a phone the tools fold into a menu so the header stays one row; from 641 px they show inline */}
-          <details class="header-menu">
-            <summary class="button">Menu</summary>
-            <div class="header-tools">
-              {user && <span class="who">Signed in as {user.displayName}</span>}
-              <button type="button" data-theme-toggle aria-label="Switch between light and dark theme">
-                Theme
-              </button>
-              {user && <DeviceSettings />}
-              {user && (
-                <form method="post" action="/sign-out">
-                  <CsrfField token={p.csrf} />
-                  <button type="submit">Sign out</button>
-                </form>
-              )}
-            </div>
-          </details>
+          {/* on a phone a signed-in person's tools fold into a menu so the header stays one row; from 641 px they show inline */}
+          {user ? (
+            <details class="header-menu">
+              <summary class="button">Menu</summary>
+              {tools}
+            </details>
+          ) : (
+            <div class="header-menu">{tools}</div>
+          )}
         </header>
         {/* floats at the bottom right on wide screens; on a phone it sits in the flow under the header, covering nothing */}
         {user && p.csrf && <ChatBubble csrf={p.csrf} />}

@@ -108,8 +108,13 @@ describe('screenshots for the docs', () => {
         await page.goto(`${server.url}/sessions/${router}`);
         await page.locator('#provenance-panel [data-uncle-id]').first().waitFor();
         await page.locator('#provenance-panel [data-scope="elsewhere"]').first().waitFor();
+        expect.soft(await misalignedFields(page, 'main form')).toEqual([]);
         await phoneChecks(page, v);
         await shoot(page, v, 'session', true);
+        // the other input form: a new session's fields side by side
+        await page.goto(`${server.url}/sessions/new`);
+        expect.soft(await misalignedFields(page, 'main form')).toEqual([]);
+        await phoneChecks(page, v);
 
         await page.goto(`${server.url}/supervisor/users`);
         // column names, in the header row (a desktop) or in each stacked card (a phone), are never broken mid-word
