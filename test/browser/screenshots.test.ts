@@ -155,6 +155,16 @@ describe('screenshots for the docs', () => {
         expect(box.x + box.width).toBeLessThanOrEqual(v.viewport.width);
         expect.soft(await overflowsSideways(page)).toBe(false);
         await shoot(page, v, 'settings', false);
+        // Escape closes the settings, then (on a phone) the menu, each handing the focus back to its button
+        await page.getByLabel('Lineage lines').focus();
+        await page.keyboard.press('Escape');
+        await panel.waitFor({ state: 'hidden' });
+        expect(await page.evaluate(() => document.activeElement?.textContent)).toBe('Settings');
+        if (v.name === 'phone') {
+          await page.keyboard.press('Escape');
+          await page.locator('[data-theme-toggle]').waitFor({ state: 'hidden' });
+          expect(await page.evaluate(() => document.activeElement?.textContent)).toBe('Menu');
+        }
       } finally {
         await context.close();
       }

@@ -369,6 +369,20 @@ function initChatBubble(): void {
   });
 }
 
+/**
+ * The header's popovers (the phone's Menu, the device Settings) are `<details>` too: Escape
+ * closes the innermost one that holds the focus, and the focus returns to its button.
+ */
+function initHeaderPopovers(): void {
+  document.addEventListener('keydown', (event) => {
+    if (event.key !== 'Escape' || !(document.activeElement instanceof Element)) return;
+    const open = document.activeElement.closest<HTMLDetailsElement>('.site-header details[open]');
+    if (!open) return;
+    open.open = false;
+    open.querySelector('summary')?.focus();
+  });
+}
+
 // Module scripts run after the document is parsed and before DOMContentLoaded, after htmx
 // and before its SSE extension (document order): the wrapper is in place before it connects.
 initLiveRouting();
@@ -376,3 +390,4 @@ initSettings();
 initTheme();
 initStrip();
 initChatBubble();
+initHeaderPopovers();
