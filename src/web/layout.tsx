@@ -37,6 +37,24 @@ export function CsrfField(props: { token: string }) {
   return <input type="hidden" name={CSRF_FIELD} value={props.token} />;
 }
 
+/** A setting's checkbox, its label, and (when it needs one) a description the checkbox is described by. */
+function SettingCheck(props: { name: string; label: string; hint?: string }) {
+  const id = `setting-${props.name}`;
+  return (
+    <div class="check">
+      <input type="checkbox" id={id} data-setting={props.name} aria-describedby={props.hint ? `${id}-hint` : undefined} />
+      <div class="check-text">
+        <label for={id}>{props.label}</label>
+        {props.hint && (
+          <p class="hint" id={`${id}-hint`}>
+            {props.hint}
+          </p>
+        )}
+      </div>
+    </div>
+  );
+}
+
 function DeviceSettings() {
   return (
     <details class="settings">
@@ -44,25 +62,10 @@ function DeviceSettings() {
       <div class="settings-panel">
         <fieldset>
           <legend>This device</legend>
-          <label class="check">
-            <input type="checkbox" data-setting="lineageLines" />
-            <span>
-              Lineage lines
-              <span class="hint">Lines from each tab to the tab that spawned it (desktop widths).</span>
-            </span>
-          </label>
-          <label class="check">
-            <input type="checkbox" data-setting="orderChildren" />
-            <span>Order children right after their parent</span>
-          </label>
-          <label class="check">
-            <input type="checkbox" data-setting="hoverHighlight" />
-            <span>Hovering a tab dims unrelated lines and brightens its subtree</span>
-          </label>
-          <label class="check">
-            <input type="checkbox" data-setting="tintChildren" />
-            <span>Children take a faded tint of their parent’s colour</span>
-          </label>
+          <SettingCheck name="lineageLines" label="Lineage lines" hint="Lines from each tab to the tab that spawned it (desktop widths)." />
+          <SettingCheck name="orderChildren" label="Order children right after their parent" />
+          <SettingCheck name="hoverHighlight" label="Hovering a tab dims unrelated lines and brightens its subtree" />
+          <SettingCheck name="tintChildren" label="Children take a faded tint of their parent’s colour" />
         </fieldset>
       </div>
     </details>
@@ -72,6 +75,21 @@ function DeviceSettings() {
 export function Layout(p: LayoutProps) {
   const user = p.identity?.user ?? null;
   const current = (item: NavItem) => (p.nav === item ? { 'aria-current': 'page' } : {});
+  const tools = (
+    <div class="header-tools">
+      {user && <span class="who">Signed in as {user.displayName}</span>}
+      <button type="button" data-theme-toggle aria-label="Switch between light and dark theme">
+        Theme
+      </button>
+      {user && <DeviceSettings />}
+      {user && (
+        <form method="post" action="/sign-out">
+          <CsrfField token={p.csrf} />
+          <button type="submit">Sign out</button>
+        </form>
+      )}
+    </div>
+  );
   return (
     <html lang="en">
       <head>
@@ -101,7 +119,7 @@ export function Layout(p: LayoutProps) {
                 Sessions
               </a>
               <a href="/sessions/new" {...current('new')}>
-                New session
+                New<span class="nav-long"> session</span>
               </a>
               {user.isAdmin && (
                 <a href="/supervisor/users" {...current('roster')}>
@@ -110,20 +128,18 @@ export function Layout(p: LayoutProps) {
               )}
             </nav>
           )}
-          <div class="header-tools">
-            {user && <span class="who">Signed in as {user.displayName}</span>}
-            <button type="button" data-theme-toggle aria-label="Switch between light and dark theme">
-              Theme
-            </button>
-            {user && <DeviceSettings />}
-            {user && (
-              <form method="post" action="/sign-out">
-                <CsrfField token={p.csrf} />
-                <button type="submit">Sign out</button>
-              </form>
-            )}
-          </div>
+          {/* on a phone a signed-in person's tools fold into a menu so the header stays one row; from 641 px they show inline */}
+          {user ? (
+            <details class="header-menu">
+              <summary class="button">Menu</summary>
+              {tools}
+            </details>
+          ) : (
+            <div class="header-menu">{tools}</div>
+          )}
         </header>
+        {/* floats at the bottom right on wide screens; on a phone it sits in the flow under the header, covering nothing */}
+        {user && p.csrf && <ChatBubble csrf={p.csrf} />}
         {p.live ? (
           <main
             id="main"
@@ -139,7 +155,6 @@ export function Layout(p: LayoutProps) {
             {p.children}
           </main>
         )}
-        {user && p.csrf && <ChatBubble csrf={p.csrf} />}
       </body>
     </html>
   );

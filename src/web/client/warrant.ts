@@ -79,6 +79,19 @@ const SVG_NS = 'http://www.w3.org/2000/svg';
 const DESKTOP = '(min-width: 1024px)';
 const RESIZE_THROTTLE_MS = 100;
 const NO_RECT: Rect = { left: 0, top: 0, right: 0, bottom: 0 };
+/** half the glow's stroke and a little air: the room below the lowest curve */
+const BRIDGE_MARGIN_PX = 8;
+
+/** The lowest point of a U-bridge `M x1 y1 C x1 yc, x2 yc, x2 y2` (its two control points share yc). */
+function bridgeBottom(y1: number, yc: number, y2: number): number {
+  let lowest = Math.max(y1, y2);
+  for (let i = 1; i < 16; i++) {
+    const t = i / 16;
+    const u = 1 - t;
+    lowest = Math.max(lowest, u * u * u * y1 + 3 * u * t * (u + t) * yc + t * t * t * y2);
+  }
+  return lowest;
+}
 
 function relative(r: DOMRect, origin: DOMRect): Rect {
   return { left: r.left - origin.left, top: r.top - origin.top, right: r.right - origin.left, bottom: r.bottom - origin.top };
@@ -110,10 +123,17 @@ class LineageLines {
     }, RESIZE_THROTTLE_MS);
   };
 
+  /**
+   * The strip keeps room below its tabs for the bridges it draws, so they never run over
+   * the content under it (the quick prompt's heading, the list).
+   */
+  private readonly room: HTMLElement;
+
   constructor(
     private readonly scroller: HTMLElement,
     private readonly svg: SVGSVGElement,
   ) {
+    this.room = svg.parentElement ?? scroller;
     this.desktop.addEventListener('change', () => this.refresh());
     document.addEventListener('warrant:settings', () => this.refresh());
     // htmx swapped new tabs in (live refresh after a create, update or delete)
@@ -188,6 +208,7 @@ class LineageLines {
   private draw(): void {
     if (this.edges.length === 0 || !this.enabled()) {
       if (this.svg.firstChild) this.svg.replaceChildren();
+      this.room.style.removeProperty('padding-bottom');
       return;
     }
     // read: every rect first …
@@ -203,10 +224,15 @@ class LineageLines {
       }
     }
     const drawn = [];
+    let lowest = strip.bottom;
     for (const e of this.edges) {
       const path = lineagePath(rects.get(e.parentId)!, rects.get(e.childId)!, strip, e.depth);
-      if (path) drawn.push({ e, path, working: this.tabs.get(e.childId)?.dataset.status === 'running' });
+      if (!path) continue;
+      drawn.push({ e, path, working: this.tabs.get(e.childId)?.dataset.status === 'running' });
+      const yc = Number(path.d.split(/[ ,]+/)[5]);
+      lowest = Math.max(lowest, bridgeBottom(path.y1, yc, path.y2));
     }
+    const room = drawn.length === 0 ? 0 : Math.ceil(lowest - strip.bottom + BRIDGE_MARGIN_PX);
     // … then write, once
     const nodes: SVGElement[] = [];
     for (const { e, path, working } of drawn) {
@@ -227,6 +253,8 @@ class LineageLines {
       nodes.push(glow, line, end);
     }
     this.svg.replaceChildren(...nodes);
+    if (room > 0) this.room.style.paddingBottom = `${room}px`;
+    else this.room.style.removeProperty('padding-bottom');
     this.paintHover();
   }
 
@@ -341,6 +369,20 @@ function initChatBubble(): void {
   });
 }
 
+/**
+ * The header's popovers (the phone's Menu, the device Settings) are `<details>` too: Escape
+ * closes the innermost one that holds the focus, and the focus returns to its button.
+ */
+function initHeaderPopovers(): void {
+  document.addEventListener('keydown', (event) => {
+    if (event.key !== 'Escape' || !(document.activeElement instanceof Element)) return;
+    const open = document.activeElement.closest<HTMLDetailsElement>('.site-header details[open]');
+    if (!open) return;
+    open.open = false;
+    open.querySelector('summary')?.focus();
+  });
+}
+
 // Module scripts run after the document is parsed and before DOMContentLoaded, after htmx
 // and before its SSE extension (document order): the wrapper is in place before it connects.
 initLiveRouting();
@@ -348,3 +390,4 @@ initSettings();
 initTheme();
 initStrip();
 initChatBubble();
+initHeaderPopovers();

@@ -8,8 +8,8 @@ import { CSRF_FIELD } from '../csrf.js';
  * in the context of the page they were looking at; only the words are recorded as theirs.
  *
  * A `<details>`: its summary is a real button without any script (Enter / Space toggle it);
- * the client module adds Escape to close and fills in which page this is. On a phone the
- * panel is a sheet across the bottom of the screen.
+ * the client module adds Escape to close and fills in which page this is. On a phone it
+ * sits in the flow under the header (the layout places it there) and opens downwards.
  */
 
 interface ChatFormState {

@@ -1,3 +1,4 @@
+import type { Child } from 'hono/jsx';
 import type { WebIdentity } from '../../app/users/index.js';
 import type { WarrantError } from '../../core/errors.js';
 import type { TokenRecord, UserRecord } from '../../app/users/index.js';
@@ -51,6 +52,21 @@ function UserFields(props: { values: UserFormValues; idPrefix: string }) {
   );
 }
 
+/**
+ * A roster cell. It repeats its column's name, shown only where the rows stack as cards (a
+ * phone) and hidden from assistive tech, which has the column header.
+ */
+function RosterCell(props: { column: string; children?: Child }) {
+  return (
+    <td>
+      <span class="cell-label" aria-hidden="true">
+        {props.column}
+      </span>
+      <span class="cell-value">{props.children}</span>
+    </td>
+  );
+}
+
 export function RosterPage(p: {
   identity: WebIdentity;
   csrf: string;
@@ -78,17 +94,17 @@ export function RosterPage(p: {
           <tbody>
             {p.users.map((u) => (
               <tr data-user={u.key}>
-                <td>
+                <RosterCell column="Key">
                   <a href={`/supervisor/users/${encodeURIComponent(u.key)}`}>{u.key}</a>
                   {u.isAdmin && <span class="pill">admin</span>}
                   {u.removedAt && <span class="pill">removed</span>}
                   {' · '}
                   <a href={`/supervisor/users/${encodeURIComponent(u.key)}/caused`}>what they caused</a>
-                </td>
-                <td>{u.displayName}</td>
-                <td>{u.slackUserIds.join(', ') || '—'}</td>
-                <td>{u.hasPassword ? 'password set' : 'links only'}</td>
-                <td>{p.activeTokens.get(u.id) ?? 0} active</td>
+                </RosterCell>
+                <RosterCell column="Name">{u.displayName}</RosterCell>
+                <RosterCell column="Slack ids">{u.slackUserIds.join(', ') || '—'}</RosterCell>
+                <RosterCell column="Sign-in">{u.hasPassword ? 'password set' : 'links only'}</RosterCell>
+                <RosterCell column="Human tokens">{p.activeTokens.get(u.id) ?? 0} active</RosterCell>
               </tr>
             ))}
           </tbody>
