@@ -26,8 +26,12 @@ interface LayoutProps {
   identity: WebIdentity | null;
   csrf: string;
   nav?: NavItem;
-  /** open the live-event stream for this page (the strip, the list, a session page) */
-  live?: boolean;
+  /**
+   * open the live-event stream for this page (the strip, the list, a session page), resuming
+   * after this live event id: the newest one before the page read its data, so whatever changes
+   * between rendering and connecting still arrives
+   */
+  liveSince?: number;
   /** the session whose provenance panel the stream keeps live (a session page) */
   livePanel?: number;
   children?: Child;
@@ -140,12 +144,13 @@ export function Layout(p: LayoutProps) {
         </header>
         {/* floats at the bottom right on wide screens; on a phone it sits in the flow under the header, covering nothing */}
         {user && p.csrf && <ChatBubble csrf={p.csrf} />}
-        {p.live ? (
+        {p.liveSince !== undefined ? (
           <main
             id="main"
             tabindex={-1}
             hx-ext="sse"
             data-live-user={user ? String(user.id) : undefined}
+            data-live-since={String(p.liveSince)}
             sse-connect={p.livePanel === undefined ? '/ui/events' : `/ui/events?panel=${p.livePanel}`}
           >
             {p.children}

@@ -211,3 +211,39 @@ describe('live refresh', () => {
     }
   });
 });
+
+describe('a page rendered before a change', () => {
+  // The document is fetched, then a session is created, then the (now stale) document is handed
+  // to the browser: its live connection opens only after the change. The stream resumes from
+  // the live event id the page was rendered as of, so the change still arrives.
+  for (const path of ['shared worker', 'shared worker already open in another tab', 'a stream per tab'] as const) {
+    it(`still shows what changed before its live connection opened (${path})`, async () => {
+      const { context, page } = await signedInPage(server, browser);
+      try {
+        if (path === 'a stream per tab') await context.addInitScript(() => delete (window as { SharedWorker?: unknown }).SharedWorker);
+        if (path === 'shared worker already open in another tab') {
+          // the worker's stream is up and past the page's data when the late tab registers: it replays its record
+          const first = await context.newPage();
+          await first.goto(`${server.url}/`);
+          await first.locator('[data-strip-scroller]').waitFor();
+          const warm = await createSession(server, { title: 'the first tab sees this live' });
+          await first.locator(`[data-session-row="${warm.id}"]`).waitFor({ state: 'attached' });
+        }
+        let created: { id: number } | null = null;
+        await page.route(`${server.url}/`, async (route) => {
+          const response = await route.fetch();
+          created = await createSession(server, { title: `created while the page was in flight (${path})` });
+          await route.fulfill({ response });
+        });
+        await page.goto(`${server.url}/`);
+        expect(created).not.toBeNull();
+        const id = (created as unknown as { id: number }).id;
+        // the document predates the session: it is not in the HTML the browser got
+        await page.locator(`[data-session-row="${id}"]`).waitFor({ state: 'attached' });
+        await page.locator(`[data-strip-scroller] [data-tab-id="${id}"]`).waitFor({ state: 'attached' });
+      } finally {
+        await context.close();
+      }
+    });
+  }
+});

@@ -8,7 +8,7 @@
  */
 
 /** A tab's messages to the worker. */
-type FromTab = { type: 'watch'; panels: number[] } | { type: 'listen'; name: string } | { type: 'bye' };
+type FromTab = { type: 'watch'; panels: number[]; since?: string | null } | { type: 'listen'; name: string } | { type: 'bye' };
 /** The worker's messages to a tab. */
 export type ToTab = { type: 'open' } | { type: 'event'; event: string; data: string; id: string };
 
@@ -29,6 +29,14 @@ let sourceUrl = '';
 let open = false;
 let lastEventId = '';
 const listening = new Set<string>();
+/**
+ * The latest events with ids, so a tab whose page was rendered before some of them (its
+ * `since`) still gets them when it registers. Every event with an id above `recentFloor` is
+ * here; a tab asking from below it gets `resync` instead (it re-fetches what it shows).
+ */
+const RECENT_MAX = 500;
+const recent: { id: number; name: string; message: ToTab }[] = [];
+let recentFloor: number | null = null;
 let reopenTimer: ReturnType<typeof setTimeout> | null = null;
 
 function wantedUrl(): string {
@@ -41,7 +49,30 @@ function wantedUrl(): string {
 function forward(name: string, event: MessageEvent<string>): void {
   if (event.lastEventId) lastEventId = event.lastEventId;
   const message: ToTab = { type: 'event', event: name, data: event.data, id: event.lastEventId };
+  remember(name, message);
   for (const [port, tab] of tabs) if (tab.names.has(name)) port.postMessage(message);
+}
+
+function remember(name: string, message: ToTab & { type: 'event' }): void {
+  const id = Number(message.id);
+  if (name === 'resync') {
+    // the server could not replay: what came before is unknown, so start the record afresh
+    recent.length = 0;
+    recentFloor = message.id !== '' && Number.isSafeInteger(id) ? id : null;
+    return;
+  }
+  if (message.id === '' || !Number.isSafeInteger(id)) return;
+  recent.push({ id, name, message });
+  if (recent.length > RECENT_MAX) recentFloor = recent.shift()!.id;
+}
+
+/** What a tab rendered as of `since` missed before it registered: the record, or `resync`. */
+function catchUp(port: MessagePort, tab: Tab, since: number): void {
+  if (recentFloor === null || since < recentFloor) {
+    port.postMessage({ type: 'event', event: 'resync', data: '{}', id: '' } satisfies ToTab);
+    return;
+  }
+  for (const e of recent) if (e.id > since && tab.names.has(e.name)) port.postMessage(e.message);
 }
 
 function listen(name: string): void {
@@ -65,6 +96,8 @@ function connect(): void {
   open = false;
   sourceUrl = url;
   const resume = lastEventId ? `${url}${url.includes('?') ? '&' : '?'}last_event_id=${encodeURIComponent(lastEventId)}` : url;
+  // the server replays everything after the resume point, so the record is complete from there
+  if (recentFloor === null && lastEventId !== '') recentFloor = Number(lastEventId);
   const next = new EventSource(resume, { withCredentials: true });
   source = next;
   const names = [...listening];
@@ -95,6 +128,12 @@ function onTabMessage(port: MessagePort, message: FromTab): void {
     case 'watch': {
       tabs.set(port, tab);
       tab.panels = message.panels.filter((id) => Number.isSafeInteger(id) && id > 0);
+      const since = Number(message.since ?? NaN);
+      if (message.since && Number.isSafeInteger(since)) {
+        // no stream yet: it starts from the oldest page's data; else this tab catches up from the record
+        if (source === null) lastEventId = lastEventId === '' ? String(since) : String(Math.min(Number(lastEventId), since));
+        else catchUp(port, tab, since);
+      }
       if (open && wantedUrl() === sourceUrl) port.postMessage({ type: 'open' } satisfies ToTab);
       else schedule();
       return;

@@ -5,7 +5,7 @@
  */
 import { lineageEdges, lineagePath, orderChildrenAfterParents, subtreeOf, type Rect, type StripEdge, type StripTab } from '../../core/lineage-geometry.js';
 
-import { EVENT_TYPES, panelsOf, SharedLiveSource, sharedWorkerPort } from './shared/live-source.js';
+import { EVENT_TYPES, pageLiveSince, panelsOf, SharedLiveSource, sharedWorkerPort } from './shared/live-source.js';
 
 interface HtmxApi {
   trigger(elt: Element, name: string, detail?: unknown): void;
@@ -326,11 +326,13 @@ function routeLiveEvent(type: string, data: string): void {
 function initLiveRouting(): void {
   const api = htmx();
   if (!api) return;
-  let lastEventId: string | null = null;
+  // the page's data is as of this live event id: the stream starts after it, so what changed
+  // between rendering and connecting still arrives
+  let lastEventId: string | null = pageLiveSince();
   api.createEventSource = (url: string) => {
     const port = sharedWorkerPort();
     if (port) {
-      const shared = new SharedLiveSource(url, port, panelsOf(url), (type, data) => {
+      const shared = new SharedLiveSource(url, port, panelsOf(url), pageLiveSince(), (type, data) => {
         if (EVENT_TYPES.includes(type)) routeLiveEvent(type, data);
       });
       return shared as unknown as EventSource;

@@ -21,6 +21,8 @@ import { ErrorMessage } from './error-page.js';
 interface HomeProps {
   identity: WebIdentity;
   csrf: string;
+  /** the newest live event id before the page's data was read */
+  liveSince: number;
   strip: { sessions: SessionView[]; more: boolean };
   list: { sessions: SessionView[]; nextCursor: string | null; filters: ListFilters };
   deletedId: number | null;
@@ -51,7 +53,7 @@ function QuickPromptForm(props: { csrf: string }) {
 
 export function HomePage(p: HomeProps) {
   return (
-    <Layout title="Sessions" identity={p.identity} csrf={p.csrf} nav="sessions" live>
+    <Layout title="Sessions" identity={p.identity} csrf={p.csrf} nav="sessions" liveSince={p.liveSince}>
       {p.deletedId !== null && (
         <p class="notice ok" role="status">
           Session #{p.deletedId} was deleted. Its deletion record keeps who deleted it and what it held.
@@ -71,6 +73,8 @@ export function HomePage(p: HomeProps) {
 interface SessionPageProps {
   identity: WebIdentity;
   csrf: string;
+  /** the newest live event id before the page's data was read */
+  liveSince: number;
   session: SessionView;
   panelRows: number;
   events: EventView[];
@@ -99,7 +103,7 @@ const DROP_EXPLAINED: Record<string, string> = {
 export function SessionPage(p: SessionPageProps) {
   const s = p.session;
   return (
-    <Layout title={`#${s.id} ${sessionTitle(s.title)}`} identity={p.identity} csrf={p.csrf} live livePanel={s.id}>
+    <Layout title={`#${s.id} ${sessionTitle(s.title)}`} identity={p.identity} csrf={p.csrf} liveSince={p.liveSince} livePanel={s.id}>
       <div class="page-grid">
         {p.parentDropped && (
           <p class="notice warn" role="status">

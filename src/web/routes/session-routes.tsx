@@ -107,11 +107,14 @@ export function registerSessionRoutes(app: Hono<any>, ctx: AppContext, guard: Ho
   route('GET', '/', async (c, r) => {
     const caller = who(r.identity);
     const deleted = Number(c.req.query('deleted'));
+    // read before the data: the page's stream resumes after it, so nothing between is missed
+    const liveSince = ctx.live.lastEventId;
     return htmlPage(
       c,
       <HomePage
         identity={r.identity!}
         csrf={r.csrf}
+        liveSince={liveSince}
         strip={await stripData(ctx, caller)}
         list={await listData(ctx, caller, filtersFrom(c))}
         deletedId={Number.isSafeInteger(deleted) && deleted > 0 ? deleted : null}
@@ -179,6 +182,7 @@ export function registerSessionRoutes(app: Hono<any>, ctx: AppContext, guard: Ho
 
   route('GET', '/sessions/:ref', async (c, r) => {
     const caller = who(r.identity);
+    const liveSince = ctx.live.lastEventId;
     const session = await getSession(ctx, caller, ref(c));
     const [panelRows, timeline] = [
       await expectedPanelRows(ctx, caller, session),
@@ -190,6 +194,7 @@ export function registerSessionRoutes(app: Hono<any>, ctx: AppContext, guard: Ho
       <SessionPage
         identity={r.identity!}
         csrf={r.csrf}
+        liveSince={liveSince}
         session={session}
         panelRows={panelRows}
         events={timeline.events}

@@ -37,6 +37,8 @@ export class SharedLiveSource extends EventTarget {
     readonly url: string,
     private readonly port: MessagePort,
     private readonly panels: number[],
+    /** the live event id the page's data is as of: the worker replays what came after it */
+    private readonly since: string | null,
     private readonly onEvent: (type: string, data: string, id: string) => void,
   ) {
     super();
@@ -54,7 +56,7 @@ export class SharedLiveSource extends EventTarget {
   private register(): void {
     for (const name of EVENT_TYPES) this.asked.add(name);
     for (const name of this.asked) this.port.postMessage({ type: 'listen', name });
-    this.port.postMessage({ type: 'watch', panels: this.panels });
+    this.port.postMessage({ type: 'watch', panels: this.panels, since: this.since });
   }
 
   private ask(name: string): void {
@@ -89,6 +91,12 @@ export class SharedLiveSource extends EventTarget {
     this.readyState = CLOSED;
     this.port.postMessage({ type: 'bye' });
   }
+}
+
+/** The live event id the server rendered this page's data as of (`data-live-since`), if any. */
+export function pageLiveSince(): string | null {
+  const since = document.querySelector<HTMLElement>('[data-live-since]')?.dataset.liveSince;
+  return since && /^\d+$/.test(since) ? since : null;
 }
 
 /** The panels a stream URL asks to keep live (`?panel=1,2`). */
