@@ -16,21 +16,57 @@ let server: WebServer;
 let browser: Browser;
 let router = 0;
 
-async function create(body: Record<string, unknown>): Promise<number> {
+async function created(body: Record<string, unknown>): Promise<{ session: { id: number }; session_token?: string }> {
   const res = await fetch(`${server.url}/api/v1/sessions`, {
     method: 'POST',
     headers: { authorization: `Bearer ${server.h.fleetKey}`, 'content-type': 'application/json' },
     body: JSON.stringify(body),
   });
   if (res.status !== 201) throw new Error(await res.text());
-  return ((await res.json()) as { session: { id: number } }).session.id;
+  return (await res.json()) as { session: { id: number }; session_token?: string };
+}
+
+async function create(body: Record<string, unknown>): Promise<number> {
+  return (await created(body)).session.id;
+}
+
+/** The session's runtime leases what is in its inbox and acknowledges it. */
+async function takeInbox(id: number, token: string): Promise<void> {
+  const call = async (path: string, body?: unknown) => {
+    const res = await fetch(`${server.url}/api/v1/sessions/${id}/inbox/${path}`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    });
+    if (res.status !== 200) throw new Error(await res.text());
+    return (await res.json()) as { items: { id: number }[] };
+  };
+  const leased = await call('lease', {});
+  await call('ack', { ids: leased.items.map((i) => i.id) });
+}
+
+/** An agent message from one live session to another, as its runtime sends it (its own token). */
+async function sendMessage(token: string, body: Record<string, unknown>): Promise<string> {
+  const res = await fetch(`${server.url}/api/v1/messages`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
+  if (res.status !== 201) throw new Error(await res.text());
+  return ((await res.json()) as { message: { id: string } }).message.id;
 }
 
 beforeAll(async () => {
   server = await startWebServer();
   browser = await launchBrowser();
-  router = await create({ title: 'Triage the flaky deploy', agent_root: 'router', attach: true });
-  const logs = await create({ title: 'Read the CI logs', agent_root: 'worker', parent_session_id: router, attach: true });
+  const routerLive = await created({ title: 'Triage the flaky deploy', agent_root: 'router', attach: true });
+  router = routerLive.session.id;
+  const logsLive = await created({ title: 'Read the CI logs', agent_root: 'worker', parent_session_id: router, attach: true });
+  const logs = logsLive.session.id;
+  // the router asks the log reader a question and gets its answer (the session page's agent messages)
+  const question = await sendMessage(routerLive.session_token!, { to: logs, payload: 'Which test flakes most since Monday?' });
+  await takeInbox(logs, logsLive.session_token!);
+  await sendMessage(logsLive.session_token!, { to: router, reply_to: question, payload: 'deploy-smoke: 7 of the last 20 runs, all after the retry change.' });
   await create({ title: 'Bisect the retry change', agent_root: 'worker', parent_session_id: router });
   const hotfix = await create({ title: 'Ship the hotfix', agent_root: 'router' });
   const patch = await create({ title: 'Patch the retry loop', agent_root: 'worker', parent_session_id: hotfix, attach: true });
