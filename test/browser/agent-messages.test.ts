@@ -1,22 +1,16 @@
 import type { Browser } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { uniqueKey } from '../helpers/harness.js';
 import { liveSession } from '../helpers/lineage.js';
 import { leaseAndAck, sent } from '../helpers/messages.js';
-import { launchBrowser, signedInPage, startWebServer, type WebServer } from './browser-harness.js';
+import { signedInPage, type WebServer, withServerAndBrowser } from './browser-harness.js';
 
 /** A session's page in a real Chromium: its agent messages, threaded, with an undelivered one's reason, and a timeline in words. */
 let server: WebServer;
 let browser: Browser;
-
-beforeAll(async () => {
-  server = await startWebServer();
-  browser = await launchBrowser();
-});
-
-afterAll(async () => {
-  await browser?.close();
-  await server?.close();
+withServerAndBrowser((s, b) => {
+  server = s;
+  browser = b;
 });
 
 describe('agent messages on the session page', () => {

@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { serve, type ServerType } from '@hono/node-server';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { afterAll, beforeAll } from 'vitest';
 import { systemCaller } from '../../src/app/caller.js';
 import { issueSignInLink } from '../../src/app/web-auth.js';
 import { changeSetting } from '../../src/app/settings.js';
@@ -126,4 +127,19 @@ export async function tabAnchor(page: Page, id: number): Promise<{ x: number; y:
 /** Lets the coalesced redraw run: two animation frames after the last change. */
 export async function settled(page: Page): Promise<void> {
   await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(() => r(null)))));
+}
+
+/** Starts a server and a browser before a file's tests (handing them over) and closes both after. */
+export function withServerAndBrowser(use: (server: WebServer, browser: Browser) => void): void {
+  let server: WebServer | undefined;
+  let browser: Browser | undefined;
+  beforeAll(async () => {
+    server = await startWebServer();
+    browser = await launchBrowser();
+    use(server, browser);
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await server?.close();
+  });
 }

@@ -1,19 +1,13 @@
 import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createSession, launchBrowser, lineagePaths, settled, signedInPage, startWebServer, tabAnchor, type WebServer } from './browser-harness.js';
+import { describe, expect, it } from 'vitest';
+import { createSession, lineagePaths, settled, signedInPage, tabAnchor, type WebServer, withServerAndBrowser } from './browser-harness.js';
 
 /** docs/design/surfaces.md "The session strip with lineage lines", in a real Chromium against the real server. */
 let server: WebServer;
 let browser: Browser;
-
-beforeAll(async () => {
-  server = await startWebServer();
-  browser = await launchBrowser();
-});
-
-afterAll(async () => {
-  await browser?.close();
-  await server?.close();
+withServerAndBrowser((s, b) => {
+  server = s;
+  browser = b;
 });
 
 async function family(prefix: string, children = 2): Promise<{ parent: number; children: number[] }> {

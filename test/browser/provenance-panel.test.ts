@@ -1,20 +1,14 @@
 import type { Browser } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { insertUncle, writeUncleEdge } from '../helpers/lineage.js';
-import { createSession, launchBrowser, signedInPage, startWebServer, type WebServer } from './browser-harness.js';
+import { createSession, signedInPage, type WebServer, withServerAndBrowser } from './browser-harness.js';
 
 /** The session page's hierarchy and human-message panel in a real Chromium (docs/design/surfaces.md "Session detail"). */
 let server: WebServer;
 let browser: Browser;
-
-beforeAll(async () => {
-  server = await startWebServer();
-  browser = await launchBrowser();
-});
-
-afterAll(async () => {
-  await browser?.close();
-  await server?.close();
+withServerAndBrowser((s, b) => {
+  server = s;
+  browser = b;
 });
 
 async function uncleCount(junior: number): Promise<number> {

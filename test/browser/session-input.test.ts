@@ -1,19 +1,13 @@
 import type { Browser } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createSession, launchBrowser, signedInPage, startWebServer, type WebServer } from './browser-harness.js';
+import { describe, expect, it } from 'vitest';
+import { createSession, signedInPage, type WebServer, withServerAndBrowser } from './browser-harness.js';
 
 /** docs/design/surfaces.md "Human input forms" in a real Chromium: what a human types is recorded as theirs. */
 let server: WebServer;
 let browser: Browser;
-
-beforeAll(async () => {
-  server = await startWebServer();
-  browser = await launchBrowser();
-});
-
-afterAll(async () => {
-  await browser?.close();
-  await server?.close();
+withServerAndBrowser((s, b) => {
+  server = s;
+  browser = b;
 });
 
 interface Entry {

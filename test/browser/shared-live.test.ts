@@ -1,6 +1,6 @@
 import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createSession, launchBrowser, signedInPage, startWebServer, type WebServer } from './browser-harness.js';
+import { describe, expect, it } from 'vitest';
+import { createSession, signedInPage, type WebServer, withServerAndBrowser } from './browser-harness.js';
 
 /**
  * One live connection per browser (docs/api.md "Live refresh"): every tab shares the stream a
@@ -8,15 +8,9 @@ import { createSession, launchBrowser, signedInPage, startWebServer, type WebSer
  */
 let server: WebServer;
 let browser: Browser;
-
-beforeAll(async () => {
-  server = await startWebServer();
-  browser = await launchBrowser();
-});
-
-afterAll(async () => {
-  await browser?.close();
-  await server?.close();
+withServerAndBrowser((s, b) => {
+  server = s;
+  browser = b;
 });
 
 const TABS = 12;

@@ -1,19 +1,13 @@
 import type { Browser } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createSession, launchBrowser, lineagePaths, settled, signedInPage, startWebServer, type WebServer } from './browser-harness.js';
+import { describe, expect, it } from 'vitest';
+import { createSession, lineagePaths, settled, signedInPage, type WebServer, withServerAndBrowser } from './browser-harness.js';
 
 /** docs/design/surfaces.md "Web UI" and docs/design/quality.md "Security", in a real Chromium against the real server. */
 let server: WebServer;
 let browser: Browser;
-
-beforeAll(async () => {
-  server = await startWebServer();
-  browser = await launchBrowser();
-});
-
-afterAll(async () => {
-  await browser?.close();
-  await server?.close();
+withServerAndBrowser((s, b) => {
+  server = s;
+  browser = b;
 });
 
 async function sessionsTitled(q: string): Promise<number> {
