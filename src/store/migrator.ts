@@ -17,6 +17,7 @@ import * as evidenceRewriteRefused from './migrations/014-evidence-rewrite-refus
 import * as witnessHeartbeat from './migrations/015-witness-heartbeat.js';
 import * as auditMerkleTree from './migrations/016-audit-merkle-tree.js';
 import * as reverseQuestion from './migrations/017-reverse-question.js';
+import * as lineageVersions from './migrations/018-lineage-versions.js';
 
 type MigrationModule = { up: (db: Kysely<any>, dialect: StoreDialect, hooks: MigrationHooks) => Promise<void> };
 
@@ -38,6 +39,7 @@ const MIGRATIONS: Record<string, MigrationModule> = {
   '015-witness-heartbeat': witnessHeartbeat,
   '016-audit-merkle-tree': auditMerkleTree,
   '017-reverse-question': reverseQuestion,
+  '018-lineage-versions': lineageVersions,
 };
 
 class InCodeProvider implements MigrationProvider {
