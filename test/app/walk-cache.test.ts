@@ -22,9 +22,12 @@ interface Node {
 }
 
 /** One write or read, on node 0 or 1; `a`/`b` pick sessions of the run by index. */
-type Step =
-  | { kind: 'spawn' | 'retitle' | 'archive' | 'reparent' | 'delete' | 'uncle' | 'unlink' | 'read'; node: 0 | 1; a: number; b: number }
-  | { kind: 'read'; node: 0 | 1; a: number; b: number };
+interface Step {
+  kind: 'spawn' | 'retitle' | 'archive' | 'reparent' | 'delete' | 'uncle' | 'unlink' | 'read';
+  node: 0 | 1;
+  a: number;
+  b: number;
+}
 
 const step = fc.record({
   kind: fc.constantFrom('spawn', 'spawn', 'retitle', 'archive', 'reparent', 'delete', 'uncle', 'uncle', 'unlink', 'read', 'read', 'read'),
