@@ -32,8 +32,11 @@ const READ_STATEMENT = /^\s*(select|with)\b/i;
  * Reads with parameters run as named prepared statements, parsed and planned once per
  * connection: the lineage walk's statements are long unions whose text never changes (lists
  * are one array parameter), and parsing and planning them again cost more than running them.
+ * Their plan is the generic one, kept: left to choose, PostgreSQL went on re-planning the
+ * walk's statements for each call's arrays (about 40 % of a walk, bench/lineage-bench.ts).
  */
 function prepareReads(client: pg.PoolClient): void {
+  client.query('set plan_cache_mode = force_generic_plan').catch(() => {});
   const names = new Map<string, string>();
   const query = client.query.bind(client) as (...args: unknown[]) => unknown;
   (client as { query: unknown }).query = (config: unknown, values?: unknown, callback?: unknown): unknown => {
