@@ -67,11 +67,20 @@ export type Timing = {
   n: number;
 };
 
-/** Times `fn` `n` times after `warmup` untimed calls; milliseconds. */
-export async function timeIt(n: number, fn: (i: number) => Promise<unknown>, warmup = Math.min(50, Math.ceil(n / 10))): Promise<Timing> {
-  for (let i = 0; i < warmup; i++) await fn(i);
+/** Times `fn` `n` times after `warmup` untimed calls; milliseconds. `untimed` runs before each call, outside the timing. */
+export async function timeIt(
+  n: number,
+  fn: (i: number) => Promise<unknown>,
+  warmup = Math.min(50, Math.ceil(n / 10)),
+  untimed?: (i: number) => Promise<unknown>,
+): Promise<Timing> {
+  for (let i = 0; i < warmup; i++) {
+    await untimed?.(i);
+    await fn(i);
+  }
   const samples: number[] = [];
   for (let i = 0; i < n; i++) {
+    await untimed?.(i);
     const t0 = process.hrtime.bigint();
     await fn(i);
     samples.push(Number(process.hrtime.bigint() - t0) / 1e6);

@@ -5,6 +5,7 @@ import { ensureActor } from '../store/actors-repo.js';
 import { insertEvent, type EventAttribution, type EventRecord } from '../store/events-repo.js';
 import { findSessionsByIds, type SessionRecord } from '../store/sessions-repo.js';
 import { insertLiveEvents, nextLiveEventIds } from '../store/live-repo.js';
+import { bumpLineageVersions } from '../store/lineage-versions-repo.js';
 import { appendAuditEntries, keyedPayloadDigest, newRecordKey, type AuditEntryDraft } from './audit.js';
 import type { AppContext } from './context.js';
 import { forgetSessionRow } from './access.js';
@@ -20,6 +21,27 @@ interface LiveDraft {
   sessionId: number | null;
   ownerUserId: number | null;
   payload: Record<string, unknown>;
+}
+
+/** lineage/hierarchy-refresh.ts's LINEAGE_CHANGED (not imported: lineage imports this module). */
+const LINEAGE_CHANGED_EVENT = 'lineage_changed';
+
+/**
+ * The sessions whose lineage a transaction's live events say changed (a node's row, an edge
+ * end, a new junior's parent, a deleted session): their walk-cache versions are bumped in the
+ * same transaction, so a cached walk that read any of them is no longer current.
+ */
+function lineageTouched(drafts: readonly LiveDraft[]): number[] {
+  const ids: unknown[] = [];
+  for (const d of drafts) {
+    const p = d.payload;
+    if (d.type === 'session_created' || d.type === 'session_updated') {
+      const s = (p.session ?? {}) as Record<string, unknown>;
+      ids.push(s.id, s.lineage_parent_id, s.parent_session_id);
+    } else if (d.type === 'session_deleted') ids.push(p.id);
+    else if (d.type === LINEAGE_CHANGED_EVENT && Array.isArray(p.session_ids)) ids.push(...(p.session_ids as unknown[]));
+  }
+  return ids.filter((v): v is number => typeof v === 'number' && Number.isSafeInteger(v));
 }
 
 /**
@@ -157,6 +179,7 @@ export class WriteScope {
         payload: { session: serializeSession({ ...view, customMetadata: undefined }) },
       });
     }
+    await bumpLineageVersions(this.tx, this.ctx.store, lineageTouched(this.liveDrafts));
     if (this.liveDrafts.length > 0) {
       const liveIds = await nextLiveEventIds(this.tx, this.liveDrafts.length);
       await insertLiveEvents(

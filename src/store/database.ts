@@ -401,6 +401,7 @@ export interface Database {
   web_login_links: WebLoginLinksTable;
   web_sessions: WebSessionsTable;
   session_uncles: SessionUnclesTable;
+  lineage_versions: { bucket: number; version: number };
   session_deletions: SessionDeletionsTable;
   audit_log: AuditLogTable;
   audit_checkpoints: AuditCheckpointsTable;

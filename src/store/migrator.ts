@@ -17,7 +17,8 @@ import * as evidenceRewriteRefused from './migrations/014-evidence-rewrite-refus
 import * as witnessHeartbeat from './migrations/015-witness-heartbeat.js';
 import * as auditMerkleTree from './migrations/016-audit-merkle-tree.js';
 import * as reverseQuestion from './migrations/017-reverse-question.js';
-import * as messagesByTarget from './migrations/020-messages-by-target.js';
+import * as lineageVersions from './migrations/018-lineage-versions.js';
+import * as messagesByTarget from './migrations/019-messages-by-target.js';
 
 type MigrationModule = { up: (db: Kysely<any>, dialect: StoreDialect, hooks: MigrationHooks) => Promise<void> };
 
@@ -39,7 +40,8 @@ const MIGRATIONS: Record<string, MigrationModule> = {
   '015-witness-heartbeat': witnessHeartbeat,
   '016-audit-merkle-tree': auditMerkleTree,
   '017-reverse-question': reverseQuestion,
-  '020-messages-by-target': messagesByTarget,
+  '018-lineage-versions': lineageVersions,
+  '019-messages-by-target': messagesByTarget,
 };
 
 class InCodeProvider implements MigrationProvider {

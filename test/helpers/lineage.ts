@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import { LINEAGE_CHANGED } from '../../src/app/lineage/hierarchy-refresh.js';
 import { inWriteTx } from '../../src/app/write-scope.js';
+import { bumpLineageVersions } from '../../src/store/lineage-versions-repo.js';
 import pino from 'pino';
 import type { Harness } from './harness.js';
 import { parseSseBlock } from './sse.js';
@@ -147,10 +148,21 @@ export async function spawn(h: Harness, parent: number | null, body: Record<stri
  * of the walk only need the row, including rows writers would refuse, like cycles).
  */
 export async function insertUncle(h: Harness, senior: number, junior: number, basis: 'authenticated' | 'declared' = 'authenticated'): Promise<void> {
-  await h.store.kysely
-    .insertInto('session_uncles')
-    .values({ session_id: junior, uncle_session_id: senior, source: 'rest.follow_up', basis, recorded_by_actor_id: null, created_at: new Date().toISOString() })
-    .execute();
+  await h.store.kysely.transaction().execute(async (tx) => {
+    await tx
+      .insertInto('session_uncles')
+      .values({
+        session_id: junior,
+        uncle_session_id: senior,
+        source: 'rest.follow_up',
+        basis,
+        recorded_by_actor_id: null,
+        created_at: new Date().toISOString(),
+      })
+      .execute();
+    // as every graph writer does: a cached walk that read either end is no longer current
+    await bumpLineageVersions(tx, h.store, [senior, junior]);
+  });
 }
 
 /** Strips the SQL the legacy-key extraction contributes, so what remains shows which columns a query reads. */

@@ -8,6 +8,7 @@ import { authorize, resolveRef, sessionNotFound, visibilityOf, type Visibility }
 import type { Caller } from '../caller.js';
 import type { AppContext } from '../context.js';
 import { runWalkOnStore } from './walk-driver.js';
+import { cachedWalk } from './walk-cache.js';
 
 /**
  * Visibility (docs/concepts.md) applies inside the walk: a session the caller
@@ -77,12 +78,29 @@ export async function walkSession(
 }
 
 /**
+ * The same walk, served from the walk cache when the store proves it current (walk-cache.ts):
+ * what a read returns is never staler than the store.
+ */
+export async function walkSessionCached(
+  ctx: AppContext,
+  session: SessionRecord,
+  owners: OwnerFilter,
+  bounds: WalkBounds = DEFAULT_BOUNDS,
+  users?: UsersByIds,
+): Promise<{ hierarchy: Hierarchy; outcome: WalkOutcome<HierarchyRow> }> {
+  const outcome = await cachedWalk(ctx, session.id, owners, bounds);
+  if (!outcome) return walkSession(ctx, session, owners, bounds, users);
+  const [hierarchy] = await hierarchiesFromOutcomes(ctx.store.kysely, [outcome], bounds, users);
+  return { hierarchy: hierarchy!, outcome };
+}
+
+/**
  * `hierarchyOf(S)` (docs/concepts.md): the hierarchy of the session `ref` names, as `caller` may see
  * it. The one function every surface calls; a session the caller cannot see is a 404.
  */
 export async function hierarchyOf(ctx: AppContext, caller: Caller, ref: string | number, bounds: WalkBounds = DEFAULT_BOUNDS): Promise<Hierarchy> {
   const { session, visibility } = await resolveReadable(ctx, caller, ref);
-  return (await walkSession(ctx, session, ownerFilterOf(visibility), bounds)).hierarchy;
+  return (await walkSessionCached(ctx, session, ownerFilterOf(visibility), bounds)).hierarchy;
 }
 
 /** Resolves a ref the caller may read, returning the visibility it was resolved under. */

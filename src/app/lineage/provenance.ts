@@ -2,7 +2,7 @@ import type { Hierarchy } from '../../core/hierarchy-types.js';
 import type { Caller } from '../caller.js';
 import type { AppContext } from '../context.js';
 import { humanRecordOf, type HumanRecord } from '../human-messages/record.js';
-import { ownerFilterOf, resolveReadable, walkedRowsOf, walkSession } from './hierarchy.js';
+import { ownerFilterOf, resolveReadable, walkedRowsOf, walkSessionCached } from './hierarchy.js';
 import { memoizedUsersByIds } from '../user-reads.js';
 
 /**
@@ -26,7 +26,7 @@ export async function getProvenance(
   const { session, visibility } = await resolveReadable(ctx, caller, ref);
   // one request: the nodes' owners and the authors are read once each
   const users = memoizedUsersByIds(ctx.store.kysely);
-  const { hierarchy, outcome } = await walkSession(ctx, session, ownerFilterOf(visibility), undefined, users);
+  const { hierarchy, outcome } = await walkSessionCached(ctx, session, ownerFilterOf(visibility), undefined, users);
   return {
     session: { id: session.id, uid: session.uid, title: session.title },
     hierarchy,

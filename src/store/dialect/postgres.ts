@@ -24,6 +24,31 @@ const types = {
   },
 };
 
+/** Distinct read statements one connection keeps prepared; past it, reads are parsed and planned each time. */
+const PREPARED_PER_CONNECTION = 256;
+const READ_STATEMENT = /^\s*(select|with)\b/i;
+
+/**
+ * Reads with parameters run as named prepared statements, parsed and planned once per
+ * connection: the lineage walk's statements are long unions whose text never changes (lists
+ * are one array parameter), and parsing and planning them again cost more than running them.
+ * Their plan is the generic one, kept: left to choose, PostgreSQL went on re-planning the
+ * walk's statements for each call's arrays (about 40 % of a walk, bench/lineage-bench.ts).
+ */
+function prepareReads(client: pg.PoolClient): void {
+  client.query('set plan_cache_mode = force_generic_plan').catch(() => {});
+  const names = new Map<string, string>();
+  const query = client.query.bind(client) as (...args: unknown[]) => unknown;
+  (client as { query: unknown }).query = (config: unknown, values?: unknown, callback?: unknown): unknown => {
+    if (typeof config === 'string' && Array.isArray(values) && values.length > 0 && READ_STATEMENT.test(config)) {
+      let name = names.get(config);
+      if (name === undefined && names.size < PREPARED_PER_CONNECTION) names.set(config, (name = `warrant_${names.size}`));
+      if (name !== undefined) return query({ name, text: config, values }, callback);
+    }
+    return query(config, values, callback);
+  };
+}
+
 export function openPostgres(options: PostgresOptions): StoreDialect {
   const log = new QueryLog();
   const pool = new pg.Pool({
@@ -36,7 +61,10 @@ export function openPostgres(options: PostgresOptions): StoreDialect {
   // Nor one that is checked out between two queries when its connection dies (a terminated
   // backend, a failover): pg emits 'error' on it, and without a listener that is fatal. The
   // query that uses it next fails and is reported to its caller.
-  pool.on('connect', (client) => client.on('error', () => {}));
+  pool.on('connect', (client) => {
+    client.on('error', () => {});
+    prepareReads(client);
+  });
   const kysely = new Kysely<Database>({
     dialect: new PostgresDialect({ pool }),
     log: (event) => {

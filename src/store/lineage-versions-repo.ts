@@ -1,0 +1,38 @@
+import { sql } from 'kysely';
+import type { Executor, StoreDialect } from './dialect/dialect.js';
+
+/**
+ * How many version rows the session ids are spread over (id mod this). A change bumps the
+ * buckets of the sessions it touched; a cached walk checks the buckets of the sessions it
+ * read — one primary-key read of a few hundred two-integer rows at most.
+ */
+export const LINEAGE_VERSION_BUCKETS = 4096;
+
+export function lineageBucketOf(sessionId: number): number {
+  return sessionId % LINEAGE_VERSION_BUCKETS;
+}
+
+/**
+ * Bumps the version of every bucket holding one of `sessionIds` or an uncle of one of them
+ * (a session's owner decides whether its seniors' walks may show it). One statement, so two
+ * transactions lock the rows in the same (index) order and cannot deadlock on them.
+ */
+export async function bumpLineageVersions(tx: Executor, d: StoreDialect, sessionIds: readonly number[]): Promise<void> {
+  if (sessionIds.length === 0) return;
+  const ids = [...new Set(sessionIds)];
+  const buckets = [...new Set(ids.map(lineageBucketOf))];
+  await sql`update lineage_versions set version = version + 1 where bucket in ${d.valueList(buckets, 'bigint')}
+      or bucket in (select u.uncle_session_id % ${LINEAGE_VERSION_BUCKETS} from session_uncles u where u.session_id in ${d.valueList(ids, 'bigint')})`.execute(
+    tx,
+  );
+}
+
+/** The current version of each bucket asked for. */
+export async function lineageVersionsOf(db: Executor, d: StoreDialect, buckets: readonly number[]): Promise<Map<number, number>> {
+  if (buckets.length === 0) return new Map();
+  const rows = await sql<{
+    bucket: number;
+    version: number | string;
+  }>`select bucket, version from lineage_versions where bucket in ${d.valueList(buckets, 'bigint')}`.execute(db);
+  return new Map(rows.rows.map((r) => [Number(r.bucket), Number(r.version)]));
+}

@@ -1,0 +1,147 @@
+import fc from 'fast-check';
+import pino from 'pino';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { createAppContext } from '../../src/app/bootstrap.js';
+import type { Caller } from '../../src/app/caller.js';
+import type { AppContext } from '../../src/app/context.js';
+import { hierarchyOf, walkSession } from '../../src/app/lineage/hierarchy.js';
+import { recordUncleEdge } from '../../src/app/lineage/uncle-edges.js';
+import { walkCacheStats } from '../../src/app/lineage/walk-cache.js';
+import { assembleService, type Service } from '../../src/composition.js';
+import { ensureActor } from '../../src/store/actors-repo.js';
+import { openStore } from '../../src/store/connect.js';
+import type { StoreDialect } from '../../src/store/dialect/dialect.js';
+import { findSessionById } from '../../src/store/sessions-repo.js';
+import { describeEachDialect, uniqueKey } from '../helpers/harness.js';
+
+const FLEET: Caller = { principal: { kind: 'fleet' }, credentialId: null, surface: 'rest', via: 'rest' };
+
+interface Node {
+  ctx: AppContext;
+  service: Service;
+}
+
+/** One write or read, on node 0 or 1; `a`/`b` pick sessions of the run by index. */
+interface Step {
+  kind: 'spawn' | 'retitle' | 'archive' | 'reparent' | 'delete' | 'uncle' | 'unlink' | 'read';
+  node: 0 | 1;
+  a: number;
+  b: number;
+}
+
+const step = fc.record({
+  kind: fc.constantFrom('spawn', 'spawn', 'retitle', 'archive', 'reparent', 'delete', 'uncle', 'uncle', 'unlink', 'read', 'read', 'read'),
+  node: fc.constantFrom(0 as const, 1 as const),
+  a: fc.nat(40),
+  b: fc.nat(40),
+}) as fc.Arbitrary<Step>;
+
+/**
+ * docs/design/lineage.md "Cached walks": a cached read is never staler than the store. Two nodes (two
+ * app contexts, each with its own cache, on one database) interleave writes of every kind the
+ * walk reads with reads on both, and every read equals a fresh walk of the store at that moment.
+ */
+describeEachDialect('cached walks on two nodes', (t) => {
+  let second: { store: StoreDialect; node: Node } | undefined;
+  let admin = '';
+
+  beforeAll(async () => {
+    const h = t();
+    const store = await openStore({ databaseUrl: h.database.databaseUrl, sqliteFile: h.database.sqliteFile });
+    const ctx = await createAppContext(store, { logger: pino({ level: 'silent' }), serverSecret: h.ctx.serverSecret });
+    second = { store, node: { ctx, service: await assembleService(store, ctx, { housekeeping: false }) } };
+    admin = (await h.human(uniqueKey('admin'), { admin: true })).token;
+  });
+  afterAll(async () => {
+    await second?.node.service.stop();
+    await second?.store.destroy();
+  });
+
+  it('every read on either node equals a fresh walk, whatever was written on either node before it', async () => {
+    const h = t();
+    const nodes: Node[] = [{ ctx: h.ctx, service: h.service }, second!.node];
+    const call = async (node: Node, method: string, path: string, token: string, body?: unknown) => {
+      const res = await node.service.app.request(path, {
+        method,
+        headers: { host: 'localhost', authorization: `Bearer ${token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+      });
+      const text = await res.text();
+      return { status: res.status, body: text ? JSON.parse(text) : null };
+    };
+    let reads = 0;
+    await fc.assert(
+      fc.asyncProperty(fc.array(step, { minLength: 10, maxLength: 40 }), async (steps) => {
+        // each run starts a tree of its own: a root with two children
+        const root = (await call(nodes[0]!, 'POST', '/api/v1/sessions', h.fleetKey, { title: 'root' })).body.session.id as number;
+        const ids = [root];
+        for (let i = 0; i < 2; i++)
+          ids.push((await call(nodes[0]!, 'POST', '/api/v1/sessions', h.fleetKey, { title: 'child', parent_session_id: root })).body.session.id);
+        const pick = (k: number): number => ids[k % ids.length]!;
+        for (const s of steps) {
+          const node = nodes[s.node]!;
+          const a = pick(s.a);
+          const b = pick(s.b);
+          switch (s.kind) {
+            case 'spawn': {
+              const r = await call(node, 'POST', '/api/v1/sessions', h.fleetKey, { title: `spawn of ${a}`, parent_session_id: a });
+              if (r.status === 201) ids.push(r.body.session.id);
+              break;
+            }
+            case 'retitle':
+              await call(node, 'PATCH', `/api/v1/sessions/${a}`, h.fleetKey, { title: `renamed ${Math.random()}` });
+              break;
+            case 'archive':
+              await call(node, 'POST', `/api/v1/sessions/${a}/archive`, h.fleetKey, {});
+              break;
+            case 'reparent':
+              // refused unless older, same owner and acyclic: a refusal must leave every cached read current too
+              await call(node, 'PATCH', `/api/v1/sessions/${Math.max(a, b)}`, admin, { parent_session_id: Math.min(a, b) });
+              break;
+            case 'delete':
+              if (a !== root && (await call(node, 'DELETE', `/api/v1/sessions/${a}`, admin)).status === 200) ids.splice(ids.indexOf(a), 1);
+              break;
+            case 'uncle': {
+              const actorId = await ensureActor(node.ctx.store.kysely, node.ctx.actors, { kind: 'session', sessionId: a }, new Date().toISOString());
+              await recordUncleEdge(node.ctx, {
+                actingSessionId: a,
+                targetSessionId: b,
+                basis: 'authenticated',
+                source: 'rest.follow_up',
+                attribution: { actorId, actorBasis: 'authenticated', causeActorId: actorId, causeBasis: 'authenticated', credentialId: null },
+              });
+              break;
+            }
+            case 'unlink':
+              await call(node, 'DELETE', `/api/v1/sessions/${b}/uncle_links/${a}`, h.fleetKey);
+              break;
+            case 'read': {
+              const cached = await hierarchyOf(node.ctx, FLEET, a);
+              const session = (await findSessionById(node.ctx.store.kysely, node.ctx.store, a))!;
+              const fresh = (await walkSession(node.ctx, session, 'all')).hierarchy;
+              expect(cached).toEqual(fresh);
+              reads++;
+              break;
+            }
+          }
+        }
+        // and a read of every session of the run on both nodes, after all of it
+        for (const node of nodes) {
+          for (const id of ids) {
+            const cached = await hierarchyOf(node.ctx, FLEET, id);
+            expect(cached).toEqual((await walkSession(node.ctx, (await findSessionById(node.ctx.store.kysely, node.ctx.store, id))!, 'all')).hierarchy);
+            reads++;
+          }
+        }
+      }),
+      { numRuns: Number(process.env.WARRANT_PROPERTY_RUNS ?? 15) },
+    );
+    // the comparisons were of cached reads: both nodes served hits, and found entries out of date
+    const stats = nodes.map((n) => walkCacheStats(n.ctx));
+    expect(reads).toBeGreaterThan(0);
+    for (const s of stats) {
+      expect(s.hits).toBeGreaterThan(0);
+      expect(s.stale).toBeGreaterThan(0);
+    }
+  });
+});
