@@ -229,7 +229,7 @@ async function attempt(
 
         // every check passed: from here on, writes
         await reclaimForCapacity(w, decision.reclaim);
-        const acting = await resolveActing(w, caller, caller.principal.kind === 'fleet' ? actingSessionId : null);
+        const acting = await resolveActing(w, caller, caller.principal.kind === 'fleet' ? actingSessionId : null, { self: sender.session });
         const conversationRef = decision.conversationRef ?? CONVERSATION_REF_PREFIX + hex(ctx, 16);
         const replyTo = original?.kind === 'session-sent' ? original.id : null;
         const item = await addInboxItem(w, {
