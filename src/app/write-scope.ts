@@ -2,7 +2,7 @@ import type { Transaction } from 'kysely';
 import type { ActorIdentity } from '../core/actors.js';
 import type { Database } from '../store/database.js';
 import { ensureActor } from '../store/actors-repo.js';
-import { insertEvent, type EventAttribution, type EventRecord } from '../store/events-repo.js';
+import { insertEvents, type EventAttribution, type EventRecord } from '../store/events-repo.js';
 import { findSessionsByIds, type SessionRecord } from '../store/sessions-repo.js';
 import { insertLiveEvents, nextLiveEventIds } from '../store/live-repo.js';
 import { appendAuditEntries, keyedPayloadDigest, newRecordKey, type AuditEntryDraft } from './audit.js';
@@ -54,27 +54,44 @@ export class WriteScope {
    * goes when the event does (docs/attribution.md).
    */
   async event(sessionId: number, type: string, details: Record<string, unknown>, attribution: EventAttribution | null): Promise<EventRecord> {
+    return (await this.events([{ sessionId, type, details }], attribution))[0]!;
+  }
+
+  /**
+   * Several events with one attribution, written in one insert (each still takes its session's
+   * seq in the given order, which locks that session's row: callers order by session id).
+   */
+  async events(
+    list: readonly { sessionId: number; type: string; details: Record<string, unknown> }[],
+    attribution: EventAttribution | null,
+  ): Promise<EventRecord[]> {
     const attr = attribution ?? { actorId: null, actorBasis: null, causeActorId: null, causeBasis: null, credentialId: null };
-    const evidence = !RUNTIME_EVENT_TYPES.has(type);
-    const digestKey = evidence ? newRecordKey(this.ctx.ids) : null;
-    const record = await insertEvent(this.tx, { sessionId, type, details, attribution: attr, now: this.now, digestKey });
-    if (digestKey !== null) {
-      this.audit({
-        kind: 'session_event',
-        at: this.now,
-        session_id: sessionId,
-        event_seq: record.seq,
-        type,
-        details_digest: keyedPayloadDigest(digestKey, details),
-        actor_id: attr.actorId,
-        actor_basis: attr.actorBasis,
-        caused_by_actor_id: attr.causeActorId,
-        cause_basis: attr.causeBasis,
-        credential_id: attr.credentialId,
-      });
+    const drafts = list.map((e) => ({
+      ...e,
+      attribution: attr,
+      now: this.now,
+      digestKey: RUNTIME_EVENT_TYPES.has(e.type) ? null : newRecordKey(this.ctx.ids),
+    }));
+    const records = await insertEvents(this.tx, drafts);
+    for (const record of records) {
+      if (record.digestKey !== null) {
+        this.audit({
+          kind: 'session_event',
+          at: this.now,
+          session_id: record.sessionId,
+          event_seq: record.seq,
+          type: record.type,
+          details_digest: keyedPayloadDigest(record.digestKey, record.details),
+          actor_id: attr.actorId,
+          actor_basis: attr.actorBasis,
+          caused_by_actor_id: attr.causeActorId,
+          cause_basis: attr.causeBasis,
+          credential_id: attr.credentialId,
+        });
+      }
+      this.touch(record.sessionId);
     }
-    this.touch(sessionId);
-    return record;
+    return records;
   }
 
   audit(entry: AuditEntryDraft): void {

@@ -246,10 +246,18 @@ export async function reclaimPayload(db: Executor, id: string, now: string): Pro
   return Number(r.numUpdatedRows) === 1;
 }
 
-/** Messages holding a payload: a counter row, so the capacity check reads one row. */
-export async function heldMessages(db: Executor): Promise<number> {
-  const row = await db.selectFrom('counters').select('value').where('name', '=', 'agent_messages_held').executeTakeFirst();
-  return Number(row?.value ?? 0);
+/**
+ * Messages holding a payload (a counter row, so the capacity check reads one row) and a
+ * setting's text, in one round trip.
+ */
+export async function heldMessagesAndSetting(db: Executor, key: string): Promise<{ held: number; setting: string | null }> {
+  const row = await db
+    .selectNoFrom((eb) => [
+      eb.selectFrom('counters').select('value').where('name', '=', 'agent_messages_held').as('held'),
+      eb.selectFrom('settings').select('value').where('key', '=', key).as('setting'),
+    ])
+    .executeTakeFirstOrThrow();
+  return { held: Number(row.held ?? 0), setting: row.setting ?? null };
 }
 
 export async function adjustHeldMessages(db: Executor, delta: number): Promise<void> {

@@ -180,7 +180,7 @@ export async function addInboxItem(w: WriteScope, input: NewItem): Promise<Inbox
   // Each event locks its session's row (the per-session seq): lock in id order, so A → B and
   // B → A sent at the same moment cannot deadlock.
   events.sort((x, y) => x.sessionId - y.sessionId);
-  for (const e of events) await w.event(e.sessionId, e.type, e.details, attribution);
+  await w.events(events, attribution);
   inboxChanged(w, target, 'added', [{ id, kind: input.kind, mode: input.mode, state: 'pending' }]);
   return inserted;
 }

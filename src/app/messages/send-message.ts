@@ -22,7 +22,6 @@ import {
   findMessageBySenderRef,
   findMessagesByInboxItems,
   findReplyTo,
-  heldMessages,
   insertMessage,
   type MessageRecord,
   type NewMessage,
@@ -36,7 +35,7 @@ import type { AppContext } from '../context.js';
 import { addInboxItem } from '../inbox/inbox-items.js';
 import { actorViews } from '../views.js';
 import { inWriteTx, type WriteScope } from '../write-scope.js';
-import { messageCapacity, reclaimForCapacity } from './message-retention.js';
+import { heldAndCapacity, reclaimForCapacity } from './message-retention.js';
 import { receiptOf, type MessageReceipt } from './message-views.js';
 
 /**
@@ -202,8 +201,7 @@ async function attempt(
         const visibility = await visibilityOf(w.tx, ctx, caller);
         const original = envelope.replyTo ? await gatherOriginal(w, visibility, envelope.replyTo) : null;
         const target = await gatherTarget(w, visibility, envelope.to, original);
-        const held = await heldMessages(w.tx);
-        const limit = await messageCapacity(w.tx);
+        const { held, limit } = await heldAndCapacity(w.tx);
         const need = held + 1 - limit;
         const facts: SendFacts = {
           now: w.now,
