@@ -34,6 +34,7 @@ export class WriteScope {
   private readonly touchedIds = new Set<number>();
   private readonly afterCommitHooks: (() => void)[] = [];
   private readonly finalViews = new Map<number, { view: SessionView; ownerUserId: number | null; version: number }>();
+  private readonly currentRecords = new Map<number, { record: SessionRecord; version: number }>();
   private changeCount = 0;
 
   constructor(
@@ -132,6 +133,16 @@ export class WriteScope {
     this.finalViews.set(view.id, { view, ownerUserId, version: this.changeCount });
   }
 
+  /**
+   * These rows, read in this transaction, are still what the store holds: since they were read
+   * only their timelines were appended to (an event bumps a seq no record carries). The live
+   * payloads at commit are built from them instead of reading the sessions again; any later
+   * change drops them.
+   */
+  stillCurrent(records: readonly SessionRecord[]): void {
+    for (const record of records) this.currentRecords.set(record.id, { record, version: this.changeCount });
+  }
+
   /** Views for live payloads, in `records`' order: each seen by its owner when `scoped`. */
   private async liveViews(records: readonly SessionRecord[], scoped: boolean): Promise<SessionView[]> {
     if (records.length === 0) return [];
@@ -154,7 +165,14 @@ export class WriteScope {
       return f && f.version === this.changeCount ? f : undefined;
     };
     const missing = ids.filter((id) => !fresh(id));
-    const records = missing.length > 0 ? await findSessionsByIds(this.tx, this.ctx.store, missing) : [];
+    const current = (id: number) => {
+      const c = this.currentRecords.get(id);
+      return c && c.version === this.changeCount ? c.record : undefined;
+    };
+    const unread = missing.filter((id) => !current(id));
+    const read = unread.length > 0 ? await findSessionsByIds(this.tx, this.ctx.store, unread) : [];
+    // by id, the order a read of them all gives in practice
+    const records = unread.length === missing.length ? read : [...missing.flatMap((id) => current(id) ?? []), ...read].sort((x, y) => x.id - y.id);
     const built = await this.liveViews(records, scoped);
     const all = [
       ...ids.map((id) => fresh(id)).filter((f): f is NonNullable<typeof f> => f !== undefined),

@@ -241,6 +241,8 @@ async function attempt(
           expiresAt: decision.deadline,
           eventDetails: { message_id: messageId, ...(replyTo ? { reply_to: replyTo } : {}) },
         });
+        // since they were read, the sender and the target only had their timelines appended to
+        w.stillCurrent([sender.session, target.session!]);
         const message: NewMessage = {
           id: messageId,
           ref: envelope.ref ?? MINTED_REF_PREFIX + hex(ctx, 12),
