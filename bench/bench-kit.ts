@@ -27,6 +27,11 @@ export interface BenchOptions {
   /** only these modules (by name) */
   only: string[] | null;
   seed: number;
+  /**
+   * every module at a token size (fixed-size workloads shrunk, REST load 1 s per figure): keeps
+   * the code paths running in CI, where the figures mean nothing
+   */
+  quick: boolean;
 }
 
 /**
@@ -108,6 +113,20 @@ export class Progress {
   done(): void {
     if (this.tty) process.stderr.write(`\r${' '.repeat(100)}\r`);
   }
+}
+
+/** The rows whose target this run missed (printed `NO`). */
+export function missedRows(rows: readonly BenchRow[]): BenchRow[] {
+  return rows.filter((r) => r.met === false);
+}
+
+/**
+ * The bench's exit code: with `--strict` a missed target, or a backend asked for that could not
+ * run, fails the run (1); without it the run only reports and exits 0 whatever it measured (a
+ * crash still exits non-zero, in run.ts).
+ */
+export function benchExitCode(rows: readonly BenchRow[], strict: boolean, skippedDialects: readonly BenchDialect[] = []): 0 | 1 {
+  return strict && (missedRows(rows).length > 0 || skippedDialects.length > 0) ? 1 : 0;
 }
 
 /** The table printed on stdout. */

@@ -30,7 +30,11 @@ const auditBench: BenchModule = {
     adapt(
       'audit',
       env.dialect,
-      await runAuditBench(env.ctx, { dialect: env.dialect, progress: (label, done, total) => env.progress.update(label, done, total) }),
+      await runAuditBench(env.ctx, {
+        dialect: env.dialect,
+        ...(env.options.quick ? { writes: 100, verifyEntries: 5_000 } : {}),
+        progress: (label, done, total) => env.progress.update(label, done, total),
+      }),
     ),
 };
 
@@ -39,7 +43,8 @@ const recordsBench: BenchModule = {
   name: 'records',
   run: async (env) => {
     const progress = (label: string, done: number, total: number) => env.progress.update(label, done, total);
-    return adapt('records', env.dialect, await onFreshStore(env.dialect, (ctx) => runRecordsBench(ctx, { dialect: env.dialect, progress })));
+    const records = env.options.quick ? { records: 5_000 } : {};
+    return adapt('records', env.dialect, await onFreshStore(env.dialect, (ctx) => runRecordsBench(ctx, { dialect: env.dialect, ...records, progress })));
   },
 };
 
@@ -49,14 +54,18 @@ const messagesBench: BenchModule = {
     adapt(
       'messages',
       env.dialect,
-      await runMessagesBench(env.ctx, { dialect: env.dialect, progress: (label, done, total) => env.progress.update(label, done, total) }),
+      await runMessagesBench(env.ctx, {
+        dialect: env.dialect,
+        ...(env.options.quick ? { messages: 200 } : {}),
+        progress: (label, done, total) => env.progress.update(label, done, total),
+      }),
     ),
 };
 
 /** REST throughput and server memory: the built server on the bench fleet's store, load from a second process. */
 const restModule: BenchModule = {
   name: 'rest',
-  run: async (env) => adapt('rest', env.dialect, await restBench(env.dialect, 10, env.location)),
+  run: async (env) => adapt('rest', env.dialect, await restBench(env.dialect, env.options.quick ? 1 : 10, env.location)),
 };
 
 /** Hook latency does not depend on the backend: measured once, on the first backend run. */
@@ -65,7 +74,7 @@ const hookModule: BenchModule = {
   name: 'hooks',
   run: async (env) => {
     if (hookRows) return [];
-    hookRows = runHookBench().then((rows) => adapt('hooks', env.dialect, rows));
+    hookRows = runHookBench(env.options.quick ? { samples: 5 } : {}).then((rows) => adapt('hooks', env.dialect, rows));
     return hookRows;
   },
 };
@@ -76,7 +85,7 @@ const terminalWitnessModule: BenchModule = {
   name: 'terminal-witness',
   run: async (env) => {
     if (witnessRows) return [];
-    witnessRows = runTerminalWitnessBench().then((rows) => adapt('terminal-witness', env.dialect, rows));
+    witnessRows = runTerminalWitnessBench(env.options.quick ? { samples: 10 } : {}).then((rows) => adapt('terminal-witness', env.dialect, rows));
     return witnessRows;
   },
 };

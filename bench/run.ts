@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { cpus, totalmem } from 'node:os';
 import pino from 'pino';
 import { createAppContext } from '../src/app/bootstrap.js';
-import { formatTable, Progress, type BenchDialect, type BenchEnv, type BenchOptions, type BenchRow } from './bench-kit.js';
+import { benchExitCode, formatTable, missedRows, Progress, type BenchDialect, type BenchEnv, type BenchOptions, type BenchRow } from './bench-kit.js';
 import { BENCH_SERVER_SECRET, freshStore, postgresReachable } from './bench-database.js';
 import { SyntheticFleet } from './fleet.js';
 import { scaleSummary } from './lineage-bench.js';
@@ -22,10 +22,18 @@ const USAGE = `usage: npm run bench -- [options]
   --iterations N      timed reads per figure (default 2000)
   --only LIST         only these modules (${BENCH_MODULES.map((m) => m.name).join(', ')})
   --seed N            fleet seed (default 20261129)
+  --quick             every module at a token size (audit, records, messages, hooks and
+                      witness workloads shrunk, REST load 1 s per figure): for CI, to keep
+                      the code paths running; its figures are not the targets' measure
+  --strict            exit 1 when any row misses its target (prints NO) or a backend
+                      asked for cannot run; without it the bench reports and exits 0
+                      (a crash exits non-zero either way)
 `;
 
-function parseArgs(argv: string[]): BenchOptions & { with1m: boolean } {
-  const opts: BenchOptions & { with1m: boolean } = {
+type RunOptions = BenchOptions & { with1m: boolean; strict: boolean };
+
+function parseArgs(argv: string[]): RunOptions {
+  const opts: RunOptions = {
     sessions: 100_000,
     scaleSizes: [],
     dialects: ['sqlite', 'postgres'],
@@ -33,6 +41,8 @@ function parseArgs(argv: string[]): BenchOptions & { with1m: boolean } {
     only: null,
     seed: 20261129,
     with1m: false,
+    strict: false,
+    quick: false,
   };
   let scale: number[] | null = null;
   for (let i = 0; i < argv.length; i++) {
@@ -56,6 +66,12 @@ function parseArgs(argv: string[]): BenchOptions & { with1m: boolean } {
         break;
       case '--with-1m':
         opts.with1m = true;
+        break;
+      case '--quick':
+        opts.quick = true;
+        break;
+      case '--strict':
+        opts.strict = true;
         break;
       case '--dialects':
         opts.dialects = value()
@@ -118,14 +134,16 @@ async function runDialect(dialect: BenchDialect, options: BenchOptions, progress
   }
 }
 
-async function main(): Promise<void> {
+async function main(): Promise<number> {
   const options = parseArgs(process.argv.slice(2));
   const progress = new Progress();
   const all: BenchRow[] = [];
   const fleets: Record<string, unknown> = {};
+  const skipped: BenchDialect[] = [];
   for (const dialect of options.dialects) {
     if (dialect === 'postgres' && !(await postgresReachable())) {
       process.stderr.write('PostgreSQL is not reachable: its rows are missing from this run (not passed).\n');
+      skipped.push(dialect);
       continue;
     }
     const { rows, fleet } = await runDialect(dialect, options, progress);
@@ -146,10 +164,15 @@ async function main(): Promise<void> {
     JSON.stringify({ at: new Date().toISOString(), node: process.version, cores: cpus().length, options, fleets, rows: ordered }, null, 2) + '\n',
   );
   process.stdout.write(`\nJSON: ${file}\n`);
+  const missed = missedRows(ordered);
+  process.stdout.write(`\n${missed.length} of ${ordered.filter((r) => typeof r.met === 'boolean').length} judged rows missed their target\n`);
+  const code = benchExitCode(ordered, options.strict, skipped);
+  if (code !== 0) process.stderr.write(`--strict: ${missed.length} rows missed${skipped.length ? `; not run: ${skipped.join(', ')}` : ''}\n`);
+  return code;
 }
 
 main().then(
-  () => process.exit(0),
+  (code) => process.exit(code),
   (error) => {
     process.stderr.write(`${(error as Error).message ?? String(error)}\n`);
     process.exit(1);

@@ -70,7 +70,13 @@ export function checkActingSessionClaim(caller: Caller, requested: string | numb
  * fleet caller naming `acting_session_id` is that session, `declared`; a human is their own
  * cause (`delegated` over MCP); a client acts for itself.
  */
-export async function resolveActing(w: WriteScope, caller: Caller, requested?: string | number | null): Promise<Acting> {
+export async function resolveActing(
+  w: WriteScope,
+  caller: Caller,
+  requested?: string | number | null,
+  /** the caller's own session, when this transaction has already read it (not read again) */
+  known: { self?: SessionRecord } = {},
+): Promise<Acting> {
   checkActingSessionClaim(caller, requested);
   const { actor, basis } = callerActor(caller);
   const p = caller.principal;
@@ -78,7 +84,7 @@ export async function resolveActing(w: WriteScope, caller: Caller, requested?: s
   const base = { credentialId: caller.credentialId, requestedActingSession: requestedText };
 
   if (p.kind === 'session') {
-    const self = await sessionRowOnce(w.tx, w.ctx, p.sessionId);
+    const self = known.self?.id === p.sessionId ? known.self : await sessionRowOnce(w.tx, w.ctx, p.sessionId);
     const actorId = await w.actorId(actor);
     return {
       ...base,

@@ -103,9 +103,18 @@ export function verifyKeyedDigest(key: string | Buffer, words: string, digest: s
  * Appends entries as the last statements of the transaction, under the chain lock (taken
  * after the graph lock, held to commit), so appends stay linear across nodes (docs/attribution.md).
  */
-export async function appendAuditEntries(tx: Transaction<Database>, store: StoreDialect, drafts: readonly AuditEntryDraft[]): Promise<void> {
-  if (drafts.length === 0) return;
-  await store.lockChain(tx);
+export async function appendAuditEntries(
+  tx: Transaction<Database>,
+  store: StoreDialect,
+  drafts: readonly AuditEntryDraft[],
+  /** the transaction's live wake-up, sent with the lock (or alone when nothing is appended) */
+  notify?: { channel: string; payload: string },
+): Promise<void> {
+  if (drafts.length === 0) {
+    if (notify) await store.notifyInTx(tx, notify.channel, notify.payload);
+    return;
+  }
+  await store.lockChain(tx, notify);
   const head = await auditHead(tx);
   let seq = head ? head.seq : 0;
   let prev = head ? head.hash : GENESIS_PREV_HASH;

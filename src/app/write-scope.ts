@@ -2,7 +2,7 @@ import type { Transaction } from 'kysely';
 import type { ActorIdentity } from '../core/actors.js';
 import type { Database } from '../store/database.js';
 import { ensureActor } from '../store/actors-repo.js';
-import { insertEvent, type EventAttribution, type EventRecord } from '../store/events-repo.js';
+import { insertEvents, type EventAttribution, type EventRecord } from '../store/events-repo.js';
 import { findSessionsByIds, type SessionRecord } from '../store/sessions-repo.js';
 import { insertLiveEvents, nextLiveEventIds } from '../store/live-repo.js';
 import { bumpLineageVersions } from '../store/lineage-versions-repo.js';
@@ -57,6 +57,7 @@ export class WriteScope {
   private readonly touchedIds = new Set<number>();
   private readonly afterCommitHooks: (() => void)[] = [];
   private readonly finalViews = new Map<number, { view: SessionView; ownerUserId: number | null; version: number }>();
+  private readonly currentRecords = new Map<number, { record: SessionRecord; version: number }>();
   private changeCount = 0;
 
   constructor(
@@ -77,28 +78,44 @@ export class WriteScope {
    * goes when the event does (docs/attribution.md).
    */
   async event(sessionId: number, type: string, details: Record<string, unknown>, attribution: EventAttribution | null): Promise<EventRecord> {
+    return (await this.events([{ sessionId, type, details }], attribution))[0]!;
+  }
+
+  /**
+   * Several events with one attribution, written in one insert (each still takes its session's
+   * seq in the given order, which locks that session's row: callers order by session id).
+   */
+  async events(
+    list: readonly { sessionId: number; type: string; details: Record<string, unknown> }[],
+    attribution: EventAttribution | null,
+  ): Promise<EventRecord[]> {
     const attr = attribution ?? { actorId: null, actorBasis: null, causeActorId: null, causeBasis: null, credentialId: null };
-    const evidence = !RUNTIME_EVENT_TYPES.has(type);
-    const digestKey = evidence ? newRecordKey(this.ctx.ids) : null;
-    forgetSessionRow(this.tx, sessionId);
-    const record = await insertEvent(this.tx, { sessionId, type, details, attribution: attr, now: this.now, digestKey });
-    if (digestKey !== null) {
-      this.audit({
-        kind: 'session_event',
-        at: this.now,
-        session_id: sessionId,
-        event_seq: record.seq,
-        type,
-        details_digest: keyedPayloadDigest(digestKey, details),
-        actor_id: attr.actorId,
-        actor_basis: attr.actorBasis,
-        caused_by_actor_id: attr.causeActorId,
-        cause_basis: attr.causeBasis,
-        credential_id: attr.credentialId,
-      });
+    const drafts = list.map((e) => ({
+      ...e,
+      attribution: attr,
+      now: this.now,
+      digestKey: RUNTIME_EVENT_TYPES.has(e.type) ? null : newRecordKey(this.ctx.ids),
+    }));
+    const records = await insertEvents(this.tx, drafts);
+    for (const record of records) {
+      if (record.digestKey !== null) {
+        this.audit({
+          kind: 'session_event',
+          at: this.now,
+          session_id: record.sessionId,
+          event_seq: record.seq,
+          type: record.type,
+          details_digest: keyedPayloadDigest(record.digestKey, record.details),
+          actor_id: attr.actorId,
+          actor_basis: attr.actorBasis,
+          caused_by_actor_id: attr.causeActorId,
+          cause_basis: attr.causeBasis,
+          credential_id: attr.credentialId,
+        });
+      }
+      this.touch(record.sessionId);
     }
-    this.touch(sessionId);
-    return record;
+    return records;
   }
 
   audit(entry: AuditEntryDraft): void {
@@ -142,6 +159,16 @@ export class WriteScope {
     this.finalViews.set(view.id, { view, ownerUserId, version: this.changeCount });
   }
 
+  /**
+   * These rows, read in this transaction, are still what the store holds: since they were read
+   * only their timelines were appended to (an event bumps a seq no record carries). The live
+   * payloads at commit are built from them instead of reading the sessions again; any later
+   * change drops them.
+   */
+  stillCurrent(records: readonly SessionRecord[]): void {
+    for (const record of records) this.currentRecords.set(record.id, { record, version: this.changeCount });
+  }
+
   /** Views for live payloads, in `records`' order: each seen by its owner when `scoped`. */
   private async liveViews(records: readonly SessionRecord[], scoped: boolean): Promise<SessionView[]> {
     if (records.length === 0) return [];
@@ -164,7 +191,14 @@ export class WriteScope {
       return f && f.version === this.changeCount ? f : undefined;
     };
     const missing = ids.filter((id) => !fresh(id));
-    const records = missing.length > 0 ? await findSessionsByIds(this.tx, this.ctx.store, missing) : [];
+    const current = (id: number) => {
+      const c = this.currentRecords.get(id);
+      return c && c.version === this.changeCount ? c.record : undefined;
+    };
+    const unread = missing.filter((id) => !current(id));
+    const read = unread.length > 0 ? await findSessionsByIds(this.tx, this.ctx.store, unread) : [];
+    // by id, the order a read of them all gives in practice
+    const records = unread.length === missing.length ? read : [...missing.flatMap((id) => current(id) ?? []), ...read].sort((x, y) => x.id - y.id);
     const built = await this.liveViews(records, scoped);
     const all = [
       ...ids.map((id) => fresh(id)).filter((f): f is NonNullable<typeof f> => f !== undefined),
@@ -180,6 +214,7 @@ export class WriteScope {
       });
     }
     await bumpLineageVersions(this.tx, this.ctx.store, lineageTouched(this.liveDrafts));
+    let notify: { channel: string; payload: string } | undefined;
     if (this.liveDrafts.length > 0) {
       const liveIds = await nextLiveEventIds(this.tx, this.liveDrafts.length);
       await insertLiveEvents(
@@ -193,11 +228,15 @@ export class WriteScope {
           now: this.now,
         })),
       );
-      await this.ctx.store.notifyInTx(this.tx, 'warrant_live', String(liveIds[liveIds.length - 1]));
+      notify = { channel: 'warrant_live', payload: String(liveIds[liveIds.length - 1]) };
     }
     // BENCH-ONLY switch (context.ts): measures the cost of chaining; never set in production.
-    if (this.ctx.benchOnly?.skipAuditAppend) return;
-    await appendAuditEntries(this.tx, this.ctx.store, this.auditDrafts);
+    if (this.ctx.benchOnly?.skipAuditAppend) {
+      if (notify) await this.ctx.store.notifyInTx(this.tx, notify.channel, notify.payload);
+      return;
+    }
+    // the wake-up rides on the chain lock's statement (one round trip fewer on PostgreSQL)
+    await appendAuditEntries(this.tx, this.ctx.store, this.auditDrafts, notify);
   }
 
   runAfterCommit(): void {

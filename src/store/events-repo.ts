@@ -21,30 +21,54 @@ export interface EventRecord extends EventAttribution {
   digestKey: string | null;
 }
 
-export async function insertEvent(
-  db: Executor,
-  e: { sessionId: number; type: string; details: Record<string, unknown>; attribution: EventAttribution; now: string; digestKey: string | null },
-): Promise<EventRecord> {
-  const seq = await nextEventSeq(db, e.sessionId);
-  const details = JSON.stringify(e.details);
-  const row = await db
+interface NewEvent {
+  sessionId: number;
+  type: string;
+  details: Record<string, unknown>;
+  attribution: EventAttribution;
+  now: string;
+  digestKey: string | null;
+}
+
+/**
+ * Events in one insert, after each takes its session's next seq in the given order (each seq
+ * locks its session's row: the caller orders them). In `events`' order.
+ */
+export async function insertEvents(db: Executor, events: readonly NewEvent[]): Promise<EventRecord[]> {
+  if (events.length === 0) return [];
+  const seqs: number[] = [];
+  for (const e of events) seqs.push(await nextEventSeq(db, e.sessionId));
+  const rows = await db
     .insertInto('session_events')
-    .values({
-      session_id: e.sessionId,
-      seq,
-      type: e.type,
-      details,
-      actor_id: e.attribution.actorId,
-      actor_basis: e.attribution.actorBasis,
-      caused_by_actor_id: e.attribution.causeActorId,
-      cause_basis: e.attribution.causeBasis,
-      credential_id: e.attribution.credentialId,
-      created_at: e.now,
-      digest_key: e.digestKey,
-    })
-    .returning('id')
-    .executeTakeFirstOrThrow();
-  return { id: Number(row.id), sessionId: e.sessionId, seq, type: e.type, details: e.details, ...e.attribution, createdAt: e.now, digestKey: e.digestKey };
+    .values(
+      events.map((e, i) => ({
+        session_id: e.sessionId,
+        seq: seqs[i]!,
+        type: e.type,
+        details: JSON.stringify(e.details),
+        actor_id: e.attribution.actorId,
+        actor_basis: e.attribution.actorBasis,
+        caused_by_actor_id: e.attribution.causeActorId,
+        cause_basis: e.attribution.causeBasis,
+        credential_id: e.attribution.credentialId,
+        created_at: e.now,
+        digest_key: e.digestKey,
+      })),
+    )
+    .returning(['id', 'session_id', 'seq'])
+    .execute();
+  // (session, seq) is unique: the returned rows' order is not relied on
+  const ids = new Map(rows.map((r) => [`${Number(r.session_id)}:${Number(r.seq)}`, Number(r.id)]));
+  return events.map((e, i) => ({
+    id: ids.get(`${e.sessionId}:${seqs[i]}`)!,
+    sessionId: e.sessionId,
+    seq: seqs[i]!,
+    type: e.type,
+    details: e.details,
+    ...e.attribution,
+    createdAt: e.now,
+    digestKey: e.digestKey,
+  }));
 }
 
 type EventRow = {

@@ -114,7 +114,8 @@ function toRecord(r: Row): InboxItemRecord {
   };
 }
 
-export async function insertInboxItem(db: Executor, item: NewInboxItem): Promise<number> {
+/** The new item as stored (read back by the insert itself, not by a second query). */
+export async function insertInboxItem(db: Executor, item: NewInboxItem): Promise<InboxItemRecord> {
   const row = await db
     .insertInto('inbox_items')
     .values({
@@ -136,9 +137,9 @@ export async function insertInboxItem(db: Executor, item: NewInboxItem): Promise
       sender_conversation: item.senderConversation ?? null,
       target_conversation: item.targetConversation ?? null,
     })
-    .returning('id')
+    .returningAll()
     .executeTakeFirstOrThrow();
-  return Number(row.id);
+  return toRecord(row);
 }
 
 export async function findInboxItem(db: Executor, id: number): Promise<InboxItemRecord | null> {
@@ -281,6 +282,26 @@ export async function updateInboxItemIfState(
   if (expectedMode) q = q.where('mode', '=', expectedMode);
   const r = await q.executeTakeFirst();
   return Number(r.numUpdatedRows) === 1;
+}
+
+/** One session's items from `expected` to `delivered`, in one statement: the ids that moved. */
+export async function markInboxItemsDelivered(
+  db: Executor,
+  sessionId: number,
+  ids: readonly number[],
+  expected: readonly InboxState[],
+  now: string,
+): Promise<Set<number>> {
+  if (ids.length === 0) return new Set();
+  const rows = await db
+    .updateTable('inbox_items')
+    .set({ state: 'delivered', delivered_at: now, lease_expires_at: null, updated_at: now })
+    .where('session_id', '=', sessionId)
+    .where('id', 'in', [...ids])
+    .where('state', 'in', [...expected])
+    .returning('id')
+    .execute();
+  return new Set(rows.map((r) => Number(r.id)));
 }
 
 /** Removes an item whose words were reclaimed by retention (an agent message's copy of its payload, docs/messages.md). */

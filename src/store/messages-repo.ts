@@ -207,15 +207,26 @@ export async function acceptedMessagesTo(db: Executor, targetSessionId: number):
   return rows.map((r) => toRecord(r));
 }
 
-/** Compare-and-set from `accepted`: of two concurrent settlements exactly one lands. */
-export async function settleMessage(db: Executor, id: string, state: Exclude<MessageState, 'accepted'>, terminalAt: string, reason: string): Promise<boolean> {
-  const r = await db
+/**
+ * Compare-and-set from `accepted`, for many at once in one statement: of two concurrent
+ * settlements exactly one lands. The ids that were still `accepted` and now are not.
+ */
+export async function settleMessages(
+  db: Executor,
+  ids: readonly string[],
+  state: Exclude<MessageState, 'accepted'>,
+  terminalAt: string,
+  reason: string,
+): Promise<Set<string>> {
+  if (ids.length === 0) return new Set();
+  const rows = await db
     .updateTable('agent_messages')
     .set({ state, terminal_at: terminalAt, terminal_reason: reason })
-    .where('id', '=', id)
+    .where('id', 'in', [...ids])
     .where('state', '=', 'accepted')
-    .executeTakeFirst();
-  return Number(r.numUpdatedRows) === 1;
+    .returning('id')
+    .execute();
+  return new Set(rows.map((r) => r.id));
 }
 
 /** Terminal messages still holding a payload, terminal before `before` (when given), oldest first. */
@@ -247,10 +258,18 @@ export async function reclaimPayload(db: Executor, id: string, now: string): Pro
   return Number(r.numUpdatedRows) === 1;
 }
 
-/** Messages holding a payload: a counter row, so the capacity check reads one row. */
-export async function heldMessages(db: Executor): Promise<number> {
-  const row = await db.selectFrom('counters').select('value').where('name', '=', 'agent_messages_held').executeTakeFirst();
-  return Number(row?.value ?? 0);
+/**
+ * Messages holding a payload (a counter row, so the capacity check reads one row) and a
+ * setting's text, in one round trip.
+ */
+export async function heldMessagesAndSetting(db: Executor, key: string): Promise<{ held: number; setting: string | null }> {
+  const row = await db
+    .selectNoFrom((eb) => [
+      eb.selectFrom('counters').select('value').where('name', '=', 'agent_messages_held').as('held'),
+      eb.selectFrom('settings').select('value').where('key', '=', key).as('setting'),
+    ])
+    .executeTakeFirstOrThrow();
+  return { held: Number(row.held ?? 0), setting: row.setting ?? null };
 }
 
 export async function adjustHeldMessages(db: Executor, delta: number): Promise<void> {
@@ -335,33 +354,33 @@ function toHistory(r: HistoryRow): HistoryRecord {
   };
 }
 
-export async function insertHistory(db: Executor, h: Omit<HistoryRecord, 'seq'>): Promise<number> {
-  const row = await db
-    .insertInto('message_history')
-    .values({
-      message_id: h.messageId,
-      schema_version: h.schemaVersion,
-      ref: h.ref,
-      conversation_ref: h.conversationRef,
-      reply_to: h.replyTo,
-      source_session_id: h.sourceSessionId,
-      source_basis: h.sourceBasis,
-      source_activation: h.sourceActivation,
-      source_conversation: h.sourceConversation,
-      target_session_id: h.targetSessionId,
-      target_conversation: h.targetConversation,
-      deadline: h.deadline,
-      payload_bytes: h.payloadBytes,
-      payload_sha256: h.payloadSha256,
-      state: h.state,
-      accepted_at: h.acceptedAt,
-      terminal_at: h.terminalAt,
-      terminal_reason: h.terminalReason,
-      recorded_at: h.recordedAt,
-    })
-    .returning('seq')
-    .executeTakeFirstOrThrow();
-  return Number(row.seq);
+const historyValues = (h: Omit<HistoryRecord, 'seq'>) => ({
+  message_id: h.messageId,
+  schema_version: h.schemaVersion,
+  ref: h.ref,
+  conversation_ref: h.conversationRef,
+  reply_to: h.replyTo,
+  source_session_id: h.sourceSessionId,
+  source_basis: h.sourceBasis,
+  source_activation: h.sourceActivation,
+  source_conversation: h.sourceConversation,
+  target_session_id: h.targetSessionId,
+  target_conversation: h.targetConversation,
+  deadline: h.deadline,
+  payload_bytes: h.payloadBytes,
+  payload_sha256: h.payloadSha256,
+  state: h.state,
+  accepted_at: h.acceptedAt,
+  terminal_at: h.terminalAt,
+  terminal_reason: h.terminalReason,
+  recorded_at: h.recordedAt,
+});
+
+/** History rows in one statement, seqs assigned in the given order; each message's seq. */
+export async function insertHistories(db: Executor, hs: readonly Omit<HistoryRecord, 'seq'>[]): Promise<Map<string, number>> {
+  if (hs.length === 0) return new Map();
+  const rows = await db.insertInto('message_history').values(hs.map(historyValues)).returning(['seq', 'message_id']).execute();
+  return new Map(rows.map((r) => [r.message_id, Number(r.seq)]));
 }
 
 export async function historyPage(db: Executor, afterSeq: number, limit: number): Promise<HistoryRecord[]> {

@@ -18,7 +18,7 @@ describeEachDialect('the agent-message benchmark row', (t, dialect) => {
       ).n,
     );
     const rows = await runMessagesBench(h.ctx, { dialect, messages: 40, batch: 10, senders: 2 });
-    expect(rows.map((r) => [r.dialect, r.target])).toEqual([[dialect, '≥ 2,000/s']]);
+    expect(rows.map((r) => [r.dialect, r.target])).toEqual([[dialect, dialect === 'postgres' ? '≥ 1,000/s' : '≥ 2,000/s']]);
     expect(rows[0]!.figures.messages).toBe(40);
     for (const key of ['messages_per_s', 'baseline_follow_ups_per_s', 'vs_baseline']) expect(rows[0]!.figures[key]).toBeGreaterThan(0);
     // warm-up (2 rounds) + 2 measured rounds, 2 senders × 10 each: every agent message was delivered

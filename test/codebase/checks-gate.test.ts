@@ -81,4 +81,19 @@ describe('the lint and typecheck gates of .ci/run', () => {
     expect(line('1')).toBe('3 passed, 1 failed');
     expect(line('0')).toBe('3 passed, 0 failed');
   });
+
+  it('.ci/run runs a small, non-strict bench after the tests and counts its failure to run as a failed check', () => {
+    const ci = readFileSync(join(ROOT, '.ci', 'run'), 'utf8');
+    const step = /^npx tsx bench\/run\.ts [^\n]*\|\|\n\s*\{([^}]*)\}/m.exec(ci);
+    expect(step).not.toBeNull();
+    expect(step![0]).toContain('--quick');
+    expect(step![0]).not.toContain('--strict');
+    expect(step![1]).toContain('checks_failed=$((checks_failed + 1))');
+    expect(step![1]).toContain('status=1');
+    // after the tests, and the count reaches the final line
+    expect(step!.index).toBeGreaterThan(ci.indexOf('npm test'));
+    const exported = ci.indexOf('export CHECKS_FAILED=$checks_failed', step!.index);
+    expect(exported).toBeGreaterThan(step!.index);
+    expect(exported).toBeLessThan(ci.indexOf("node -e '"));
+  });
 });

@@ -2,7 +2,7 @@ import { actorRefString } from '../../core/actors.js';
 import { WarrantError } from '../../core/errors.js';
 import { effectiveState, MAX_INBOX_CONTENT_BYTES, type InboxKind, type InboxMode, type InboxState } from '../../core/inbox-rules.js';
 import type { Executor } from '../../store/dialect/dialect.js';
-import { findInboxItem, insertInboxItem, type InboxItemRecord } from '../../store/inbox-repo.js';
+import { insertInboxItem, type InboxItemRecord } from '../../store/inbox-repo.js';
 import type { SessionRecord } from '../../store/sessions-repo.js';
 import { attributionOf, type Acting } from '../acting.js';
 import type { AppContext } from '../context.js';
@@ -142,7 +142,7 @@ interface NewItem {
 export async function addInboxItem(w: WriteScope, input: NewItem): Promise<InboxItemRecord> {
   const { acting, target } = input;
   const senderSessionId = acting.actingSession?.id ?? null;
-  const id = await insertInboxItem(w.tx, {
+  const inserted = await insertInboxItem(w.tx, {
     sessionId: target.id,
     kind: input.kind,
     mode: input.mode,
@@ -160,6 +160,7 @@ export async function addInboxItem(w: WriteScope, input: NewItem): Promise<Inbox
     senderConversation: acting.actingSession?.providerConversation ?? null,
     targetConversation: target.providerConversation,
   });
+  const id = inserted.id;
   const attribution = attributionOf(acting);
   const sender = { kind: acting.actor.kind, ref: actorRefString(acting.actor) || null, basis: acting.actorBasis };
   const events: { sessionId: number; type: string; details: Record<string, unknown> }[] = [
@@ -179,7 +180,7 @@ export async function addInboxItem(w: WriteScope, input: NewItem): Promise<Inbox
   // Each event locks its session's row (the per-session seq): lock in id order, so A → B and
   // B → A sent at the same moment cannot deadlock.
   events.sort((x, y) => x.sessionId - y.sessionId);
-  for (const e of events) await w.event(e.sessionId, e.type, e.details, attribution);
+  await w.events(events, attribution);
   inboxChanged(w, target, 'added', [{ id, kind: input.kind, mode: input.mode, state: 'pending' }]);
-  return (await findInboxItem(w.tx, id))!;
+  return inserted;
 }

@@ -13,7 +13,14 @@ import {
   type InboxKind,
   type InboxState,
 } from '../../core/inbox-rules.js';
-import { findInboxItems, lapseExpiredLeases, leasePendingItems, listInboxItems, updateInboxItemIfState, type InboxItemRecord } from '../../store/inbox-repo.js';
+import {
+  findInboxItems,
+  lapseExpiredLeases,
+  leasePendingItems,
+  listInboxItems,
+  markInboxItemsDelivered,
+  type InboxItemRecord,
+} from '../../store/inbox-repo.js';
 import { findSessionsByIds, type SessionRecord } from '../../store/sessions-repo.js';
 import { runnerDeliveryActivation } from '../../store/inbox-delivery-repo.js';
 import { authorize, requireSession, visibilityOf, type Visibility } from '../access.js';
@@ -136,16 +143,23 @@ async function ackIn(w: WriteScope, session: SessionRecord, ids: readonly number
   if (unique.length > 0) await expireDueMessages(w, { targetSessionId: session.id });
   const found = new Map((await findInboxItems(w.tx, session.id, unique)).map((i) => [i.id, i]));
   const changed: InboxItemRecord[] = [];
-  for (const id of unique) {
+  const decisions = unique.map((id) => {
     const item = found.get(id);
-    if (!item) {
-      report.rejected.push({ id, reason: 'not-found' });
-      continue;
-    }
-    const decision = decideAck(item);
-    if (decision.kind === 'already-delivered') report.alreadyDelivered.push(id);
+    return { id, item, decision: item ? decideAck(item) : null };
+  });
+  // every item the rules let through moves in one compare-and-set statement
+  const moved = await markInboxItemsDelivered(
+    w.tx,
+    session.id,
+    decisions.filter((d) => d.decision?.kind === 'deliver').map((d) => d.id),
+    ['leased', 'pending'],
+    w.now,
+  );
+  for (const { id, item, decision } of decisions) {
+    if (!item || !decision) report.rejected.push({ id, reason: 'not-found' });
+    else if (decision.kind === 'already-delivered') report.alreadyDelivered.push(id);
     else if (decision.kind === 'rejected') report.rejected.push({ id, reason: decision.reason });
-    else if (await updateInboxItemIfState(w.tx, id, ['leased', 'pending'], { state: 'delivered', deliveredAt: w.now, clearLease: true }, w.now)) {
+    else if (moved.has(id)) {
       report.delivered.push(id);
       changed.push({ ...item, state: 'delivered' });
     } else report.rejected.push({ id, reason: 'not-leased' });

@@ -66,7 +66,10 @@ async function onBothTimelines(
     { id: juniorId, role: 'junior' },
     { id: uncleId, role: 'uncle' },
   ].sort((x, y) => x.id - y.id);
-  for (const end of ends) await w.event(end.id, type, { ...details, role: end.role }, attribution);
+  await w.events(
+    ends.map((end) => ({ sessionId: end.id, type, details: { ...details, role: end.role } })),
+    attribution,
+  );
 }
 
 /**

@@ -1,7 +1,7 @@
 import { parseDuration } from '../../core/durations.js';
 import type { Executor } from '../../store/dialect/dialect.js';
 import { deleteInboxItem } from '../../store/inbox-repo.js';
-import { adjustHeldMessages, heldMessages, reclaimableMessages, reclaimPayload, type MessageRecord } from '../../store/messages-repo.js';
+import { adjustHeldMessages, heldMessagesAndSetting, reclaimableMessages, reclaimPayload, type MessageRecord } from '../../store/messages-repo.js';
 import { getSetting } from '../../store/settings-repo.js';
 import type { AppContext } from '../context.js';
 import { inWriteTx, type WriteScope } from '../write-scope.js';
@@ -23,10 +23,15 @@ async function messageRetentionMs(db: Executor): Promise<number> {
   return parseDuration(text) ?? parseDuration(DEFAULT_MESSAGE_RETENTION)!;
 }
 
-export async function messageCapacity(db: Executor): Promise<number> {
-  const text = await getSetting(db, SETTING_MESSAGE_CAPACITY);
+function capacityOf(text: string | null): number {
   const n = text === null ? NaN : Number(text);
   return Number.isSafeInteger(n) && n > 0 ? n : DEFAULT_MESSAGE_CAPACITY;
+}
+
+/** How many messages hold a payload and how many may: one read, for a send. */
+export async function heldAndCapacity(db: Executor): Promise<{ held: number; limit: number }> {
+  const { held, setting } = await heldMessagesAndSetting(db, SETTING_MESSAGE_CAPACITY);
+  return { held, limit: capacityOf(setting) };
 }
 
 type ReclaimReason = 'retention' | 'capacity';
@@ -65,7 +70,8 @@ export async function reclaimMessagePayloads(ctx: AppContext): Promise<{ retenti
   }
   for (let round = 0; round < 50; round++) {
     const n = await inWriteTx(ctx, async (w) => {
-      const over = (await heldMessages(w.tx)) - (await messageCapacity(w.tx));
+      const { held, limit } = await heldAndCapacity(w.tx);
+      const over = held - limit;
       return over > 0 ? reclaimForCapacity(w, Math.min(over, batch)) : 0;
     });
     out.capacity += n;

@@ -2,7 +2,7 @@ import { MESSAGE_HISTORY_SCHEMA_VERSION } from '../../core/message-history-forma
 import type { MessageState } from '../../core/message-envelope.js';
 import { UNSETTLED_STATES } from '../../core/inbox-rules.js';
 import { findInboxItem, updateInboxItemIfState } from '../../store/inbox-repo.js';
-import { acceptedMessagesTo, dueMessages, findMessagesByInboxItems, insertHistory, settleMessage, type MessageRecord } from '../../store/messages-repo.js';
+import { acceptedMessagesTo, dueMessages, findMessagesByInboxItems, insertHistories, settleMessages, type MessageRecord } from '../../store/messages-repo.js';
 import { findSessionsByIds, type SessionRecord } from '../../store/sessions-repo.js';
 import { keyedDigest } from '../audit.js';
 import type { AppContext } from '../context.js';
@@ -17,61 +17,90 @@ import { inWriteTx, type WriteScope } from '../write-scope.js';
  */
 type TerminalReason = 'acknowledged' | 'deadline' | 'target-deleted';
 
-async function recordTerminal(
+/** A batch small enough for one statement's parameters on both backends. */
+const SETTLE_CHUNK = 500;
+
+/**
+ * Settles `messages` — per chunk one statement for the compare-and-set and one for the history
+ * rows, instead of two per message — and returns those that landed, in order.
+ */
+async function recordTerminals(
   w: WriteScope,
-  m: MessageRecord,
+  messages: readonly MessageRecord[],
   state: Exclude<MessageState, 'accepted'>,
   terminalAt: string,
   reason: TerminalReason,
-): Promise<boolean> {
+): Promise<MessageRecord[]> {
+  if (messages.length > SETTLE_CHUNK) {
+    const out: MessageRecord[] = [];
+    for (let i = 0; i < messages.length; i += SETTLE_CHUNK)
+      out.push(...(await recordTerminals(w, messages.slice(i, i + SETTLE_CHUNK), state, terminalAt, reason)));
+    return out;
+  }
+  if (messages.length === 0) return [];
   // compare-and-set: of two concurrent settlements (ack and expiry) exactly one lands
-  if (!(await settleMessage(w.tx, m.id, state, terminalAt, reason))) return false;
-  const seq = await insertHistory(w.tx, {
-    messageId: m.id,
-    schemaVersion: MESSAGE_HISTORY_SCHEMA_VERSION,
-    ref: m.ref,
-    conversationRef: m.conversationRef,
-    replyTo: m.replyTo,
-    sourceSessionId: m.sourceSessionId,
-    sourceBasis: m.sourceBasis,
-    sourceActivation: m.sourceActivation,
-    sourceConversation: m.sourceConversation,
-    targetSessionId: m.targetSessionId,
-    targetConversation: m.targetConversation,
-    deadline: m.deadline,
-    payloadBytes: m.payloadBytes,
-    payloadSha256: m.payloadSha256,
+  const landed = await settleMessages(
+    w.tx,
+    messages.map((m) => m.id),
     state,
-    acceptedAt: m.acceptedAt,
     terminalAt,
-    terminalReason: reason,
-    recordedAt: w.now,
-  });
-  w.audit({
-    kind: 'message_history',
-    at: w.now,
-    history_seq: seq,
-    message_id: m.id,
-    ref: m.ref,
-    conversation_ref: m.conversationRef,
-    reply_to: m.replyTo,
-    source: { session_id: m.sourceSessionId, basis: m.sourceBasis, activation: m.sourceActivation, provider_conversation: m.sourceConversation },
-    target: { session_id: m.targetSessionId, provider_conversation: m.targetConversation },
-    deadline: m.deadline,
-    state,
-    accepted_at: m.acceptedAt,
-    terminal_at: terminalAt,
-    terminal_reason: reason,
-    payload_bytes: m.payloadBytes,
-    // the key lives beside the payload and is reclaimed with it (docs/attribution.md)
-    payload_digest: m.digestKey !== null && m.payload !== null ? keyedDigest(m.digestKey, m.payload) : null,
-    sender_actor_id: m.senderActorId,
-    caused_by_actor_id: m.causeActorId,
-    cause_basis: m.causeBasis,
-    credential_id: m.credentialId,
-  });
-  return true;
+    reason,
+  );
+  const settled = messages.filter((m) => landed.has(m.id));
+  const seqs = await insertHistories(
+    w.tx,
+    settled.map((m) => ({
+      messageId: m.id,
+      schemaVersion: MESSAGE_HISTORY_SCHEMA_VERSION,
+      ref: m.ref,
+      conversationRef: m.conversationRef,
+      replyTo: m.replyTo,
+      sourceSessionId: m.sourceSessionId,
+      sourceBasis: m.sourceBasis,
+      sourceActivation: m.sourceActivation,
+      sourceConversation: m.sourceConversation,
+      targetSessionId: m.targetSessionId,
+      targetConversation: m.targetConversation,
+      deadline: m.deadline,
+      payloadBytes: m.payloadBytes,
+      payloadSha256: m.payloadSha256,
+      state,
+      acceptedAt: m.acceptedAt,
+      terminalAt,
+      terminalReason: reason,
+      recordedAt: w.now,
+    })),
+  );
+  for (const m of settled) {
+    w.audit({
+      kind: 'message_history',
+      at: w.now,
+      history_seq: seqs.get(m.id)!,
+      message_id: m.id,
+      ref: m.ref,
+      conversation_ref: m.conversationRef,
+      reply_to: m.replyTo,
+      source: { session_id: m.sourceSessionId, basis: m.sourceBasis, activation: m.sourceActivation, provider_conversation: m.sourceConversation },
+      target: { session_id: m.targetSessionId, provider_conversation: m.targetConversation },
+      deadline: m.deadline,
+      state,
+      accepted_at: m.acceptedAt,
+      terminal_at: terminalAt,
+      terminal_reason: reason,
+      payload_bytes: m.payloadBytes,
+      // the key lives beside the payload and is reclaimed with it (docs/attribution.md)
+      payload_digest: m.digestKey !== null && m.payload !== null ? keyedDigest(m.digestKey, m.payload) : null,
+      sender_actor_id: m.senderActorId,
+      caused_by_actor_id: m.causeActorId,
+      cause_basis: m.causeBasis,
+      credential_id: m.credentialId,
+    });
+  }
+  return settled;
 }
+
+const recordTerminal = async (w: WriteScope, m: MessageRecord, state: Exclude<MessageState, 'accepted'>, terminalAt: string, reason: TerminalReason) =>
+  (await recordTerminals(w, [m], state, terminalAt, reason)).length === 1;
 
 /**
  * Accepted messages whose deadline has come become `expired` at their deadline, and their
@@ -113,8 +142,7 @@ export async function expireDueMessages(w: WriteScope, options: { targetSessionI
 export async function markMessagesDelivered(w: WriteScope, itemIds: readonly number[]): Promise<void> {
   const messages = (await findMessagesByInboxItems(w.tx, itemIds)).filter((m) => m.state === 'accepted');
   if (messages.length === 0) return;
-  const delivered: MessageRecord[] = [];
-  for (const m of messages) if (await recordTerminal(w, m, 'delivered', w.now, 'acknowledged')) delivered.push(m);
+  const delivered = await recordTerminals(w, messages, 'delivered', w.now, 'acknowledged');
   const sessions = new Map(
     (
       await findSessionsByIds(
@@ -144,9 +172,7 @@ export async function markMessagesDelivered(w: WriteScope, itemIds: readonly num
 
 /** A deleted target can never acknowledge: its accepted messages are `failed` (in the delete's transaction). */
 export async function failMessagesToDeletedSession(w: WriteScope, session: SessionRecord): Promise<number> {
-  let n = 0;
-  for (const m of await acceptedMessagesTo(w.tx, session.id)) if (await recordTerminal(w, m, 'failed', w.now, 'target-deleted')) n++;
-  return n;
+  return (await recordTerminals(w, await acceptedMessagesTo(w.tx, session.id), 'failed', w.now, 'target-deleted')).length;
 }
 
 /** Housekeeping: expire what is due everywhere, in bounded batches. */

@@ -22,7 +22,6 @@ import {
   findMessageBySenderRef,
   findMessagesByInboxItems,
   findReplyTo,
-  heldMessages,
   insertMessage,
   type MessageRecord,
   type NewMessage,
@@ -36,7 +35,7 @@ import type { AppContext } from '../context.js';
 import { addInboxItem } from '../inbox/inbox-items.js';
 import { actorViews } from '../views.js';
 import { inWriteTx, type WriteScope } from '../write-scope.js';
-import { messageCapacity, reclaimForCapacity } from './message-retention.js';
+import { heldAndCapacity, reclaimForCapacity } from './message-retention.js';
 import { receiptOf, type MessageReceipt } from './message-views.js';
 
 /**
@@ -202,8 +201,7 @@ async function attempt(
         const visibility = await visibilityOf(w.tx, ctx, caller);
         const original = envelope.replyTo ? await gatherOriginal(w, visibility, envelope.replyTo) : null;
         const target = await gatherTarget(w, visibility, envelope.to, original);
-        const held = await heldMessages(w.tx);
-        const limit = await messageCapacity(w.tx);
+        const { held, limit } = await heldAndCapacity(w.tx);
         const need = held + 1 - limit;
         const facts: SendFacts = {
           now: w.now,
@@ -229,7 +227,7 @@ async function attempt(
 
         // every check passed: from here on, writes
         await reclaimForCapacity(w, decision.reclaim);
-        const acting = await resolveActing(w, caller, caller.principal.kind === 'fleet' ? actingSessionId : null);
+        const acting = await resolveActing(w, caller, caller.principal.kind === 'fleet' ? actingSessionId : null, { self: sender.session });
         const conversationRef = decision.conversationRef ?? CONVERSATION_REF_PREFIX + hex(ctx, 16);
         const replyTo = original?.kind === 'session-sent' ? original.id : null;
         const item = await addInboxItem(w, {
@@ -243,6 +241,8 @@ async function attempt(
           expiresAt: decision.deadline,
           eventDetails: { message_id: messageId, ...(replyTo ? { reply_to: replyTo } : {}) },
         });
+        // since they were read, the sender and the target only had their timelines appended to
+        w.stillCurrent([sender.session, target.session!]);
         const message: NewMessage = {
           id: messageId,
           ref: envelope.ref ?? MINTED_REF_PREFIX + hex(ctx, 12),

@@ -44,8 +44,11 @@ export interface StoreDialect {
 
   /** Serializes graph writes: taken first in a graph-writing transaction (docs/operations.md). */
   lockGraph(tx: Transaction<Database>): Promise<void>;
-  /** Serializes audit-chain appends: taken last, held to commit (docs/attribution.md). */
-  lockChain(tx: Transaction<Database>): Promise<void>;
+  /**
+   * Serializes audit-chain appends: taken last, held to commit (docs/attribution.md). `notify`:
+   * the transaction's wake-up (`notifyInTx`), published by the same statement — one round trip.
+   */
+  lockChain(tx: Transaction<Database>, notify?: { channel: string; payload: string }): Promise<void>;
 
   /**
    * Triggers that refuse UPDATE always and DELETE — optionally only while the session row
