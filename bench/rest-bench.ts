@@ -30,7 +30,7 @@ interface Load {
   non2xx: number;
 }
 
-function autocannon(
+export function autocannon(
   url: string,
   opts: { method?: string; body?: string; token: string; duration: number; connections?: number; headers?: Record<string, string> },
 ): Promise<Load> {
@@ -68,9 +68,13 @@ function rssMb(pid: number): number {
   return Math.round(kb / 1024);
 }
 
-async function startServer(env: Record<string, string>): Promise<{ child: ChildProcess; url: string; fleetKey: string; dataDir: string }> {
+/** The built server as a child process; `nodeArgs` go to node before the CLI (e.g. `--cpu-prof`), `cli` is another build's. */
+export async function startServer(
+  env: Record<string, string>,
+  options: { nodeArgs?: string[]; cli?: string } = {},
+): Promise<{ child: ChildProcess; url: string; fleetKey: string; dataDir: string }> {
   const dataDir = env.WARRANT_DATA_DIR!;
-  const child = spawn(process.execPath, [CLI, 'serve', '--port', '0'], {
+  const child = spawn(process.execPath, [...(options.nodeArgs ?? []), options.cli ?? CLI, 'serve', '--port', '0'], {
     env: { ...process.env, WARRANT_LOG_LEVEL: 'error', ...env },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
@@ -96,13 +100,45 @@ async function api(url: string, token: string, method: string, path: string, bod
   return r.json();
 }
 
-export async function restBench(
-  dialect: 'sqlite' | 'postgres',
-  duration = 10,
-  /** the store to serve: the bench fleet's, or a fresh one (standalone) */
-  location: StoreLocation,
-): Promise<BenchRow[]> {
-  const dataDir = mkdtempSync(join(tmpdir(), 'warrant-rest-bench-'));
+/**
+ * What the REST rows read: a 20-node hierarchy whose deepest node holds five human messages,
+ * and 60 more sessions for the list page. Returns the deepest node's id.
+ */
+export async function seedRestFleet(url: string, token: string, env: Record<string, string>, cli = CLI): Promise<number> {
+  // a human with a token, whose words land in the hierarchy as human messages
+  const cliEnv = { ...process.env, ...env };
+  const run = (args: string[]) =>
+    new Promise<string>((ok, fail) => {
+      const c = spawn(process.execPath, [cli, ...args], { env: cliEnv, stdio: ['ignore', 'pipe', 'inherit'] });
+      let o = '';
+      c.stdout.on('data', (d: Buffer) => (o += d));
+      c.on('close', (code) => (code === 0 ? ok(o) : fail(new Error(`warrant ${args.join(' ')} exited ${code}`))));
+    });
+  const humanKey = `bench-${process.pid}`;
+  await run(['users', 'add', humanKey]);
+  const humanToken = JSON.parse(await run(['users', 'tokens', 'issue', humanKey, '--json'])).token as string;
+  const root = (await api(url, humanToken, 'POST', '/api/v1/sessions', { title: 'bench root', prompt: 'Please look into the flaky deploy', attach: true }))
+    .session;
+  let frontier = [root.id as number];
+  let target = root.id as number;
+  for (let made = 1; made < 20;) {
+    const next: number[] = [];
+    for (const p of frontier) {
+      for (let k = 0; k < 3 && made < 20; k++, made++) {
+        const s = (await api(url, token, 'POST', '/api/v1/sessions', { title: `node ${made}`, parent_session_id: p })).session;
+        next.push(s.id);
+        target = s.id;
+      }
+    }
+    frontier = next;
+  }
+  for (let i = 0; i < 5; i++) await api(url, humanToken, 'POST', `/api/v1/sessions/${target}/follow_up`, { content: `and also ${i}` });
+  for (let i = 0; i < 60; i++) await api(url, token, 'POST', '/api/v1/sessions', { title: `list filler ${i}` });
+  return target;
+}
+
+/** The environment that makes a server in `dataDir` serve `location`'s store. */
+export function serverEnvFor(dataDir: string, location: StoreLocation): Record<string, string> {
   const env: Record<string, string> = { WARRANT_DATA_DIR: dataDir, WARRANT_SERVER_SECRET: BENCH_SERVER_SECRET.toString('hex') };
   if (location.databaseUrl) env.DATABASE_URL = location.databaseUrl;
   else {
@@ -116,40 +152,21 @@ export async function restBench(
       }
     }
   }
+  return env;
+}
+
+export async function restBench(
+  dialect: 'sqlite' | 'postgres',
+  duration = 10,
+  /** the store to serve: the bench fleet's, or a fresh one (standalone) */
+  location: StoreLocation,
+): Promise<BenchRow[]> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'warrant-rest-bench-'));
+  const env = serverEnvFor(dataDir, location);
   const server = await startServer(env);
   try {
-    // a 20-node hierarchy with human messages, and a list page of 50 to read
     const token = server.fleetKey;
-    // a human with a token, whose words land in the hierarchy as human messages
-    const cliEnv = { ...process.env, ...env };
-    const run = (args: string[]) =>
-      new Promise<string>((ok, fail) => {
-        const c = spawn(process.execPath, [CLI, ...args], { env: cliEnv, stdio: ['ignore', 'pipe', 'inherit'] });
-        let o = '';
-        c.stdout.on('data', (d: Buffer) => (o += d));
-        c.on('close', (code) => (code === 0 ? ok(o) : fail(new Error(`warrant ${args.join(' ')} exited ${code}`))));
-      });
-    const humanKey = `bench-${process.pid}`;
-    await run(['users', 'add', humanKey]);
-    const humanToken = JSON.parse(await run(['users', 'tokens', 'issue', humanKey, '--json'])).token as string;
-    const root = (
-      await api(server.url, humanToken, 'POST', '/api/v1/sessions', { title: 'bench root', prompt: 'Please look into the flaky deploy', attach: true })
-    ).session;
-    let frontier = [root.id as number];
-    let target = root.id as number;
-    for (let made = 1; made < 20;) {
-      const next: number[] = [];
-      for (const p of frontier) {
-        for (let k = 0; k < 3 && made < 20; k++, made++) {
-          const s = (await api(server.url, token, 'POST', '/api/v1/sessions', { title: `node ${made}`, parent_session_id: p })).session;
-          next.push(s.id);
-          target = s.id;
-        }
-      }
-      frontier = next;
-    }
-    for (let i = 0; i < 5; i++) await api(server.url, humanToken, 'POST', `/api/v1/sessions/${target}/follow_up`, { content: `and also ${i}` });
-    for (let i = 0; i < 60; i++) await api(server.url, token, 'POST', '/api/v1/sessions', { title: `list filler ${i}` });
+    const target = await seedRestFleet(server.url, token, env);
     // ids increase in creation order and are never reused: the newest id counts the sessions
     const sessionCount = Number((await api(server.url, token, 'GET', '/api/v1/sessions?limit=1')).sessions[0]?.id ?? 0);
     await new Promise((r) => setTimeout(r, 1000));

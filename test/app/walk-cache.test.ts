@@ -5,6 +5,7 @@ import { createAppContext } from '../../src/app/bootstrap.js';
 import type { Caller } from '../../src/app/caller.js';
 import type { AppContext } from '../../src/app/context.js';
 import { hierarchyOf, walkSession } from '../../src/app/lineage/hierarchy.js';
+import { getSessionDetail } from '../../src/app/sessions/session-detail.js';
 import { recordUncleEdge } from '../../src/app/lineage/uncle-edges.js';
 import { walkCacheStats } from '../../src/app/lineage/walk-cache.js';
 import { assembleService, type Service } from '../../src/composition.js';
@@ -120,6 +121,8 @@ describeEachDialect('cached walks on two nodes', (t) => {
               const session = (await findSessionById(node.ctx.store.kysely, node.ctx.store, a))!;
               const fresh = (await walkSession(node.ctx, session, 'all')).hierarchy;
               expect(cached).toEqual(fresh);
+              // the session detail (REST GET /sessions/:ref, get_session) reads through the same cache
+              expect((await getSessionDetail(node.ctx, FLEET, String(a))).hierarchy).toEqual(fresh);
               reads++;
               break;
             }

@@ -2,7 +2,7 @@ import type { Hierarchy } from '../../core/hierarchy-types.js';
 import type { Caller } from '../caller.js';
 import type { AppContext } from '../context.js';
 import { humanRecordOf, humanSummaryOf, type HumanRecord, type HumanSummary } from '../human-messages/record.js';
-import { ownerFilterOf, resolveReadable, walkedRowsOf, walkSession } from '../lineage/hierarchy.js';
+import { ownerFilterOf, resolveReadable, walkedRowsOf, walkSessionCached } from '../lineage/hierarchy.js';
 import { sessionView, type SessionView } from '../views.js';
 import { memoizedUsersByIds } from '../user-reads.js';
 
@@ -25,7 +25,7 @@ export async function getSessionDetail(ctx: AppContext, caller: Caller, ref: str
   const users = memoizedUsersByIds(ctx.store.kysely);
   const [view, walked] = await Promise.all([
     sessionView(ctx.store.kysely, ctx, session, visibility, true, { users }),
-    walkSession(ctx, session, ownerFilterOf(visibility), undefined, users),
+    walkSessionCached(ctx, session, ownerFilterOf(visibility), undefined, users),
   ]);
   const reads = { ...walkedRowsOf(walked.outcome), users };
   const humanMessages = await humanRecordOf(ctx, walked.hierarchy, {}, reads);
