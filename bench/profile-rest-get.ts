@@ -31,7 +31,7 @@ function option(name: string): string | null {
 
 /** Where a frame's code lives: a package, a layer of the built server, node itself, or the engine. */
 function placeOf(url: string): string {
-  if (url === '') return '(engine: native, GC, idle)';
+  if (url === '') return '(native code, GC)';
   const pkg = /node_modules\/((@[^/]+\/)?[^/]+)/.exec(url);
   if (pkg) return pkg[1]!;
   const own = /\/dist\/([^/]+)\//.exec(url);
