@@ -4,7 +4,7 @@ import type { Database } from '../store/database.js';
 import { ensureActor } from '../store/actors-repo.js';
 import { insertEvents, type EventAttribution, type EventRecord } from '../store/events-repo.js';
 import { findSessionsByIds, type SessionRecord } from '../store/sessions-repo.js';
-import { insertLiveEvents, nextLiveEventIds } from '../store/live-repo.js';
+import { insertLiveEvents } from '../store/live-repo.js';
 import { bumpLineageVersions } from '../store/lineage-versions-repo.js';
 import { appendAuditEntries, keyedPayloadDigest, newRecordKey, type AuditEntryDraft } from './audit.js';
 import type { AppContext } from './context.js';
@@ -216,19 +216,12 @@ export class WriteScope {
     await bumpLineageVersions(this.tx, this.ctx.store, lineageTouched(this.liveDrafts));
     let notify: { channel: string; payload: string } | undefined;
     if (this.liveDrafts.length > 0) {
-      const liveIds = await nextLiveEventIds(this.tx, this.liveDrafts.length);
-      await insertLiveEvents(
+      const last = await insertLiveEvents(
         this.tx,
-        this.liveDrafts.map((d, i) => ({
-          id: liveIds[i]!,
-          type: d.type,
-          sessionId: d.sessionId,
-          ownerUserId: d.ownerUserId,
-          payload: JSON.stringify(d.payload),
-          now: this.now,
-        })),
+        this.ctx.store,
+        this.liveDrafts.map((d) => ({ type: d.type, sessionId: d.sessionId, ownerUserId: d.ownerUserId, payload: JSON.stringify(d.payload), now: this.now })),
       );
-      notify = { channel: 'warrant_live', payload: String(liveIds[liveIds.length - 1]) };
+      notify = { channel: 'warrant_live', payload: String(last) };
     }
     // BENCH-ONLY switch (context.ts): measures the cost of chaining; never set in production.
     if (this.ctx.benchOnly?.skipAuditAppend) {
