@@ -54,6 +54,8 @@ export class WriteScope {
   private readonly liveDrafts: LiveDraft[] = [];
   private readonly auditDrafts: AuditEntryDraft[] = [];
   private readonly createdIds = new Set<number>();
+  /** sessions inserted in this transaction with their first event's seq already taken */
+  private readonly takenSeqs = new Map<number, number>();
   private readonly touchedIds = new Set<number>();
   private readonly afterCommitHooks: (() => void)[] = [];
   private readonly finalViews = new Map<number, { view: SessionView; ownerUserId: number | null; version: number }>();
@@ -92,6 +94,7 @@ export class WriteScope {
     const attr = attribution ?? { actorId: null, actorBasis: null, causeActorId: null, causeBasis: null, credentialId: null };
     const drafts = list.map((e) => ({
       ...e,
+      seq: this.takeSeq(e.sessionId),
       attribution: attr,
       now: this.now,
       digestKey: RUNTIME_EVENT_TYPES.has(e.type) ? null : newRecordKey(this.ctx.ids),
@@ -118,6 +121,12 @@ export class WriteScope {
     return records;
   }
 
+  private takeSeq(sessionId: number): number | undefined {
+    const seq = this.takenSeqs.get(sessionId);
+    this.takenSeqs.delete(sessionId);
+    return seq;
+  }
+
   audit(entry: AuditEntryDraft): void {
     this.auditDrafts.push(entry);
   }
@@ -126,9 +135,13 @@ export class WriteScope {
     this.liveDrafts.push(draft);
   }
 
-  /** The session was created in this transaction: one `session_created` at commit. */
-  created(sessionId: number): void {
+  /**
+   * The session was created in this transaction: one `session_created` at commit.
+   * `firstEventSeq`: the seq its row was inserted with, for its first event here.
+   */
+  created(sessionId: number, firstEventSeq?: number): void {
     forgetSessionRow(this.tx, sessionId);
+    if (firstEventSeq !== undefined) this.takenSeqs.set(sessionId, firstEventSeq);
     this.createdIds.add(sessionId);
     this.changeCount++;
   }
