@@ -4,7 +4,7 @@ import type { Database } from '../store/database.js';
 import { ensureActor } from '../store/actors-repo.js';
 import { insertEvents, type EventAttribution, type EventRecord } from '../store/events-repo.js';
 import { findSessionsByIds, type SessionRecord } from '../store/sessions-repo.js';
-import { insertLiveEvents, nextLiveEventIds } from '../store/live-repo.js';
+import { insertLiveEvents } from '../store/live-repo.js';
 import { bumpLineageVersions } from '../store/lineage-versions-repo.js';
 import { appendAuditEntries, keyedPayloadDigest, newRecordKey, type AuditEntryDraft } from './audit.js';
 import type { AppContext } from './context.js';
@@ -54,6 +54,8 @@ export class WriteScope {
   private readonly liveDrafts: LiveDraft[] = [];
   private readonly auditDrafts: AuditEntryDraft[] = [];
   private readonly createdIds = new Set<number>();
+  /** sessions inserted in this transaction with their first event's seq already taken */
+  private readonly takenSeqs = new Map<number, number>();
   private readonly touchedIds = new Set<number>();
   private readonly afterCommitHooks: (() => void)[] = [];
   private readonly finalViews = new Map<number, { view: SessionView; ownerUserId: number | null; version: number }>();
@@ -92,6 +94,7 @@ export class WriteScope {
     const attr = attribution ?? { actorId: null, actorBasis: null, causeActorId: null, causeBasis: null, credentialId: null };
     const drafts = list.map((e) => ({
       ...e,
+      seq: this.takeSeq(e.sessionId),
       attribution: attr,
       now: this.now,
       digestKey: RUNTIME_EVENT_TYPES.has(e.type) ? null : newRecordKey(this.ctx.ids),
@@ -118,6 +121,12 @@ export class WriteScope {
     return records;
   }
 
+  private takeSeq(sessionId: number): number | undefined {
+    const seq = this.takenSeqs.get(sessionId);
+    this.takenSeqs.delete(sessionId);
+    return seq;
+  }
+
   audit(entry: AuditEntryDraft): void {
     this.auditDrafts.push(entry);
   }
@@ -126,9 +135,13 @@ export class WriteScope {
     this.liveDrafts.push(draft);
   }
 
-  /** The session was created in this transaction: one `session_created` at commit. */
-  created(sessionId: number): void {
+  /**
+   * The session was created in this transaction: one `session_created` at commit.
+   * `firstEventSeq`: the seq its row was inserted with, for its first event here.
+   */
+  created(sessionId: number, firstEventSeq?: number): void {
     forgetSessionRow(this.tx, sessionId);
+    if (firstEventSeq !== undefined) this.takenSeqs.set(sessionId, firstEventSeq);
     this.createdIds.add(sessionId);
     this.changeCount++;
   }
@@ -216,19 +229,12 @@ export class WriteScope {
     await bumpLineageVersions(this.tx, this.ctx.store, lineageTouched(this.liveDrafts));
     let notify: { channel: string; payload: string } | undefined;
     if (this.liveDrafts.length > 0) {
-      const liveIds = await nextLiveEventIds(this.tx, this.liveDrafts.length);
-      await insertLiveEvents(
+      const last = await insertLiveEvents(
         this.tx,
-        this.liveDrafts.map((d, i) => ({
-          id: liveIds[i]!,
-          type: d.type,
-          sessionId: d.sessionId,
-          ownerUserId: d.ownerUserId,
-          payload: JSON.stringify(d.payload),
-          now: this.now,
-        })),
+        this.ctx.store,
+        this.liveDrafts.map((d) => ({ type: d.type, sessionId: d.sessionId, ownerUserId: d.ownerUserId, payload: JSON.stringify(d.payload), now: this.now })),
       );
-      notify = { channel: 'warrant_live', payload: String(liveIds[liveIds.length - 1]) };
+      notify = { channel: 'warrant_live', payload: String(last) };
     }
     // BENCH-ONLY switch (context.ts): measures the cost of chaining; never set in production.
     if (this.ctx.benchOnly?.skipAuditAppend) {

@@ -22,6 +22,20 @@ export async function insertAuditRows(db: Executor, rows: readonly AuditRow[]): 
   await sql`insert into audit_log (seq, entry, prev_hash, hash) values ${values}`.execute(db);
 }
 
+/**
+ * Appends `rows` only if `head` is still the log's last entry (its seq and hash), in one
+ * statement; false when it is not and nothing was written. Under the chain lock this lets a
+ * writer that remembers the head skip reading it.
+ */
+export async function insertAuditRowsOnHead(db: Executor, head: { seq: number; hash: string }, rows: readonly AuditRow[]): Promise<boolean> {
+  if (rows.length === 0) return true;
+  const values = sql.join(rows.map((r) => sql`(cast(${r.seq} as bigint), ${r.entry}, ${r.prevHash}, ${r.hash})`));
+  const r = await sql<{ seq: number }>`insert into audit_log (seq, entry, prev_hash, hash) select * from (values ${values}) as v
+    where not exists (select 1 from audit_log where seq > ${head.seq}) and exists (select 1 from audit_log where seq = ${head.seq} and hash = ${head.hash})
+    returning seq`.execute(db);
+  return r.rows.length === rows.length;
+}
+
 /** Reads the log in seq order, a page at a time. */
 export async function auditPage(db: Executor, afterSeq: number, limit: number): Promise<AuditRow[]> {
   const rows = await db.selectFrom('audit_log').select(['seq', 'entry', 'prev_hash', 'hash']).where('seq', '>', afterSeq).orderBy('seq').limit(limit).execute();

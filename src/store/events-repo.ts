@@ -23,6 +23,8 @@ export interface EventRecord extends EventAttribution {
 
 interface NewEvent {
   sessionId: number;
+  /** already taken (a session inserted in this transaction with its first seq); else the next */
+  seq?: number | undefined;
   type: string;
   details: Record<string, unknown>;
   attribution: EventAttribution;
@@ -32,12 +34,12 @@ interface NewEvent {
 
 /**
  * Events in one insert, after each takes its session's next seq in the given order (each seq
- * locks its session's row: the caller orders them). In `events`' order.
+ * locks its session's row: the caller orders them), unless it comes with its seq. In `events`' order.
  */
 export async function insertEvents(db: Executor, events: readonly NewEvent[]): Promise<EventRecord[]> {
   if (events.length === 0) return [];
   const seqs: number[] = [];
-  for (const e of events) seqs.push(await nextEventSeq(db, e.sessionId));
+  for (const e of events) seqs.push(e.seq ?? (await nextEventSeq(db, e.sessionId)));
   const rows = await db
     .insertInto('session_events')
     .values(

@@ -1,4 +1,5 @@
-import type { Executor } from './dialect/dialect.js';
+import { sql } from 'kysely';
+import type { Executor, StoreDialect } from './dialect/dialect.js';
 
 export interface LiveEventRecord {
   id: number;
@@ -9,11 +10,30 @@ export interface LiveEventRecord {
   createdAt: string;
 }
 
+type NewLiveEvent = { type: string; sessionId: number | null; ownerUserId: number | null; payload: string; now: string };
+
 /**
- * Takes the next live-event id from the counter row. The row lock (PostgreSQL) or the single
- * writer (SQLite) makes ids commit in order, so every node numbers them alike (docs/api.md).
+ * Writes the events under the next ids of the live-event counter, in order; returns the last
+ * id. The counter's row lock (PostgreSQL) or the single writer (SQLite) makes ids commit in
+ * order, so every node numbers them alike (docs/api.md). Where the dialect allows, the counter
+ * and the insert are one statement: the lock is held from here to the commit, so each round
+ * trip under it is one every other writer waits for.
  */
-export async function nextLiveEventIds(db: Executor, count: number): Promise<number[]> {
+export async function insertLiveEvents(db: Executor, store: StoreDialect, events: readonly NewLiveEvent[]): Promise<number> {
+  const count = events.length;
+  if (store.capabilities.updateInCte) {
+    const rows = sql.join(
+      events.map(
+        (e, i) => sql`(${i + 1 - count}::bigint, ${e.type}::text, ${e.sessionId}::bigint, ${e.ownerUserId}::bigint, ${e.payload}::text, ${e.now}::text)`,
+      ),
+    );
+    const r = await sql<{ last: number }>`with c as (update counters set value = value + ${count} where name = 'live_event' returning value)
+      insert into live_events (id, type, session_id, owner_user_id, payload, created_at)
+      select c.value + v.offset_from_last, v.type, v.session_id, v.owner_user_id, v.payload, v.created_at
+      from c, (values ${rows}) as v (offset_from_last, type, session_id, owner_user_id, payload, created_at)
+      returning (select value from c) as last`.execute(db);
+    return Number(r.rows[0]!.last);
+  }
   const row = await db
     .updateTable('counters')
     .set((eb) => ({ value: eb('value', '+', count) }))
@@ -21,18 +41,20 @@ export async function nextLiveEventIds(db: Executor, count: number): Promise<num
     .returning('value')
     .executeTakeFirstOrThrow();
   const last = Number(row.value);
-  return Array.from({ length: count }, (_, i) => last - count + 1 + i);
-}
-
-export async function insertLiveEvents(
-  db: Executor,
-  events: { id: number; type: string; sessionId: number | null; ownerUserId: number | null; payload: string; now: string }[],
-): Promise<void> {
-  if (events.length === 0) return;
   await db
     .insertInto('live_events')
-    .values(events.map((e) => ({ id: e.id, type: e.type, session_id: e.sessionId, owner_user_id: e.ownerUserId, payload: e.payload, created_at: e.now })))
+    .values(
+      events.map((e, i) => ({
+        id: last - count + 1 + i,
+        type: e.type,
+        session_id: e.sessionId,
+        owner_user_id: e.ownerUserId,
+        payload: e.payload,
+        created_at: e.now,
+      })),
+    )
     .execute();
+  return last;
 }
 
 export async function liveEventsAfter(db: Executor, afterId: number, limit: number): Promise<LiveEventRecord[]> {

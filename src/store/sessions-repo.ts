@@ -155,6 +155,8 @@ export async function findSessionsByRef(db: Executor, d: StoreDialect, ref: Pars
 
 interface NewSessionRow {
   uid: string;
+  /** the seq of the session's first event, taken at insert: that event is written in the same transaction */
+  firstEventSeq: number;
   title: string | null;
   slug: string | null;
   status: SessionStatus;
@@ -207,6 +209,7 @@ export async function insertSession(db: Executor, d: StoreDialect, row: NewSessi
       ...(row.runtime
         ? { runtime_parent_id: row.runtime.parentId, runtime_origin: row.runtime.origin, runtime_conversation_id: row.runtime.conversationId }
         : {}),
+      event_seq: row.firstEventSeq,
       created_at: row.now,
       updated_at: row.now,
     })

@@ -289,6 +289,8 @@ export async function createSessionIn(
 
   let session = await insertSession(db, ctx.store, {
     uid: ctx.ids.uuid(),
+    // the `created` event's, below: its seq is known, so it needs no update of the row
+    firstEventSeq: 1,
     title,
     slug: title ? slugify(title) : null,
     status: input.attach ? 'running' : 'pending',
@@ -315,7 +317,7 @@ export async function createSessionIn(
   if (input.prompt != null || input.originalPrompt != null) {
     await insertSessionPrompt(db, id, input.prompt ?? null, input.originalPrompt ?? null);
   }
-  w.created(id);
+  w.created(id, 1);
 
   const attribution = { ...attributionOf(acting), causeActorId, causeBasis };
   await w.event(

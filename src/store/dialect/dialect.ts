@@ -14,6 +14,8 @@ export interface StoreDialect {
   readonly capabilities: {
     /** several processes may share the store and wake each other (LISTEN/NOTIFY) */
     crossNodeNotify: boolean;
+    /** an UPDATE … RETURNING may feed an INSERT in one statement (a data-modifying CTE) */
+    updateInCte: boolean;
   };
 
   /** The primary key column of an append-only table: never reused. */

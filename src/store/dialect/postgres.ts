@@ -76,7 +76,7 @@ export function openPostgres(options: PostgresOptions): StoreDialect {
   return {
     label: `PostgreSQL ${redact(options.connectionString)}`,
     kysely,
-    capabilities: { crossNodeNotify: true },
+    capabilities: { crossNodeNotify: true, updateInCte: true },
     idColumn: (col: ColumnDefinitionBuilder) => col.primaryKey().generatedByDefaultAsIdentity(),
     idType: 'bigint',
     byteOrderedText: 'text collate "C"',

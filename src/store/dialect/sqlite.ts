@@ -172,7 +172,7 @@ export function openSqlite(options: SqliteOptions): StoreDialect {
   return {
     label: `SQLite ${options.filename}`,
     kysely,
-    capabilities: { crossNodeNotify: false },
+    capabilities: { crossNodeNotify: false, updateInCte: false },
     idColumn: (col: ColumnDefinitionBuilder) => col.primaryKey().autoIncrement(),
     idType: 'integer',
     byteOrderedText: 'text', // SQLite compares text with BINARY collation by default
