@@ -203,6 +203,24 @@ function spawnSeniorIn(junior: HierarchyRow, scope: JuniorScope): number | undef
   return seniorId;
 }
 
+/**
+ * Whether a picked row may be there only because its legacy key reduces to a senior's probe:
+ * a legacy-basis row whose key is no spelling of any senior and that no uncle edge from the
+ * scope reached. Rows written by the create never are; the check keeps the page exact anyway.
+ */
+function pickedByProbeAlone(rows: RawRow[], scope: JuniorScope): boolean {
+  const reachedByUncle = new Set<number>();
+  for (const r of rows) if (r.edge_kind === 'uncle' && scope.idSet.has(Number(r.edge_via))) reachedByUncle.add(Number(r.id));
+  return rows.some(
+    (r) =>
+      r.edge_kind === 'row' &&
+      r.parent_basis === 'legacy' &&
+      typeof r.legacy_parent_key === 'string' &&
+      !scope.keyToId.has(r.legacy_parent_key) &&
+      !reachedByUncle.has(Number(r.id)),
+  );
+}
+
 /** Builds the sorted junior list from projection rows (spawn edges on the row) and uncle-edge rows. */
 function resolveJuniors(rows: RawRow[], scope: JuniorScope): { edge: LineageEdge; junior: HierarchyRow }[] {
   const juniors = new Map<number, HierarchyRow>();
@@ -232,12 +250,17 @@ function resolveJuniors(rows: RawRow[], scope: JuniorScope): { edge: LineageEdge
   return out;
 }
 
-/** Ids of the juniors of the scope over the three representations, each branch qualified. */
-function juniorIdsSql(d: StoreDialect, scope: JuniorScope, qualifies: RawBuilder<unknown>): RawBuilder<unknown> {
+/**
+ * Ids of the juniors of the scope over the three representations, each branch qualified.
+ * Without `exactKeys` the legacy branch matches on the probe alone: the same rows whenever every
+ * legacy key is a spelling the parser accepts (what the create writes), and cheaper; a row it
+ * finds that is no spelling of its senior shows in the answer (see `pickedByProbeAlone`).
+ */
+function juniorIdsSql(d: StoreDialect, scope: JuniorScope, qualifies: RawBuilder<unknown>, exactKeys: boolean): RawBuilder<unknown> {
   const legacy = legacySqlOf(d);
   return sql`select c.id as id from sessions c where c.parent_session_id in ${idList(d, scope.ids)} and c.id > c.parent_session_id and ${qualifies}
     union select c.id as id from ${d.valueTable(scope.probes, 'text', 'probe')} as k inner join sessions c on ${legacy.probe} = k.probe
-      where c.parent_basis = 'legacy' and ${legacy.spelling} and ${qualifies}
+      where c.parent_basis = 'legacy' and ${exactKeys ? legacy.spelling : sql`1 = 1`} and ${qualifies}
     union select c.id as id from session_uncles u inner join sessions c on c.id = u.session_id where u.uncle_session_id in ${idList(d, scope.ids)} and ${qualifies}`;
 }
 
@@ -284,7 +307,7 @@ export async function juniorsOf(
 ): Promise<{ edge: LineageEdge; junior: HierarchyRow }[]> {
   if (seniors.length === 0) return [];
   const scope = juniorScope(seniors);
-  const picked = sql`(${juniorIdsSql(d, scope, sql`1 = 1`)})`;
+  const picked = sql`(${juniorIdsSql(d, scope, sql`1 = 1`, true)})`;
   return resolveJuniors(await rowsOf(db, juniorsOfPickedSql(d, picked)), scope);
 }
 
@@ -331,11 +354,15 @@ export async function juniorsPageOf(
   const qualifies = sql.join([ownedBy(d, options.visibleOwners), ...(after > 0 ? [sql`c.id > ${after}`] : [])], sql` and `);
   const notExcluded = exclude.length > 0 ? sql`where id not in ${idList(d, exclude)}` : sql``;
   // one statement: pick the ids in a CTE, then read each picked row once and its uncle edges
-  const rows = await rowsOf(
-    db,
-    sql`with picked as materialized (select id from (${juniorIdsSql(d, scope, qualifies)}) as j ${notExcluded} order by id limit ${options.limit})
+  const page = (exactKeys: boolean) =>
+    rowsOf(
+      db,
+      sql`with picked as materialized (select id from (${juniorIdsSql(d, scope, qualifies, exactKeys)}) as j ${notExcluded} order by id limit ${options.limit})
       ${juniorsOfPickedSql(d, sql`(select id from picked)`)}`,
-  );
+    );
+  let rows = await page(false);
+  // a key that only looks like a spelling took a place on the page: pick again, exactly
+  if (pickedByProbeAlone(rows, scope)) rows = await page(true);
   const ids = [...new Set(rows.filter((r) => r.edge_kind === 'row').map((r) => Number(r.id)))].sort((a, b) => a - b);
   if (ids.length === 0) return { edges: [], lastPickedId: null, exhausted: true, uncles: [] };
   return { edges: resolveJuniors(rows, scope), lastPickedId: ids[ids.length - 1]!, exhausted: ids.length < options.limit, uncles: unclesOfRows(rows) };
