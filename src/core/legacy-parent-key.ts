@@ -61,3 +61,14 @@ export function legacyKeyNames(key: string | null | undefined, session: { id: nu
   if (!ref) return false;
   return ref.kind === 'id' ? ref.id === session.id : ref.uid === session.uid;
 }
+
+/**
+ * What the store probes its index with for this session's juniors: the id and the bare
+ * lowercase uid. Removing `uid:`, `#` and `-` and lowercasing turns every spelling in
+ * `legacyParentKeySpellings(session)` into one of these two, so a level of the walk probes
+ * two values per senior rather than ten; the store then keeps only keys that are exactly
+ * one of the spellings, so nothing outside the list matches.
+ */
+export function legacyParentKeyProbes(session: { id: number; uid: string }): string[] {
+  return [String(session.id), session.uid.replace(/-/g, '').toLowerCase()];
+}

@@ -3,7 +3,7 @@ import type { Basis } from '../core/basis.js';
 import type { Genesis, SchedulingClass } from '../core/genesis.js';
 import type { SessionStatus } from '../core/lifecycle.js';
 import type { Executor, StoreDialect } from './dialect/dialect.js';
-import { LEGACY_PARENT_KEY, legacyParentKeySpellings, parseLegacyParentKey } from '../core/legacy-parent-key.js';
+import { LEGACY_PARENT_KEY, legacyParentKeyProbes, legacyParentKeySpellings, parseLegacyParentKey } from '../core/legacy-parent-key.js';
 
 /**
  * docs/concepts.md: the only columns lineage reads.
@@ -142,15 +142,50 @@ function ownedBy(d: StoreDialect, visibleOwners: readonly (number | null)[] | un
 interface JuniorScope {
   ids: number[];
   idSet: Set<number>;
-  keys: string[];
+  /** what the legacy-key probe index is searched with (legacyParentKeyProbes of each senior) */
+  probes: string[];
   keyToId: Map<string, number>;
 }
 
 function juniorScope(seniors: readonly Pick<HierarchyRow, 'id' | 'uid'>[]): JuniorScope {
   const ids = [...new Set(seniors.map((s) => s.id))];
   const keyToId = new Map<string, number>();
-  for (const s of seniors) for (const spelling of legacyParentKeySpellings(s)) keyToId.set(spelling, s.id);
-  return { ids, idSet: new Set(ids), keys: [...keyToId.keys()], keyToId };
+  const probes = new Set<string>();
+  for (const s of seniors) {
+    for (const spelling of legacyParentKeySpellings(s)) keyToId.set(spelling, s.id);
+    for (const probe of legacyParentKeyProbes(s)) probes.add(probe);
+  }
+  return { ids, idSet: new Set(ids), probes: [...probes], keyToId };
+}
+
+/**
+ * The legacy key of sessions `alias` reduced to its probe (legacyParentKeyProbes): `uid:`, `#`
+ * and `-` removed, lowercased. Migration 020 indexes exactly this text for legacy rows.
+ */
+export function legacyKeyProbeSql(d: StoreDialect, alias: string): string {
+  return `lower(replace(replace(replace(${d.jsonTextFieldSql(`${alias}custom_metadata`, LEGACY_PARENT_KEY)}, 'uid:', ''), '#', ''), '-', ''))`;
+}
+
+/**
+ * Whether the key of a row found by `probe` is exactly one of the spellings of the session that
+ * probe belongs to (legacyParentKeySpellings): for an id, the id or `#` and the id; for a uid
+ * (a 32-character probe), the uid hyphenated or bare, lowercase or uppercase, with or without
+ * `uid:`. Built from the probe value, so the row's key is extracted once.
+ */
+function legacyKeyIsSpellingSql(d: StoreDialect, alias: string, probe: string): string {
+  const key = d.jsonTextFieldSql(`${alias}custom_metadata`, LEGACY_PARENT_KEY);
+  const hyphenated = `substr(${probe}, 1, 8) || '-' || substr(${probe}, 9, 4) || '-' || substr(${probe}, 13, 4) || '-' || substr(${probe}, 17, 4) || '-' || substr(${probe}, 21, 12)`;
+  const bodies = [probe, `upper(${probe})`, hyphenated, `upper(${hyphenated})`];
+  const uidSpellings = [...bodies, ...bodies.map((b) => `'uid:' || ${b}`)];
+  return `(case when length(${probe}) = 32 then ${key} in (${uidSpellings.join(', ')}) else ${key} in (${probe}, '#' || ${probe}) end)`;
+}
+
+const legacySql = new WeakMap<StoreDialect, { probe: RawBuilder<unknown>; spelling: RawBuilder<unknown> }>();
+
+function legacySqlOf(d: StoreDialect): { probe: RawBuilder<unknown>; spelling: RawBuilder<unknown> } {
+  let p = legacySql.get(d);
+  if (!p) legacySql.set(d, (p = { probe: sql.raw(legacyKeyProbeSql(d, 'c.')), spelling: sql.raw(legacyKeyIsSpellingSql(d, 'c.', 'k.probe')) }));
+  return p;
 }
 
 /**
@@ -166,6 +201,24 @@ function spawnSeniorIn(junior: HierarchyRow, scope: JuniorScope): number | undef
       : (junior.parentSessionId ?? undefined);
   if (seniorId === undefined || !scope.idSet.has(seniorId) || seniorId >= junior.id) return undefined;
   return seniorId;
+}
+
+/**
+ * Whether a picked row may be there only because its legacy key reduces to a senior's probe:
+ * a legacy-basis row whose key is no spelling of any senior and that no uncle edge from the
+ * scope reached. Rows written by the create never are; the check keeps the page exact anyway.
+ */
+function pickedByProbeAlone(rows: RawRow[], scope: JuniorScope): boolean {
+  const reachedByUncle = new Set<number>();
+  for (const r of rows) if (r.edge_kind === 'uncle' && scope.idSet.has(Number(r.edge_via))) reachedByUncle.add(Number(r.id));
+  return rows.some(
+    (r) =>
+      r.edge_kind === 'row' &&
+      r.parent_basis === 'legacy' &&
+      typeof r.legacy_parent_key === 'string' &&
+      !scope.keyToId.has(r.legacy_parent_key) &&
+      !reachedByUncle.has(Number(r.id)),
+  );
 }
 
 /** Builds the sorted junior list from projection rows (spawn edges on the row) and uncle-edge rows. */
@@ -197,11 +250,17 @@ function resolveJuniors(rows: RawRow[], scope: JuniorScope): { edge: LineageEdge
   return out;
 }
 
-/** Ids of the juniors of the scope over the three representations, each branch qualified. */
-function juniorIdsSql(d: StoreDialect, scope: JuniorScope, qualifies: RawBuilder<unknown>): RawBuilder<unknown> {
-  const legacy = sql.raw(d.jsonTextFieldSql('c.custom_metadata', LEGACY_PARENT_KEY));
+/**
+ * Ids of the juniors of the scope over the three representations, each branch qualified.
+ * Without `exactKeys` the legacy branch matches on the probe alone: the same rows whenever every
+ * legacy key is a spelling the parser accepts (what the create writes), and cheaper; a row it
+ * finds that is no spelling of its senior shows in the answer (see `pickedByProbeAlone`).
+ */
+function juniorIdsSql(d: StoreDialect, scope: JuniorScope, qualifies: RawBuilder<unknown>, exactKeys: boolean): RawBuilder<unknown> {
+  const legacy = legacySqlOf(d);
   return sql`select c.id as id from sessions c where c.parent_session_id in ${idList(d, scope.ids)} and c.id > c.parent_session_id and ${qualifies}
-    union select c.id as id from sessions c where c.parent_basis = 'legacy' and ${legacy} in ${textList(d, scope.keys)} and ${qualifies}
+    union select c.id as id from ${d.valueTable(scope.probes, 'text', 'probe')} as k inner join sessions c on ${legacy.probe} = k.probe
+      where c.parent_basis = 'legacy' and ${exactKeys ? legacy.spelling : sql`1 = 1`} and ${qualifies}
     union select c.id as id from session_uncles u inner join sessions c on c.id = u.session_id where u.uncle_session_id in ${idList(d, scope.ids)} and ${qualifies}`;
 }
 
@@ -248,7 +307,7 @@ export async function juniorsOf(
 ): Promise<{ edge: LineageEdge; junior: HierarchyRow }[]> {
   if (seniors.length === 0) return [];
   const scope = juniorScope(seniors);
-  const picked = sql`(${juniorIdsSql(d, scope, sql`1 = 1`)})`;
+  const picked = sql`(${juniorIdsSql(d, scope, sql`1 = 1`, true)})`;
   return resolveJuniors(await rowsOf(db, juniorsOfPickedSql(d, picked)), scope);
 }
 
@@ -291,16 +350,19 @@ export async function juniorsPageOf(
   const exclude = [...new Set(options.exclude ?? [])];
   // (no `c.id > 0` on a first page: PostgreSQL would answer it with a scan of the whole key index)
   const after = options.afterId ?? 0;
-  const qualifies = sql.join(
-    [ownedBy(d, options.visibleOwners), ...(after > 0 ? [sql`c.id > ${after}`] : []), ...(exclude.length > 0 ? [sql`c.id not in ${idList(d, exclude)}`] : [])],
-    sql` and `,
-  );
+  // the id bound narrows each branch's index range; the excluded ids are tested once, on the union
+  const qualifies = sql.join([ownedBy(d, options.visibleOwners), ...(after > 0 ? [sql`c.id > ${after}`] : [])], sql` and `);
+  const notExcluded = exclude.length > 0 ? sql`where id not in ${idList(d, exclude)}` : sql``;
   // one statement: pick the ids in a CTE, then read each picked row once and its uncle edges
-  const rows = await rowsOf(
-    db,
-    sql`with picked as materialized (select id from (${juniorIdsSql(d, scope, qualifies)}) as j order by id limit ${options.limit})
+  const page = (exactKeys: boolean) =>
+    rowsOf(
+      db,
+      sql`with picked as materialized (select id from (${juniorIdsSql(d, scope, qualifies, exactKeys)}) as j ${notExcluded} order by id limit ${options.limit})
       ${juniorsOfPickedSql(d, sql`(select id from picked)`)}`,
-  );
+    );
+  let rows = await page(false);
+  // a key that only looks like a spelling took a place on the page: pick again, exactly
+  if (pickedByProbeAlone(rows, scope)) rows = await page(true);
   const ids = [...new Set(rows.filter((r) => r.edge_kind === 'row').map((r) => Number(r.id)))].sort((a, b) => a - b);
   if (ids.length === 0) return { edges: [], lastPickedId: null, exhausted: true, uncles: [] };
   return { edges: resolveJuniors(rows, scope), lastPickedId: ids[ids.length - 1]!, exhausted: ids.length < options.limit, uncles: unclesOfRows(rows) };

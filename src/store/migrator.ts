@@ -19,6 +19,7 @@ import * as auditMerkleTree from './migrations/016-audit-merkle-tree.js';
 import * as reverseQuestion from './migrations/017-reverse-question.js';
 import * as lineageVersions from './migrations/018-lineage-versions.js';
 import * as messagesByTarget from './migrations/019-messages-by-target.js';
+import * as legacyKeyProbe from './migrations/020-legacy-key-probe.js';
 
 type MigrationModule = { up: (db: Kysely<any>, dialect: StoreDialect, hooks: MigrationHooks) => Promise<void> };
 
@@ -42,6 +43,7 @@ const MIGRATIONS: Record<string, MigrationModule> = {
   '017-reverse-question': reverseQuestion,
   '018-lineage-versions': lineageVersions,
   '019-messages-by-target': messagesByTarget,
+  '020-legacy-key-probe': legacyKeyProbe,
 };
 
 class InCodeProvider implements MigrationProvider {

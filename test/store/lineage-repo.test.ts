@@ -1,6 +1,7 @@
 import { expect, it } from 'vitest';
 import { describeEachDialect } from '../helpers/harness.js';
-import { juniorsOf, loadHierarchyRows, seniorsOf } from '../../src/store/lineage-repo.js';
+import { juniorsOf, juniorsPageOf, loadHierarchyRows, seniorsOf } from '../../src/store/lineage-repo.js';
+import { legacyParentKeySpellings } from '../../src/core/legacy-parent-key.js';
 
 describeEachDialect('lineage repository: juniorsOf / seniorsOf', (t) => {
   it('resolves column, legacy-key and uncle edges in both directions, and reads only the projection', async () => {
@@ -53,5 +54,42 @@ describeEachDialect('lineage repository: juniorsOf / seniorsOf', (t) => {
       [legacyById.id, root.id, 'spawn'],
       [legacyByUid.id, root.id, 'spawn'],
     ]);
+  });
+
+  it('a legacy key finds its senior through the probe index only when it is exactly one of the spellings', async () => {
+    const h = t();
+    const router = (await h.create(h.fleetKey, { title: 'router' })).session;
+    const bare = router.uid.replace(/-/g, '');
+    const mixed = router.uid.replace(/[a-f]/, (c: string) => c.toUpperCase());
+    // each of these reduces to the router's probe (its id or bare lowercase uid) but is no spelling of it
+    const nearMisses = [
+      `uid:${router.id}`,
+      `##${router.id}`,
+      `#uid:${router.id}`,
+      `${String(router.id).slice(0, 1)}-${String(router.id).slice(1)}`,
+      `#${bare}`,
+      mixed,
+      `uid:${mixed}`,
+      `${bare.slice(0, 8)}-${bare.slice(8)}`,
+      `uid:uid:${bare}`,
+    ];
+    const spellings = legacyParentKeySpellings(router);
+    const keyOf = new Map<number, string>();
+    for (const key of [...spellings, ...nearMisses]) {
+      const s = (await h.create(h.fleetKey, { title: `key ${key}` })).session;
+      // written as an import would: the key and the basis, straight into the row
+      await h.store.kysely
+        .updateTable('sessions')
+        .set({ custom_metadata: JSON.stringify({ router_session_id: key }), parent_basis: 'legacy' })
+        .where('id', '=', s.id as number)
+        .execute();
+      keyOf.set(s.id as number, key);
+    }
+    const [routerRow] = await loadHierarchyRows(h.store.kysely, h.store, [router.id]);
+    const page = await juniorsPageOf(h.store.kysely, h.store, [routerRow!], { limit: 100 });
+    expect(page.edges.map((e) => keyOf.get(e.junior.id)).sort()).toEqual([...spellings].sort());
+    // nor is a near miss picked (a picked row without an edge would still take a place on the page)
+    const lastSpelling = Math.max(...[...keyOf].filter(([, k]) => spellings.includes(k)).map(([id]) => id));
+    expect(page.lastPickedId).toBe(lastSpelling);
   });
 });

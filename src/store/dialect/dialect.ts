@@ -36,6 +36,8 @@ export interface StoreDialect {
    * lineage walk's batches vary in size on every level.
    */
   valueList(values: readonly (number | string)[], type: 'bigint' | 'text'): RawBuilder<unknown>;
+  /** The same set as a table to join, its one column named `column` (bound as one parameter too). */
+  valueTable(values: readonly (number | string)[], type: 'bigint' | 'text', column: string): RawBuilder<unknown>;
 
   /**
    * Runs `fn`'s reads on one consistent snapshot without taking any write lock (SQLite: a

@@ -180,6 +180,7 @@ export function openSqlite(options: SqliteOptions): StoreDialect {
     jsonTextField: (column, key) => sql.raw<string | null>(jsonTextFieldSql(column, key)),
     jsonTextFieldSql,
     valueList: (values) => sql`(select value from json_each(${JSON.stringify(values)}))`,
+    valueTable: (values, _type, column) => sql`(select value as ${sql.raw(column)} from json_each(${JSON.stringify(values)}))`,
     expressionIndexSql: (name, table, expression) => `create index if not exists ${name} on ${table} (${expression})`,
     readSnapshot: (fn) =>
       kysely.connection().execute(async (db) => {
