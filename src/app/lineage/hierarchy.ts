@@ -70,9 +70,13 @@ export async function walkSession(
   bounds: WalkBounds = DEFAULT_BOUNDS,
   /** the request's roster reads (a per-request memo), for the owners' keys */
   users?: UsersByIds,
+  /** serve it from the walk cache when the store proves the cached walk current (walk-cache.ts) */
+  cached = false,
 ): Promise<{ hierarchy: Hierarchy; outcome: WalkOutcome<HierarchyRow> }> {
   const db = ctx.store.kysely;
-  const outcome = await runWalkOnStore(walkHierarchy(hierarchyRowOf(session), owners, bounds), db, ctx.store);
+  const outcome =
+    (cached ? await cachedWalk(ctx, session.id, owners, bounds) : null) ??
+    (await runWalkOnStore(walkHierarchy(hierarchyRowOf(session), owners, bounds), db, ctx.store));
   const [hierarchy] = await hierarchiesFromOutcomes(db, [outcome], bounds, users);
   return { hierarchy: hierarchy!, outcome };
 }
@@ -88,10 +92,7 @@ export async function walkSessionCached(
   bounds: WalkBounds = DEFAULT_BOUNDS,
   users?: UsersByIds,
 ): Promise<{ hierarchy: Hierarchy; outcome: WalkOutcome<HierarchyRow> }> {
-  const outcome = await cachedWalk(ctx, session.id, owners, bounds);
-  if (!outcome) return walkSession(ctx, session, owners, bounds, users);
-  const [hierarchy] = await hierarchiesFromOutcomes(ctx.store.kysely, [outcome], bounds, users);
-  return { hierarchy: hierarchy!, outcome };
+  return walkSession(ctx, session, owners, bounds, users, true);
 }
 
 /**
