@@ -1,6 +1,6 @@
 import { sql, type Kysely } from 'kysely';
 import type { StoreDialect } from '../dialect/dialect.js';
-import { legacyKeyProbeSql } from '../lineage-repo.js';
+import { legacyKeyProbeSql } from '../legacy-key-sql.js';
 
 /**
  * The legacy key of legacy-basis sessions, indexed by its probe (the id or the bare
