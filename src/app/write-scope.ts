@@ -1,5 +1,6 @@
 import type { Transaction } from 'kysely';
 import type { ActorIdentity } from '../core/actors.js';
+import { lineageChangeOf } from '../core/lineage-change.js';
 import type { Database } from '../store/database.js';
 import { ensureActor } from '../store/actors-repo.js';
 import { insertEvents, type EventAttribution, type EventRecord } from '../store/events-repo.js';
@@ -23,25 +24,12 @@ interface LiveDraft {
   payload: Record<string, unknown>;
 }
 
-/** lineage/hierarchy-refresh.ts's LINEAGE_CHANGED (not imported: lineage imports this module). */
-const LINEAGE_CHANGED_EVENT = 'lineage_changed';
-
-/**
- * The sessions whose lineage a transaction's live events say changed (a node's row, an edge
- * end, a new junior's parent, a deleted session): their walk-cache versions are bumped in the
- * same transaction, so a cached walk that read any of them is no longer current.
- */
+/** The sessions this transaction's live events say changed in the lineage graph (their walk-cache versions are bumped with it). */
 function lineageTouched(drafts: readonly LiveDraft[]): number[] {
-  const ids: unknown[] = [];
-  for (const d of drafts) {
-    const p = d.payload;
-    if (d.type === 'session_created' || d.type === 'session_updated') {
-      const s = (p.session ?? {}) as Record<string, unknown>;
-      ids.push(s.id, s.lineage_parent_id, s.parent_session_id);
-    } else if (d.type === 'session_deleted') ids.push(p.id);
-    else if (d.type === LINEAGE_CHANGED_EVENT && Array.isArray(p.session_ids)) ids.push(...(p.session_ids as unknown[]));
-  }
-  return ids.filter((v): v is number => typeof v === 'number' && Number.isSafeInteger(v));
+  return drafts.flatMap((d) => {
+    const { changed, deleted } = lineageChangeOf(d.type, d.payload);
+    return [...changed, ...deleted];
+  });
 }
 
 /**

@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import { LINEAGE_CHANGED } from '../../src/app/lineage/hierarchy-refresh.js';
+import { LINEAGE_CHANGED } from '../../src/core/lineage-change.js';
 import { inWriteTx } from '../../src/app/write-scope.js';
 import { bumpLineageVersions } from '../../src/store/lineage-versions-repo.js';
 import pino from 'pino';

@@ -1,4 +1,5 @@
 import { walkHierarchy } from '../../core/hierarchy-walk.js';
+import { LINEAGE_CHANGED, lineageChangeOf } from '../../core/lineage-change.js';
 import { DEFAULT_BOUNDS, sameHierarchy, type Hierarchy, type OwnerFilter } from '../../core/hierarchy-types.js';
 import { loadHierarchyRows } from '../../store/lineage-repo.js';
 import type { LiveEventRecord } from '../../store/live-repo.js';
@@ -10,42 +11,10 @@ import { LineageLoader, runWalks, walkCounts } from './walk-driver.js';
 
 export { walkCounts };
 
-/**
- * The live event graph writers emit, inside the transaction that changes an edge, for every
- * change the session events do not already carry: an uncle edge written, inverted or
- * removed, a parent corrected. Payload `{session_ids: [...]}`: every session whose edges
- * changed (both ends of an uncle edge; the child, old and new parent of a correction).
- * It is a wake-up for the refresh, not an SSE event: the stream does not forward it.
- */
-export const LINEAGE_CHANGED = 'lineage_changed';
 /** The SSE event of docs/api.md: the sessions whose hierarchy view changed. */
 export const HIERARCHY_CHANGED = 'hierarchy_changed';
 /** Live event types that only wake other parts of Warrant. */
 export const INTERNAL_LIVE_TYPES: ReadonlySet<string> = new Set([LINEAGE_CHANGED]);
-
-/** What a committed live event changed in the lineage graph (docs/concepts.md). */
-function lineageChangeOf(event: LiveEventRecord): { changed: number[]; deleted: number[] } {
-  const p = event.payload;
-  const ids = (values: unknown[]): number[] => values.filter((v): v is number => typeof v === 'number' && Number.isSafeInteger(v));
-  switch (event.type) {
-    case 'session_created': {
-      // a new session changes a view only through the parent it hangs from
-      const s = (p.session ?? {}) as Record<string, unknown>;
-      return { changed: s.lineage_parent_id == null ? [] : ids([s.id, s.lineage_parent_id]), deleted: [] };
-    }
-    case 'session_updated': {
-      // a title or status of a node (the fingerprint tells a starred flag from a real change)
-      const s = (p.session ?? {}) as Record<string, unknown>;
-      return { changed: ids([s.id, s.lineage_parent_id]), deleted: [] };
-    }
-    case 'session_deleted':
-      return { changed: [], deleted: ids([p.id]) };
-    case LINEAGE_CHANGED:
-      return { changed: ids(Array.isArray(p.session_ids) ? p.session_ids : []), deleted: [] };
-    default:
-      return { changed: [], deleted: [] };
-  }
-}
 
 interface Viewer {
   viewerId: number;
@@ -118,7 +87,7 @@ export class HierarchyRefresher implements HierarchyHub {
   }
 
   private onLiveEvent(event: LiveEventRecord): void {
-    const { changed, deleted } = lineageChangeOf(event);
+    const { changed, deleted } = lineageChangeOf(event.type, event.payload);
     if (changed.length === 0 && deleted.length === 0) return;
     for (const id of changed) this.pending.changed.add(id);
     for (const id of deleted) this.pending.deleted.set(id, event.ownerUserId);

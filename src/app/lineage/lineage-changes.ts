@@ -1,5 +1,5 @@
 import type { WriteScope } from '../write-scope.js';
-import { LINEAGE_CHANGED } from './hierarchy-refresh.js';
+import { LINEAGE_CHANGED } from '../../core/lineage-change.js';
 
 /**
  * A change to the lineage graph, announced inside the transaction that made it. It becomes an
