@@ -5,7 +5,7 @@ import { cpus, totalmem } from 'node:os';
 import pino from 'pino';
 import { createAppContext } from '../src/app/bootstrap.js';
 import { benchExitCode, formatTable, missedRows, Progress, type BenchDialect, type BenchEnv, type BenchOptions, type BenchRow } from './bench-kit.js';
-import { BENCH_SERVER_SECRET, freshStore, postgresReachable } from './bench-database.js';
+import { BENCH_SERVER_SECRET, freshStore, postgresReachable, settleStore } from './bench-database.js';
 import { SyntheticFleet } from './fleet.js';
 import { scaleSummary } from './lineage-bench.js';
 import { BENCH_MODULES } from './modules.js';
@@ -123,8 +123,16 @@ async function runDialect(dialect: BenchDialect, options: BenchOptions, progress
       await fleet.growTo(size, progress);
       seedMs += Date.now() - s0;
       progress.note(`${dialect}: fleet at ${fleet.size.toLocaleString('en-US')} sessions`);
-      for (const m of modules) if (m.atSize) rows.push(...(await m.atSize(env, fleet.size)));
-      if (size === options.sessions) for (const m of modules) rows.push(...(await m.run(env)));
+      for (const m of modules) {
+        if (!m.atSize) continue;
+        await settleStore(store, dialect);
+        rows.push(...(await m.atSize(env, fleet.size)));
+      }
+      if (size !== options.sessions) continue;
+      for (const m of modules) {
+        await settleStore(store, dialect);
+        rows.push(...(await m.run(env)));
+      }
     }
     await ctx.hierarchies.stop();
     await ctx.live.stop();
