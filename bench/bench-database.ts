@@ -69,8 +69,7 @@ export async function freshStore(dialect: BenchDialect): Promise<{ store: StoreD
  * Lets the store settle before a module times anything: the previous module's writes (the
  * fleet's gigabytes, the audit module's 200,000 entries) are checkpointed and flushed to disk
  * first, so a write figure measures Warrant's commits rather than the kernel writing back the
- * last module's dirty pages (PostgreSQL's write rows fell fivefold without it: 52 vs 199
- * messages/s in one session). Best effort: a role without CHECKPOINT still runs, unsettled.
+ * last module's dirty pages. Best effort: a role without CHECKPOINT still runs, unsettled.
  */
 export async function settleStore(store: StoreDialect, dialect: BenchDialect): Promise<void> {
   try {

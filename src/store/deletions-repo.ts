@@ -2,6 +2,7 @@ import { sql } from 'kysely';
 import type { ActBasis } from '../core/basis.js';
 import type { Executor } from './dialect/dialect.js';
 import { ownerVisible } from './owner-visibility.js';
+import { compiledOnce } from './compiled-once.js';
 
 export interface AffectedItem {
   kind: string;
@@ -109,16 +110,19 @@ export async function insertDeletionLinks(db: Executor, deletionId: number, sess
     .execute();
 }
 
-/** Deletion records that name any of `sessionIds` (deletion_links), with the deleted session and its message count. */
-export async function deletionsNaming(db: Executor, sessionIds: readonly number[]): Promise<{ named: number; sessionId: number; humanMessageCount: number }[]> {
-  if (sessionIds.length === 0) return [];
-  const rows = await db
+const deletionsNamingRows = compiledOnce((db, p: { sessionIds: readonly number[] }, dialect) =>
+  db
     .selectFrom('deletion_links as l')
     .innerJoin('session_deletions as d', 'd.id', 'l.deletion_id')
     .select(['l.session_id as named', 'd.session_id', 'd.human_message_count'])
-    .where('l.session_id', 'in', [...sessionIds])
-    .orderBy('d.session_id')
-    .execute();
+    .where(sql<boolean>`l.session_id in ${dialect.valueList(p.sessionIds, 'bigint')}`)
+    .orderBy('d.session_id'),
+);
+
+/** Deletion records that name any of `sessionIds` (deletion_links), with the deleted session and its message count. */
+export async function deletionsNaming(db: Executor, sessionIds: readonly number[]): Promise<{ named: number; sessionId: number; humanMessageCount: number }[]> {
+  if (sessionIds.length === 0) return [];
+  const rows = await deletionsNamingRows(db, { sessionIds: [...new Set(sessionIds)] });
   return rows.map((r) => ({ named: Number(r.named), sessionId: Number(r.session_id), humanMessageCount: Number(r.human_message_count) }));
 }
 

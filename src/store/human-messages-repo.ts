@@ -1,6 +1,8 @@
 import type { Executor } from './dialect/dialect.js';
 import type { CaptureChannel, ChannelChange } from '../core/coverage.js';
 import type { WitnessIsolation } from '../core/terminal-witness.js';
+import { sql } from 'kysely';
+import { compiledOnce } from './compiled-once.js';
 
 export interface HumanMessageRecord {
   id: number;
@@ -100,35 +102,49 @@ const COLUMNS = [
 ] as const;
 
 /** The messages of a set of sessions, newest first, keyset-paginated by id. */
+/** A LIMIT both dialects read as none (SQLite's -1 and PostgreSQL's NULL differ). */
+const UNLIMITED = 2 ** 31 - 1;
+
+const humanMessagesPage = compiledOnce((db, p: { sessionIds: readonly number[]; beforeId: number; limit: number }, d) =>
+  db
+    .selectFrom('human_messages as m')
+    .leftJoin('human_message_withdrawals as w', 'w.human_message_id', 'm.id')
+    .select([...COLUMNS, 'w.created_at as withdrawn_at'])
+    .where(sql<boolean>`m.session_id in ${d.valueList(p.sessionIds, 'bigint')}`)
+    .where('m.id', '<', p.beforeId)
+    .orderBy('m.id', 'desc')
+    .limit(p.limit),
+);
+
 export async function humanMessagesOf(
   db: Executor,
   sessionIds: readonly number[],
   page: { beforeId?: number; limit?: number; sessionFilter?: number[] } = {},
 ): Promise<HumanMessageRecord[]> {
   if (sessionIds.length === 0) return [];
-  let q = db
-    .selectFrom('human_messages as m')
-    .leftJoin('human_message_withdrawals as w', 'w.human_message_id', 'm.id')
-    .select([...COLUMNS, 'w.created_at as withdrawn_at'])
-    .where('m.session_id', 'in', [...new Set(page.sessionFilter ?? sessionIds)]);
-  if (page.beforeId !== undefined) q = q.where('m.id', '<', page.beforeId);
-  q = q.orderBy('m.id', 'desc');
-  if (page.limit !== undefined) q = q.limit(page.limit);
-  const rows = await q.execute();
+  // no page bound is the widest one, so one statement serves every page
+  const rows = await humanMessagesPage(db, {
+    sessionIds: [...new Set(page.sessionFilter ?? sessionIds)],
+    beforeId: page.beforeId ?? Number.MAX_SAFE_INTEGER,
+    limit: page.limit ?? UNLIMITED,
+  });
   return rows.map((r) => toRecord(r));
 }
+
+const humanMessageCountRows = compiledOnce((db, p: { sessionIds: readonly number[] }, d) =>
+  db
+    .selectFrom('human_messages as m')
+    .leftJoin('human_message_withdrawals as w', 'w.human_message_id', 'm.id')
+    .select((eb) => ['m.session_id', eb.fn.countAll<number>().as('all'), eb.fn.count<number>('w.id').as('withdrawn')])
+    .where(sql<boolean>`m.session_id in ${d.valueList(p.sessionIds, 'bigint')}`)
+    .groupBy('m.session_id'),
+);
 
 /** Counts per session of the set: all records, and those not withdrawn. */
 export async function humanMessageCounts(db: Executor, sessionIds: readonly number[]): Promise<Map<number, { all: number; live: number }>> {
   const out = new Map<number, { all: number; live: number }>();
   if (sessionIds.length === 0) return out;
-  const rows = await db
-    .selectFrom('human_messages as m')
-    .leftJoin('human_message_withdrawals as w', 'w.human_message_id', 'm.id')
-    .select((eb) => ['m.session_id', eb.fn.countAll<number>().as('all'), eb.fn.count<number>('w.id').as('withdrawn')])
-    .where('m.session_id', 'in', [...new Set(sessionIds)])
-    .groupBy('m.session_id')
-    .execute();
+  const rows = await humanMessageCountRows(db, { sessionIds: [...new Set(sessionIds)] });
   for (const r of rows) out.set(Number(r.session_id), { all: Number(r.all), live: Number(r.all) - Number(r.withdrawn) });
   return out;
 }
@@ -164,8 +180,10 @@ export async function findHumanMessageByInboxItem(db: Executor, inboxItemId: num
   return row ? toRecord(row) : null;
 }
 
+const coverageRows = compiledOnce((db) => db.selectFrom('coverage_log').select(['channel', 'instrumented', 'created_at']).orderBy('id'));
+
 export async function coverageLog(db: Executor): Promise<ChannelChange[]> {
-  const rows = await db.selectFrom('coverage_log').select(['channel', 'instrumented', 'created_at']).orderBy('id').execute();
+  const rows = await coverageRows(db, {});
   return rows.map((r) => ({ channel: r.channel as CaptureChannel, instrumented: Number(r.instrumented) === 1, at: r.created_at }));
 }
 

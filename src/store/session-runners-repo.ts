@@ -1,3 +1,5 @@
+import { sql } from 'kysely';
+import { compiledOnce } from './compiled-once.js';
 import type { Executor } from './dialect/dialect.js';
 
 /** What a runner said about itself when it attached (docs/design/terminal-channel.md). */
@@ -13,19 +15,22 @@ export async function recordRunnerFacts(db: Executor, r: { sessionId: number; ac
     .execute();
 }
 
+const terminalRunnerRows = compiledOnce((db, p: { sessionIds: readonly number[] }, d) =>
+  db
+    .selectFrom('session_runners')
+    .select(['session_id', 'activation', 'attached_at'])
+    .where(sql<boolean>`session_id in ${d.valueList(p.sessionIds, 'bigint')}`)
+    .where('tty', '=', 1)
+    .orderBy('session_id')
+    .orderBy('activation'),
+);
+
 /** Every activation, current or past, of these sessions whose runner had a TTY; oldest first. */
 export async function terminalActivationsOf(
   db: Executor,
   sessionIds: readonly number[],
 ): Promise<{ sessionId: number; activation: number; attachedAt: string }[]> {
   if (sessionIds.length === 0) return [];
-  const rows = await db
-    .selectFrom('session_runners')
-    .select(['session_id', 'activation', 'attached_at'])
-    .where('session_id', 'in', [...sessionIds])
-    .where('tty', '=', 1)
-    .orderBy('session_id')
-    .orderBy('activation')
-    .execute();
+  const rows = await terminalRunnerRows(db, { sessionIds: [...new Set(sessionIds)] });
   return rows.map((r) => ({ sessionId: Number(r.session_id), activation: Number(r.activation), attachedAt: r.attached_at }));
 }

@@ -7,6 +7,7 @@ import { LEGACY_PARENT_KEY, legacyKeyNames, legacyParentKeySpellings, parseLegac
 import { prefixUpperBound, type ParsedSessionRef } from '../core/session-ref.js';
 import type { Executor, StoreDialect } from './dialect/dialect.js';
 import { ownerVisible } from './owner-visibility.js';
+import { compiledOnce } from './compiled-once.js';
 
 /** How a runtime child came to be: a built-in subagent, or an agent started inside the runtime. */
 export type RuntimeOrigin = 'subagent' | 'nested-agent';
@@ -117,16 +118,18 @@ function selectCore(db: Executor, d: StoreDialect) {
   return db.selectFrom('sessions').select(CORE_COLUMNS).select(d.jsonTextField('custom_metadata', LEGACY_PARENT_KEY).as('legacy_parent_key'));
 }
 
-export async function findSessionById(db: Executor, d: StoreDialect, id: number): Promise<SessionRecord | null> {
-  const row = await selectCore(db, d).where('id', '=', id).executeTakeFirst();
+// the hottest reads: built and compiled once per store (compiled-once.ts)
+const sessionRowById = compiledOnce((db, p: { id: number }, d) => selectCore(db, d).where('id', '=', p.id));
+const sessionRowsByIds = compiledOnce((db, p: { ids: readonly number[] }, d) => selectCore(db, d).where(sql<boolean>`id in ${d.valueList(p.ids, 'bigint')}`));
+
+export async function findSessionById(db: Executor, _d: StoreDialect, id: number): Promise<SessionRecord | null> {
+  const [row] = await sessionRowById(db, { id });
   return row ? toRecord(row) : null;
 }
 
-export async function findSessionsByIds(db: Executor, d: StoreDialect, ids: readonly number[]): Promise<SessionRecord[]> {
+export async function findSessionsByIds(db: Executor, _d: StoreDialect, ids: readonly number[]): Promise<SessionRecord[]> {
   if (ids.length === 0) return [];
-  const rows = await selectCore(db, d)
-    .where('id', 'in', [...new Set(ids)])
-    .execute();
+  const rows = await sessionRowsByIds(db, { ids: [...new Set(ids)] });
   return rows.map((r) => toRecord(r as CoreRow));
 }
 
@@ -275,14 +278,17 @@ export async function updateSessionIfVersion(db: Executor, id: number, expectedV
   return Number(result.numUpdatedRows) === 1;
 }
 
+const customMetadataOf = compiledOnce((db, p: { ids: readonly number[] }, d) =>
+  db
+    .selectFrom('sessions')
+    .select(['id', 'custom_metadata'])
+    .where(sql<boolean>`id in ${d.valueList(p.ids, 'bigint')}`),
+);
+
 export async function loadCustomMetadata(db: Executor, ids: readonly number[]): Promise<Map<number, Record<string, unknown>>> {
   const out = new Map<number, Record<string, unknown>>();
   if (ids.length === 0) return out;
-  const rows = await db
-    .selectFrom('sessions')
-    .select(['id', 'custom_metadata'])
-    .where('id', 'in', [...new Set(ids)])
-    .execute();
+  const rows = await customMetadataOf(db, { ids: [...new Set(ids)] });
   for (const row of rows) {
     try {
       out.set(Number(row.id), JSON.parse(row.custom_metadata) as Record<string, unknown>);

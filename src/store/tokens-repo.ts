@@ -1,6 +1,7 @@
 import type { CredentialKind } from '../core/tokens.js';
 import type { Executor } from './dialect/dialect.js';
 import { toUser, type UserRecord } from './users-repo.js';
+import { compiledOnce } from './compiled-once.js';
 
 export interface TokenRecord {
   id: number;
@@ -52,12 +53,8 @@ export async function findTokenByHash(db: Executor, hash: string): Promise<Token
   return row ? toToken(row) : null;
 }
 
-/**
- * findTokenByHash with, for a human token, its user's roster row (left join): what every
- * authenticated request needs, in one query instead of two.
- */
-export async function findTokenWithUserByHash(db: Executor, hash: string): Promise<{ token: TokenRecord; user: UserRecord | null } | null> {
-  const row = await db
+const tokenWithUserRows = compiledOnce((db, p: { hash: string }) =>
+  db
     .selectFrom('tokens as t')
     .leftJoin('users as u', 'u.id', 't.user_id')
     .select([
@@ -83,8 +80,15 @@ export async function findTokenWithUserByHash(db: Executor, hash: string): Promi
       'u.created_at as u_created_at',
       'u.updated_at as u_updated_at',
     ])
-    .where('t.token_hash', '=', hash)
-    .executeTakeFirst();
+    .where('t.token_hash', '=', p.hash),
+);
+
+/**
+ * findTokenByHash with, for a human token, its user's roster row (left join): what every
+ * authenticated request needs, in one query instead of two.
+ */
+export async function findTokenWithUserByHash(db: Executor, hash: string): Promise<{ token: TokenRecord; user: UserRecord | null } | null> {
+  const [row] = await tokenWithUserRows(db, { hash });
   if (!row) return null;
   const user =
     row.u_id === null || row.u_id === undefined

@@ -83,6 +83,22 @@ export interface StoreDialect {
   destroy(): Promise<void>;
 }
 
+// each store's dialect by its Kysely adapter, which its transactions share (compiled-once.ts)
+const dialectsByAdapter = new WeakMap<object, StoreDialect>();
+
+/** Makes `d` findable from any executor of its store (storeDialectOf); the dialect files call it. */
+export function registerStoreDialect(d: StoreDialect): StoreDialect {
+  dialectsByAdapter.set(d.kysely.getExecutor().adapter, d);
+  return d;
+}
+
+/** The dialect of the store `db` belongs to (its Kysely instance or one of its transactions). */
+export function storeDialectOf(db: Executor): StoreDialect {
+  const d = dialectsByAdapter.get(db.getExecutor().adapter);
+  if (!d) throw new Error('storeDialectOf: this executor belongs to no registered store');
+  return d;
+}
+
 /** Counts queries and which tables they touched, when enabled. */
 export class QueryLog {
   enabled = false;

@@ -1,7 +1,7 @@
 import pg from 'pg';
 import { Kysely, PostgresDialect, sql, type Transaction, type ColumnDefinitionBuilder } from 'kysely';
 import type { Database } from '../database.js';
-import { QueryLog, type StoreDialect } from './dialect.js';
+import { QueryLog, registerStoreDialect, type StoreDialect } from './dialect.js';
 
 // Transaction-scoped advisory lock keys (docs/operations.md: graph lock first, then the chain lock).
 const GRAPH_LOCK_KEY = 0x57_52_47_01; // 'WRG' 1
@@ -73,7 +73,7 @@ export function openPostgres(options: PostgresOptions): StoreDialect {
   });
   const listeners: pg.Client[] = [];
 
-  return {
+  return registerStoreDialect({
     label: `PostgreSQL ${redact(options.connectionString)}`,
     kysely,
     capabilities: { crossNodeNotify: true, updateInCte: true },
@@ -176,7 +176,7 @@ export function openPostgres(options: PostgresOptions): StoreDialect {
       await Promise.all(listeners.splice(0).map((c) => c.end().catch(() => {})));
       await kysely.destroy();
     },
-  };
+  });
 }
 
 function redact(url: string): string {

@@ -13,7 +13,8 @@ import {
   type ColumnDefinitionBuilder,
 } from 'kysely';
 import type { Database } from '../database.js';
-import { QueryLog, type StoreDialect } from './dialect.js';
+import { encodeBound } from '../compiled-once.js';
+import { QueryLog, registerStoreDialect, type StoreDialect } from './dialect.js';
 
 /** The slice of better-sqlite3 the driver uses. */
 type SqliteDb = BetterSqlite3.Database;
@@ -169,7 +170,7 @@ export function openSqlite(options: SqliteOptions): StoreDialect {
   const log = new QueryLog();
   const kysely = new Kysely<Database>({ dialect: new WarrantSqliteDialect(db, log) });
 
-  return {
+  return registerStoreDialect({
     label: `SQLite ${options.filename}`,
     kysely,
     capabilities: { crossNodeNotify: false, updateInCte: false },
@@ -179,8 +180,8 @@ export function openSqlite(options: SqliteOptions): StoreDialect {
     // the same text as the expression index, so the planner can use it
     jsonTextField: (column, key) => sql.raw<string | null>(jsonTextFieldSql(column, key)),
     jsonTextFieldSql,
-    valueList: (values) => sql`(select value from json_each(${JSON.stringify(values)}))`,
-    valueTable: (values, _type, column) => sql`(select value as ${sql.raw(column)} from json_each(${JSON.stringify(values)}))`,
+    valueList: (values) => sql`(select value from json_each(${encodeBound(values, JSON.stringify)}))`,
+    valueTable: (values, _type, column) => sql`(select value as ${sql.raw(column)} from json_each(${encodeBound(values, JSON.stringify)}))`,
     expressionIndexSql: (name, table, expression) => `create index if not exists ${name} on ${table} (${expression})`,
     readSnapshot: (fn) =>
       kysely.connection().execute(async (db) => {
@@ -234,5 +235,5 @@ export function openSqlite(options: SqliteOptions): StoreDialect {
     listen: async () => async () => {},
     queryLog: log,
     destroy: () => kysely.destroy(),
-  };
+  });
 }
