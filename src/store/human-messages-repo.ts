@@ -101,7 +101,6 @@ const COLUMNS = [
   'm.witness_isolation',
 ] as const;
 
-/** The messages of a set of sessions, newest first, keyset-paginated by id. */
 /** A LIMIT both dialects read as none (SQLite's -1 and PostgreSQL's NULL differ). */
 const UNLIMITED = 2 ** 31 - 1;
 
@@ -116,6 +115,7 @@ const humanMessagesPage = compiledOnce((db, p: { sessionIds: readonly number[]; 
     .limit(p.limit),
 );
 
+/** The messages of a set of sessions, newest first, keyset-paginated by id. */
 export async function humanMessagesOf(
   db: Executor,
   sessionIds: readonly number[],
