@@ -40,6 +40,19 @@ describeEachDialect('compiled-once queries', (t) => {
     expect((await findSessionsByIds(h.store.kysely, h.store, [ids[3]!, ids[0]!, ids[3]!])).map((r) => r.id).sort()).toEqual([ids[0], ids[3]].sort());
   });
 
+  it('builds its query once per store, not once per run or per transaction', async () => {
+    const h = t();
+    let builds = 0;
+    const counted = compiledOnce((db, p: { id: number }) => {
+      builds++;
+      return db.selectFrom('sessions').select('id').where('id', '=', p.id);
+    });
+    const made = (await h.create(h.fleetKey, { title: 'counted' })).session;
+    for (let i = 0; i < 3; i++) expect((await counted(h.store.kysely, { id: made.id })).map((r) => Number(r.id))).toEqual([made.id]);
+    await h.store.kysely.transaction().execute(async (tx) => expect(await counted(tx, { id: -1 })).toEqual([]));
+    expect(builds).toBe(1);
+  });
+
   it('refuses a build that encodes a stand-in, and a run missing a value', async () => {
     const h = t();
     const encodesAtBuild = compiledOnce((db, p: { title: string }) => db.selectFrom('sessions').select('id').where('title', '=', JSON.stringify(p.title)));
