@@ -47,8 +47,10 @@ export async function seniorIdsOf(db: Executor, d: StoreDialect, juniorIds: read
     // a legacy key may name a session that does not exist (or is younger): only existing, older ones are parents
     const ids = [...new Set(legacy.flatMap((l) => (l.ref.kind === 'id' ? [l.ref.id] : [])))];
     const uids = [...new Set(legacy.flatMap((l) => (l.ref.kind === 'uid' ? [l.ref.uid] : [])))];
+    // one select per key kind: an OR of two list subqueries is a full scan on PostgreSQL (see seniorsOf)
     const by = [...(ids.length > 0 ? [sql`id in ${d.valueList(ids, 'bigint')}`] : []), ...(uids.length > 0 ? [sql`uid in ${d.valueList(uids, 'text')}`] : [])];
-    const found = (await sql`select id, uid from sessions where ${sql.join(by, sql` or `)}`.execute(db)).rows as { id: unknown; uid: string }[];
+    const selects = by.map((where) => sql`select id, uid from sessions where ${where}`);
+    const found = (await sql.join(selects, sql` union all `).execute(db)).rows as { id: unknown; uid: string }[];
     const byKey = new Map<string, number>();
     for (const f of found) {
       byKey.set(String(Number(f.id)), Number(f.id));
