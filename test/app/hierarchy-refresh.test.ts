@@ -105,25 +105,87 @@ describeEachDialect('live refresh of hierarchy views', (t) => {
     }
   });
 
-  it('loads the affected tree once per change, not once per viewer', async () => {
-    const { h, workers, all } = await fleet();
+  it('loads the affected tree once per edge change, not once per viewer, and re-walks nothing for a title', async () => {
+    const { h, routers, workers, other, otherWorker, all } = await fleet();
     h.store.queryLog.start();
     await hierarchyOf(h.ctx, admin, workers[5]!);
     const oneWalk = h.store.queryLog.stop().length;
     const watch = await watchAll(h, all);
     try {
-      const stats = { ...h.ctx.hierarchies.stats };
+      // a title: rows only, so every view showing the renamed worker (and its router) is rebuilt from its last walk
+      let stats = { ...h.ctx.hierarchies.stats };
       expect((await h.request('PATCH', `/api/v1/sessions/${workers[5]}`, { token: h.fleetKey, body: { title: 'one change' } })).status).toBe(200);
+      await h.ctx.hierarchies.settle();
+      const showing = [...watch.latest.values()].filter((v) => v!.nodes.some((n) => n.id === workers[5])).length;
+      expect(showing).toBe(all.length - 2); // all but the other tree's two sessions
+      expect(h.ctx.hierarchies.stats.viewsReused - stats.viewsReused).toBe(showing);
+      expect(h.ctx.hierarchies.stats.viewsRecomputed - stats.viewsRecomputed).toBe(0);
+      expect(h.ctx.hierarchies.stats.walkQueries - stats.walkQueries).toBe(0);
+      await expectFresh(h, watch.latest);
+
+      // an uncle edge: every view that read either end is walked again, all from one load
+      stats = { ...h.ctx.hierarchies.stats };
+      await writeUncleEdge(h, otherWorker, routers[1]!, 'declared');
       await h.ctx.hierarchies.settle();
       const walkQueries = h.ctx.hierarchies.stats.walkQueries - stats.walkQueries;
       const recomputed = h.ctx.hierarchies.stats.viewsRecomputed - stats.viewsRecomputed;
-      // exactly the viewers whose view showed the renamed worker
-      const showing = [...watch.latest.values()].filter((v) => v!.nodes.some((n) => n.id === workers[5])).length;
-      expect(showing).toBe(all.length - 2); // all but the other tree's two sessions
-      expect(recomputed).toBe(showing);
+      expect(h.ctx.hierarchies.stats.viewsReused - stats.viewsReused).toBe(0);
+      expect(recomputed).toBe(all.length); // the edge joins the two trees: every view read one of its ends
       expect(walkQueries).toBeGreaterThan(0);
       expect(walkQueries).toBeLessThanOrEqual(2 * oneWalk);
+      expect(watch.latest.get(routers[1]!)!.roots).toContain(other);
       await expectFresh(h, watch.latest);
+    } finally {
+      watch.close();
+    }
+  });
+
+  it('any interleaving of title, status, spawn, uncle-edge and parent changes, settled or not, leaves every view equal to a fresh hierarchyOf', async () => {
+    const { h, all } = await fleet();
+    const { token } = await h.human(uniqueKey('admin'), { admin: true });
+    const nodes = [...all];
+    const watch = await watchAll(h, nodes);
+    let seed = 20261202;
+    const pick = <T>(xs: readonly T[]): T => {
+      seed = (seed * 1103515245 + 12345) % 2147483648;
+      return xs[Math.floor((seed / 2147483648) * xs.length)]!; // the high bits: an LCG's low bits cycle
+    };
+    const uncles: [number, number][] = [];
+    const counts = { reused: h.ctx.hierarchies.stats.viewsReused, walked: h.ctx.hierarchies.stats.viewsRecomputed };
+    try {
+      for (let step = 0; step < 30; step++) {
+        // one to three writes before the refresh settles: rows-only and edge changes share batches
+        const writes = pick([1, 1, 2, 3]);
+        for (let k = 0; k < writes; k++) {
+          const op = pick(['title', 'title', 'title', 'stop', 'spawn', 'uncle', 'unlink', 'parent']);
+          const x = pick(nodes);
+          if (op === 'title') await h.request('PATCH', `/api/v1/sessions/${x}`, { token: h.fleetKey, body: { title: `step ${step}.${k}` } });
+          else if (op === 'stop') await h.request('POST', `/api/v1/sessions/${x}/stop`, { token: h.fleetKey, body: {} });
+          else if (op === 'spawn') {
+            const child = await spawn(h, x, { agent_root: 'helper' });
+            nodes.push(child);
+            const sub = await h.ctx.hierarchies.subscribe(child, admin, (u) => watch.latest.set(u.viewerId, u.hierarchy));
+            watch.latest.set(child, sub.initial);
+          } else if (op === 'uncle') {
+            const senior = pick(nodes.filter((n) => n < x));
+            if (senior !== undefined && !uncles.some(([s, j]) => s === senior && j === x)) {
+              await writeUncleEdge(h, senior, x, 'declared');
+              uncles.push([senior, x]);
+            }
+          } else if (op === 'unlink' && uncles.length > 0) {
+            const [senior, junior] = uncles.splice(uncles.indexOf(pick(uncles)), 1)[0]!;
+            await removeUncleEdgeRow(h, senior, junior);
+          } else if (op === 'parent') {
+            const parent = pick(nodes.filter((n) => n < x));
+            if (parent !== undefined) await h.request('PATCH', `/api/v1/sessions/${x}`, { token, body: { parent_session_id: parent } });
+          }
+        }
+        await h.ctx.hierarchies.settle();
+        await expectFresh(h, watch.latest);
+      }
+      // both paths ran: views rebuilt from their last walk and views walked again
+      expect(h.ctx.hierarchies.stats.viewsReused).toBeGreaterThan(counts.reused);
+      expect(h.ctx.hierarchies.stats.viewsRecomputed).toBeGreaterThan(counts.walked);
     } finally {
       watch.close();
     }

@@ -1,7 +1,8 @@
 import { walkHierarchy } from '../../core/hierarchy-walk.js';
 import { LINEAGE_CHANGED, lineageChangeOf } from '../../core/lineage-change.js';
-import { DEFAULT_BOUNDS, sameHierarchy, type Hierarchy, type OwnerFilter } from '../../core/hierarchy-types.js';
-import { loadHierarchyRows } from '../../store/lineage-repo.js';
+import { DEFAULT_BOUNDS, sameHierarchy, type Hierarchy, type OwnerFilter, type WalkOutcome } from '../../core/hierarchy-types.js';
+import { outcomeWithNewRows } from '../../core/walk-reuse.js';
+import { loadHierarchyRows, type HierarchyRow } from '../../store/lineage-repo.js';
 import type { LiveEventRecord } from '../../store/live-repo.js';
 import type { Caller } from '../caller.js';
 import type { AppContext } from '../context.js';
@@ -22,8 +23,8 @@ interface Viewer {
   listener: (update: HierarchyUpdate) => void;
   /** the view last sent */
   last: Hierarchy;
-  /** every session its walk read (its rendered nodes included): only a change there can alter it */
-  footprint: ReadonlySet<number>;
+  /** the walk behind it; its footprint is every session the walk read (its rendered nodes included): only a change there can alter it */
+  outcome: WalkOutcome<HierarchyRow>;
 }
 
 /**
@@ -36,14 +37,19 @@ interface Viewer {
 export class HierarchyRefresher implements HierarchyHub {
   private readonly viewers = new Set<Viewer>();
   private readonly broadcastListeners = new Set<(change: HierarchyChange) => void>();
-  private pending = { changed: new Set<number>(), deleted: new Map<number, number | null>() };
+  private pending = HierarchyRefresher.nothingPending();
   private running: Promise<void> | null = null;
   private again = false;
   private unsubscribeHub: (() => void) | null = null;
   /** batches run and queries they issued, for tests and the bench */
-  readonly stats = { batches: 0, walkQueries: 0, rowsRead: 0, viewsRecomputed: 0 };
+  readonly stats = { batches: 0, walkQueries: 0, rowsRead: 0, viewsRecomputed: 0, viewsReused: 0 };
 
   constructor(private readonly ctx: AppContext) {}
+
+  private static nothingPending() {
+    /** `rowsOnly`: every event of the batch changed rows only, no edge (lineageChangeOf) */
+    return { changed: new Set<number>(), deleted: new Map<number, number | null>(), rowsOnly: true };
+  }
 
   start(): void {
     if (this.unsubscribeHub) return;
@@ -65,7 +71,7 @@ export class HierarchyRefresher implements HierarchyHub {
     const { session, visibility } = await resolveReadable(this.ctx, caller, viewer);
     const owners = ownerFilterOf(visibility);
     const { hierarchy, outcome } = await walkSession(this.ctx, session, owners);
-    const entry: Viewer = { viewerId: session.id, owners, listener, last: hierarchy, footprint: outcome.footprint };
+    const entry: Viewer = { viewerId: session.id, owners, listener, last: hierarchy, outcome };
     this.viewers.add(entry);
     return { initial: hierarchy, unsubscribe: () => this.viewers.delete(entry) };
   }
@@ -87,8 +93,9 @@ export class HierarchyRefresher implements HierarchyHub {
   }
 
   private onLiveEvent(event: LiveEventRecord): void {
-    const { changed, deleted } = lineageChangeOf(event.type, event.payload);
+    const { changed, deleted, rowsOnly } = lineageChangeOf(event.type, event.payload);
     if (changed.length === 0 && deleted.length === 0) return;
+    if (!rowsOnly) this.pending.rowsOnly = false;
     for (const id of changed) this.pending.changed.add(id);
     for (const id of deleted) this.pending.deleted.set(id, event.ownerUserId);
     this.schedule();
@@ -110,42 +117,75 @@ export class HierarchyRefresher implements HierarchyHub {
       });
   }
 
-  /** One coalesced batch: every change dispatched before it starts is handled together. */
+  /**
+   * One coalesced batch: every change dispatched before it starts is handled together. A
+   * batch that changed rows only (a title, a status) re-walks no view that shows every
+   * touched session with its walk fields unchanged: that view's walk would decide as before,
+   * so it is rebuilt from its last outcome with the new rows (walk-reuse.ts).
+   */
   private async refresh(): Promise<void> {
     await new Promise<void>((resolve) => setImmediate(resolve));
-    const { changed, deleted } = this.pending;
-    this.pending = { changed: new Set(), deleted: new Map() };
+    const { changed, deleted, rowsOnly } = this.pending;
+    this.pending = HierarchyRefresher.nothingPending();
     if (changed.size === 0 && deleted.size === 0) return;
     this.stats.batches++;
     const touched = new Set<number>([...changed, ...deleted.keys()]);
 
-    const affected = [...this.viewers].filter((v) => [...touched].some((id) => v.footprint.has(id)));
+    const affected = [...this.viewers].filter((v) => [...touched].some((id) => v.outcome.footprint.has(id)));
     const broadcastIds = this.broadcastListeners.size > 0 ? [...changed].filter((id) => !deleted.has(id)) : [];
     if (affected.length === 0 && broadcastIds.length === 0 && deleted.size === 0) return;
 
     const db = this.ctx.store.kysely;
     const loader = new LineageLoader(db, this.ctx.store);
-    const starts = [...new Set([...affected.map((v) => v.viewerId), ...broadcastIds])];
-    const rows = new Map((await loadHierarchyRows(db, this.ctx.store, starts)).map((r) => [r.id, r]));
-    // one walk per distinct (viewer, visibility); all of them answered by the one loader
+    const rows = new Map<number, HierarchyRow>();
+    const load = async (ids: Iterable<number>): Promise<void> => {
+      const missing = [...new Set(ids)].filter((id) => !rows.has(id));
+      if (missing.length === 0) return;
+      for (const r of await loadHierarchyRows(db, this.ctx.store, missing)) rows.set(r.id, r);
+      this.stats.rowsRead += missing.length;
+    };
+    // one outcome per distinct (viewer, visibility): reused when the batch allows it, else walked — all walks answered by the one loader
     const keyOf = (id: number, owners: OwnerFilter) => `${id}|${owners === 'all' ? '*' : JSON.stringify(owners)}`;
+    const reused = new Map<string, WalkOutcome<HierarchyRow>>();
+    let toWalk = affected;
+    if (rowsOnly && deleted.size === 0) {
+      // the touched sessions' new rows (one read) decide which views keep their walk
+      await load(changed);
+      toWalk = [];
+      for (const v of affected) {
+        const key = keyOf(v.viewerId, v.owners);
+        if (reused.has(key)) continue;
+        const kept = outcomeWithNewRows(v.outcome, changed, rows);
+        if (kept) reused.set(key, kept);
+        else toWalk.push(v);
+      }
+    }
+    // the start row of every walk still to run
+    await load([...toWalk.map((v) => v.viewerId), ...broadcastIds]);
     const walks = new Map<string, { id: number; owners: OwnerFilter }>();
-    for (const v of affected) if (rows.has(v.viewerId)) walks.set(keyOf(v.viewerId, v.owners), { id: v.viewerId, owners: v.owners });
+    for (const v of toWalk) {
+      const key = keyOf(v.viewerId, v.owners);
+      if (rows.has(v.viewerId) && !reused.has(key)) walks.set(key, { id: v.viewerId, owners: v.owners });
+    }
     const broadcastKeys = new Set<string>();
     for (const id of broadcastIds) {
       if (!rows.has(id)) continue;
-      walks.set(keyOf(id, 'all'), { id, owners: 'all' });
-      broadcastKeys.add(keyOf(id, 'all'));
+      const key = keyOf(id, 'all');
+      if (!reused.has(key)) walks.set(key, { id, owners: 'all' });
+      broadcastKeys.add(key);
     }
-    const keys = [...walks.keys()];
-    const outcomes = await runWalks(
-      keys.map((k) => walkHierarchy(rows.get(walks.get(k)!.id)!, walks.get(k)!.owners, DEFAULT_BOUNDS)),
+    const walkedKeys = [...walks.keys()];
+    const walked = await runWalks(
+      walkedKeys.map((k) => walkHierarchy(rows.get(walks.get(k)!.id)!, walks.get(k)!.owners, DEFAULT_BOUNDS)),
       (requests) => loader.fulfill(requests),
     );
+    const keys = [...walkedKeys, ...reused.keys()];
+    const outcomes = [...walked, ...reused.values()];
     const hierarchies = await hierarchiesFromOutcomes(db, outcomes, DEFAULT_BOUNDS);
     this.stats.walkQueries += loader.stats.queries;
     this.stats.rowsRead += loader.stats.rows;
-    this.stats.viewsRecomputed += outcomes.length;
+    this.stats.viewsRecomputed += walked.length;
+    this.stats.viewsReused += reused.size;
     const byKey = new Map(keys.map((k, i) => [k, { hierarchy: hierarchies[i]!, outcome: outcomes[i]! }]));
 
     for (const v of affected) {
@@ -156,7 +196,7 @@ export class HierarchyRefresher implements HierarchyHub {
         this.notify(v, { viewerId: v.viewerId, hierarchy: null });
         continue;
       }
-      v.footprint = result.outcome.footprint;
+      v.outcome = result.outcome;
       if (sameHierarchy(result.hierarchy, v.last)) continue;
       v.last = result.hierarchy;
       this.notify(v, { viewerId: v.viewerId, hierarchy: result.hierarchy });
