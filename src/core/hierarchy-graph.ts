@@ -13,6 +13,9 @@ import {
 /** A junior as a `juniors` read returns it: the edge that reached it and its row. */
 export type JuniorEntry<R> = { edge: WalkEdge; junior: R };
 
+const bySeniorThenKind = (a: JuniorEntry<unknown>, b: JuniorEntry<unknown>): number =>
+  a.edge.seniorId - b.edge.seniorId || (a.edge.kind === b.edge.kind ? 0 : a.edge.kind < b.edge.kind ? -1 : 1);
+
 /**
  * Answers a `juniors` read from adjacency lists that are complete for the ids they cover:
  * the `limit` lowest-id qualifying juniors, with every edge from the asked seniors to each.
@@ -23,19 +26,29 @@ export function answerJuniors<R extends LineageRowRef>(
   juniorsOf: (seniorId: number) => readonly JuniorEntry<R>[],
   unclesOf?: (juniorId: number) => UnclesAnswer | undefined,
 ): JuniorsAnswer<R> {
+  // plain loops, no per-entry arrays or locale compares: a live refresh runs this for every view of every level
   const excluded = request.exclude;
   const byJunior = new Map<number, JuniorEntry<R>[]>();
-  for (const senior of new Set(request.of.map((s) => s.id))) {
-    for (const entry of juniorsOf(senior)) {
+  const asked = new Set<number>();
+  for (const s of request.of) {
+    if (asked.has(s.id)) continue;
+    asked.add(s.id);
+    for (const entry of juniorsOf(s.id)) {
       const j = entry.junior;
       if (j.id <= request.afterId || excluded.has(j.id) || !ownerVisible(request.owners, j.ownerUserId)) continue;
-      const list = byJunior.get(j.id) ?? [];
-      list.push(entry);
-      byJunior.set(j.id, list);
+      const list = byJunior.get(j.id);
+      if (list) list.push(entry);
+      else byJunior.set(j.id, [entry]);
     }
   }
-  const picked = [...byJunior.keys()].sort((a, b) => a - b).slice(0, Math.max(0, request.limit));
-  const rows = picked.flatMap((id) => byJunior.get(id)!.sort((a, b) => a.edge.seniorId - b.edge.seniorId || a.edge.kind.localeCompare(b.edge.kind)));
+  const picked = [...byJunior.keys()].sort((a, b) => a - b);
+  if (picked.length > request.limit) picked.length = Math.max(0, request.limit);
+  const rows: JuniorEntry<R>[] = [];
+  for (const id of picked) {
+    const list = byJunior.get(id)!;
+    if (list.length > 1) list.sort(bySeniorThenKind);
+    for (const entry of list) rows.push(entry);
+  }
   const answer: JuniorsAnswer<R> = { rows, lastPickedId: picked.length > 0 ? picked[picked.length - 1]! : null, exhausted: picked.length < request.limit };
   if (unclesOf) {
     const uncles: UnclesAnswer = [];
