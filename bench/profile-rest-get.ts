@@ -4,6 +4,7 @@
  * function (self time). Used for bench/README.md's before/after profiles.
  *
  *   npx tsx bench/profile-rest-get.ts [--dialect sqlite|postgres] [--duration 10] [--cli path/to/dist/cli/main.js] [--out DIR]
+ *     [--workload get|list|mcp-list|mcp-get]
  *
  * `--cli` profiles another build (a checkout of an earlier commit, built) against the same load.
  */
@@ -11,7 +12,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { BENCH_SERVER_SECRET, freshStore } from './bench-database.js';
-import { autocannon, seedRestFleet, serverEnvFor, startServer } from './rest-bench.js';
+import { autocannon, MCP_VERSION, seedRestFleet, serverEnvFor, startServer } from './rest-bench.js';
 import { dialectsFromArgs, flag, runIfEntryPoint } from './standalone.js';
 
 interface ProfileNode {
@@ -68,8 +69,39 @@ function summariseProfile(profile: CpuProfile, top = 15): string {
   return `busy CPU ${(total / 1e6).toFixed(1)} s (idle excluded)\n\n${table('where', places)}\n\n${table('function (self time)', functions)}`;
 }
 
+/** The request each workload sends (the same ones the REST module of the bench times). */
+function workloadRequest(
+  workload: string,
+  url: string,
+  target: number,
+): { url: string; method?: string; body?: string; headers?: Record<string, string>; label: string } {
+  const mcp = (body: unknown, label: string) => ({
+    url: `${url}/mcp`,
+    method: 'POST',
+    body: JSON.stringify(body),
+    headers: { accept: 'application/json, text/event-stream', 'mcp-protocol-version': MCP_VERSION },
+    label,
+  });
+  switch (workload) {
+    case 'get':
+      return { url: `${url}/api/v1/sessions/${target}`, label: 'REST GET /sessions/:ref' };
+    case 'list':
+      return { url: `${url}/api/v1/sessions?limit=50`, label: 'REST session list page (50)' };
+    case 'mcp-list':
+      return mcp({ jsonrpc: '2.0', id: 1, method: 'tools/list' }, 'MCP tools/list');
+    case 'mcp-get':
+      return mcp(
+        { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'get_session', arguments: { session: target } } },
+        'MCP tools/call get_session',
+      );
+    default:
+      throw new Error(`--workload: ${JSON.stringify(workload)} is not get, list, mcp-list or mcp-get`);
+  }
+}
+
 runIfEntryPoint(import.meta.url, 'profile-rest-get', async () => {
   const duration = flag('--duration', 10);
+  const workload = option('--workload') ?? 'get';
   const cli = option('--cli') ? resolve(option('--cli')!) : undefined;
   for (const dialect of dialectsFromArgs()) {
     const out = option('--out') ? resolve(option('--out')!, dialect) : mkdtempSync(join(tmpdir(), 'warrant-profile-'));
@@ -81,11 +113,14 @@ runIfEntryPoint(import.meta.url, 'profile-rest-get', async () => {
       const env = fresh ? serverEnvFor(dataDir, fresh.location) : { WARRANT_DATA_DIR: dataDir, WARRANT_SERVER_SECRET: BENCH_SERVER_SECRET.toString('hex') };
       const server = await startServer(env, { nodeArgs: ['--cpu-prof', `--cpu-prof-dir=${out}`], ...(cli ? { cli } : {}) });
       let load;
+      let request: ReturnType<typeof workloadRequest> | undefined;
       try {
         const target = await seedRestFleet(server.url, server.fleetKey, env, cli);
+        request = workloadRequest(workload, server.url, target);
+        const { url, label: _label, ...options } = request;
         // warm up, then the profiled load
-        await autocannon(`${server.url}/api/v1/sessions/${target}`, { token: server.fleetKey, duration: 2 });
-        load = await autocannon(`${server.url}/api/v1/sessions/${target}`, { token: server.fleetKey, duration });
+        await autocannon(url, { token: server.fleetKey, duration: 2, ...options });
+        load = await autocannon(url, { token: server.fleetKey, duration, ...options });
       } finally {
         server.child.kill('SIGTERM');
         await new Promise((r) => server.child.once('exit', r));
@@ -94,7 +129,7 @@ runIfEntryPoint(import.meta.url, 'profile-rest-get', async () => {
       if (!file) throw new Error(`the server wrote no profile into ${out}`);
       const profile = JSON.parse(readFileSync(join(out, file), 'utf8')) as CpuProfile;
       process.stdout.write(
-        `## ${dialect}: REST GET /sessions/:ref, ${duration} s, ${Math.round(load.rps)} req/s, p99 ${load.p99} ms (profile ${join(out, file)}; includes seeding)\n\n${summariseProfile(profile)}\n\n`,
+        `## ${dialect}: ${request.label}, ${duration} s, ${Math.round(load.rps)} req/s, p99 ${load.p99} ms (profile ${join(out, file)}; includes seeding)\n\n${summariseProfile(profile)}\n\n`,
       );
     } finally {
       rmSync(dataDir, { recursive: true, force: true });

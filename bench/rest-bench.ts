@@ -20,7 +20,7 @@ const AUTOCANNON = join(ROOT, 'node_modules/autocannon/autocannon.js');
 type BenchRow = FigureRow;
 
 /** the protocol revision the MCP SDK's client speaks to a stateless server */
-const MCP_VERSION = '2025-11-25';
+export const MCP_VERSION = '2025-11-25';
 
 interface Load {
   rps: number;

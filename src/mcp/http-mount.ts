@@ -1,6 +1,12 @@
 import type { OpenAPIHono } from '@hono/zod-openapi';
 import type { Context } from 'hono';
-import { createMcpHandler } from '@modelcontextprotocol/server';
+import {
+  createMcpHandler,
+  isJsonContentType,
+  isLegacyRequest,
+  WebStandardStreamableHTTPServerTransport,
+  type McpHandlerRequestOptions,
+} from '@modelcontextprotocol/server';
 import type { AppContext } from '../app/kernel.js';
 import { authenticate } from '../app/kernel.js';
 import { WarrantError } from '../core/errors.js';
@@ -53,6 +59,15 @@ function bearerChallenge(error: WarrantError, metadataUrl: string): string {
 
 const mcpPools = new WeakMap<AppContext, McpServerPool>();
 
+/** A JSON text's value, or undefined when it is not JSON (the SDK then answers its parse error). */
+function parseJson(text: string): { value: unknown } | undefined {
+  try {
+    return { value: JSON.parse(text) as unknown };
+  } catch {
+    return undefined;
+  }
+}
+
 /** The MCP server pool serving `ctx`'s HTTP mount (tests and the bench read its counters). */
 export function mcpServerPoolOf(ctx: AppContext): McpServerPool | undefined {
   return mcpPools.get(ctx);
@@ -66,6 +81,23 @@ export function mountMcp(ctx: AppContext, guard: HostGuard) {
     mcpPools.set(ctx, pool);
     const handlerOf = (group: ToolGroup) => createMcpHandler(({ era }) => pool.acquire(group, era), { onerror: (e) => ctx.logger.debug({ err: e }, 'mcp') });
     const handlers: Record<ToolGroup, ReturnType<typeof createMcpHandler>> = { sessions: handlerOf('sessions'), self_session: handlerOf('self_session') };
+    /**
+     * A 2025-era POST, served as the SDK's stateless fallback serves it but answered with one
+     * JSON body (the transport's JSON response mode, which every Streamable HTTP client accepts)
+     * instead of an SSE stream wrapped in a second one: no tool sends anything before its result.
+     */
+    const serveLegacyPost = async (group: ToolGroup, request: Request, options: McpHandlerRequestOptions): Promise<Response> => {
+      const server = pool.acquire(group, 'legacy');
+      const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+      await server.connect(transport);
+      try {
+        return await transport.handleRequest(request, options);
+      } finally {
+        // the instance goes back to the pool once closed (McpServerPool.lease)
+        await transport.close().catch(() => {});
+        await server.close().catch(() => {});
+      }
+    };
     const serve = (group: ToolGroup) => async (c: Context<HttpEnv>) => {
       try {
         await guard.check(c.req.raw);
@@ -74,11 +106,21 @@ export function mountMcp(ctx: AppContext, guard: HostGuard) {
         if (group === 'self_session' && caller.principal.kind !== 'session') {
           throw new WarrantError('forbidden', 'The self_session MCP server serves a session token only; use /mcp with other credentials.');
         }
+        // Read once here (the body limit has run), so the SDK neither reads nor classifies it again.
         // Detached from the client's abort signal: the SDK closes the served instance when the
         // request aborts, and after the exchange the instance is back in the pool serving another
         // request (a disconnect must never close someone else's exchange). Tool calls are short.
-        const request = new Request(c.req.raw, { signal: null, duplex: 'half' } as RequestInit);
-        return await handlers[group].fetch(request, { authInfo: { token: bearer!, clientId: 'warrant', scopes: [], extra: { caller } } });
+        const body = c.req.method === 'POST' ? await c.req.text() : undefined;
+        const options: McpHandlerRequestOptions = { authInfo: { token: bearer!, clientId: 'warrant', scopes: [], extra: { caller } } };
+        const parsed = body !== undefined && isJsonContentType(c.req.header('content-type') ?? null) ? parseJson(body) : undefined;
+        if (parsed !== undefined) {
+          options.parsedBody = parsed.value;
+          // with the body given, the legacy leg reads only the request's headers (and never its signal)
+          if (await isLegacyRequest(c.req.raw, parsed.value)) return await serveLegacyPost(group, c.req.raw, options);
+        }
+        // everything else (modern traffic, other methods, a body that is not JSON) as the SDK serves it
+        const request = new Request(c.req.url, { method: c.req.method, headers: c.req.raw.headers, ...(body !== undefined ? { body } : {}) });
+        return await handlers[group].fetch(request, options);
       } catch (error) {
         const res = errorResponse(c, error, ctx.logger);
         const metadataUrl = `${originOf(c)}${PROTECTED_RESOURCE_PATH}${c.req.path}`;

@@ -76,4 +76,37 @@ describeEachDialect('MCP servers are reused across requests, identity stays per 
       expect(served).toEqual(sdk);
     }
   });
+  it('a 2025-era POST is answered with one JSON body on a pooled instance; other methods, notifications and bad JSON as the SDK answers them', async () => {
+    const h = t();
+    const headers = { ...MCP_HEADERS, authorization: `Bearer ${h.fleetKey}` };
+    const post = (body: string) => h.service.app.request('http://localhost/mcp', { method: 'POST', headers, body });
+    const pool = mcpServerPoolOf(h.ctx)!;
+    await post(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }));
+    const before = { ...pool.stats };
+    const list = await post(JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'tools/list' }));
+    expect(list.status).toBe(200);
+    expect(list.headers.get('content-type')).toMatch(/^application\/json/);
+    const json = JSON.parse(await list.text());
+    expect(json.id).toBe(7);
+    expect(json.result.tools.length).toBeGreaterThan(0);
+    expect(pool.stats.built).toBe(before.built);
+    expect(pool.stats.reused).toBe(before.reused + 1);
+    // a batch of two requests: both answers in one JSON array
+    const batch = await post(
+      JSON.stringify([
+        { jsonrpc: '2.0', id: 1, method: 'ping' },
+        { jsonrpc: '2.0', id: 2, method: 'tools/list' },
+      ]),
+    );
+    expect(batch.status).toBe(200);
+    expect((JSON.parse(await batch.text()) as { id: number }[]).map((r) => r.id).sort()).toEqual([1, 2]);
+    // a notification is accepted with no body
+    expect((await post(JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }))).status).toBe(202);
+    // not JSON: the SDK's parse error, not a 500
+    const bad = await post('{not json');
+    expect(bad.status).toBe(400);
+    expect(JSON.parse(await bad.text()).error.code).toBe(-32700);
+    // a stateless server has no session stream to open
+    expect((await h.service.app.request('http://localhost/mcp', { method: 'GET', headers })).status).toBe(405);
+  });
 });
