@@ -370,10 +370,8 @@ export async function seniorsOf(
   const byKey: RawBuilder<unknown>[] = [];
   if (parentIds.size > 0) byKey.push(sql`p.id in ${idList(d, [...parentIds])}`);
   if (legacyUids.size > 0) byKey.push(sql`p.uid in ${textList(d, [...legacyUids])}`);
-  const parents = byKey.map(
-    (where) => sql`select ${projection(d, 'p', withHasUncles)}, 'spawn' as edge_kind, p.id as edge_via, null as edge_basis, null as edge_source, null as edge_created_at
-      from sessions p where ${where}`,
-  );
+  const spawnColumns = sql`${projection(d, 'p', withHasUncles)}, 'spawn' as edge_kind, p.id as edge_via, null as edge_basis, null as edge_source, null as edge_created_at`;
+  const parents = byKey.map((where) => sql`select ${spawnColumns} from sessions p where ${where}`);
   const uncles = sql`select ${projection(d, 'p', withHasUncles)}, 'uncle' as edge_kind, u.session_id as edge_via, u.basis as edge_basis, u.source as edge_source, u.created_at as edge_created_at
     from session_uncles u inner join sessions p on p.id = u.uncle_session_id where u.session_id in ${idList(d, juniorIds)}`;
   const query = sql.join([...parents, uncles], sql` union all `);
