@@ -310,7 +310,6 @@ export const lineageBench: BenchModule = {
         await inWriteTx(
           env.ctx,
           async (w) => {
-            const edge = w.tx.deleteFrom('session_uncles').where('session_id', '=', edgeJunior).where('uncle_session_id', '=', edgeSenior);
             if (i % 2 === 0)
               await w.tx
                 .insertInto('session_uncles')
@@ -323,7 +322,7 @@ export const lineageBench: BenchModule = {
                   created_at: w.now,
                 })
                 .execute();
-            else await edge.execute();
+            else await w.tx.deleteFrom('session_uncles').where('session_id', '=', edgeJunior).where('uncle_session_id', '=', edgeSenior).execute();
             announceLineageChange(w, { kind: i % 2 === 0 ? 'uncle_linked' : 'uncle_removed', sessionIds: [edgeSenior, edgeJunior] });
           },
           { graph: true },

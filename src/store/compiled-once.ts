@@ -1,4 +1,4 @@
-import { CompiledQuery, type Compilable, type RawBuilder } from 'kysely';
+import { CompiledQuery, sql, type Compilable, type RawBuilder } from 'kysely';
 import { storeDialectOf, type Executor, type StoreDialect } from './dialect/dialect.js';
 
 /** What a compiled-once query binds per run: plain values only (a list travels as one value, see valueList). */
@@ -75,4 +75,12 @@ export function compiledOnce<P extends Record<string, Bound>, R>(
     const result = await db.executeQuery<R>(CompiledQuery.raw(template.sql, bound));
     return result.rows;
   };
+}
+
+/**
+ * `column in ids` as one bound list (the dialect's valueList): the filter a compiled-once read
+ * of "these sessions" uses, so one statement text serves any number of ids.
+ */
+export function inIdList(d: StoreDialect, column: string, ids: readonly number[]): RawBuilder<boolean> {
+  return sql<boolean>`${sql.ref(column)} in ${d.valueList(ids, 'bigint')}`;
 }

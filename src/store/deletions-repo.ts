@@ -2,7 +2,7 @@ import { sql } from 'kysely';
 import type { ActBasis } from '../core/basis.js';
 import type { Executor } from './dialect/dialect.js';
 import { ownerVisible } from './owner-visibility.js';
-import { compiledOnce } from './compiled-once.js';
+import { compiledOnce, inIdList } from './compiled-once.js';
 
 export interface AffectedItem {
   kind: string;
@@ -115,7 +115,7 @@ const deletionsNamingRows = compiledOnce((db, p: { sessionIds: readonly number[]
     .selectFrom('deletion_links as l')
     .innerJoin('session_deletions as d', 'd.id', 'l.deletion_id')
     .select(['l.session_id as named', 'd.session_id', 'd.human_message_count'])
-    .where(sql<boolean>`l.session_id in ${dialect.valueList(p.sessionIds, 'bigint')}`)
+    .where(inIdList(dialect, 'l.session_id', p.sessionIds))
     .orderBy('d.session_id'),
 );
 

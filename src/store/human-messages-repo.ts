@@ -1,8 +1,7 @@
 import type { Executor } from './dialect/dialect.js';
 import type { CaptureChannel, ChannelChange } from '../core/coverage.js';
 import type { WitnessIsolation } from '../core/terminal-witness.js';
-import { sql } from 'kysely';
-import { compiledOnce } from './compiled-once.js';
+import { compiledOnce, inIdList } from './compiled-once.js';
 
 export interface HumanMessageRecord {
   id: number;
@@ -109,7 +108,7 @@ const humanMessagesPage = compiledOnce((db, p: { sessionIds: readonly number[]; 
     .selectFrom('human_messages as m')
     .leftJoin('human_message_withdrawals as w', 'w.human_message_id', 'm.id')
     .select([...COLUMNS, 'w.created_at as withdrawn_at'])
-    .where(sql<boolean>`m.session_id in ${d.valueList(p.sessionIds, 'bigint')}`)
+    .where(inIdList(d, 'm.session_id', p.sessionIds))
     .where('m.id', '<', p.beforeId)
     .orderBy('m.id', 'desc')
     .limit(p.limit),
@@ -136,7 +135,7 @@ const humanMessageCountRows = compiledOnce((db, p: { sessionIds: readonly number
     .selectFrom('human_messages as m')
     .leftJoin('human_message_withdrawals as w', 'w.human_message_id', 'm.id')
     .select((eb) => ['m.session_id', eb.fn.countAll<number>().as('all'), eb.fn.count<number>('w.id').as('withdrawn')])
-    .where(sql<boolean>`m.session_id in ${d.valueList(p.sessionIds, 'bigint')}`)
+    .where(inIdList(d, 'm.session_id', p.sessionIds))
     .groupBy('m.session_id'),
 );
 

@@ -1,5 +1,4 @@
-import { sql } from 'kysely';
-import { compiledOnce } from './compiled-once.js';
+import { compiledOnce, inIdList } from './compiled-once.js';
 import type { Executor } from './dialect/dialect.js';
 
 /** What a runner said about itself when it attached (docs/design/terminal-channel.md). */
@@ -19,7 +18,7 @@ const terminalRunnerRows = compiledOnce((db, p: { sessionIds: readonly number[] 
   db
     .selectFrom('session_runners')
     .select(['session_id', 'activation', 'attached_at'])
-    .where(sql<boolean>`session_id in ${d.valueList(p.sessionIds, 'bigint')}`)
+    .where(inIdList(d, 'session_id', p.sessionIds))
     .where('tty', '=', 1)
     .orderBy('session_id')
     .orderBy('activation'),

@@ -7,7 +7,7 @@ import { LEGACY_PARENT_KEY, legacyKeyNames, legacyParentKeySpellings, parseLegac
 import { prefixUpperBound, type ParsedSessionRef } from '../core/session-ref.js';
 import type { Executor, StoreDialect } from './dialect/dialect.js';
 import { ownerVisible } from './owner-visibility.js';
-import { compiledOnce } from './compiled-once.js';
+import { compiledOnce, inIdList } from './compiled-once.js';
 
 /** How a runtime child came to be: a built-in subagent, or an agent started inside the runtime. */
 export type RuntimeOrigin = 'subagent' | 'nested-agent';
@@ -120,7 +120,7 @@ function selectCore(db: Executor, d: StoreDialect) {
 
 // the hottest reads: built and compiled once per store (compiled-once.ts)
 const sessionRowById = compiledOnce((db, p: { id: number }, d) => selectCore(db, d).where('id', '=', p.id));
-const sessionRowsByIds = compiledOnce((db, p: { ids: readonly number[] }, d) => selectCore(db, d).where(sql<boolean>`id in ${d.valueList(p.ids, 'bigint')}`));
+const sessionRowsByIds = compiledOnce((db, p: { ids: readonly number[] }, d) => selectCore(db, d).where(inIdList(d, 'id', p.ids)));
 
 export async function findSessionById(db: Executor, _d: StoreDialect, id: number): Promise<SessionRecord | null> {
   const [row] = await sessionRowById(db, { id });
@@ -282,7 +282,7 @@ const customMetadataOf = compiledOnce((db, p: { ids: readonly number[] }, d) =>
   db
     .selectFrom('sessions')
     .select(['id', 'custom_metadata'])
-    .where(sql<boolean>`id in ${d.valueList(p.ids, 'bigint')}`),
+    .where(inIdList(d, 'id', p.ids)),
 );
 
 export async function loadCustomMetadata(db: Executor, ids: readonly number[]): Promise<Map<number, Record<string, unknown>>> {
