@@ -9,6 +9,7 @@ import { patchSession } from '../src/app/sessions/patch-session.js';
 import { recordUncleEdge, type UncleEdgeRequest } from '../src/app/lineage/uncle-edges.js';
 import { announceLineageChange } from '../src/app/lineage/lineage-changes.js';
 import { inWriteTx } from '../src/app/write-scope.js';
+import { deleteUncleEdge, insertUncleEdge } from '../src/store/uncles-repo.js';
 import { walkHierarchy } from '../src/core/hierarchy-walk.js';
 import { searchUpward } from '../src/core/upward-search.js';
 import { DEFAULT_BOUNDS, MAX_NODES } from '../src/core/hierarchy-types.js';
@@ -302,7 +303,7 @@ export const lineageBench: BenchModule = {
     const viewsReused = (env.ctx.hierarchies.stats.viewsReused - before.viewsReused) / batches;
     // an edge change (an uncle edge inside the viewed lineage, written and removed in turn): every view is walked again
     const [edgeSenior, edgeJunior] = [viewed.nodes[1]!.id, viewed.nodes[viewed.nodes.length - 1]!.id].sort((a, b) => a - b) as [number, number];
-    await db.deleteFrom('session_uncles').where('session_id', '=', edgeJunior).where('uncle_session_id', '=', edgeSenior).execute();
+    await deleteUncleEdge(db, edgeJunior, edgeSenior);
     const edgeBefore = { ...env.ctx.hierarchies.stats };
     const edgeRefresh = await timeIt(
       refreshN,
@@ -311,18 +312,15 @@ export const lineageBench: BenchModule = {
           env.ctx,
           async (w) => {
             if (i % 2 === 0)
-              await w.tx
-                .insertInto('session_uncles')
-                .values({
-                  session_id: edgeJunior,
-                  uncle_session_id: edgeSenior,
-                  source: 'rest.follow_up',
-                  basis: 'declared',
-                  recorded_by_actor_id: null,
-                  created_at: w.now,
-                })
-                .execute();
-            else await w.tx.deleteFrom('session_uncles').where('session_id', '=', edgeJunior).where('uncle_session_id', '=', edgeSenior).execute();
+              await insertUncleEdge(w.tx, {
+                sessionId: edgeJunior,
+                uncleSessionId: edgeSenior,
+                source: 'rest.follow_up',
+                basis: 'declared',
+                recordedByActorId: null,
+                createdAt: w.now,
+              });
+            else await deleteUncleEdge(w.tx, edgeJunior, edgeSenior);
             announceLineageChange(w, { kind: i % 2 === 0 ? 'uncle_linked' : 'uncle_removed', sessionIds: [edgeSenior, edgeJunior] });
           },
           { graph: true },
@@ -331,7 +329,7 @@ export const lineageBench: BenchModule = {
       },
       2,
     );
-    await db.deleteFrom('session_uncles').where('session_id', '=', edgeJunior).where('uncle_session_id', '=', edgeSenior).execute();
+    await deleteUncleEdge(db, edgeJunior, edgeSenior);
     const edgeBatches = env.ctx.hierarchies.stats.batches - edgeBefore.batches;
     const edgeWalkQueries = (env.ctx.hierarchies.stats.walkQueries - edgeBefore.walkQueries) / edgeBatches;
     const edgeViews = (env.ctx.hierarchies.stats.viewsRecomputed - edgeBefore.viewsRecomputed) / edgeBatches;
