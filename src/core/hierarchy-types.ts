@@ -120,6 +120,10 @@ export interface WalkOutcome<R> {
   nodes: PlacedNode<R>[];
   /** every session id the walk read (rows and edge ends): a change elsewhere cannot alter this result */
   footprint: Set<number>;
+  /** the sessions the upward walk reached (the current one included) */
+  upward: ReadonlySet<number>;
+  /** true when the upward walk reached every visible senior of every session in `upward` (the depth bound cut none off) */
+  upwardComplete: boolean;
 }
 
 /** The display fields a node carries beyond the walk's own (the rest of the projection). */

@@ -41,6 +41,8 @@ export function* walkHierarchy<R extends LineageRowRef>(
   const dist = new Map<number, number>([[current.id, 0]]);
   const seniorEdges = new Map<number, WalkEdge[]>();
   let level: R[] = [current];
+  /** false once the depth bound left out a senior of an upward node */
+  let upwardComplete = true;
   for (let k = 0; level.length > 0 && k <= bounds.maxDepth; k++) {
     for (const j of level) seniorEdges.set(j.id, []);
     // a row that names no parent and is known to have no uncle has no senior: no read for it
@@ -53,11 +55,12 @@ export function* walkHierarchy<R extends LineageRowRef>(
       if (!list || !visible(senior.ownerUserId)) continue;
       if (list.some((e) => e.seniorId === edge.seniorId && e.kind === edge.kind)) continue;
       list.push(edge);
-      if (k < bounds.maxDepth && !dist.has(senior.id)) {
+      if (dist.has(senior.id)) continue;
+      if (k < bounds.maxDepth) {
         dist.set(senior.id, k + 1);
         rows.set(senior.id, senior);
         next.push(senior);
-      }
+      } else upwardComplete = false;
     }
     level = next.sort(byId);
   }
@@ -188,7 +191,7 @@ export function* walkHierarchy<R extends LineageRowRef>(
     downEdges,
     uncleEdges,
   };
-  return { ...layoutHierarchy(discovery), truncated, footprint };
+  return { ...layoutHierarchy(discovery), truncated, footprint, upward, upwardComplete };
 }
 
 /**

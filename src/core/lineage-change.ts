@@ -17,6 +17,7 @@ export function lineageChangeOf(
   type: string,
   payload: Record<string, unknown>,
 ): {
+  /** junior end first (a created or updated session before its parents, the junior of an edge first): the broadcast refresh walks from it */
   changed: number[];
   deleted: number[];
   /**

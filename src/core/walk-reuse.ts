@@ -35,3 +35,16 @@ export function outcomeWithNewRows<R extends LineageRowRef>(
   }
   return { ...outcome, nodes: outcome.nodes.map((n) => (replaced.has(n.row.id) ? { ...n, row: replaced.get(n.row.id)! } : n)) };
 }
+
+/**
+ * Whether a walk from `id`, with the same owner filter and bounds, could show only sessions
+ * `outcome` already shows — so a union of walks (the broadcast form of a live refresh) needs
+ * no walk from `id` once it holds `outcome`. True when `outcome` left nothing out and `id` is
+ * one of its upward sessions: then every senior of `id`, and theirs, is upward in `outcome`
+ * too, and every junior of a shown session is shown, so the walk from `id` (which climbs from
+ * `id` and then descends) cannot leave the set. test/core/walk-reuse.test.ts checks it
+ * against real walks on random graphs.
+ */
+export function walkFromStaysWithin<R extends LineageRowRef>(outcome: WalkOutcome<R>, id: number): boolean {
+  return !outcome.truncated && outcome.upwardComplete && outcome.upward.has(id);
+}

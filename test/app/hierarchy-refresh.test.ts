@@ -2,7 +2,8 @@ import { expect, it } from 'vitest';
 import { systemCaller } from '../../src/app/caller.js';
 import { hierarchyOf } from '../../src/app/lineage/hierarchy.js';
 import { inWriteTx } from '../../src/app/write-scope.js';
-import type { HierarchyUpdate } from '../../src/app/lineage/hierarchy-hub.js';
+import type { HierarchyChange, HierarchyUpdate } from '../../src/app/lineage/hierarchy-hub.js';
+import { walkCounts } from '../../src/app/lineage/hierarchy-refresh.js';
 import type { Hierarchy } from '../../src/core/hierarchy-types.js';
 import { describeEachDialect, uniqueKey } from '../helpers/harness.js';
 import { removeUncleEdgeRow, spawn, writeUncleEdge } from '../helpers/lineage.js';
@@ -277,6 +278,74 @@ describeEachDialect(
 );
 
 describeEachDialect('live refresh follows the real graph writers', (t) => {
+  it('the broadcast form names every session of the walks from each changed session, and walks the junior end of an edge only when it covers the senior', async () => {
+    const h = t();
+    const { token } = await h.human(uniqueKey('broadcast'), { admin: true });
+    const a = await h.create(h.fleetKey, { title: 'acting router', attach: true });
+    const aChild = await spawn(h, a.session.id, { title: 'acting child' });
+    const b = (await h.create(h.fleetKey, { title: 'interrupted worker', attach: true })).session;
+    const bChild = await spawn(h, b.id, { title: 'interrupted child' });
+    await h.ctx.hierarchies.settle();
+    const changes: HierarchyChange[] = [];
+    const announced: unknown[] = [];
+    const offChanges = h.ctx.hierarchies.onChange((c) => changes.push(c));
+    const offLive = h.ctx.live.subscribe((e) => {
+      if (e.type === 'lineage_changed') announced.push(e.payload.session_ids);
+    });
+    /** what the broadcast must name: every node of a fresh walk from each end */
+    const union = async (...ids: number[]) => {
+      const out = new Set<number>();
+      for (const id of ids) for (const n of (await hierarchyOf(h.ctx, admin, id)).nodes) out.add(n.id);
+      return [...out].sort((x, y) => x - y);
+    };
+    const after = async (change: () => Promise<unknown>): Promise<{ ids: number[]; walks: number; batches: number }> => {
+      const before = { walks: walkCounts.total, batches: h.ctx.hierarchies.stats.batches };
+      changes.length = 0;
+      announced.length = 0;
+      await change();
+      await h.ctx.hierarchies.settle();
+      expect(changes.length).toBeGreaterThan(0);
+      const ids = [...new Set(changes.flatMap((c) => c.sessionIds))].sort((x, y) => x - y);
+      return { ids, walks: walkCounts.total - before.walks, batches: h.ctx.hierarchies.stats.batches - before.batches };
+    };
+    try {
+      // the real writers: an uncle edge a → b written by a follow-up, then removed; each
+      // announces the junior end first, and the broadcast names both ends' hierarchies
+      const linked = await after(() => h.request('POST', `/api/v1/sessions/${b.id}/follow_up`, { token: a.session_token, body: { content: 'look here' } }));
+      expect(announced).toEqual([[b.id, a.session.id]]);
+      expect(linked.ids).toEqual(await union(b.id, a.session.id));
+      expect(linked.ids).toEqual(expect.arrayContaining([a.session.id, aChild, b.id, bChild]));
+      const removed = await after(() => h.request('DELETE', `/api/v1/sessions/${b.id}/uncle_links/${a.session.id}`, { token }));
+      expect(announced).toEqual([[b.id, a.session.id]]);
+      expect(removed.ids).toEqual(await union(b.id, a.session.id));
+      // a parent correction: the child, its old parent and its new one
+      const late = (await h.create(h.fleetKey, { title: 'late child' })).session;
+      await h.ctx.hierarchies.settle();
+      const corrected = await after(() => h.request('PATCH', `/api/v1/sessions/${late.id}`, { token, body: { parent_session_id: aChild } }));
+      expect(corrected.ids).toEqual(await union(late.id, aChild));
+      const moved = await after(() => h.request('PATCH', `/api/v1/sessions/${late.id}`, { token, body: { parent_session_id: bChild } }));
+      expect(announced).toEqual([[late.id, aChild, bChild]]);
+      expect(moved.ids).toEqual(await union(late.id, aChild, bChild));
+
+      // the walks, one edge event each: b's walk climbs to a, so it covers a's walk
+      const edge = await after(() => writeUncleEdge(h, a.session.id, b.id));
+      expect(edge.ids).toEqual(await union(b.id, a.session.id));
+      expect(edge).toMatchObject({ walks: 1, batches: 1 });
+      // apart again, neither end's walk holds the other: both are walked
+      const apart = await after(() => removeUncleEdgeRow(h, a.session.id, b.id));
+      expect(apart.ids).toEqual(await union(b.id, a.session.id));
+      expect(apart).toMatchObject({ walks: 2, batches: 1 });
+      // a spawn: the child's walk covers its parent's
+      let child = 0;
+      const spawned = await after(async () => (child = await spawn(h, bChild, { title: 'grandchild' })));
+      expect(spawned.ids).toEqual(await union(child, bChild));
+      expect(spawned.walks).toBe(spawned.batches);
+    } finally {
+      offChanges();
+      offLive();
+    }
+  });
+
   it('a follow-up that writes an uncle edge, its removal and a parent correction each refresh the open views', async () => {
     const h = t();
     const { token } = await h.human(uniqueKey('refresh'), { admin: true });

@@ -189,7 +189,8 @@ export async function writeUncleEdge(h: Harness, senior: number, junior: number,
         type: LINEAGE_CHANGED,
         sessionId: junior,
         ownerUserId: row.owner_user_id === null ? null : Number(row.owner_user_id),
-        payload: { session_ids: [senior, junior] },
+        // junior end first, as the real writer announces it (lineage-changes.ts)
+        payload: { session_ids: [junior, senior], change: 'uncle_linked' },
       });
     },
     { graph: true },
@@ -202,7 +203,7 @@ export async function removeUncleEdgeRow(h: Harness, senior: number, junior: num
     h.ctx,
     async (w) => {
       await w.tx.deleteFrom('session_uncles').where('session_id', '=', junior).where('uncle_session_id', '=', senior).execute();
-      w.live({ type: LINEAGE_CHANGED, sessionId: junior, ownerUserId: null, payload: { session_ids: [senior, junior] } });
+      w.live({ type: LINEAGE_CHANGED, sessionId: junior, ownerUserId: null, payload: { session_ids: [junior, senior], change: 'uncle_removed' } });
     },
     { graph: true },
   );

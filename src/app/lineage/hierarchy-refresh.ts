@@ -1,7 +1,7 @@
 import { walkHierarchy } from '../../core/hierarchy-walk.js';
 import { LINEAGE_CHANGED, lineageChangeOf } from '../../core/lineage-change.js';
 import { DEFAULT_BOUNDS, sameHierarchy, type Hierarchy, type OwnerFilter, type WalkOutcome } from '../../core/hierarchy-types.js';
-import { outcomeWithNewRows } from '../../core/walk-reuse.js';
+import { outcomeWithNewRows, walkFromStaysWithin } from '../../core/walk-reuse.js';
 import { loadHierarchyRows, type HierarchyRow } from '../../store/lineage-repo.js';
 import type { LiveEventRecord } from '../../store/live-repo.js';
 import type { Caller } from '../caller.js';
@@ -47,8 +47,11 @@ export class HierarchyRefresher implements HierarchyHub {
   constructor(private readonly ctx: AppContext) {}
 
   private static nothingPending() {
-    /** `rowsOnly`: every event of the batch changed rows only, no edge (lineageChangeOf) */
-    return { changed: new Set<number>(), deleted: new Map<number, number | null>(), rowsOnly: true };
+    /**
+     * `rowsOnly`: every event of the batch changed rows only, no edge (lineageChangeOf);
+     * `leads`: each event's first changed session, its junior end
+     */
+    return { changed: new Set<number>(), deleted: new Map<number, number | null>(), rowsOnly: true, leads: new Set<number>() };
   }
 
   start(): void {
@@ -96,6 +99,7 @@ export class HierarchyRefresher implements HierarchyHub {
     const { changed, deleted, rowsOnly } = lineageChangeOf(event.type, event.payload);
     if (changed.length === 0 && deleted.length === 0) return;
     if (!rowsOnly) this.pending.rowsOnly = false;
+    if (changed.length > 0) this.pending.leads.add(changed[0]!);
     for (const id of changed) this.pending.changed.add(id);
     for (const id of deleted) this.pending.deleted.set(id, event.ownerUserId);
     this.schedule();
@@ -125,7 +129,7 @@ export class HierarchyRefresher implements HierarchyHub {
    */
   private async refresh(): Promise<void> {
     await new Promise<void>((resolve) => setImmediate(resolve));
-    const { changed, deleted, rowsOnly } = this.pending;
+    const { changed, deleted, rowsOnly, leads } = this.pending;
     this.pending = HierarchyRefresher.nothingPending();
     if (changed.size === 0 && deleted.size === 0) return;
     this.stats.batches++;
@@ -167,24 +171,52 @@ export class HierarchyRefresher implements HierarchyHub {
       const key = keyOf(v.viewerId, v.owners);
       if (rows.has(v.viewerId) && !reused.has(key)) walks.set(key, { id: v.viewerId, owners: v.owners });
     }
+    // the broadcast form: the union of the walks from every changed session. Each event's lead
+    // (its junior end) walks with the views; another changed session walks after them, unless a
+    // walk already in the union covers its walk (walkFromStaysWithin) — a spawn's parent, the
+    // senior end of an uncle edge — so one edge change costs one broadcast walk, not two
     const broadcastKeys = new Set<string>();
+    const afterLeads: number[] = [];
     for (const id of broadcastIds) {
       if (!rows.has(id)) continue;
       const key = keyOf(id, 'all');
+      if (!leads.has(id) && !reused.has(key)) {
+        afterLeads.push(id);
+        continue;
+      }
       if (!reused.has(key)) walks.set(key, { id, owners: 'all' });
       broadcastKeys.add(key);
     }
-    const walkedKeys = [...walks.keys()];
-    const walked = await runWalks(
-      walkedKeys.map((k) => walkHierarchy(rows.get(walks.get(k)!.id)!, walks.get(k)!.owners, DEFAULT_BOUNDS)),
-      (requests) => loader.fulfill(requests),
-    );
-    const keys = [...walkedKeys, ...reused.keys()];
-    const outcomes = [...walked, ...reused.values()];
+    const outcomeOf = new Map(reused);
+    let walkedCount = 0;
+    const walkAll = async (round: Map<string, { id: number; owners: OwnerFilter }>): Promise<void> => {
+      const roundKeys = [...round.keys()];
+      const walked = await runWalks(
+        roundKeys.map((k) => walkHierarchy(rows.get(round.get(k)!.id)!, round.get(k)!.owners, DEFAULT_BOUNDS)),
+        (requests) => loader.fulfill(requests),
+      );
+      roundKeys.forEach((k, i) => outcomeOf.set(k, walked[i]!));
+      walkedCount += walked.length;
+    };
+    await walkAll(walks);
+    const secondRound = new Map<string, { id: number; owners: OwnerFilter }>();
+    for (const id of afterLeads) {
+      const key = keyOf(id, 'all');
+      const covered = [...broadcastKeys].some((k) => {
+        const held = outcomeOf.get(k);
+        return held !== undefined && walkFromStaysWithin(held, id);
+      });
+      if (!outcomeOf.has(key) && covered) continue;
+      if (!outcomeOf.has(key)) secondRound.set(key, { id, owners: 'all' });
+      broadcastKeys.add(key);
+    }
+    await walkAll(secondRound);
+    const keys = [...outcomeOf.keys()];
+    const outcomes = [...outcomeOf.values()];
     const hierarchies = await hierarchiesFromOutcomes(db, outcomes, DEFAULT_BOUNDS);
     this.stats.walkQueries += loader.stats.queries;
     this.stats.rowsRead += loader.stats.rows;
-    this.stats.viewsRecomputed += walked.length;
+    this.stats.viewsRecomputed += walkedCount;
     this.stats.viewsReused += reused.size;
     const byKey = new Map(keys.map((k, i) => [k, { hierarchy: hierarchies[i]!, outcome: outcomes[i]! }]));
 

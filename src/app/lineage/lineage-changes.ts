@@ -9,7 +9,11 @@ import { LINEAGE_CHANGED } from '../../core/lineage-change.js';
  */
 interface LineageChange {
   kind: 'uncle_linked' | 'uncle_inverted' | 'uncle_removed' | 'parent_changed';
-  /** every session whose senior or junior set changed */
+  /**
+   * every session whose senior or junior set changed, the junior end first (the child of a
+   * correction, the junior of an uncle edge): the broadcast refresh walks from the first and
+   * skips the others its walk already covers (lineageChangeOf)
+   */
   sessionIds: number[];
 }
 

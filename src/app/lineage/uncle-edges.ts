@@ -137,11 +137,11 @@ export async function recordUncleEdge(ctx: AppContext, request: UncleEdgeRequest
           await insertUncleEdge(w.tx, written);
           const details = edgeDetails(written);
           await onBothTimelines(w, b, a, 'uncle_linked', details, request.attribution);
-          announceLineageChange(w, { kind: 'uncle_linked', sessionIds: [a, b] });
+          announceLineageChange(w, { kind: 'uncle_linked', sessionIds: [b, a] });
         } else if (decided.effect === 'keep') {
           const details = { ...edgeDetails(written), replaced: replaced ? edgeDetails(replaced) : null };
           await onBothTimelines(w, b, a, 'uncle_inverted', details, request.attribution);
-          announceLineageChange(w, { kind: 'uncle_inverted', sessionIds: [a, b] });
+          announceLineageChange(w, { kind: 'uncle_inverted', sessionIds: [b, a] });
         }
         return decided;
       },
