@@ -4,6 +4,7 @@ import {
   createMcpHandler,
   isJsonContentType,
   isLegacyRequest,
+  SUPPORTED_PROTOCOL_VERSIONS,
   WebStandardStreamableHTTPServerTransport,
   type McpHandlerRequestOptions,
 } from '@modelcontextprotocol/server';
@@ -68,6 +69,26 @@ function parseJson(text: string): { value: unknown } | undefined {
   }
 }
 
+/**
+ * A lone 2025-era `tools/list` request answered from the group's listing, serialised once: the
+ * JSON the SDK's exchange would send (test/mcp/server-reuse.test.ts compares the two byte for
+ * byte), without an exchange for a list that never changes while the process runs. Null for
+ * anything the SDK treats otherwise — a batch, params (a cursor), an id it would not accept, an
+ * Accept header it would refuse, a protocol version it does not support — which it then serves.
+ */
+function cachedToolList(request: Request, message: unknown, listJson: () => string): Response | null {
+  if (typeof message !== 'object' || message === null || Array.isArray(message)) return null;
+  const m = message as Record<string, unknown>;
+  if (m.jsonrpc !== '2.0' || m.method !== 'tools/list' || Object.keys(m).some((k) => k !== 'jsonrpc' && k !== 'method' && k !== 'id' && k !== 'params')) return null;
+  if (m.params !== undefined && (typeof m.params !== 'object' || m.params === null || Array.isArray(m.params) || Object.keys(m.params).length > 0)) return null;
+  if (!(typeof m.id === 'string' || Number.isSafeInteger(m.id))) return null;
+  const accept = request.headers.get('accept');
+  if (!accept?.includes('application/json') || !accept.includes('text/event-stream')) return null;
+  const version = request.headers.get('mcp-protocol-version');
+  if (version !== null && !SUPPORTED_PROTOCOL_VERSIONS.includes(version)) return null;
+  return new Response(`{"result":${listJson()},"jsonrpc":"2.0","id":${JSON.stringify(m.id)}}`, { status: 200, headers: { 'content-type': 'application/json' } });
+}
+
 /** The MCP server pool serving `ctx`'s HTTP mount (tests and the bench read its counters). */
 export function mcpServerPoolOf(ctx: AppContext): McpServerPool | undefined {
   return mcpPools.get(ctx);
@@ -116,7 +137,9 @@ export function mountMcp(ctx: AppContext, guard: HostGuard) {
         if (parsed !== undefined) {
           options.parsedBody = parsed.value;
           // with the body given, the legacy leg reads only the request's headers (and never its signal)
-          if (await isLegacyRequest(c.req.raw, parsed.value)) return await serveLegacyPost(group, c.req.raw, options);
+          if (await isLegacyRequest(c.req.raw, parsed.value)) {
+            return cachedToolList(c.req.raw, parsed.value, () => pool.toolListJson(group)) ?? (await serveLegacyPost(group, c.req.raw, options));
+          }
         }
         // everything else (modern traffic, other methods, a body that is not JSON) as the SDK serves it
         const request = new Request(c.req.url, { method: c.req.method, headers: c.req.raw.headers, ...(body !== undefined ? { body } : {}) });

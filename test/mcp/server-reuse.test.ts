@@ -81,14 +81,12 @@ describeEachDialect('MCP servers are reused across requests, identity stays per 
     const headers = { ...MCP_HEADERS, authorization: `Bearer ${h.fleetKey}` };
     const post = (body: string) => h.service.app.request('http://localhost/mcp', { method: 'POST', headers, body });
     const pool = mcpServerPoolOf(h.ctx)!;
-    await post(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }));
+    await post(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping' }));
     const before = { ...pool.stats };
-    const list = await post(JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'tools/list' }));
-    expect(list.status).toBe(200);
-    expect(list.headers.get('content-type')).toMatch(/^application\/json/);
-    const json = JSON.parse(await list.text());
-    expect(json.id).toBe(7);
-    expect(json.result.tools.length).toBeGreaterThan(0);
+    const pong = await post(JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'ping' }));
+    expect(pong.status).toBe(200);
+    expect(pong.headers.get('content-type')).toMatch(/^application\/json/);
+    expect(JSON.parse(await pong.text())).toEqual({ jsonrpc: '2.0', id: 7, result: {} });
     expect(pool.stats.built).toBe(before.built);
     expect(pool.stats.reused).toBe(before.reused + 1);
     // a batch of two requests: both answers in one JSON array
@@ -108,5 +106,43 @@ describeEachDialect('MCP servers are reused across requests, identity stays per 
     expect(JSON.parse(await bad.text()).error.code).toBe(-32700);
     // a stateless server has no session stream to open
     expect((await h.service.app.request('http://localhost/mcp', { method: 'GET', headers })).status).toBe(405);
+  });
+
+  it('a lone tools/list is answered from the listing serialised once, byte for byte what the SDK exchange sends; anything else reaches the SDK', async () => {
+    const h = t();
+    const headers = { ...MCP_HEADERS, authorization: `Bearer ${h.fleetKey}` };
+    const post = (body: unknown, extra: Record<string, string> = {}) =>
+      h.service.app.request('http://localhost/mcp', { method: 'POST', headers: { ...headers, ...extra }, body: JSON.stringify(body) });
+    const pool = mcpServerPoolOf(h.ctx)!;
+    await post({ jsonrpc: '2.0', id: 1, method: 'ping' });
+    for (const id of [7, 'req-7', 0]) {
+      const before = { ...pool.stats };
+      const cached = await post({ jsonrpc: '2.0', id, method: 'tools/list' });
+      expect(cached.status).toBe(200);
+      expect(cached.headers.get('content-type')).toBe('application/json');
+      const text = await cached.text();
+      // no SDK exchange served it
+      expect(pool.stats).toEqual(before);
+      // the same request in a batch of one goes through the SDK's exchange: the same message, the same bytes
+      const viaSdk = await post([{ jsonrpc: '2.0', id, method: 'tools/list' }]);
+      expect(viaSdk.status).toBe(200);
+      expect(pool.stats.reused).toBe(before.reused + 1);
+      // (the SDK answers a batch of one with the lone message, not an array)
+      expect(text).toBe(await viaSdk.text());
+      expect(JSON.parse(text).result.tools.length).toBeGreaterThan(0);
+    }
+    // params (a cursor): the SDK answers
+    const before = { ...pool.stats };
+    const paged = await post({ jsonrpc: '2.0', id: 2, method: 'tools/list', params: { cursor: 'x' } });
+    expect(paged.status).toBe(200);
+    expect(pool.stats.reused).toBe(before.reused + 1);
+    // what the SDK refuses is still refused as it refuses it
+    const unsupported = await post({ jsonrpc: '2.0', id: 3, method: 'tools/list' }, { 'mcp-protocol-version': '1999-01-01' });
+    expect(unsupported.status).toBe(400);
+    expect(await unsupported.text()).toMatch(/Unsupported protocol version/);
+    const unacceptable = await post({ jsonrpc: '2.0', id: 4, method: 'tools/list' }, { accept: 'application/json' });
+    expect(unacceptable.status).toBe(406);
+    const badId = await post({ jsonrpc: '2.0', id: 1.5, method: 'tools/list' });
+    expect(badId.status).toBe(400);
   });
 });
