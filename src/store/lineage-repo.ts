@@ -99,7 +99,8 @@ function projection(d: StoreDialect, alias: string, withHasUncles = true): RawBu
     const cols = HIERARCHY_COLUMNS.map((c) => `${alias}.${c} as ${c}`).join(', ');
     p = sql.raw(
       `${cols}, case when ${alias}.parent_basis = 'legacy' then ${d.jsonTextFieldSql(`${alias}.custom_metadata`, LEGACY_PARENT_KEY)} end as legacy_parent_key` +
-        (withHasUncles ? `, exists (select 1 from session_uncles hu where hu.session_id = ${alias}.id) as has_uncles` : ''),
+        // a scalar probe, not exists(): a generic plan may run an exists() as one hashed scan of the whole uncle table
+        (withHasUncles ? `, ((select 1 from session_uncles hu where hu.session_id = ${alias}.id limit 1) is not null) as has_uncles` : ''),
     );
     perDialect.set(key, p);
   }
@@ -245,7 +246,7 @@ function juniorsOfPickedSql(d: StoreDialect, picked: RawBuilder<unknown>): RawBu
       from sessions c where c.id in ${picked}
     union all
     select u.session_id as id, ${NULL_PROJECTION}, 'uncle' as edge_kind, u.uncle_session_id as edge_via, u.basis as edge_basis, u.source as edge_source, u.created_at as edge_created_at, p.owner_user_id as edge_owner
-      from session_uncles u inner join sessions p on p.id = u.uncle_session_id where u.session_id in ${picked}`;
+      from session_uncles u inner join sessions p on p.id = u.uncle_session_id where u.session_id ${d.inRowsOf(picked)}`;
 }
 
 /** Every uncle edge the rows of juniorsOfPickedSql carry, with the uncle's owner. */

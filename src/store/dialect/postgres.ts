@@ -83,6 +83,7 @@ export function openPostgres(options: PostgresOptions): StoreDialect {
     // the same text as the expression index, so the planner can use it
     jsonTextField: (column, key) => sql.raw<string | null>(jsonTextFieldSql(column, key)),
     jsonTextFieldSql,
+    inRowsOf: (subquery) => sql`= any(array${subquery})`,
     valueTable: (values, type, column) => sql`(select unnest(cast(${values} as ${sql.raw(type === 'bigint' ? 'bigint[]' : 'text[]')})) as ${sql.raw(column)})`,
     valueList: (values, type) => (type === 'bigint' ? sql`(select unnest(cast(${values} as bigint[])))` : sql`(select unnest(cast(${values} as text[])))`),
     expressionIndexSql: (name, table, expression) => `create index if not exists ${name} on ${table} (${expression})`,

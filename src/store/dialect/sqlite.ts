@@ -181,6 +181,7 @@ export function openSqlite(options: SqliteOptions): StoreDialect {
     jsonTextField: (column, key) => sql.raw<string | null>(jsonTextFieldSql(column, key)),
     jsonTextFieldSql,
     valueList: (values) => sql`(select value from json_each(${encodeBound(values, JSON.stringify)}))`,
+    inRowsOf: (subquery) => sql`in ${subquery}`,
     valueTable: (values, _type, column) => sql`(select value as ${sql.raw(column)} from json_each(${encodeBound(values, JSON.stringify)}))`,
     expressionIndexSql: (name, table, expression) => `create index if not exists ${name} on ${table} (${expression})`,
     readSnapshot: (fn) =>
