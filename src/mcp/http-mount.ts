@@ -79,14 +79,18 @@ function parseJson(text: string): { value: unknown } | undefined {
 function cachedToolList(request: Request, message: unknown, listJson: () => string): Response | null {
   if (typeof message !== 'object' || message === null || Array.isArray(message)) return null;
   const m = message as Record<string, unknown>;
-  if (m.jsonrpc !== '2.0' || m.method !== 'tools/list' || Object.keys(m).some((k) => k !== 'jsonrpc' && k !== 'method' && k !== 'id' && k !== 'params')) return null;
+  if (m.jsonrpc !== '2.0' || m.method !== 'tools/list' || Object.keys(m).some((k) => k !== 'jsonrpc' && k !== 'method' && k !== 'id' && k !== 'params'))
+    return null;
   if (m.params !== undefined && (typeof m.params !== 'object' || m.params === null || Array.isArray(m.params) || Object.keys(m.params).length > 0)) return null;
   if (!(typeof m.id === 'string' || Number.isSafeInteger(m.id))) return null;
   const accept = request.headers.get('accept');
   if (!accept?.includes('application/json') || !accept.includes('text/event-stream')) return null;
   const version = request.headers.get('mcp-protocol-version');
   if (version !== null && !SUPPORTED_PROTOCOL_VERSIONS.includes(version)) return null;
-  return new Response(`{"result":${listJson()},"jsonrpc":"2.0","id":${JSON.stringify(m.id)}}`, { status: 200, headers: { 'content-type': 'application/json' } });
+  return new Response(`{"result":${listJson()},"jsonrpc":"2.0","id":${JSON.stringify(m.id)}}`, {
+    status: 200,
+    headers: { 'content-type': 'application/json' },
+  });
 }
 
 /** The MCP server pool serving `ctx`'s HTTP mount (tests and the bench read its counters). */
