@@ -1,4 +1,5 @@
 import type { AppContext } from '../src/app/context.js';
+import { ProgressBar } from '../src/cli/progress.js';
 import type { StoreDialect } from '../src/store/dialect/dialect.js';
 import type { SyntheticFleet } from './fleet.js';
 
@@ -98,20 +99,26 @@ export const ms = (v: number): string => (v < 10 ? `${v.toFixed(2)} ms` : `${v.t
 export const ratio = (v: number): string => `${v.toFixed(1)}×`;
 export const count = (v: number): string => v.toLocaleString('en-US');
 
-/** A progress line on a TTY; silent in pipes (docs/design/surfaces.md). */
+/**
+ * A progress line on a TTY, silent in pipes (docs/design/surfaces.md): the CLI's own bar, one
+ * per phase label, so a phase whose total is not known (0) shows a counter, never a broken bar.
+ */
 export class Progress {
   private readonly tty = !!process.stderr.isTTY;
+  private bar: { label: string; bar: ProgressBar } | null = null;
   update(label: string, done: number, total: number): void {
     if (!this.tty) return;
-    const width = 30;
-    const filled = Math.round((done / Math.max(1, total)) * width);
-    process.stderr.write(`\r${label.padEnd(34)} [${'#'.repeat(filled)}${'.'.repeat(width - filled)}] ${count(done)}/${count(total)}   `);
+    if (this.bar?.label !== label) this.bar = { label, bar: new ProgressBar(label.padEnd(34)) };
+    this.bar.bar.update(done, total);
   }
   note(text: string): void {
-    if (this.tty) process.stderr.write(`\r${text.padEnd(90)}\n`);
+    if (!this.tty) return;
+    this.bar = null;
+    process.stderr.write(`\r${text}\x1b[K\n`);
   }
   done(): void {
-    if (this.tty) process.stderr.write(`\r${' '.repeat(100)}\r`);
+    this.bar = null;
+    if (this.tty) process.stderr.write('\r\x1b[K');
   }
 }
 
