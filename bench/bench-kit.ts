@@ -105,19 +105,19 @@ export const count = (v: number): string => v.toLocaleString('en-US');
  */
 export class Progress {
   private readonly tty = !!process.stderr.isTTY;
-  private bar: { label: string; bar: ProgressBar } | null = null;
+  private phase: { label: string; bar: ProgressBar } | null = null;
   update(label: string, done: number, total: number): void {
     if (!this.tty) return;
-    if (this.bar?.label !== label) this.bar = { label, bar: new ProgressBar(label.padEnd(34)) };
-    this.bar.bar.update(done, total);
+    if (this.phase?.label !== label) this.phase = { label, bar: new ProgressBar(label.padEnd(34)) };
+    this.phase.bar.update(done, total);
   }
   note(text: string): void {
     if (!this.tty) return;
-    this.bar = null;
+    this.phase = null;
     process.stderr.write(`\r${text}\x1b[K\n`);
   }
   done(): void {
-    this.bar = null;
+    this.phase = null;
     if (this.tty) process.stderr.write('\r\x1b[K');
   }
 }

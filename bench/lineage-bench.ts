@@ -321,7 +321,7 @@ export const lineageBench: BenchModule = {
                 createdAt: w.now,
               });
             else await deleteUncleEdge(w.tx, edgeJunior, edgeSenior);
-            announceLineageChange(w, { kind: i % 2 === 0 ? 'uncle_linked' : 'uncle_removed', sessionIds: [edgeSenior, edgeJunior] });
+            announceLineageChange(w, { kind: i % 2 === 0 ? 'uncle_linked' : 'uncle_removed', sessionIds: [edgeJunior, edgeSenior] });
           },
           { graph: true },
         );

@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
-import { LINEAGE_CHANGED } from '../../src/core/lineage-change.js';
 import { inWriteTx } from '../../src/app/write-scope.js';
+import { announceLineageChange } from '../../src/app/lineage/lineage-changes.js';
+import { deleteUncleEdge, insertUncleEdge } from '../../src/store/uncles-repo.js';
 import { bumpLineageVersions } from '../../src/store/lineage-versions-repo.js';
 import pino from 'pino';
 import type { Harness } from './harness.js';
@@ -180,18 +181,8 @@ export async function writeUncleEdge(h: Harness, senior: number, junior: number,
   await inWriteTx(
     h.ctx,
     async (w) => {
-      await w.tx
-        .insertInto('session_uncles')
-        .values({ session_id: junior, uncle_session_id: senior, source: 'rest.follow_up', basis, recorded_by_actor_id: null, created_at: w.now })
-        .execute();
-      const row = await w.tx.selectFrom('sessions').select('owner_user_id').where('id', '=', junior).executeTakeFirstOrThrow();
-      w.live({
-        type: LINEAGE_CHANGED,
-        sessionId: junior,
-        ownerUserId: row.owner_user_id === null ? null : Number(row.owner_user_id),
-        // junior end first, as the real writer announces it (lineage-changes.ts)
-        payload: { session_ids: [junior, senior], change: 'uncle_linked' },
-      });
+      await insertUncleEdge(w.tx, { sessionId: junior, uncleSessionId: senior, source: 'rest.follow_up', basis, recordedByActorId: null, createdAt: w.now });
+      announceLineageChange(w, { kind: 'uncle_linked', sessionIds: [junior, senior] });
     },
     { graph: true },
   );
@@ -202,8 +193,8 @@ export async function removeUncleEdgeRow(h: Harness, senior: number, junior: num
   await inWriteTx(
     h.ctx,
     async (w) => {
-      await w.tx.deleteFrom('session_uncles').where('session_id', '=', junior).where('uncle_session_id', '=', senior).execute();
-      w.live({ type: LINEAGE_CHANGED, sessionId: junior, ownerUserId: null, payload: { session_ids: [junior, senior], change: 'uncle_removed' } });
+      await deleteUncleEdge(w.tx, junior, senior);
+      announceLineageChange(w, { kind: 'uncle_removed', sessionIds: [junior, senior] });
     },
     { graph: true },
   );

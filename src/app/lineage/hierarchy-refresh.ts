@@ -200,14 +200,14 @@ export class HierarchyRefresher implements HierarchyHub {
     };
     await walkAll(walks);
     const secondRound = new Map<string, { id: number; owners: OwnerFilter }>();
+    // the broadcast walks already held (the second round's are not run yet) are what can cover
+    const held = [...broadcastKeys].map((k) => outcomeOf.get(k)!);
     for (const id of afterLeads) {
       const key = keyOf(id, 'all');
-      const covered = [...broadcastKeys].some((k) => {
-        const held = outcomeOf.get(k);
-        return held !== undefined && walkFromStaysWithin(held, id);
-      });
-      if (!outcomeOf.has(key) && covered) continue;
-      if (!outcomeOf.has(key)) secondRound.set(key, { id, owners: 'all' });
+      const outcome = outcomeOf.get(key);
+      if (outcome) held.push(outcome);
+      else if (held.some((h) => walkFromStaysWithin(h, id))) continue;
+      else secondRound.set(key, { id, owners: 'all' });
       broadcastKeys.add(key);
     }
     await walkAll(secondRound);
