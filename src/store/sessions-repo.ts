@@ -121,6 +121,10 @@ function selectCore(db: Executor, d: StoreDialect) {
 // the hottest reads: built and compiled once per store (compiled-once.ts)
 const sessionRowById = compiledOnce((db, p: { id: number }, d) => selectCore(db, d).where('id', '=', p.id));
 const sessionRowsByIds = compiledOnce((db, p: { ids: readonly number[] }, d) => selectCore(db, d).where(inIdList(d, 'id', p.ids)));
+const sessionRowByUid = compiledOnce((db, p: { uid: string }, d) => selectCore(db, d).where('uid', '=', p.uid));
+const sessionRowsByUidPrefix = compiledOnce((db, p: { from: string; below: string }, d) =>
+  selectCore(db, d).where('uid', '>=', p.from).where('uid', '<', p.below).orderBy('id').limit(2),
+);
 
 export async function findSessionById(db: Executor, _d: StoreDialect, id: number): Promise<SessionRecord | null> {
   const [row] = await sessionRowById(db, { id });
@@ -137,23 +141,22 @@ export async function findSessionsByIds(db: Executor, _d: StoreDialect, ids: rea
  * The store half of the one session-ref resolver: every session the parsed ref could name,
  * at most two (two means an ambiguous prefix).
  */
-export async function findSessionsByRef(db: Executor, d: StoreDialect, ref: ParsedSessionRef): Promise<SessionRecord[]> {
-  let q = selectCore(db, d);
+export async function findSessionsByRef(db: Executor, _d: StoreDialect, ref: ParsedSessionRef): Promise<SessionRecord[]> {
+  let rows: CoreRow[];
   switch (ref.kind) {
     case 'id':
-      q = q.where('id', '=', ref.id);
+      rows = await sessionRowById(db, { id: ref.id });
       break;
     case 'uid':
-      q = q.where('uid', '=', ref.uid);
+      rows = await sessionRowByUid(db, { uid: ref.uid });
       break;
     case 'uid-prefix':
-      q = q.where('uid', '>=', ref.prefix).where('uid', '<', prefixUpperBound(ref.prefix)).orderBy('id').limit(2);
+      rows = await sessionRowsByUidPrefix(db, { from: ref.prefix, below: prefixUpperBound(ref.prefix) });
       break;
     case 'invalid':
       return [];
   }
-  const rows = await q.execute();
-  return rows.map((r) => toRecord(r as CoreRow));
+  return rows.map((r) => toRecord(r));
 }
 
 interface NewSessionRow {

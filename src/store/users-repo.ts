@@ -1,4 +1,5 @@
 import type { Executor } from './dialect/dialect.js';
+import { compiledOnce, inIdList } from './compiled-once.js';
 
 export interface UserRecord {
   id: number;
@@ -60,15 +61,13 @@ export async function findUserById(db: Executor, id: number): Promise<UserRecord
   return row ? toUser(row) : null;
 }
 
+// every request that shows actors reads their users: built and compiled once (compiled-once.ts)
+const usersByIds = compiledOnce((db, p: { ids: readonly number[] }, d) => db.selectFrom('users').selectAll().where(inIdList(d, 'id', p.ids)));
+
 export async function findUsersByIds(db: Executor, ids: readonly number[]): Promise<Map<number, UserRecord>> {
   const out = new Map<number, UserRecord>();
   if (ids.length === 0) return out;
-  const rows = await db
-    .selectFrom('users')
-    .selectAll()
-    .where('id', 'in', [...new Set(ids)])
-    .execute();
-  for (const r of rows) out.set(Number(r.id), toUser(r));
+  for (const r of await usersByIds(db, { ids: [...new Set(ids)] })) out.set(Number(r.id), toUser(r));
   return out;
 }
 
