@@ -44,3 +44,45 @@ describeEachDialect('a request reads each session row once', (t) => {
     expect(patch.filter((q) => ANCESTRY.test(q)).length, patch.join('\n')).toBe(1);
   });
 });
+
+/** The human-message page of a provenance read, and the counts beside it, by their statement text. */
+const RECORD_PAGE = /from "human_messages" as "m" left join .* order by "m"\."id" desc/;
+const RECORD_COUNTS = /from "human_messages" as "m" left join .* group by "m"\."session_id"/;
+
+/** The sessions each human-message page of one GET asked for (its first bound value: JSON text on SQLite, an array on PostgreSQL). */
+async function recordPagesOf(h: Harness, path: string): Promise<{ pages: number[][]; counts: number }> {
+  await h.request('GET', path, { token: h.fleetKey });
+  h.store.queryLog.start();
+  const r = await h.request('GET', path, { token: h.fleetKey });
+  const queries = h.store.queryLog.stopWithParameters();
+  expect(r.status, r.text).toBe(200);
+  const pages = queries
+    .filter((q) => RECORD_PAGE.test(q.sql))
+    .map((q) => {
+      const list = q.parameters[0];
+      return ((typeof list === 'string' ? JSON.parse(list) : list) as (number | string)[]).map(Number).sort((a, b) => a - b);
+    });
+  return { pages, counts: queries.filter((q) => RECORD_COUNTS.test(q.sql)).length };
+}
+
+describeEachDialect('a provenance read pages human messages only where there are some', (t) => {
+  it('reads the counts, then a page over the sessions holding records only, and no page when none does', async () => {
+    const h = t();
+    const { token } = await h.human('pager');
+    const root = (await h.create(token, { title: 'root', prompt: 'please look into the deploy' })).session;
+    const quiet = (await h.create(h.fleetKey, { title: 'quiet', parent_session_id: root.id })).session;
+    const quieter = (await h.create(h.fleetKey, { title: 'quieter', parent_session_id: quiet.id })).session;
+
+    // three sessions in the hierarchy, one holding the human's prompt: the page asks for that one
+    expect(await recordPagesOf(h, `/api/v1/sessions/${quieter.id}`)).toEqual({ pages: [[root.id]], counts: 1 });
+    const r = await h.request('GET', `/api/v1/sessions/${quieter.id}`, { token: h.fleetKey });
+    expect(JSON.stringify(r.body)).toContain('please look into the deploy');
+    // a second session holding records joins the page
+    expect((await h.request('POST', `/api/v1/sessions/${quiet.id}/follow_up`, { token, body: { content: 'and the logs' } })).status).toBeLessThan(300);
+    expect(await recordPagesOf(h, `/api/v1/sessions/${quieter.id}`)).toEqual({ pages: [[root.id, quiet.id].sort((a, b) => a - b)], counts: 1 });
+
+    // a lone session with no record: the counts, and no page at all
+    const alone = (await h.create(h.fleetKey, { title: 'alone' })).session;
+    expect(await recordPagesOf(h, `/api/v1/sessions/${alone.id}`)).toEqual({ pages: [], counts: 1 });
+  });
+});

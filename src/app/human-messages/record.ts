@@ -156,6 +156,19 @@ async function hierarchyGaps(db: Executor, now: string, hierarchy: Hierarchy, wa
   return [...coverageGaps(sessions, log), ...(await deletedSessionGaps(db, new Set(ids)))];
 }
 
+const nodeIdsOf = (hierarchy: Hierarchy): number[] => hierarchy.nodes.map((n) => n.id);
+
+type RecordCounts = Map<number, { all: number; live: number }>;
+
+/**
+ * The sessions of `ids` that hold any record. The counts are read first so that a page reads
+ * only these (in most hierarchies a few of the nodes) and nothing when there are none: an index
+ * probe per node saved on every read.
+ */
+function holdingRecords(ids: readonly number[], counts: RecordCounts): number[] {
+  return ids.filter((id) => (counts.get(id)?.all ?? 0) > 0);
+}
+
 /** The record over a hierarchy (the walk already ran): one page of entries from `cursor`. */
 export async function humanRecordOf(
   ctx: AppContext,
@@ -163,14 +176,24 @@ export async function humanRecordOf(
   page: { cursor?: string | null; limit?: number } = {},
   walked?: RecordReads,
 ): Promise<HumanRecord> {
+  const counts = await humanMessageCounts(ctx.store.kysely, nodeIdsOf(hierarchy));
+  return recordWithCounts(ctx, hierarchy, counts, page, walked);
+}
+
+async function recordWithCounts(
+  ctx: AppContext,
+  hierarchy: Hierarchy,
+  counts: RecordCounts,
+  page: { cursor?: string | null; limit?: number },
+  walked?: RecordReads,
+): Promise<HumanRecord> {
   const db = ctx.store.kysely;
   const sessionId = hierarchy.sessionId;
-  const ids = hierarchy.nodes.map((n) => n.id);
   const limit = Math.min(Math.max(page.limit ?? RECORD_PAGE, 1), 200);
   const beforeId = page.cursor ? decodeCursor(page.cursor, 'human-messages') : undefined;
-  const rows = await humanMessagesOf(db, ids, { ...(beforeId !== undefined ? { beforeId } : {}), limit: limit + 1 });
+  const holding = holdingRecords(nodeIdsOf(hierarchy), counts);
+  const rows = holding.length > 0 ? await humanMessagesOf(db, holding, { ...(beforeId !== undefined ? { beforeId } : {}), limit: limit + 1 }) : [];
   const pageRows = rows.slice(0, limit);
-  const counts = await humanMessageCounts(db, ids);
   const total = { here: 0, elsewhere: 0 };
   const live = { here: 0, elsewhere: 0 };
   for (const [id, c] of counts) {
@@ -201,10 +224,16 @@ export interface HumanSummary {
 export async function humanSummaryOf(ctx: AppContext, hierarchy: Hierarchy, walked?: RecordReads): Promise<HumanSummary> {
   const db = ctx.store.kysely;
   const sessionId = hierarchy.sessionId;
-  const others = hierarchy.nodes.map((n) => n.id).filter((id) => id !== sessionId);
-  const hereRows = await humanMessagesOf(db, [sessionId], { limit: SUMMARY_PER_SCOPE });
+  const ids = nodeIdsOf(hierarchy);
+  const counts = await humanMessageCounts(db, ids);
+  const here = holdingRecords([sessionId], counts);
+  const others = holdingRecords(
+    ids.filter((id) => id !== sessionId),
+    counts,
+  );
+  const hereRows = here.length > 0 ? await humanMessagesOf(db, here, { limit: SUMMARY_PER_SCOPE }) : [];
   const elsewhereRows = others.length > 0 ? await humanMessagesOf(db, others, { limit: SUMMARY_PER_SCOPE }) : [];
-  const full = await humanRecordOf(ctx, hierarchy, { limit: 1 }, walked);
+  const full = await recordWithCounts(ctx, hierarchy, counts, { limit: 1 }, walked);
   const { entries: _e, nextCursor: _n, ...record } = full;
   const authors = await authorsOf(db, ctx, [...hereRows, ...elsewhereRows], walked?.users ?? usersByIds(db));
   return {

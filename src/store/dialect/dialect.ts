@@ -106,21 +106,29 @@ export function storeDialectOf(db: Executor): StoreDialect {
   return d;
 }
 
-/** Counts queries and which tables they touched, when enabled. */
+/** Counts queries and which tables they touched, when enabled; with their bound values for tests that check what a statement asked for. */
 export class QueryLog {
   enabled = false;
   entries: string[] = [];
-  record(sql: string): void {
-    if (this.enabled) this.entries.push(sql);
+  private bound: (readonly unknown[])[] = [];
+  record(sql: string, parameters: readonly unknown[] = []): void {
+    if (!this.enabled) return;
+    this.entries.push(sql);
+    this.bound.push(parameters);
   }
   start(): void {
     this.entries = [];
+    this.bound = [];
     this.enabled = true;
   }
   stop(): string[] {
+    return this.stopWithParameters().map((q) => q.sql);
+  }
+  stopWithParameters(): { sql: string; parameters: readonly unknown[] }[] {
     this.enabled = false;
-    const out = this.entries;
+    const out = this.entries.map((sql, i) => ({ sql, parameters: this.bound[i]! }));
     this.entries = [];
+    this.bound = [];
     return out;
   }
 }

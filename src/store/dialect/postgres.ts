@@ -68,7 +68,7 @@ export function openPostgres(options: PostgresOptions): StoreDialect {
   const kysely = new Kysely<Database>({
     dialect: new PostgresDialect({ pool }),
     log: (event) => {
-      if (event.level === 'query') log.record(event.query.sql);
+      if (event.level === 'query') log.record(event.query.sql, event.query.parameters);
     },
   });
   const listeners: pg.Client[] = [];

@@ -63,7 +63,7 @@ class SqliteConnection implements DatabaseConnection {
   }
 
   async executeQuery<R>(query: CompiledQuery): Promise<QueryResult<R>> {
-    this.log.record(query.sql);
+    this.log.record(query.sql, query.parameters);
     const params = query.parameters as unknown[];
     refuseNul(params);
     const { stmt, columns } = this.prepare(query.sql);
