@@ -62,7 +62,12 @@ export async function findUserById(db: Executor, id: number): Promise<UserRecord
 }
 
 // every request that shows actors reads their users: built and compiled once (compiled-once.ts)
-const usersByIds = compiledOnce((db, p: { ids: readonly number[] }, d) => db.selectFrom('users').selectAll().where(inIdList(d, 'id', p.ids)));
+const usersByIds = compiledOnce((db, p: { ids: readonly number[] }, d) =>
+  db
+    .selectFrom('users')
+    .selectAll()
+    .where(inIdList(d, 'id', p.ids)),
+);
 
 export async function findUsersByIds(db: Executor, ids: readonly number[]): Promise<Map<number, UserRecord>> {
   const out = new Map<number, UserRecord>();
