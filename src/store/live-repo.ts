@@ -1,4 +1,5 @@
 import { sql } from 'kysely';
+import { compiledOnce } from './compiled-once.js';
 import type { Executor, StoreDialect } from './dialect/dialect.js';
 
 export interface LiveEventRecord {
@@ -19,6 +20,15 @@ type NewLiveEvent = { type: string; sessionId: number | null; ownerUserId: numbe
  * and the insert are one statement: the lock is held from here to the commit, so each round
  * trip under it is one every other writer waits for.
  */
+// each write's live events take their ids with one statement: built and compiled once (compiled-once.ts)
+const takeLiveEventIds = compiledOnce((db, p: { count: number }) =>
+  db
+    .updateTable('counters')
+    .set((eb) => ({ value: eb('value', '+', p.count) }))
+    .where('name', '=', 'live_event')
+    .returning('value'),
+);
+
 export async function insertLiveEvents(db: Executor, store: StoreDialect, events: readonly NewLiveEvent[]): Promise<number> {
   const count = events.length;
   if (store.capabilities.updateInCte) {
@@ -34,12 +44,8 @@ export async function insertLiveEvents(db: Executor, store: StoreDialect, events
       returning (select value from c) as last`.execute(db);
     return Number(r.rows[0]!.last);
   }
-  const row = await db
-    .updateTable('counters')
-    .set((eb) => ({ value: eb('value', '+', count) }))
-    .where('name', '=', 'live_event')
-    .returning('value')
-    .executeTakeFirstOrThrow();
+  const [row] = await takeLiveEventIds(db, { count });
+  if (!row) throw new Error('the live_event counter has no row');
   const last = Number(row.value);
   await db
     .insertInto('live_events')

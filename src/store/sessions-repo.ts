@@ -430,12 +430,17 @@ export async function deleteSessionRow(db: Executor, id: number): Promise<boolea
 }
 
 /** Bumps the per-session event sequence (the row lock orders concurrent writers). */
-export async function nextEventSeq(db: Executor, sessionId: number): Promise<number> {
-  const row = await db
+// every event takes one: built and compiled once (compiled-once.ts)
+const takeEventSeq = compiledOnce((db, p: { sessionId: number }) =>
+  db
     .updateTable('sessions')
     .set((eb) => ({ event_seq: eb('event_seq', '+', 1) }))
-    .where('id', '=', sessionId)
-    .returning('event_seq')
-    .executeTakeFirstOrThrow();
+    .where('id', '=', p.sessionId)
+    .returning('event_seq'),
+);
+
+export async function nextEventSeq(db: Executor, sessionId: number): Promise<number> {
+  const [row] = await takeEventSeq(db, { sessionId });
+  if (!row) throw new Error(`session ${sessionId} has no row to take an event seq from`);
   return Number(row.event_seq);
 }
