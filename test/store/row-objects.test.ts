@@ -1,5 +1,8 @@
+import { execFileSync } from 'node:child_process';
+import { resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { sql } from 'kysely';
-import { expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { describeEachDialect } from '../helpers/harness.js';
 
 /**
@@ -34,5 +37,28 @@ describeEachDialect('row objects', (t) => {
       [2, 'row 2'],
       [3, 'row 3'],
     ]);
+  });
+});
+
+/** Where code generation is disallowed, the SQLite store still answers with the same rows (built key by key). */
+describe('SQLite rows without code generation from strings', () => {
+  it('a Node run with --disallow-code-generation-from-strings reads the same objects', () => {
+    const store = pathToFileURL(resolve(import.meta.dirname, '../../dist/store/dialect/sqlite.js')).href;
+    const script = `
+      import { sql } from 'kysely';
+      import { openSqlite } from ${JSON.stringify(store)};
+      // the flag is in force: a string compiled to code throws here
+      let refused = false;
+      try { new Function('return 1'); } catch { refused = true; }
+      const s = openSqlite({ filename: ':memory:' });
+      const rows = (await sql\`select 1 as a, 'x' as "b c", 2 as a\`.execute(s.kysely)).rows;
+      await s.destroy();
+      console.log(JSON.stringify({ refused, rows, keys: Object.keys(rows[0]), proto: Object.getPrototypeOf(rows[0]) === Object.prototype }));
+    `;
+    const out = execFileSync(process.execPath, ['--disallow-code-generation-from-strings', '--input-type=module', '-e', script], {
+      cwd: resolve(import.meta.dirname, '../..'),
+      encoding: 'utf8',
+    });
+    expect(JSON.parse(out)).toEqual({ refused: true, rows: [{ a: 2, 'b c': 'x' }], keys: ['a', 'b c'], proto: true });
   });
 });
