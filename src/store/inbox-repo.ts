@@ -1,7 +1,6 @@
 import { sql } from 'kysely';
 import type { ActBasis } from '../core/basis.js';
 import { UNSETTLED_STATES, type InboxKind, type InboxMode, type InboxState } from '../core/inbox-rules.js';
-import { compiledOnce } from './compiled-once.js';
 import type { Executor } from './dialect/dialect.js';
 
 interface NewInboxItem {
@@ -116,71 +115,30 @@ function toRecord(r: Row): InboxItemRecord {
 }
 
 /** The new item as stored (read back by the insert itself, not by a second query). */
-// every send and follow-up inserts one: built and compiled once (compiled-once.ts)
-const insertInboxRow = compiledOnce(
-  (
-    db,
-    p: {
-      sessionId: number;
-      kind: string;
-      mode: string;
-      content: string;
-      details: string;
-      senderActorId: number | null;
-      senderBasis: string | null;
-      senderSessionId: number | null;
-      causeActorId: number | null;
-      causeBasis: string | null;
-      credentialId: number | null;
-      now: string;
-      expiresAt: string | null;
-      senderConversation: string | null;
-      targetConversation: string | null;
-    },
-  ) =>
-    db
-      .insertInto('inbox_items')
-      .values({
-        session_id: p.sessionId,
-        kind: p.kind as InboxKind,
-        mode: p.mode as InboxMode,
-        content: p.content,
-        details: p.details,
-        sender_actor_id: p.senderActorId,
-        sender_basis: p.senderBasis as ActBasis | null,
-        sender_session_id: p.senderSessionId,
-        cause_actor_id: p.causeActorId,
-        cause_basis: p.causeBasis as ActBasis | null,
-        credential_id: p.credentialId,
-        state: 'pending',
-        created_at: p.now,
-        updated_at: p.now,
-        expires_at: p.expiresAt,
-        sender_conversation: p.senderConversation,
-        target_conversation: p.targetConversation,
-      })
-      .returningAll(),
-);
-
 export async function insertInboxItem(db: Executor, item: NewInboxItem): Promise<InboxItemRecord> {
-  const [row] = await insertInboxRow(db, {
-    sessionId: item.sessionId,
-    kind: item.kind,
-    mode: item.mode,
-    content: item.content,
-    details: JSON.stringify(item.details),
-    senderActorId: item.senderActorId,
-    senderBasis: item.senderBasis,
-    senderSessionId: item.senderSessionId,
-    causeActorId: item.causeActorId,
-    causeBasis: item.causeBasis,
-    credentialId: item.credentialId,
-    now: item.now,
-    expiresAt: item.expiresAt ?? null,
-    senderConversation: item.senderConversation ?? null,
-    targetConversation: item.targetConversation ?? null,
-  });
-  if (!row) throw new Error('inbox item insert returned no row');
+  const row = await db
+    .insertInto('inbox_items')
+    .values({
+      session_id: item.sessionId,
+      kind: item.kind,
+      mode: item.mode,
+      content: item.content,
+      details: JSON.stringify(item.details),
+      sender_actor_id: item.senderActorId,
+      sender_basis: item.senderBasis,
+      sender_session_id: item.senderSessionId,
+      cause_actor_id: item.causeActorId,
+      cause_basis: item.causeBasis,
+      credential_id: item.credentialId,
+      state: 'pending',
+      created_at: item.now,
+      updated_at: item.now,
+      expires_at: item.expiresAt ?? null,
+      sender_conversation: item.senderConversation ?? null,
+      target_conversation: item.targetConversation ?? null,
+    })
+    .returningAll()
+    .executeTakeFirstOrThrow();
   return toRecord(row);
 }
 

@@ -13,13 +13,6 @@ export interface LiveEventRecord {
 
 type NewLiveEvent = { type: string; sessionId: number | null; ownerUserId: number | null; payload: string; now: string };
 
-/**
- * Writes the events under the next ids of the live-event counter, in order; returns the last
- * id. The counter's row lock (PostgreSQL) or the single writer (SQLite) makes ids commit in
- * order, so every node numbers them alike (docs/api.md). Where the dialect allows, the counter
- * and the insert are one statement: the lock is held from here to the commit, so each round
- * trip under it is one every other writer waits for.
- */
 // each write's live events take their ids with one statement: built and compiled once (compiled-once.ts)
 const takeLiveEventIds = compiledOnce((db, p: { count: number }) =>
   db
@@ -29,6 +22,13 @@ const takeLiveEventIds = compiledOnce((db, p: { count: number }) =>
     .returning('value'),
 );
 
+/**
+ * Writes the events under the next ids of the live-event counter, in order; returns the last
+ * id. The counter's row lock (PostgreSQL) or the single writer (SQLite) makes ids commit in
+ * order, so every node numbers them alike (docs/api.md). Where the dialect allows, the counter
+ * and the insert are one statement: the lock is held from here to the commit, so each round
+ * trip under it is one every other writer waits for.
+ */
 export async function insertLiveEvents(db: Executor, store: StoreDialect, events: readonly NewLiveEvent[]): Promise<number> {
   const count = events.length;
   if (store.capabilities.updateInCte) {

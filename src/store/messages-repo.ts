@@ -1,7 +1,6 @@
 import { sql } from 'kysely';
 import type { ActBasis } from '../core/basis.js';
 import type { MessageState } from '../core/message-envelope.js';
-import { compiledOnce } from './compiled-once.js';
 import type { Executor } from './dialect/dialect.js';
 
 /** docs/messages.md: the envelope of an agent message, as stored (the payload is null once reclaimed). */
@@ -104,63 +103,36 @@ function toRecord(r: Row): MessageRecord {
   };
 }
 
-// every agent message is one: built and compiled once (compiled-once.ts); the values are the row's, by column
-type MessageRowValues = { [K in Exclude<keyof Row, 'seq' | 'state' | 'terminal_at' | 'terminal_reason' | 'reclaimed_at'>]: Row[K] };
-const insertMessageRow = compiledOnce((db, p: MessageRowValues) =>
-  db.insertInto('agent_messages').values({
-    id: p.id,
-    ref: p.ref,
-    ref_minted: p.ref_minted,
-    content_sha256: p.content_sha256,
-    conversation_ref: p.conversation_ref,
-    reply_to: p.reply_to,
-    source_session_id: p.source_session_id,
-    source_basis: p.source_basis,
-    source_activation: p.source_activation,
-    source_conversation: p.source_conversation,
-    sender_actor_id: p.sender_actor_id,
-    cause_actor_id: p.cause_actor_id,
-    cause_basis: p.cause_basis,
-    credential_id: p.credential_id,
-    target_session_id: p.target_session_id,
-    target_conversation: p.target_conversation,
-    inbox_item_id: p.inbox_item_id,
-    deadline: p.deadline,
-    payload: p.payload,
-    payload_bytes: p.payload_bytes,
-    payload_sha256: p.payload_sha256,
-    digest_key: p.digest_key,
-    accepted_at: p.accepted_at,
-    state: 'accepted',
-  }),
-);
-
 export async function insertMessage(db: Executor, m: NewMessage): Promise<void> {
-  await insertMessageRow(db, {
-    id: m.id,
-    ref: m.ref,
-    ref_minted: m.refMinted ? 1 : 0,
-    content_sha256: m.contentSha256,
-    conversation_ref: m.conversationRef,
-    reply_to: m.replyTo,
-    source_session_id: m.sourceSessionId,
-    source_basis: m.sourceBasis,
-    source_activation: m.sourceActivation,
-    source_conversation: m.sourceConversation,
-    sender_actor_id: m.senderActorId,
-    cause_actor_id: m.causeActorId,
-    cause_basis: m.causeBasis,
-    credential_id: m.credentialId,
-    target_session_id: m.targetSessionId,
-    target_conversation: m.targetConversation,
-    inbox_item_id: m.inboxItemId,
-    deadline: m.deadline,
-    payload: m.payload,
-    payload_bytes: m.payloadBytes,
-    payload_sha256: m.payloadSha256,
-    digest_key: m.digestKey,
-    accepted_at: m.acceptedAt,
-  });
+  await db
+    .insertInto('agent_messages')
+    .values({
+      id: m.id,
+      ref: m.ref,
+      ref_minted: m.refMinted ? 1 : 0,
+      content_sha256: m.contentSha256,
+      conversation_ref: m.conversationRef,
+      reply_to: m.replyTo,
+      source_session_id: m.sourceSessionId,
+      source_basis: m.sourceBasis,
+      source_activation: m.sourceActivation,
+      source_conversation: m.sourceConversation,
+      sender_actor_id: m.senderActorId,
+      cause_actor_id: m.causeActorId,
+      cause_basis: m.causeBasis,
+      credential_id: m.credentialId,
+      target_session_id: m.targetSessionId,
+      target_conversation: m.targetConversation,
+      inbox_item_id: m.inboxItemId,
+      deadline: m.deadline,
+      payload: m.payload,
+      payload_bytes: m.payloadBytes,
+      payload_sha256: m.payloadSha256,
+      digest_key: m.digestKey,
+      state: 'accepted',
+      accepted_at: m.acceptedAt,
+    })
+    .execute();
 }
 
 export async function findMessage(db: Executor, id: string): Promise<MessageRecord | null> {
