@@ -63,6 +63,9 @@ type RawRow = Record<string, unknown>;
  * the same on both dialects except the legacy-key expression, which the dialect supplies.
  */
 
+// SQLite answers exists() with 0/1, PostgreSQL with a boolean
+const hasUncleEdges = (r: RawRow): boolean => r.has_uncles === true || Number(r.has_uncles) === 1;
+
 function toRow(r: RawRow): HierarchyRow {
   return {
     id: Number(r.id),
@@ -77,8 +80,8 @@ function toRow(r: RawRow): HierarchyRow {
     parentBasis: r.parent_basis as Basis | null,
     legacyParentKey: (r.legacy_parent_key as string | null) ?? null,
     createdAt: r.created_at as string,
-    // SQLite answers exists() with 0/1, PostgreSQL with a boolean; absent: not asked (unknown)
-    ...(r.has_uncles === undefined ? {} : { hasUncles: r.has_uncles === true || Number(r.has_uncles) === 1 }),
+    // absent: not asked (unknown)
+    ...(r.has_uncles === undefined ? {} : { hasUncles: hasUncleEdges(r) }),
   };
 }
 
@@ -223,7 +226,8 @@ function resolveJuniors(rows: RawRow[], scope: JuniorScope): { edge: LineageEdge
 }
 
 /**
- * Ids of the juniors of the scope over the three representations, each branch qualified.
+ * Ids of the juniors of the scope over the three representations, each branch qualified (an id
+ * may repeat: the callers dedupe, cheaper than a union that sorts every branch).
  * Without `exactKeys` the legacy branch matches on the probe alone: the same rows whenever every
  * legacy key is a spelling the parser accepts (what the create writes), and cheaper; a row it
  * finds that is no spelling of its senior shows in the answer (see `pickedByProbeAlone`).
@@ -231,22 +235,30 @@ function resolveJuniors(rows: RawRow[], scope: JuniorScope): { edge: LineageEdge
 function juniorIdsSql(d: StoreDialect, scope: JuniorScope, qualifies: RawBuilder<unknown>, exactKeys: boolean): RawBuilder<unknown> {
   const legacy = legacySqlOf(d);
   return sql`select c.id as id from sessions c where c.parent_session_id in ${idList(d, scope.ids)} and c.id > c.parent_session_id and ${qualifies}
-    union select c.id as id from ${d.valueTable(scope.probes, 'text', 'probe')} as k inner join sessions c on ${legacy.probe} = k.probe
+    union all select c.id as id from ${d.valueTable(scope.probes, 'text', 'probe')} as k inner join sessions c on ${legacy.probe} = k.probe
       where c.parent_basis = 'legacy' and ${exactKeys ? legacy.spelling : sql`1 = 1`} and ${qualifies}
-    union select c.id as id from session_uncles u inner join sessions c on c.id = u.session_id where u.uncle_session_id in ${idList(d, scope.ids)} and ${qualifies}`;
+    union all select c.id as id from session_uncles u inner join sessions c on c.id = u.session_id where u.uncle_session_id in ${idList(d, scope.ids)} and ${qualifies}`;
+}
+
+/** Each session named by `picked` (a subquery of ids) once, as a projection row. */
+function pickedRowsSql(d: StoreDialect, picked: RawBuilder<unknown>): RawBuilder<unknown> {
+  return sql`select ${projection(d, 'c')}, 'row' as edge_kind, null as edge_via, null as edge_basis, null as edge_source, null as edge_created_at, null as edge_owner
+      from sessions c where c.id ${d.inRowsOf(picked)}`;
 }
 
 /**
- * The juniors named by `picked` (a subquery of ids): each row once, and every uncle edge of
- * each (with the uncle's owner) — those from the scope are edges of this level, the others
- * are the chips the walk would otherwise read separately.
+ * Every uncle edge of each junior named by `picked`, with the uncle's owner, in the rows'
+ * shape: those from the scope are edges of this level, the others are the chips the walk
+ * would otherwise read separately.
  */
-function juniorsOfPickedSql(d: StoreDialect, picked: RawBuilder<unknown>): RawBuilder<unknown> {
-  return sql`select ${projection(d, 'c')}, 'row' as edge_kind, null as edge_via, null as edge_basis, null as edge_source, null as edge_created_at, null as edge_owner
-      from sessions c where c.id in ${picked}
-    union all
-    select u.session_id as id, ${NULL_PROJECTION}, 'uncle' as edge_kind, u.uncle_session_id as edge_via, u.basis as edge_basis, u.source as edge_source, u.created_at as edge_created_at, p.owner_user_id as edge_owner
+function uncleRowsSql(d: StoreDialect, picked: RawBuilder<unknown>): RawBuilder<unknown> {
+  return sql`select u.session_id as id, ${NULL_PROJECTION}, 'uncle' as edge_kind, u.uncle_session_id as edge_via, u.basis as edge_basis, u.source as edge_source, u.created_at as edge_created_at, p.owner_user_id as edge_owner
       from session_uncles u inner join sessions p on p.id = u.uncle_session_id where u.session_id ${d.inRowsOf(picked)}`;
+}
+
+/** The juniors named by `picked`, each row once, and every uncle edge of each (`uncleRowsSql`). */
+function juniorsOfPickedSql(d: StoreDialect, picked: RawBuilder<unknown>): RawBuilder<unknown> {
+  return sql`${pickedRowsSql(d, picked)} union all ${uncleRowsSql(d, picked)}`;
 }
 
 /** Every uncle edge the rows of juniorsOfPickedSql carry, with the uncle's owner. */
@@ -307,8 +319,9 @@ interface JuniorsPage {
 
 /**
  * juniorsOf, one page: the `limit` lowest-id juniors of `seniors` (above `afterId`, not
- * excluded, visible) with all their edges from `seniors` — still one query, so a router
- * with thousands of children costs the walk a page, not the whole fan-out (docs/operations.md: the read
+ * excluded, visible) with all their edges from `seniors` — one statement, and a second for
+ * the uncle edges only when a picked junior has any, so a router with thousands of children
+ * costs the walk a page, not the whole fan-out (docs/operations.md: the read
  * depends on the hierarchy shown, not on the fleet).
  */
 export async function juniorsPageOf(
@@ -319,23 +332,30 @@ export async function juniorsPageOf(
 ): Promise<JuniorsPage> {
   if (seniors.length === 0 || options.limit <= 0) return { edges: [], lastPickedId: null, exhausted: true, uncles: [] };
   const scope = juniorScope(seniors);
-  const exclude = [...new Set(options.exclude ?? [])];
+  const exclude = new Set(options.exclude ?? []);
   // (no `c.id > 0` on a first page: PostgreSQL would answer it with a scan of the whole key index)
   const after = options.afterId ?? 0;
-  // the id bound narrows each branch's index range; the excluded ids are tested once, on the union
+  // the id bound narrows each branch's index range
   const qualifies = sql.join([ownedBy(d, options.visibleOwners), ...(after > 0 ? [sql`c.id > ${after}`] : [])], sql` and `);
-  const notExcluded = exclude.length > 0 ? sql`where id not in ${idList(d, exclude)}` : sql``;
-  // one statement: pick the ids in a CTE, then read each picked row once and its uncle edges
-  const page = (exactKeys: boolean) =>
-    rowsOf(
-      db,
-      sql`with picked as materialized (select id from (${juniorIdsSql(d, scope, qualifies, exactKeys)}) as j ${notExcluded} order by id limit ${options.limit})
-      ${juniorsOfPickedSql(d, sql`(select id from picked)`)}`,
-    );
-  let rows = await page(false);
+  // the lowest `limit` ids outside `exclude` are among the lowest `limit + |exclude|` ids: the
+  // exclusion is applied here, not in SQL, where SQLite pushes it into every branch and sorts each
+  const wanted = options.limit + exclude.size;
+  const pick = async (exactKeys: boolean) => {
+    // the rows by the pick as a subquery, in one statement: with the pick as a CTE that the rows
+    // and the uncle edges both read, SQLite spent about twice as long (bench/README.md)
+    const picked = sql`(select distinct id from (${juniorIdsSql(d, scope, qualifies, exactKeys)}) as j order by id limit ${wanted})`;
+    const rows = (await rowsOf(db, pickedRowsSql(d, picked))).filter((r) => !exclude.has(Number(r.id)));
+    rows.sort((x, y) => Number(x.id) - Number(y.id));
+    rows.length = Math.min(rows.length, options.limit);
+    // uncle edges only for the juniors whose row says they have any: most pages need no second statement
+    const withUncles = rows.filter(hasUncleEdges).map((r) => Number(r.id));
+    if (withUncles.length > 0) rows.push(...(await rowsOf(db, uncleRowsSql(d, idList(d, withUncles)))));
+    return { ids: rows.filter((r) => r.edge_kind === 'row').map((r) => Number(r.id)), rows };
+  };
+  let page = await pick(false);
   // a key that only looks like a spelling took a place on the page: pick again, exactly
-  if (pickedByProbeAlone(rows, scope)) rows = await page(true);
-  const ids = [...new Set(rows.filter((r) => r.edge_kind === 'row').map((r) => Number(r.id)))].sort((a, b) => a - b);
+  if (pickedByProbeAlone(page.rows, scope)) page = await pick(true);
+  const { ids, rows } = page;
   if (ids.length === 0) return { edges: [], lastPickedId: null, exhausted: true, uncles: [] };
   return { edges: resolveJuniors(rows, scope), lastPickedId: ids[ids.length - 1]!, exhausted: ids.length < options.limit, uncles: unclesOfRows(rows) };
 }

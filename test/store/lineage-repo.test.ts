@@ -92,4 +92,60 @@ describeEachDialect('lineage repository: juniorsOf / seniorsOf', (t) => {
     const lastSpelling = Math.max(...[...keyOf].filter(([, k]) => spellings.includes(k)).map(([id]) => id));
     expect(page.lastPickedId).toBe(lastSpelling);
   });
+
+  it('a juniors page: the lowest ids outside the excluded, its limit, edges from the scope by every representation, and uncle chips', async () => {
+    const h = t();
+    const root = (await h.create(h.fleetKey, { title: 'root' })).session;
+    const side = (await h.create(h.fleetKey, { title: 'side' })).session;
+    const elsewhere = (await h.create(h.fleetKey, { title: 'elsewhere' })).session;
+    const kids: number[] = [];
+    for (let i = 0; i < 6; i++) kids.push((await h.create(h.fleetKey, { title: `kid ${i}`, parent_session_id: root.id })).session.id);
+    const legacyKid = (await h.create(h.fleetKey, { title: 'legacy kid', custom_metadata: { router_session_id: root.uid } })).session.id;
+    // a junior of the scope by an uncle edge only, and a spawned one that also has an uncle elsewhere
+    const adopted = (await h.create(h.fleetKey, { title: 'adopted', parent_session_id: elsewhere.id })).session.id;
+    const uncle = (session: number, senior: number) =>
+      h.store.kysely
+        .insertInto('session_uncles')
+        .values({ session_id: session, uncle_session_id: senior, source: 'rest.follow_up', basis: 'declared', recorded_by_actor_id: null, created_at: new Date().toISOString() })
+        .execute();
+    await uncle(adopted, side.id);
+    await uncle(kids[3]!, elsewhere.id);
+    const seniors = await loadHierarchyRows(h.store.kysely, h.store, [root.id, side.id]);
+    const page = (options: Parameters<typeof juniorsPageOf>[3]) => juniorsPageOf(h.store.kysely, h.store, seniors, options);
+
+    // everything: six kids, the legacy kid, the adopted one; exhausted
+    const all = await page({ limit: 20 });
+    expect([...new Set(all.edges.map((e) => e.junior.id))]).toEqual([...kids, legacyKid, adopted]);
+    expect(all.exhausted).toBe(true);
+    expect(all.edges.find((e) => e.junior.id === adopted)!.edge).toMatchObject({ seniorId: side.id, kind: 'uncle' });
+    expect(all.edges.find((e) => e.junior.id === legacyKid)!.edge).toMatchObject({ seniorId: root.id, kind: 'spawn' });
+    // chips: every uncle edge of each picked junior, from the scope or not
+    expect(all.uncles.map((u) => [u.edge.juniorId, u.edge.seniorId])).toEqual([
+      [kids[3], elsewhere.id],
+      [adopted, side.id],
+    ]);
+
+    // the three lowest ids that are not excluded, when the excluded ones are the lowest of all
+    const some = await page({ limit: 3, exclude: [kids[0]!, kids[1]!, kids[3]!] });
+    expect(some.edges.map((e) => e.junior.id)).toEqual([kids[2], kids[4], kids[5]]);
+    expect(some.lastPickedId).toBe(kids[5]);
+    expect(some.exhausted).toBe(false);
+    expect(some.uncles).toEqual([]);
+    // the next page after it, with an exclusion beyond the limit
+    const next = await page({ limit: 3, afterId: kids[5]!, exclude: [kids[0]!, legacyKid] });
+    expect(next.edges.map((e) => e.junior.id)).toEqual([adopted]);
+    expect(next.exhausted).toBe(true);
+    // every junior excluded: an empty, exhausted page
+    const none = await page({ limit: 5, exclude: [...kids, legacyKid, adopted] });
+    expect(none).toEqual({ edges: [], lastPickedId: null, exhausted: true, uncles: [] });
+
+    // one statement for a page whose juniors have no uncle edges, a second only when one has
+    await h.ctx.live.settle();
+    h.store.queryLog.start();
+    await page({ limit: 2 });
+    expect(h.store.queryLog.stop().filter((q) => !/"live_events"/.test(q))).toHaveLength(1);
+    h.store.queryLog.start();
+    await page({ limit: 4 });
+    expect(h.store.queryLog.stop().filter((q) => !/"live_events"/.test(q))).toHaveLength(2);
+  });
 });
