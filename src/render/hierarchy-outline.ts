@@ -8,8 +8,22 @@ import { sanitizeInline } from './sanitize.js';
  * "← this session".
  */
 function lineText(text: string): string {
-  return sanitizeInline(text).replace(/[()]/g, '\\$&').replace(/←/g, '\\←');
+  let safe = lineTexts.get(text);
+  if (safe === undefined) {
+    safe = sanitizeInline(text).replace(/[()]/g, '\\$&').replace(/←/g, '\\←');
+    // a pure function of the text, and the titles of the trees being read repeat from read to
+    // read; kept for short texts only, so the memory stays small (at most ~2 MB)
+    if (text.length <= LINE_TEXT_MAX_KEPT_LENGTH) {
+      if (lineTexts.size >= LINE_TEXTS_KEPT) lineTexts.clear();
+      lineTexts.set(text, safe);
+    }
+  }
+  return safe;
 }
+
+const LINE_TEXTS_KEPT = 5_000;
+const LINE_TEXT_MAX_KEPT_LENGTH = 120;
+const lineTexts = new Map<string, string>();
 
 /**
  * One outline line (docs/concepts.md):

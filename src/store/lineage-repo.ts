@@ -3,7 +3,7 @@ import type { Basis } from '../core/basis.js';
 import type { Genesis, SchedulingClass } from '../core/genesis.js';
 import type { SessionStatus } from '../core/lifecycle.js';
 import type { Executor, StoreDialect } from './dialect/dialect.js';
-import { LEGACY_PARENT_KEY, legacyParentKeyProbes, legacyParentKeySpellings, parseLegacyParentKey } from '../core/legacy-parent-key.js';
+import { LEGACY_PARENT_KEY, legacyParentKeyProbes, parseLegacyParentKey } from '../core/legacy-parent-key.js';
 import { legacySqlOf } from './legacy-key-sql.js';
 
 /**
@@ -149,18 +149,35 @@ interface JuniorScope {
   idSet: Set<number>;
   /** what the legacy-key probe index is searched with (legacyParentKeyProbes of each senior) */
   probes: string[];
-  keyToId: Map<string, number>;
+  uidToId: Map<string, number>;
 }
 
 function juniorScope(seniors: readonly Pick<HierarchyRow, 'id' | 'uid'>[]): JuniorScope {
-  const ids = [...new Set(seniors.map((s) => s.id))];
-  const keyToId = new Map<string, number>();
-  const probes = new Set<string>();
+  const ids: number[] = [];
+  const idSet = new Set<number>();
+  const uidToId = new Map<string, number>();
+  const probes: string[] = [];
   for (const s of seniors) {
-    for (const spelling of legacyParentKeySpellings(s)) keyToId.set(spelling, s.id);
-    for (const probe of legacyParentKeyProbes(s)) probes.add(probe);
+    if (idSet.has(s.id)) continue;
+    ids.push(s.id);
+    idSet.add(s.id);
+    uidToId.set(s.uid, s.id);
+    probes.push(...legacyParentKeyProbes(s));
   }
-  return { ids, idSet: new Set(ids), probes: [...probes], keyToId };
+  return { ids, idSet, probes, uidToId };
+}
+
+/**
+ * The scope's senior a legacy key names: the parser reads as a session exactly the keys in
+ * its `legacyParentKeySpellings` (core/legacy-parent-key.ts), so parsing the few legacy keys a
+ * page holds answers what matching each against every senior's spellings would. (Uids are
+ * written lowercase and hyphenated, as the parser returns them.)
+ */
+function seniorNamedBy(key: string | null, scope: JuniorScope): number | undefined {
+  const ref = parseLegacyParentKey(key);
+  if (ref === null) return undefined;
+  if (ref.kind === 'uid') return scope.uidToId.get(ref.uid);
+  return scope.idSet.has(ref.id) ? ref.id : undefined;
 }
 
 /**
@@ -168,12 +185,7 @@ function juniorScope(seniors: readonly Pick<HierarchyRow, 'id' | 'uid'>[]): Juni
  * when the create accepted it — the legacy key (id or uid). A spawn parent is always older.
  */
 function spawnSeniorIn(junior: HierarchyRow, scope: JuniorScope): number | undefined {
-  const seniorId =
-    junior.parentBasis === 'legacy'
-      ? junior.legacyParentKey !== null
-        ? scope.keyToId.get(junior.legacyParentKey)
-        : undefined
-      : (junior.parentSessionId ?? undefined);
+  const seniorId = junior.parentBasis === 'legacy' ? seniorNamedBy(junior.legacyParentKey, scope) : (junior.parentSessionId ?? undefined);
   if (seniorId === undefined || !scope.idSet.has(seniorId) || seniorId >= junior.id) return undefined;
   return seniorId;
 }
@@ -191,7 +203,7 @@ function pickedByProbeAlone(rows: RawRow[], scope: JuniorScope): boolean {
       r.edge_kind === 'row' &&
       r.parent_basis === 'legacy' &&
       typeof r.legacy_parent_key === 'string' &&
-      !scope.keyToId.has(r.legacy_parent_key) &&
+      seniorNamedBy(r.legacy_parent_key, scope) === undefined &&
       !reachedByUncle.has(Number(r.id)),
   );
 }
