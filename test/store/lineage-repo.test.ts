@@ -106,7 +106,14 @@ describeEachDialect('lineage repository: juniorsOf / seniorsOf', (t) => {
     const uncle = (session: number, senior: number) =>
       h.store.kysely
         .insertInto('session_uncles')
-        .values({ session_id: session, uncle_session_id: senior, source: 'rest.follow_up', basis: 'declared', recorded_by_actor_id: null, created_at: new Date().toISOString() })
+        .values({
+          session_id: session,
+          uncle_session_id: senior,
+          source: 'rest.follow_up',
+          basis: 'declared',
+          recorded_by_actor_id: null,
+          created_at: new Date().toISOString(),
+        })
         .execute();
     await uncle(adopted, side.id);
     await uncle(kids[3]!, elsewhere.id);
