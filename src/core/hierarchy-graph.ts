@@ -28,7 +28,8 @@ export function answerJuniors<R extends LineageRowRef>(
 ): JuniorsAnswer<R> {
   // plain loops, no per-entry arrays or locale compares: a live refresh runs this for every view of every level
   const excluded = request.exclude;
-  const byJunior = new Map<number, JuniorEntry<R>[]>();
+  // a junior's one entry as itself (most have one), an array only from the second
+  const byJunior = new Map<number, JuniorEntry<R> | JuniorEntry<R>[]>();
   const asked = new Set<number>();
   for (const s of request.of) {
     if (asked.has(s.id)) continue;
@@ -36,18 +37,19 @@ export function answerJuniors<R extends LineageRowRef>(
     for (const entry of juniorsOf(s.id)) {
       const j = entry.junior;
       if (j.id <= request.afterId || excluded.has(j.id) || !ownerVisible(request.owners, j.ownerUserId)) continue;
-      const list = byJunior.get(j.id);
-      if (list) list.push(entry);
-      else byJunior.set(j.id, [entry]);
+      const known = byJunior.get(j.id);
+      if (known === undefined) byJunior.set(j.id, entry);
+      else if (Array.isArray(known)) known.push(entry);
+      else byJunior.set(j.id, [known, entry]);
     }
   }
   const picked = [...byJunior.keys()].sort((a, b) => a - b);
   if (picked.length > request.limit) picked.length = Math.max(0, request.limit);
   const rows: JuniorEntry<R>[] = [];
   for (const id of picked) {
-    const list = byJunior.get(id)!;
-    if (list.length > 1) list.sort(bySeniorThenKind);
-    for (const entry of list) rows.push(entry);
+    const known = byJunior.get(id)!;
+    if (!Array.isArray(known)) rows.push(known);
+    else for (const entry of known.sort(bySeniorThenKind)) rows.push(entry);
   }
   const answer: JuniorsAnswer<R> = { rows, lastPickedId: picked.length > 0 ? picked[picked.length - 1]! : null, exhausted: picked.length < request.limit };
   if (unclesOf) {

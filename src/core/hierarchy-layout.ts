@@ -12,12 +12,16 @@ export interface Discovery<R extends LineageRowRef> {
   depth: ReadonlyMap<number, number>;
   /** in admission order */
   admitted: readonly number[];
+  /** `admitted` as a set */
+  admittedSet: ReadonlySet<number>;
+  /** what is drawn: the admitted nodes and the current session */
+  rendered: ReadonlySet<number>;
   /** the node cap left the current session out: it is appended (docs/concepts.md step 4) */
   ceilingCurrent: boolean;
   /** every visible senior of each upward node */
   seniorEdges: ReadonlyMap<number, readonly WalkEdge[]>;
   /** for downward-admitted nodes: their edges from the level above */
-  downEdges: ReadonlyMap<number, readonly WalkEdge[]>;
+  downEdges: ReadonlyMap<number, { readonly edges: readonly WalkEdge[] }>;
   /** every visible uncle of each rendered node */
   uncleEdges: ReadonlyMap<number, readonly { seniorId: number; basis: UncleBasis }[]>;
 }
@@ -30,9 +34,7 @@ export interface Discovery<R extends LineageRowRef> {
  * last, the current session very last. Reordering never changes the node set.
  */
 export function layoutHierarchy<R extends LineageRowRef>(x: Discovery<R>): { currentId: number; originId: number; roots: number[]; nodes: PlacedNode<R>[] } {
-  const admittedSet = new Set(x.admitted);
-  const rendered = new Set(x.admitted);
-  rendered.add(x.currentId);
+  const { admittedSet, rendered } = x;
   const rootSet = new Set(x.roots.filter((id) => admittedSet.has(id)));
   const roots = [...rootSet].sort((a, b) => (a === x.originId ? -1 : b === x.originId ? 1 : a - b));
 
@@ -45,20 +47,20 @@ export function layoutHierarchy<R extends LineageRowRef>(x: Discovery<R>): { cur
     if (id === x.currentId && x.ceilingCurrent) placement = 'ceiling';
     else if (rootSet.has(id)) placement = 'root';
     else {
-      const candidates = (x.seniorEdges.get(id) ?? x.downEdges.get(id) ?? []).filter((e) => admittedSet.has(e.seniorId) && x.depth.get(e.seniorId) === d - 1);
-      // docs/concepts.md: at equal depth a session hangs under its spawn parent, otherwise the lowest id
-      const spawn = candidates.find((e) => e.kind === 'spawn');
-      const chosen = spawn ?? [...candidates].sort((a, b) => a.seniorId - b.seniorId)[0];
+      const chosen = drawnFrom(x.seniorEdges.get(id) ?? x.downEdges.get(id)?.edges ?? NO_EDGES, admittedSet, x.depth, d);
       if (chosen) {
         renderParentId = chosen.seniorId;
         placement = chosen.kind === 'spawn' ? 'spawn' : 'uncle';
       } else placement = 'ceiling';
     }
     const uncles = x.uncleEdges.get(id) ?? [];
-    const alsoSenior: AlsoSenior[] = uncles
-      .filter((u) => rendered.has(u.seniorId))
-      .map((u) => ({ id: u.seniorId, basis: u.basis }))
-      .sort((a, b) => a.id - b.id);
+    const alsoSenior: AlsoSenior[] =
+      uncles.length === 0
+        ? []
+        : uncles
+            .filter((u) => rendered.has(u.seniorId))
+            .map((u) => ({ id: u.seniorId, basis: u.basis }))
+            .sort((a, b) => a.id - b.id);
     let drawnUnder: DrawnUnder | null = null;
     if (placement === 'uncle') drawnUnder = { reason: 'uncle', uncleId: renderParentId!, spawnParent: spawnParentWhere(row, x.rows, rendered) };
     if (placement === 'ceiling') drawnUnder = { reason: 'ceiling' };
@@ -107,6 +109,23 @@ export function layoutHierarchy<R extends LineageRowRef>(x: Discovery<R>): { cur
   if (x.ceilingCurrent) visit(x.currentId);
 
   return { currentId: x.currentId, originId: x.originId, roots, nodes: order.map((id) => placed.get(id)!) };
+}
+
+const NO_EDGES: readonly WalkEdge[] = [];
+
+/**
+ * The edge a node is drawn from (docs/concepts.md): among its edges from an admitted node one
+ * level up, its spawn parent's, otherwise the lowest senior id's (the first such edge on ties).
+ * A loop, not filter and sort: the layout runs it for every node of every live view.
+ */
+function drawnFrom(edges: readonly WalkEdge[], admitted: ReadonlySet<number>, depth: ReadonlyMap<number, number>, d: number): WalkEdge | undefined {
+  let lowest: WalkEdge | undefined;
+  for (const e of edges) {
+    if (!admitted.has(e.seniorId) || depth.get(e.seniorId) !== d - 1) continue;
+    if (e.kind === 'spawn') return e;
+    if (lowest === undefined || e.seniorId < lowest.seniorId) lowest = e;
+  }
+  return lowest;
 }
 
 /** Where a node's spawn parent is, judged from its own row (column, or the legacy key). */

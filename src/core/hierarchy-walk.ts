@@ -95,10 +95,8 @@ export function* walkHierarchy<R extends LineageRowRef>(
   // `truncated` is true exactly when a session of the hierarchy was left out (docs/concepts.md step 5)
   let truncated = upwardOrder.some((id) => id !== current.id && !admittedSet.has(id));
 
-  /** edges from the level above to each downward-admitted node */
-  const downEdges = new Map<number, WalkEdge[]>();
-  /** uncle edges read with a juniors page, for the chips of downward-admitted nodes */
-  const chips = new Map<number, UnclesAnswer>();
+  /** each downward-admitted node's edges from the level above, and the uncle edges read with its juniors page (its chips) */
+  const downEntries = new Map<number, JuniorFound<R>>();
 
   for (let d = 0; d < bounds.maxDepth; d++) {
     const frontier = [...(byDepth.get(d) ?? [])];
@@ -119,8 +117,7 @@ export function* walkHierarchy<R extends LineageRowRef>(
     for (const id of picked.slice(0, remaining)) {
       const entry = found.get(id)!;
       rows.set(id, entry.row);
-      downEdges.set(id, entry.edges);
-      if (entry.uncles) chips.set(id, entry.uncles);
+      downEntries.set(id, entry);
       admit(id, d + 1);
     }
     if (picked.length > remaining) truncated = true;
@@ -128,10 +125,8 @@ export function* walkHierarchy<R extends LineageRowRef>(
 
   // The upward bound: a senior of an upward node that the walk did not reach (and the
   // downward walk did not bring in) is an ancestor left out.
-  if (!truncated) {
-    const shownSet = new Set(shown());
-    truncated = [...upward].some((id) => (seniorEdges.get(id) ?? []).some((e) => !shownSet.has(e.seniorId)));
-  }
+  const rendered = new Set(shown());
+  if (!truncated) truncated = [...upward].some((id) => (seniorEdges.get(id) ?? []).some((e) => !rendered.has(e.seniorId)));
   // The downward bound: anything below the deepest admitted level is left out.
   if (!truncated) {
     const deep = shown()
@@ -148,8 +143,6 @@ export function* walkHierarchy<R extends LineageRowRef>(
       if (found.size > 0) truncated = true;
     }
   }
-
-  const rendered = new Set(shown());
 
   // 3. Uncle chips: uncles of nodes whose seniors the upward walk did not read.
   const uncleEdges = new Map<number, { seniorId: number; basis: 'authenticated' | 'declared' }[]>();
@@ -168,9 +161,12 @@ export function* walkHierarchy<R extends LineageRowRef>(
         id,
         known.filter((e) => e.kind === 'uncle').map((e) => ({ seniorId: e.seniorId, basis: e.basis ?? 'declared' })),
       );
-    else if (chips.has(id)) {
-      uncleEdges.set(id, []);
-      addChips(chips.get(id)!);
+    else {
+      const chips = downEntries.get(id)?.uncles;
+      if (chips) {
+        uncleEdges.set(id, []);
+        addChips(chips);
+      }
     }
   }
   const unknown = [...rendered].filter((id) => !uncleEdges.has(id)).sort((a, b) => a - b);
@@ -186,9 +182,11 @@ export function* walkHierarchy<R extends LineageRowRef>(
     roots,
     depth,
     admitted,
+    admittedSet,
+    rendered,
     ceilingCurrent,
     seniorEdges,
-    downEdges,
+    downEdges: downEntries,
     uncleEdges,
   };
   return { ...layoutHierarchy(discovery), truncated, footprint, upward, upwardComplete };
@@ -261,6 +259,16 @@ function spawnOrigin(currentId: number, upward: Set<number>, seniorEdges: Map<nu
   }
 }
 
+/** "the page carried uncle edges, none for this junior", shared; frozen, so a push on it throws instead of leaking into other juniors */
+const NO_UNCLES = Object.freeze([]) as unknown as UnclesAnswer;
+
+/** A junior a juniors read found: its row, its edges from the asked seniors, its uncle edges when the page carried them. */
+interface JuniorFound<R> {
+  row: R;
+  edges: WalkEdge[];
+  uncles: UnclesAnswer | null;
+}
+
 /**
  * The lowest-id `need` juniors of `seniors` that are not excluded, with every edge from
  * `seniors` to each; pages only when a page held fewer usable juniors than it picked.
@@ -271,22 +279,28 @@ function* newJuniors<R extends LineageRowRef>(
   need: number,
   owners: OwnerFilter,
   footprint: Set<number>,
-): Generator<WalkRequest<R>, Map<number, { row: R; edges: WalkEdge[]; uncles: UnclesAnswer | null }>, unknown> {
+): Generator<WalkRequest<R>, Map<number, JuniorFound<R>>, unknown> {
   // not copied: the walk admits into this set only after the read returns
   const exclude = excluded;
   const seniorIds = new Set(seniors.map((s) => s.id));
-  const found = new Map<number, { row: R; edges: WalkEdge[]; uncles: UnclesAnswer | null }>();
+  const found = new Map<number, JuniorFound<R>>();
   let afterId = 0;
   for (;;) {
     const answer = (yield { type: 'juniors', of: seniors, exclude, afterId, limit: need - found.size, owners }) as JuniorsAnswer<R>;
     for (const { edge, junior } of answer.rows) {
       footprint.add(junior.id);
       if (exclude.has(junior.id) || !seniorIds.has(edge.seniorId) || !ownerVisible(owners, junior.ownerUserId)) continue;
-      const entry = found.get(junior.id) ?? { row: junior, edges: [], uncles: answer.uncles ? [] : null };
-      if (!entry.edges.some((e) => e.seniorId === edge.seniorId && e.kind === edge.kind)) entry.edges.push(edge);
-      found.set(junior.id, entry);
+      const entry = found.get(junior.id);
+      if (entry === undefined) found.set(junior.id, { row: junior, edges: [edge], uncles: answer.uncles ? NO_UNCLES : null });
+      else if (!entry.edges.some((e) => e.seniorId === edge.seniorId && e.kind === edge.kind)) entry.edges.push(edge);
     }
-    for (const u of answer.uncles ?? []) found.get(u.juniorId)?.uncles?.push(u);
+    for (const u of answer.uncles ?? []) {
+      const entry = found.get(u.juniorId);
+      if (!entry?.uncles) continue;
+      // the shared empty list is replaced on the first edge: most juniors have none
+      if (entry.uncles === NO_UNCLES) entry.uncles = [u];
+      else entry.uncles.push(u);
+    }
     if (answer.exhausted || answer.lastPickedId === null || found.size >= need) return found;
     afterId = answer.lastPickedId;
   }
