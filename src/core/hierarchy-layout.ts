@@ -21,7 +21,7 @@ export interface Discovery<R extends LineageRowRef> {
   /** every visible senior of each upward node */
   seniorEdges: ReadonlyMap<number, readonly WalkEdge[]>;
   /** for downward-admitted nodes: their edges from the level above */
-  downEdges: ReadonlyMap<number, { readonly edges: readonly WalkEdge[] }>;
+  downEntries: ReadonlyMap<number, { readonly edges: readonly WalkEdge[] }>;
   /** every visible uncle of each rendered node */
   uncleEdges: ReadonlyMap<number, readonly { seniorId: number; basis: UncleBasis }[]>;
 }
@@ -47,7 +47,7 @@ export function layoutHierarchy<R extends LineageRowRef>(x: Discovery<R>): { cur
     if (id === x.currentId && x.ceilingCurrent) placement = 'ceiling';
     else if (rootSet.has(id)) placement = 'root';
     else {
-      const chosen = drawnFrom(x.seniorEdges.get(id) ?? x.downEdges.get(id)?.edges ?? NO_EDGES, admittedSet, x.depth, d);
+      const chosen = drawnFrom(x.seniorEdges.get(id) ?? x.downEntries.get(id)?.edges ?? NO_EDGES, admittedSet, x.depth, d);
       if (chosen) {
         renderParentId = chosen.seniorId;
         placement = chosen.kind === 'spawn' ? 'spawn' : 'uncle';

@@ -186,7 +186,7 @@ export function* walkHierarchy<R extends LineageRowRef>(
     rendered,
     ceilingCurrent,
     seniorEdges,
-    downEdges: downEntries,
+    downEntries,
     uncleEdges,
   };
   return { ...layoutHierarchy(discovery), truncated, footprint, upward, upwardComplete };

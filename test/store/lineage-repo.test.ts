@@ -1,6 +1,7 @@
 import { expect, it } from 'vitest';
 import { describeEachDialect } from '../helpers/harness.js';
-import { juniorsOf, juniorsPageOf, loadHierarchyRows, seniorsOf } from '../../src/store/lineage-repo.js';
+import { juniorsOf, juniorsPageOf } from '../../src/store/lineage-juniors-repo.js';
+import { loadHierarchyRows, seniorsOf } from '../../src/store/lineage-repo.js';
 import { legacyParentKeySpellings } from '../../src/core/legacy-parent-key.js';
 
 describeEachDialect('lineage repository: juniorsOf / seniorsOf', (t) => {

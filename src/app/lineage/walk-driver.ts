@@ -9,7 +9,8 @@ import {
   type WalkRequest,
 } from '../../core/hierarchy-types.js';
 import type { Executor, StoreDialect } from '../../store/dialect/dialect.js';
-import { juniorsPageOf, seniorsOf, uncleEdgesOf, type HierarchyRow } from '../../store/lineage-repo.js';
+import { juniorsPageOf } from '../../store/lineage-juniors-repo.js';
+import { seniorsOf, uncleEdgesOf, type HierarchyRow } from '../../store/lineage-repo.js';
 
 type Walk = Generator<WalkRequest<HierarchyRow>, WalkOutcome<HierarchyRow>, unknown>;
 type Request = WalkRequest<HierarchyRow>;
