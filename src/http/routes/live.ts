@@ -6,17 +6,19 @@ import { isVisible, visibilityOf } from '../../app/kernel.js';
 import type { AppContext } from '../../app/kernel.js';
 import { HIERARCHY_CHANGED, INTERNAL_LIVE_TYPES, type HierarchySubscription } from '../../app/lineage/index.js';
 import { WarrantError } from '../../core/errors.js';
-import { serializeHierarchy } from '../../render/hierarchy-json.js';
 import type { LiveEventRecord } from '../../app/kernel.js';
 import type { HttpEnv } from '../env.js';
 import { LIVE_STREAM_ROUTE } from '../live-schemas.js';
+import { changedSessionsFrame, liveEventFrame, sseFrame, watchedHierarchyFrame } from '../sse-frames.js';
 
 const KEEPALIVE_MS = 15_000;
 /** how many hierarchies one stream may watch */
 const MAX_WATCHED_HIERARCHIES = 20;
 
-/** A frame for the stream: a stored live event (sent with its id), or a derived one (without). */
-type Frame = { kind: 'live'; record: LiveEventRecord } | { kind: 'derived'; event: string; data: string };
+/** A frame for the stream: a stored live event (sent with its id), or a derived one's bytes (without). */
+type Frame = { kind: 'live'; record: LiveEventRecord } | { kind: 'derived'; bytes: Uint8Array };
+
+const KEEPALIVE = new TextEncoder().encode(': keep-alive\n\n');
 
 /**
  * `GET /api/v1/events/stream` (docs/api.md): live events filtered per subscriber by visibility;
@@ -76,11 +78,7 @@ export async function streamLiveEvents(c: Context, ctx: AppContext, caller: Call
       // the refresher resolves each ref as this caller: an invisible one is a 404 like any other
       subscriptions.push(
         await ctx.hierarchies.subscribe(ref, caller, (u) =>
-          push({
-            kind: 'derived',
-            event: HIERARCHY_CHANGED,
-            data: JSON.stringify({ session_ids: [u.viewerId], session_hierarchy: u.hierarchy ? serializeHierarchy(u.hierarchy) : null }),
-          }),
+          push({ kind: 'derived', bytes: watchedHierarchyFrame(HIERARCHY_CHANGED, u.viewerId, u.hierarchy) }),
         ),
       );
     }
@@ -93,14 +91,14 @@ export async function streamLiveEvents(c: Context, ctx: AppContext, caller: Call
     cleanups.push(
       ctx.hierarchies.onChange((change) => {
         const ids = change.sessionIds.filter((id) => isVisible(visibility, change.owners.get(id) ?? null));
-        if (ids.length > 0) push({ kind: 'derived', event: HIERARCHY_CHANGED, data: JSON.stringify({ session_ids: ids }) });
+        if (ids.length > 0) push({ kind: 'derived', bytes: changedSessionsFrame(HIERARCHY_CHANGED, change, ids) });
       }),
     );
   }
   cleanups.push(ctx.live.subscribe((record) => push({ kind: 'live', record })));
   if (options.derived) {
     try {
-      cleanups.push(await options.derived((event, data) => push({ kind: 'derived', event, data })));
+      cleanups.push(await options.derived((event, data) => push({ kind: 'derived', bytes: sseFrame(event, data) })));
     } catch (error) {
       for (const cleanup of cleanups.splice(0)) cleanup();
       throw error;
@@ -114,7 +112,7 @@ export async function streamLiveEvents(c: Context, ctx: AppContext, caller: Call
     let lastSent = Number.isFinite(lastEventId) ? lastEventId : ctx.live.lastEventId;
     const writeLive = async (e: LiveEventRecord): Promise<void> => {
       // internal wake-ups are not part of the stream (they only trigger hierarchy_changed)
-      if (visible(e) && !INTERNAL_LIVE_TYPES.has(e.type)) await stream.writeSSE({ event: e.type, data: JSON.stringify(e.payload), id: String(e.id) });
+      if (visible(e) && !INTERNAL_LIVE_TYPES.has(e.type)) await stream.write(liveEventFrame(e));
     };
     stream.onAbort(() => {
       unsubscribe();
@@ -130,11 +128,9 @@ export async function streamLiveEvents(c: Context, ctx: AppContext, caller: Call
       if (Number.isFinite(lastEventId)) {
         const replay = await ctx.live.replay(lastEventId);
         if (replay.resync) {
-          await stream.writeSSE({
-            event: 'resync',
-            data: JSON.stringify({ reason: 'the backlog no longer holds events after this id; reload your state' }),
-            id: String(ctx.live.lastEventId),
-          });
+          await stream.write(
+            sseFrame('resync', JSON.stringify({ reason: 'the backlog no longer holds events after this id; reload your state' }), String(ctx.live.lastEventId)),
+          );
           lastSent = Math.max(lastSent, ctx.live.lastEventId);
         }
         for (const e of replay.events) {
@@ -143,12 +139,12 @@ export async function streamLiveEvents(c: Context, ctx: AppContext, caller: Call
           lastSent = Math.max(lastSent, e.id);
         }
       }
-      await stream.writeSSE({ event: 'ready', data: JSON.stringify({ last_event_id: lastSent }) });
+      await stream.write(sseFrame('ready', JSON.stringify({ last_event_id: lastSent })));
       while (!stream.aborted && !ending) {
         while (queue.length > 0) {
           const frame = queue.shift()!;
           if (frame.kind === 'derived') {
-            await stream.writeSSE({ event: frame.event, data: frame.data });
+            await stream.write(frame.bytes);
             continue;
           }
           if (frame.record.id <= lastSent) continue;
@@ -163,7 +159,7 @@ export async function streamLiveEvents(c: Context, ctx: AppContext, caller: Call
           };
         });
         wake = null;
-        if (queue.length === 0 && !stream.aborted && !ending) await stream.write(': keep-alive\n\n');
+        if (queue.length === 0 && !stream.aborted && !ending) await stream.write(KEEPALIVE);
       }
     } finally {
       unsubscribe();
