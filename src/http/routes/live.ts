@@ -1,6 +1,5 @@
 import type { OpenAPIHono } from '@hono/zod-openapi';
 import type { Context } from 'hono';
-import { streamSSE } from 'hono/streaming';
 import type { Caller } from '../../app/kernel.js';
 import { isVisible, visibilityOf } from '../../app/kernel.js';
 import type { AppContext } from '../../app/kernel.js';
@@ -10,13 +9,20 @@ import type { LiveEventRecord } from '../../app/kernel.js';
 import type { HttpEnv } from '../env.js';
 import { LIVE_STREAM_ROUTE } from '../live-schemas.js';
 import { changedSessionsFrame, liveEventFrame, sseFrame, watchedHierarchyFrame } from '../sse-frames.js';
+import { sseResponse, type SseSink } from '../sse-sink.js';
 
 const KEEPALIVE_MS = 15_000;
+/**
+ * Frames one stream may have waiting to be written. A reader this far behind has stopped
+ * reading: its stream is cut rather than buffered for (what it missed stays in the store's
+ * backlog, and an EventSource reconnects with Last-Event-ID and gets it replayed).
+ */
+export const MAX_QUEUED_FRAMES = 1_000;
 /** how many hierarchies one stream may watch */
 const MAX_WATCHED_HIERARCHIES = 20;
 
-/** A frame for the stream: a stored live event (sent with its id), or a derived one's bytes (without). */
-type Frame = { kind: 'live'; record: LiveEventRecord } | { kind: 'derived'; bytes: Uint8Array };
+/** A frame for the stream: a stored live event (sent with its id), or a derived one's bytes (without); held bare, a queue slot is all a waiting frame costs. */
+type Frame = LiveEventRecord | Uint8Array;
 
 const KEEPALIVE = new TextEncoder().encode(': keep-alive\n\n');
 
@@ -66,7 +72,18 @@ export async function streamLiveEvents(c: Context, ctx: AppContext, caller: Call
 
   const queue: Frame[] = [];
   let wake: (() => void) | null = null;
+  let overflowed = false;
+  let cutStream: (() => void) | null = null;
   const push = (frame: Frame): void => {
+    if (overflowed) return;
+    if (queue.length >= MAX_QUEUED_FRAMES) {
+      overflowed = true;
+      queue.length = 0;
+      ctx.logger.info({ queued: MAX_QUEUED_FRAMES }, 'live stream cut: its reader fell behind by the most frames a stream may hold');
+      cutStream?.();
+      wake?.();
+      return;
+    }
     queue.push(frame);
     wake?.();
   };
@@ -76,11 +93,7 @@ export async function streamLiveEvents(c: Context, ctx: AppContext, caller: Call
   try {
     for (const ref of watched) {
       // the refresher resolves each ref as this caller: an invisible one is a 404 like any other
-      subscriptions.push(
-        await ctx.hierarchies.subscribe(ref, caller, (u) =>
-          push({ kind: 'derived', bytes: watchedHierarchyFrame(HIERARCHY_CHANGED, u.viewerId, u.hierarchy) }),
-        ),
-      );
+      subscriptions.push(await ctx.hierarchies.subscribe(ref, caller, (u) => push(watchedHierarchyFrame(HIERARCHY_CHANGED, u.viewerId, u.hierarchy))));
     }
   } catch (error) {
     for (const s of subscriptions) s.unsubscribe();
@@ -91,14 +104,14 @@ export async function streamLiveEvents(c: Context, ctx: AppContext, caller: Call
     cleanups.push(
       ctx.hierarchies.onChange((change) => {
         const ids = change.sessionIds.filter((id) => isVisible(visibility, change.owners.get(id) ?? null));
-        if (ids.length > 0) push({ kind: 'derived', bytes: changedSessionsFrame(HIERARCHY_CHANGED, change, ids) });
+        if (ids.length > 0) push(changedSessionsFrame(HIERARCHY_CHANGED, change, ids));
       }),
     );
   }
-  cleanups.push(ctx.live.subscribe((record) => push({ kind: 'live', record })));
+  cleanups.push(ctx.live.subscribe(push));
   if (options.derived) {
     try {
-      cleanups.push(await options.derived((event, data) => push({ kind: 'derived', bytes: sseFrame(event, data) })));
+      cleanups.push(await options.derived((event, data) => push(sseFrame(event, data))));
     } catch (error) {
       for (const cleanup of cleanups.splice(0)) cleanup();
       throw error;
@@ -108,7 +121,8 @@ export async function streamLiveEvents(c: Context, ctx: AppContext, caller: Call
     for (const cleanup of cleanups.splice(0)) cleanup();
   };
 
-  return streamSSE(c, async (stream) => {
+  const run = async (stream: SseSink): Promise<void> => {
+    cutStream = () => stream.cut();
     let lastSent = Number.isFinite(lastEventId) ? lastEventId : ctx.live.lastEventId;
     const writeLive = async (e: LiveEventRecord): Promise<void> => {
       // internal wake-ups are not part of the stream (they only trigger hierarchy_changed)
@@ -124,6 +138,17 @@ export async function streamLiveEvents(c: Context, ctx: AppContext, caller: Call
       ending = true;
       wake?.();
     });
+    // one timer per stream, not one per wake-up: a stream with nothing to send for a whole
+    // period gets a comment line (15–30 s of quiet), so proxies keep the connection
+    let keepAliveDue = false;
+    let sentInPeriod = false;
+    const keepAlive = setInterval(() => {
+      if (sentInPeriod) sentInPeriod = false;
+      else {
+        keepAliveDue = true;
+        wake?.();
+      }
+    }, KEEPALIVE_MS);
     try {
       if (Number.isFinite(lastEventId)) {
         const replay = await ctx.live.replay(lastEventId);
@@ -140,30 +165,31 @@ export async function streamLiveEvents(c: Context, ctx: AppContext, caller: Call
         }
       }
       await stream.write(sseFrame('ready', JSON.stringify({ last_event_id: lastSent })));
-      while (!stream.aborted && !ending) {
+      while (!stream.aborted && !ending && !overflowed) {
         while (queue.length > 0) {
+          sentInPeriod = true;
           const frame = queue.shift()!;
-          if (frame.kind === 'derived') {
-            await stream.write(frame.bytes);
+          if (frame instanceof Uint8Array) {
+            await stream.write(frame);
             continue;
           }
-          if (frame.record.id <= lastSent) continue;
-          lastSent = frame.record.id;
-          await writeLive(frame.record);
+          if (frame.id <= lastSent) continue;
+          lastSent = frame.id;
+          await writeLive(frame);
         }
-        await new Promise<void>((resolve) => {
-          const timer = setTimeout(resolve, KEEPALIVE_MS);
-          wake = () => {
-            clearTimeout(timer);
-            resolve();
-          };
-        });
+        if (keepAliveDue) {
+          keepAliveDue = false;
+          await stream.write(KEEPALIVE);
+          continue;
+        }
+        await new Promise<void>((resolve) => (wake = resolve));
         wake = null;
-        if (queue.length === 0 && !stream.aborted && !ending) await stream.write(KEEPALIVE);
       }
     } finally {
+      clearInterval(keepAlive);
       unsubscribe();
       release();
     }
-  });
+  };
+  return sseResponse(c, run, (error) => ctx.logger.warn({ err: error }, 'live stream failed'));
 }
