@@ -19,7 +19,7 @@ export interface SseSink {
   cut(): void;
 }
 
-/** The stream's response headers, after what middleware set on the context. */
+/** The event-stream headers; they override what middleware set on the context, which is kept otherwise. */
 const SSE_HEADERS = { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive' } as const;
 
 /**
