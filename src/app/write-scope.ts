@@ -4,7 +4,7 @@ import { lineageChangeOf } from '../core/lineage-change.js';
 import type { Database } from '../store/database.js';
 import { ensureActor } from '../store/actors-repo.js';
 import { insertEvents, type EventAttribution, type EventRecord } from '../store/events-repo.js';
-import { findSessionsByIds, type SessionRecord } from '../store/sessions-repo.js';
+import { findSessionsByIds, updateSessionIfVersion, type SessionChanges, type SessionRecord } from '../store/sessions-repo.js';
 import { insertLiveEvents } from '../store/live-repo.js';
 import { bumpLineageVersions } from '../store/lineage-versions-repo.js';
 import { appendAuditEntries, keyedPayloadDigest, newRecordKey, type AuditEntryDraft } from './audit.js';
@@ -24,9 +24,19 @@ interface LiveDraft {
   payload: Record<string, unknown>;
 }
 
-/** The sessions this transaction's live events say changed in the lineage graph (their walk-cache versions are bumped with it). */
-function lineageTouched(drafts: readonly LiveDraft[]): number[] {
+/** The row changes a walk reads (lineage-rows.ts HIERARCHY_COLUMNS: the rest never change after insert). */
+const WALK_READ_CHANGES: readonly (keyof SessionChanges)[] = ['title', 'status', 'parentSessionId', 'parentBasis'];
+
+/**
+ * The sessions this transaction's live events say changed in the lineage graph (their
+ * walk-cache versions are bumped with it). A `session_updated` of a session whose row changed
+ * no column a walk reads (`walkRows` does not hold it: only its timeline grew — an agent
+ * message, a delivery) changes no walk, so it bumps nothing: a busy fleet's messages do not
+ * invalidate every cached walk of the sessions that send them.
+ */
+function lineageTouched(drafts: readonly LiveDraft[], walkRows: ReadonlySet<number>): number[] {
   return drafts.flatMap((d) => {
+    if (d.type === 'session_updated' && d.sessionId !== null && !walkRows.has(d.sessionId)) return [];
     const { changed, deleted } = lineageChangeOf(d.type, d.payload);
     return [...changed, ...deleted];
   });
@@ -45,6 +55,8 @@ export class WriteScope {
   /** sessions inserted in this transaction with their first event's seq already taken */
   private readonly takenSeqs = new Map<number, number>();
   private readonly touchedIds = new Set<number>();
+  /** touched sessions whose row may have changed a column a walk reads (lineageTouched) */
+  private readonly walkRowIds = new Set<number>();
   private readonly afterCommitHooks: (() => void)[] = [];
   private readonly finalViews = new Map<number, { view: SessionView; ownerUserId: number | null; version: number }>();
   private readonly currentRecords = new Map<number, { record: SessionRecord; version: number }>();
@@ -104,7 +116,7 @@ export class WriteScope {
           credential_id: attr.credentialId,
         });
       }
-      this.touch(record.sessionId);
+      this.timelineGrew(record.sessionId);
     }
     return records;
   }
@@ -134,11 +146,32 @@ export class WriteScope {
     this.changeCount++;
   }
 
-  /** The session's state changed: one `session_updated` with its full state at commit. */
+  /**
+   * The session's state changed: one `session_updated` with its full state at commit. Its
+   * walk-cache versions are bumped too: a row changed by other means than `updateSession` (a
+   * parent cleared by a deletion) may be one a walk reads.
+   */
   touch(sessionId: number): void {
+    this.walkRowIds.add(sessionId);
+    this.timelineGrew(sessionId);
+  }
+
+  /** An event was appended to the session: its `session_updated`, but no walk read changed. */
+  private timelineGrew(sessionId: number): void {
     forgetSessionRow(this.tx, sessionId);
     this.touchedIds.add(sessionId);
     this.changeCount++;
+  }
+
+  /**
+   * The one way a use case changes a session's row: compare-and-set on its version
+   * (sessions-repo.ts); false when the row moved since it was read. A change to a column a
+   * walk reads marks the session for the walk-cache bump at commit.
+   */
+  async updateSession(current: Pick<SessionRecord, 'id' | 'version'>, changes: SessionChanges): Promise<boolean> {
+    const updated = await updateSessionIfVersion(this.tx, current.id, current.version, changes, this.now);
+    if (updated && WALK_READ_CHANGES.some((column) => column in changes)) this.walkRowIds.add(current.id);
+    return updated;
   }
 
   /** The session is gone: no `session_updated` for it. */
@@ -214,7 +247,7 @@ export class WriteScope {
         payload: { session: serializeSession({ ...view, customMetadata: undefined }) },
       });
     }
-    await bumpLineageVersions(this.tx, this.ctx.store, lineageTouched(this.liveDrafts));
+    await bumpLineageVersions(this.tx, this.ctx.store, lineageTouched(this.liveDrafts, this.walkRowIds));
     let notify: { channel: string; payload: string } | undefined;
     if (this.liveDrafts.length > 0) {
       const last = await insertLiveEvents(

@@ -24,14 +24,14 @@ interface Node {
 
 /** One write or read, on node 0 or 1; `a`/`b` pick sessions of the run by index. */
 interface Step {
-  kind: 'spawn' | 'retitle' | 'archive' | 'reparent' | 'delete' | 'uncle' | 'unlink' | 'read';
+  kind: 'spawn' | 'retitle' | 'archive' | 'reparent' | 'delete' | 'uncle' | 'unlink' | 'message' | 'read';
   node: 0 | 1;
   a: number;
   b: number;
 }
 
 const step = fc.record({
-  kind: fc.constantFrom('spawn', 'spawn', 'retitle', 'archive', 'reparent', 'delete', 'uncle', 'uncle', 'unlink', 'read', 'read', 'read'),
+  kind: fc.constantFrom('spawn', 'spawn', 'retitle', 'archive', 'reparent', 'delete', 'uncle', 'uncle', 'unlink', 'message', 'read', 'read', 'read'),
   node: fc.constantFrom(0 as const, 1 as const),
   a: fc.nat(40),
   b: fc.nat(40),
@@ -74,10 +74,17 @@ describeEachDialect('cached walks on two nodes', (t) => {
     await fc.assert(
       fc.asyncProperty(fc.array(step, { minLength: 10, maxLength: 40 }), async (steps) => {
         // each run starts a tree of its own: a root with two children
-        const root = (await call(nodes[0]!, 'POST', '/api/v1/sessions', h.fleetKey, { title: 'root' })).body.session.id as number;
+        // (attached: a session's token sends its agent messages)
+        const tokens = new Map<number, string>();
+        const spawn = async (node: Node, body: Record<string, unknown>): Promise<number | null> => {
+          const r = await call(node, 'POST', '/api/v1/sessions', h.fleetKey, { ...body, attach: true });
+          if (r.status !== 201) return null;
+          tokens.set(r.body.session.id, r.body.session_token);
+          return r.body.session.id;
+        };
+        const root = (await spawn(nodes[0]!, { title: 'root' }))!;
         const ids = [root];
-        for (let i = 0; i < 2; i++)
-          ids.push((await call(nodes[0]!, 'POST', '/api/v1/sessions', h.fleetKey, { title: 'child', parent_session_id: root })).body.session.id);
+        for (let i = 0; i < 2; i++) ids.push((await spawn(nodes[0]!, { title: 'child', parent_session_id: root }))!);
         const pick = (k: number): number => ids[k % ids.length]!;
         for (const s of steps) {
           const node = nodes[s.node]!;
@@ -85,10 +92,14 @@ describeEachDialect('cached walks on two nodes', (t) => {
           const b = pick(s.b);
           switch (s.kind) {
             case 'spawn': {
-              const r = await call(node, 'POST', '/api/v1/sessions', h.fleetKey, { title: `spawn of ${a}`, parent_session_id: a });
-              if (r.status === 201) ids.push(r.body.session.id);
+              const id = await spawn(node, { title: `spawn of ${a}`, parent_session_id: a });
+              if (id !== null) ids.push(id);
               break;
             }
+            case 'message':
+              // an agent message: its first one between two sessions is an uncle edge, later ones only timeline
+              await call(node, 'POST', '/api/v1/messages', tokens.get(a)!, { to: b, payload: 'status?' });
+              break;
             case 'retitle':
               await call(node, 'PATCH', `/api/v1/sessions/${a}`, h.fleetKey, { title: `renamed ${Math.random()}` });
               break;
@@ -158,5 +169,49 @@ describeEachDialect('cached walks on two nodes', (t) => {
       expect(stats.stale).toBe(stale + 1);
       expect(after.nodes.find((n) => n.id === root)?.title).toBe(`renamed on the other node ${i}`);
     }
+  });
+  it("an agent message's timeline changes no walk: cached walks stay hits; a title or status change finds them out of date", async () => {
+    const h = t();
+    const post = async (path: string, token: string, body: unknown) => {
+      const res = await h.service.app.request(path, {
+        method: 'POST',
+        headers: { host: 'localhost', authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
+      return { status: res.status, body: await res.json() };
+    };
+    const root = (await post('/api/v1/sessions', h.fleetKey, { title: 'messaging root', attach: true })).body;
+    const child = (await post('/api/v1/sessions', h.fleetKey, { title: 'messaging child', parent_session_id: root.session.id, attach: true })).body;
+    const stats = walkCacheStats(h.ctx);
+    const readBoth = async () => {
+      for (const id of [root.session.id, child.session.id]) await hierarchyOf(h.ctx, FLEET, id);
+    };
+    // the first message between them records an uncle edge (a walk change); read both after it
+    expect((await post('/api/v1/messages', child.session_token, { to: root.session.id, payload: 'first' })).status).toBe(201);
+    await readBoth();
+    await readBoth();
+    const before = { ...stats };
+    for (let i = 0; i < 3; i++) {
+      expect((await post('/api/v1/messages', child.session_token, { to: root.session.id, payload: `again ${i}` })).status).toBe(201);
+      expect((await post('/api/v1/messages', root.session_token, { to: child.session.id, payload: `reply ${i}` })).status).toBe(201);
+      await readBoth();
+    }
+    expect({ hits: stats.hits - before.hits, stale: stats.stale - before.stale }).toEqual({ hits: 6, stale: 0 });
+    // the same reads after changes a walk shows: each finds its entry out of date, and shows the change
+    expect((await post(`/api/v1/sessions/${child.session.id}/runtime`, child.session_token, { state: 'exited', code: 0 })).status).toBe(200);
+    let stale = stats.stale;
+    const exited = await hierarchyOf(h.ctx, FLEET, root.session.id);
+    expect(stats.stale).toBe(stale + 1);
+    expect(exited.nodes.find((n) => n.id === child.session.id)?.status).toBe('stopped');
+    const renamed = await h.service.app.request(`/api/v1/sessions/${root.session.id}`, {
+      method: 'PATCH',
+      headers: { host: 'localhost', authorization: `Bearer ${h.fleetKey}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ title: 'renamed root' }),
+    });
+    expect(renamed.status).toBe(200);
+    stale = stats.stale;
+    const fromChild = await hierarchyOf(h.ctx, FLEET, child.session.id);
+    expect(stats.stale).toBe(stale + 1);
+    expect(fromChild.nodes.find((n) => n.id === root.session.id)?.title).toBe('renamed root');
   });
 });

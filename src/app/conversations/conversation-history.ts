@@ -15,7 +15,7 @@ import { WarrantError } from '../../core/errors.js';
 import type { Executor } from '../../store/dialect/dialect.js';
 import { appendConversationRow, conversationRowsOf, lockSessionRow } from '../../store/conversations-repo.js';
 import type { EventAttribution } from '../../store/events-repo.js';
-import { findSessionById, updateSessionIfVersion, type SessionRecord } from '../../store/sessions-repo.js';
+import { findSessionById, type SessionRecord } from '../../store/sessions-repo.js';
 import { findUsersByIds } from '../../store/users-repo.js';
 import { authorize, reportingRuntimeParent, requireSession } from '../access.js';
 import { attributionOf, resolveActing } from '../acting.js';
@@ -165,7 +165,7 @@ export async function reportConversation(ctx: AppContext, caller: Caller, ref: s
       // re-observing the conversation it already runs in appends nothing
       if (previous === report.conversationId) return { sessionId: session.id, ...report, changed: false, previousConversation: previous, source: null };
       const changes = { providerConversation: report.conversationId, ...(session.provider === null ? { provider: report.provider } : {}) };
-      if (await updateSessionIfVersion(w.tx, session.id, session.version, changes, w.now)) {
+      if (await w.updateSession(session, changes)) {
         const fresh = (await findSessionById(w.tx, ctx.store, session.id))!;
         const attribution = attributionOf(acting);
         const source = reportedSourceOf(caller.principal.kind, caller.surface);

@@ -1,7 +1,7 @@
 import { WarrantError } from '../../core/errors.js';
 import { loadHierarchyRows } from '../../store/lineage-repo.js';
 import type { EventAttribution } from '../../store/events-repo.js';
-import { findSessionById, updateSessionIfVersion, type SessionRecord } from '../../store/sessions-repo.js';
+import { findSessionById, type SessionRecord } from '../../store/sessions-repo.js';
 import { resolveRef, visibilityOf } from '../access.js';
 import type { Caller } from '../caller.js';
 import { lineageParents } from '../views.js';
@@ -94,7 +94,7 @@ export async function correctParent(
       }
     }
     const newParentId = parent?.id ?? null;
-    if (await updateSessionIfVersion(w.tx, current.id, current.version, { parentSessionId: newParentId, parentBasis: 'corrected' }, w.now)) {
+    if (await w.updateSession(current, { parentSessionId: newParentId, parentBasis: 'corrected' })) {
       await w.event(
         current.id,
         'parent_changed',

@@ -2,7 +2,7 @@ import { WarrantError } from '../../core/errors.js';
 import type { EventAttribution } from '../../store/events-repo.js';
 import { setRunnerDelivery } from '../../store/inbox-delivery-repo.js';
 import { recordRunnerFacts, type RunnerFacts } from '../../store/session-runners-repo.js';
-import { findSessionById, updateSessionIfVersion, type SessionRecord } from '../../store/sessions-repo.js';
+import { findSessionById, type SessionRecord } from '../../store/sessions-repo.js';
 import { revokeWitnessCredentials } from '../../store/terminal-witness-repo.js';
 import type { Caller } from '../caller.js';
 import { mintSessionToken } from '../credentials.js';
@@ -26,7 +26,7 @@ export async function attachMint(
   options: { runner?: RunnerFacts | null; delivery?: 'runner' | null } = {},
 ): Promise<{ token: string; session: SessionRecord; credentialId: number }> {
   const activation = session.activation + 1;
-  const ok = await updateSessionIfVersion(w.tx, session.id, session.version, { status: 'running', activation, stopRequested: false }, w.now);
+  const ok = await w.updateSession(session, { status: 'running', activation, stopRequested: false });
   if (!ok) throw new WarrantError('invalid-transition', `Session #${session.id} changed while attaching; try again.`);
   // a stop asked of an earlier runtime that never reported its end is not this runtime's
   await retireStopItems(w, session, 'attached');
@@ -66,7 +66,7 @@ export async function attachRuntimeChild(
   runtimeParentId: number,
 ): Promise<SessionRecord> {
   const activation = session.activation + 1;
-  const ok = await updateSessionIfVersion(w.tx, session.id, session.version, { status: 'running', activation, stopRequested: false }, w.now);
+  const ok = await w.updateSession(session, { status: 'running', activation, stopRequested: false });
   if (!ok) throw new WarrantError('invalid-transition', `Session #${session.id} changed while attaching; try again.`);
   await w.event(
     session.id,

@@ -5,7 +5,7 @@ import { titleFromFailure, slugify } from '../../core/titles.js';
 import { addInboxItem } from '../inbox/inbox-items.js';
 import { retireStopItems } from '../inbox/agent-delivery.js';
 import { revokeWitnessCredentials } from '../../store/terminal-witness-repo.js';
-import { findSessionById, spawnChildrenOf, updateSessionIfVersion, type SessionRecord } from '../../store/sessions-repo.js';
+import { findSessionById, spawnChildrenOf, type SessionRecord } from '../../store/sessions-repo.js';
 import { authorize, reportingRuntimeParent, requireSession, visibilityOf } from '../access.js';
 import { attributionOf, checkActingSessionClaim, resolveActing, systemForSession, type Acting } from '../acting.js';
 import type { Caller } from '../caller.js';
@@ -86,12 +86,12 @@ export async function changeLifecycle(
     await ctx.seams?.afterRead?.('lifecycle', target.id);
     const result = await transition(w, target, act, act, async (current, decision) => {
       if (decision.kind === 'stop-request') {
-        if (!(await updateSessionIfVersion(w.tx, current.id, current.version, { stopRequested: true }, w.now))) return false;
+        if (!(await w.updateSession(current, { stopRequested: true }))) return false;
         await w.event(current.id, 'stop_requested', { ...details, status: current.status }, attribution);
         await addControlItem(w, current, acting);
         return true;
       }
-      if (!(await updateSessionIfVersion(w.tx, current.id, current.version, { status: decision.to }, w.now))) return false;
+      if (!(await w.updateSession(current, { status: decision.to }))) return false;
       const extra = act === 'resume' ? { reason: 'resume' } : {};
       await w.event(current.id, decision.event, { ...details, ...extra, old: current.status, new: decision.to }, attribution);
       return true;
@@ -142,7 +142,7 @@ export async function archiveSession(
     for (const id of plan.archive) {
       const result = await transition(w, byId.get(id)!, 'archive', 'archive', async (current) => {
         if (isActive(current.status)) return false;
-        if (!(await updateSessionIfVersion(w.tx, current.id, current.version, { status: 'archived' }, w.now))) return false;
+        if (!(await w.updateSession(current, { status: 'archived' }))) return false;
         await w.event(
           current.id,
           'archived',
@@ -253,7 +253,7 @@ export async function reportRuntime(ctx: AppContext, caller: Caller, ref: string
         ...(failing ? { failureReason: reason } : {}),
         ...(title ? { title, slug: current.slug ?? slugify(title) } : {}),
       };
-      if (!(await updateSessionIfVersion(w.tx, current.id, current.version, changes, w.now))) return false;
+      if (!(await w.updateSession(current, changes))) return false;
       const details: Record<string, unknown> = { old: current.status, new: decision.to };
       if (report.state === 'exited') details.code = report.code;
       if (failing) details.reason = reason;

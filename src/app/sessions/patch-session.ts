@@ -1,7 +1,7 @@
 import { WarrantError } from '../../core/errors.js';
 import { codePointLength } from '../../core/text.js';
 import { slugify } from '../../core/titles.js';
-import { findSessionById, updateSessionIfVersion, type SessionChanges, type SessionRecord } from '../../store/sessions-repo.js';
+import { findSessionById, type SessionChanges, type SessionRecord } from '../../store/sessions-repo.js';
 import { authorize, requireSession, visibilityOf } from '../access.js';
 import { attributionOf, checkActingSessionClaim, resolveActing } from '../acting.js';
 import type { Caller } from '../caller.js';
@@ -104,7 +104,7 @@ async function applyFieldChanges(
   for (let attempt = 0; attempt < 8; attempt++) {
     const { changes, events } = fieldEvents(current, input);
     if (events.length === 0) return { session: current, types: [] };
-    if (await updateSessionIfVersion(w.tx, current.id, current.version, changes, w.now)) {
+    if (await w.updateSession(current, changes)) {
       for (const e of events) await w.event(current.id, e.type, e.details, attribution);
       return { session: (await findSessionById(w.tx, w.ctx.store, current.id))!, types: events.map((e) => e.type) };
     }
