@@ -27,12 +27,15 @@ export async function bumpLineageVersions(tx: Executor, d: StoreDialect, session
   );
 }
 
-/** The current version of each bucket asked for. */
-export async function lineageVersionsOf(db: Executor, d: StoreDialect, buckets: readonly number[]): Promise<Map<number, number>> {
-  if (buckets.length === 0) return new Map();
+/**
+ * The sum of the buckets' versions: one row, however many buckets. Versions only ever grow
+ * (bumpLineageVersions is the one writer), so over the same buckets an equal sum means no
+ * bucket changed — what a cached walk needs to know, without reading every version.
+ */
+export async function lineageVersionSum(db: Executor, d: StoreDialect, buckets: readonly number[]): Promise<number> {
+  if (buckets.length === 0) return 0;
   const rows = await sql<{
-    bucket: number;
-    version: number | string;
-  }>`select bucket, version from lineage_versions where bucket in ${d.valueList(buckets, 'bigint')}`.execute(db);
-  return new Map(rows.rows.map((r) => [Number(r.bucket), Number(r.version)]));
+    total: number | string | null;
+  }>`select sum(version) as total from lineage_versions where bucket in ${d.valueList(buckets, 'bigint')}`.execute(db);
+  return Number(rows.rows[0]?.total ?? 0);
 }
