@@ -1,38 +1,19 @@
 import BetterSqlite3 from 'better-sqlite3';
-import {
-  CompiledQuery,
-  Kysely,
-  SqliteAdapter,
-  SqliteIntrospector,
-  SqliteQueryCompiler,
-  sql,
-  type DatabaseConnection,
-  type Dialect,
-  type Driver,
-  type QueryResult,
-  type ColumnDefinitionBuilder,
-} from 'kysely';
+import { Kysely, SqliteAdapter, SqliteIntrospector, SqliteQueryCompiler, sql, type Dialect, type ColumnDefinitionBuilder } from 'kysely';
 import type { Database } from '../database.js';
 import { encodeBound } from '../compiled-once.js';
 import { QueryLog, registerStoreDialect, type StoreDialect } from './dialect.js';
+import { SqliteDriver, type RowBuilder } from './sqlite-driver.js';
 
 /** The slice of better-sqlite3 the driver uses. */
 type SqliteDb = BetterSqlite3.Database;
 
 /**
- * A prepared statement and, for readers, how its rows become objects. Readers run in raw mode
- * (arrays) and the row objects are built here: better-sqlite3's own object rows cost about twice
- * as much native time per row as the arrays (the lineage walk reads ~150 rows of 13 columns per
- * hierarchy). Same keys, same values, later duplicate names win as before.
- */
-interface Prepared {
-  stmt: BetterSqlite3.Statement;
-  rowOf: RowBuilder | null;
-}
-
-type RowBuilder = (values: readonly unknown[]) => Record<string, unknown>;
-
-/**
+ * How a reader's rows become objects. Readers run in raw mode (arrays) and the row objects are
+ * built here: better-sqlite3's own object rows cost about twice as much native time per row as the
+ * arrays (the lineage walk reads ~150 rows of 13 columns per hierarchy). Same keys, same values,
+ * later duplicate names win as before.
+ *
  * The statement's row builder: one object literal with its column names as constant keys, so
  * every row has one shape from birth. Assigning the keys one by one cost about 30 times as much,
  * timed alone, for a 29-column session row (a list page is 51 of them), and leaves objects that
@@ -57,100 +38,6 @@ function rowBuilderOf(columns: readonly string[]): RowBuilder {
   };
 }
 
-/**
- * PostgreSQL text cannot hold U+0000 and refuses it (SQLSTATE 22021); SQLite would store it.
- * Refusing it here the same way keeps both backends answering one input alike (a 400, see
- * http/errors.ts), instead of one storing what the other cannot.
- */
-function refuseNul(params: readonly unknown[]): void {
-  for (const p of params) {
-    if (typeof p === 'string' && p.includes('\u0000')) throw Object.assign(new Error('invalid byte sequence: a text value contains U+0000'), { code: '22021' });
-  }
-}
-
-class SqliteConnection implements DatabaseConnection {
-  // Prepared statements are cached: Kysely's stock driver re-prepares every query.
-  private readonly statements = new Map<string, Prepared>();
-  constructor(
-    private readonly db: SqliteDb,
-    private readonly log: QueryLog,
-  ) {}
-
-  private prepare(text: string): Prepared {
-    let prepared = this.statements.get(text);
-    if (!prepared) {
-      const stmt = this.db.prepare(text);
-      const rowOf = stmt.reader ? rowBuilderOf(stmt.columns().map((c) => c.name)) : null;
-      if (rowOf) stmt.raw(true);
-      prepared = { stmt, rowOf };
-      if (this.statements.size > 500) this.statements.clear();
-      this.statements.set(text, prepared);
-    }
-    return prepared;
-  }
-
-  async executeQuery<R>(query: CompiledQuery): Promise<QueryResult<R>> {
-    this.log.record(query.sql, query.parameters);
-    const params = query.parameters as unknown[];
-    refuseNul(params);
-    const { stmt, rowOf } = this.prepare(query.sql);
-    if (rowOf) return { rows: (stmt.all(...params) as unknown[][]).map(rowOf) as R[] };
-    const { changes, lastInsertRowid } = stmt.run(...params);
-    return { numAffectedRows: BigInt(changes), insertId: BigInt(lastInsertRowid), rows: [] };
-  }
-
-  // eslint-disable-next-line require-yield -- Kysely's driver interface asks for a generator; SQLite never streams
-  async *streamQuery<R>(): AsyncIterableIterator<QueryResult<R>> {
-    throw new Error('streaming is not used with SQLite');
-  }
-
-  exec(text: string): void {
-    this.db.exec(text);
-  }
-}
-
-/** One connection, serialized by a mutex; every transaction begins IMMEDIATE (docs/operations.md). */
-class SqliteDriver implements Driver {
-  private connection!: SqliteConnection;
-  // A FIFO mutex: one holder at a time, so the current holder's release can be kept here.
-  private tail: Promise<void> = Promise.resolve();
-  private releaseCurrent: (() => void) | null = null;
-  constructor(
-    private readonly db: SqliteDb,
-    private readonly log: QueryLog,
-  ) {}
-  async init(): Promise<void> {
-    this.connection = new SqliteConnection(this.db, this.log);
-  }
-  async acquireConnection(): Promise<DatabaseConnection> {
-    const previous = this.tail;
-    let release!: () => void;
-    this.tail = new Promise<void>((resolve) => (release = resolve));
-    await previous;
-    this.releaseCurrent = release;
-    return this.connection;
-  }
-  async beginTransaction(connection: DatabaseConnection): Promise<void> {
-    // A deferred BEGIN that reads then writes fails with SQLITE_BUSY_SNAPSHOT when another
-    // process wrote in between, which no busy timeout retries.
-    await connection.executeQuery(CompiledQuery.raw('begin immediate'));
-  }
-  async commitTransaction(connection: DatabaseConnection): Promise<void> {
-    await connection.executeQuery(CompiledQuery.raw('commit'));
-  }
-  async rollbackTransaction(connection: DatabaseConnection): Promise<void> {
-    if (this.db.inTransaction) await connection.executeQuery(CompiledQuery.raw('rollback'));
-  }
-  async releaseConnection(): Promise<void> {
-    const release = this.releaseCurrent;
-    this.releaseCurrent = null;
-    release?.();
-  }
-  async destroy(): Promise<void> {
-    this.db.close();
-  }
-}
-
 class WarrantSqliteDialect implements Dialect {
   constructor(
     private readonly db: SqliteDb,
@@ -160,7 +47,7 @@ class WarrantSqliteDialect implements Dialect {
     return new SqliteAdapter();
   }
   createDriver() {
-    return new SqliteDriver(this.db, this.log);
+    return new SqliteDriver(this.db, this.log, rowBuilderOf);
   }
   createQueryCompiler() {
     return new SqliteQueryCompiler();
@@ -182,6 +69,9 @@ export function openSqlite(options: SqliteOptions): StoreDialect {
   db.pragma('synchronous = NORMAL');
   db.pragma('foreign_keys = ON');
   db.pragma('busy_timeout = 10000');
+  // a commit group's savepoints journal each page a member first changes (sqlite-driver.ts); past
+  // 64 KiB that journal spills to a temporary file, which cost more than the group saved
+  db.pragma('temp_store = MEMORY');
   const log = new QueryLog();
   const kysely = new Kysely<Database>({ dialect: new WarrantSqliteDialect(db, log) });
 

@@ -1,0 +1,249 @@
+import type BetterSqlite3 from 'better-sqlite3';
+import { CompiledQuery, type DatabaseConnection, type Driver, type QueryResult } from 'kysely';
+import type { QueryLog } from './dialect.js';
+
+/*
+ * The SQLite driver: one better-sqlite3 connection shared by the process, handed to one holder
+ * at a time, with group commit (docs/operations.md "SQLite group commit").
+ *
+ * Why group commit: on SQLite, COMMIT is where a write's time goes. Each commit appends every page
+ * the transaction dirtied to the WAL as a frame of its own (an agent message is 24 frames: the
+ * message row, the inbox item, two events, the audit entry and all their indexes' last pages), and
+ * was 60 % of the SQL time of the messages bench. Writers queued on the one connection dirty the
+ * same last pages, so when a transaction commits while others already wait, it releases its
+ * savepoint instead and hands the open transaction to the next; the last of the group (no one
+ * waiting, or the group full) commits for all. Nobody is told "committed" before the real COMMIT:
+ * each member's `commitTransaction` resolves with the group's, so an acknowledged write is
+ * durable exactly as before, and a crash loses only writes nobody was told about.
+ *
+ * A member that fails rolls back to its savepoint and takes nothing else with it. A COMMIT that
+ * fails (an I/O error, a full disk) fails every member of its group: all of them were waiting for
+ * it. Anything that is not a transaction (a plain read, a read snapshot) first commits an open group,
+ * so no reader on the connection ever sees writes not yet committed.
+ */
+
+/** At most this many transactions share one COMMIT, and a group stays open at most this long, so a member never waits long for its commit. */
+const GROUP_MAX_MEMBERS = 32;
+const GROUP_MAX_MS = 10;
+
+/** A prepared statement and, for readers, how its rows become objects (see rowBuilderOf). */
+interface Prepared {
+  stmt: BetterSqlite3.Statement;
+  rowOf: RowBuilder | null;
+}
+
+export type RowBuilder = (values: readonly unknown[]) => Record<string, unknown>;
+
+/**
+ * PostgreSQL text cannot hold U+0000 and refuses it (SQLSTATE 22021); SQLite would store it.
+ * Refusing it here the same way keeps both backends answering one input alike (a 400, see
+ * http/errors.ts), instead of one storing what the other cannot.
+ */
+function refuseNul(params: readonly unknown[]): void {
+  for (const p of params) {
+    if (typeof p === 'string' && p.includes('\u0000')) throw Object.assign(new Error('invalid byte sequence: a text value contains U+0000'), { code: '22021' });
+  }
+}
+
+/** The one connection: statements prepared once and kept. */
+class SqliteConnection {
+  // Kysely's stock driver re-prepares every query
+  private readonly statements = new Map<string, Prepared>();
+  constructor(
+    readonly db: BetterSqlite3.Database,
+    private readonly log: QueryLog,
+    private readonly rowBuilderOf: (columns: readonly string[]) => RowBuilder,
+  ) {}
+
+  private prepare(text: string): Prepared {
+    let prepared = this.statements.get(text);
+    if (!prepared) {
+      const stmt = this.db.prepare(text);
+      const rowOf = stmt.reader ? this.rowBuilderOf(stmt.columns().map((c) => c.name)) : null;
+      if (rowOf) stmt.raw(true);
+      prepared = { stmt, rowOf };
+      if (this.statements.size > 500) this.statements.clear();
+      this.statements.set(text, prepared);
+    }
+    return prepared;
+  }
+
+  execute<R>(query: CompiledQuery): QueryResult<R> {
+    this.log.record(query.sql, query.parameters);
+    const params = query.parameters as unknown[];
+    refuseNul(params);
+    const { stmt, rowOf } = this.prepare(query.sql);
+    if (rowOf) return { rows: (stmt.all(...params) as unknown[][]).map(rowOf) as R[] };
+    const { changes, lastInsertRowid } = stmt.run(...params);
+    return { numAffectedRows: BigInt(changes), insertId: BigInt(lastInsertRowid), rows: [] };
+  }
+
+  /** A transaction-control statement, logged like any other (tests read the order of begin, writes and commit). */
+  control(text: string): void {
+    this.execute(CompiledQuery.raw(text));
+  }
+}
+
+/** Transactions sharing one open SQLite transaction, each waiting for the COMMIT that makes it durable. */
+interface Group {
+  openedAt: number;
+  /** members that released their savepoint and wait for the group's COMMIT */
+  waiting: { resolve: () => void; reject: (error: unknown) => void }[];
+  /** every member so far, finished or not */
+  size: number;
+}
+
+/** One holder's use of the connection, from acquire to release: what Kysely calls a connection. */
+class Lease implements DatabaseConnection {
+  /** false once released or handed on with an open group: it may no longer touch the connection */
+  active = true;
+  inTransaction = false;
+  /** its transaction runs in a savepoint of a group that other members opened */
+  inSavepoint = false;
+  constructor(
+    private readonly driver: SqliteDriver,
+    readonly release: () => void,
+  ) {}
+
+  async executeQuery<R>(query: CompiledQuery): Promise<QueryResult<R>> {
+    if (!this.active) throw new Error('this connection lease was released');
+    // a statement outside a transaction must not see a group's writes before they are committed
+    if (!this.inTransaction) this.driver.commitOpenGroup(false);
+    return this.driver.connection.execute<R>(query);
+  }
+
+  // eslint-disable-next-line require-yield -- Kysely's driver interface asks for a generator; SQLite never streams
+  async *streamQuery<R>(): AsyncIterableIterator<QueryResult<R>> {
+    throw new Error('streaming is not used with SQLite');
+  }
+}
+
+/**
+ * One connection, one holder at a time in FIFO order; every transaction begins IMMEDIATE
+ * (docs/operations.md), and transactions that find others waiting commit together (above).
+ */
+export class SqliteDriver implements Driver {
+  connection!: SqliteConnection;
+  private tail: Promise<void> = Promise.resolve();
+  /** acquirers waiting for the connection */
+  private queued = 0;
+  private group: Group | null = null;
+  constructor(
+    private readonly db: BetterSqlite3.Database,
+    private readonly log: QueryLog,
+    private readonly rowBuilderOf: (columns: readonly string[]) => RowBuilder,
+  ) {}
+
+  async init(): Promise<void> {
+    this.connection = new SqliteConnection(this.db, this.log, this.rowBuilderOf);
+  }
+
+  async acquireConnection(): Promise<DatabaseConnection> {
+    const previous = this.tail;
+    let release!: () => void;
+    this.tail = new Promise<void>((resolve) => (release = resolve));
+    this.queued++;
+    await previous;
+    this.queued--;
+    return new Lease(this, release);
+  }
+
+  async beginTransaction(connection: DatabaseConnection): Promise<void> {
+    const lease = connection as Lease;
+    if (this.group && !this.db.inTransaction) this.failGroup(new Error('SQLite rolled back the open transaction of a commit group'));
+    if (this.group) {
+      this.connection.control('savepoint group_member');
+      lease.inSavepoint = true;
+    } else {
+      // A deferred BEGIN that reads then writes fails with SQLITE_BUSY_SNAPSHOT when another
+      // process wrote in between, which no busy timeout retries.
+      this.connection.control('begin immediate');
+      this.group = { openedAt: performance.now(), waiting: [], size: 0 };
+    }
+    lease.inTransaction = true;
+    this.group.size++;
+  }
+
+  async commitTransaction(connection: DatabaseConnection): Promise<void> {
+    const lease = connection as Lease;
+    const group = this.group;
+    if (!group || !this.db.inTransaction) {
+      if (group) this.failGroup(new Error('SQLite rolled back the open transaction of a commit group'));
+      throw new Error('cannot commit: SQLite rolled back this transaction');
+    }
+    if (lease.inSavepoint) this.connection.control('release group_member');
+    lease.inTransaction = false;
+    lease.inSavepoint = false;
+    const others = this.queued > 0 && group.size < GROUP_MAX_MEMBERS && performance.now() - group.openedAt < GROUP_MAX_MS;
+    if (!others) {
+      this.commitOpenGroup(true);
+      return;
+    }
+    // hand the open transaction on to the next holder and wait for the group's COMMIT
+    const committed = new Promise<void>((resolve, reject) => group.waiting.push({ resolve, reject }));
+    lease.active = false;
+    lease.release();
+    await committed;
+  }
+
+  async rollbackTransaction(connection: DatabaseConnection): Promise<void> {
+    const lease = connection as Lease;
+    // a lease handed on has released its savepoint: its outcome is its group's COMMIT
+    if (!lease.active || !lease.inTransaction) return;
+    lease.inTransaction = false;
+    if (lease.inSavepoint) {
+      lease.inSavepoint = false;
+      if (this.db.inTransaction) {
+        this.connection.control('rollback to group_member');
+        this.connection.control('release group_member');
+        return;
+      }
+      this.failGroup(new Error('SQLite rolled back the open transaction of a commit group'));
+      return;
+    }
+    // the group's first member: nobody else has joined before it finished
+    this.group = null;
+    if (this.db.inTransaction) this.connection.control('rollback');
+  }
+
+  async releaseConnection(connection: DatabaseConnection): Promise<void> {
+    const lease = connection as Lease;
+    if (!lease.active) return;
+    lease.active = false;
+    // members handed on their transaction expecting someone to commit it: with no one left to, it is this holder
+    if (this.queued === 0) this.commitOpenGroup(false);
+    lease.release();
+  }
+
+  /**
+   * COMMITs an open group and settles its waiting members. `rethrow`: the caller is a member
+   * itself and fails with them; otherwise (a reader, a release) the failure goes only to them.
+   */
+  commitOpenGroup(rethrow: boolean): void {
+    const group = this.group;
+    if (!group) return;
+    this.group = null;
+    try {
+      if (!this.db.inTransaction) throw new Error('SQLite rolled back the open transaction of a commit group');
+      this.connection.control('commit');
+    } catch (error) {
+      if (this.db.inTransaction) this.connection.control('rollback');
+      for (const member of group.waiting) member.reject(error);
+      if (rethrow) throw error;
+      return;
+    }
+    for (const member of group.waiting) member.resolve();
+  }
+
+  /** SQLite ended the transaction itself (it does on some I/O errors): its waiting members lost their writes. */
+  private failGroup(error: Error): void {
+    const group = this.group;
+    this.group = null;
+    for (const member of group?.waiting ?? []) member.reject(error);
+  }
+
+  async destroy(): Promise<void> {
+    this.commitOpenGroup(false);
+    this.db.close();
+  }
+}

@@ -1,0 +1,139 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import BetterSqlite3 from 'better-sqlite3';
+import { sql } from 'kysely';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { StoreDialect } from '../../src/store/dialect/dialect.js';
+import { openSqlite } from '../../src/store/dialect/sqlite.js';
+
+/*
+ * SQLite group commit (src/store/dialect/sqlite-driver.ts): transactions that find others waiting
+ * for the one connection share a COMMIT, each in a savepoint. What must hold: a transaction is
+ * acknowledged only once its COMMIT is done (another connection sees it at that moment), a failed
+ * member takes nothing else with it, a failed COMMIT fails every member, and a plain read never sees
+ * writes that are not committed yet. PostgreSQL has no such driver: its pool commits each
+ * transaction on its own connection.
+ */
+describe('SQLite group commit', () => {
+  let dir: string;
+  let file: string;
+  let store: StoreDialect;
+  /** a second connection to the same file, as another process would have */
+  let other: BetterSqlite3.Database;
+  const countOther = (): number => (other.prepare('select count(*) as n from gc_items').get() as { n: number }).n;
+  const namesOther = (): string[] => (other.prepare('select name from gc_items order by id').all() as { name: string }[]).map((r) => r.name);
+
+  beforeEach(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'warrant-group-commit-'));
+    file = join(dir, 'store.db');
+    store = openSqlite({ filename: file });
+    await sql`create table gc_parents (id integer primary key)`.execute(store.kysely);
+    await sql`create table gc_items (id integer primary key autoincrement, name text not null, parent_id integer references gc_parents (id) deferrable initially deferred)`.execute(
+      store.kysely,
+    );
+    other = new BetterSqlite3(file, { readonly: true });
+  });
+  afterEach(async () => {
+    other.close();
+    await store.destroy();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  const insertItem = (name: string, parentId: number | null = null) =>
+    store.kysely.transaction().execute(async (tx) => {
+      await sql`insert into gc_items (name, parent_id) values (${name}, ${parentId})`.execute(tx);
+    });
+
+  it('transactions queued together share a COMMIT, and each is acknowledged only once it is committed', async () => {
+    store.queryLog.start();
+    const seenAtAck: { name: string; visible: string[] }[] = [];
+    await Promise.all(
+      Array.from({ length: 8 }, (_, i) =>
+        insertItem(`item ${i}`).then(() => {
+          // at the acknowledgement another connection sees the write: it is committed, not only released
+          seenAtAck.push({ name: `item ${i}`, visible: namesOther() });
+        }),
+      ),
+    );
+    const log = store.queryLog.stop();
+    expect(countOther()).toBe(8);
+    for (const { name, visible } of seenAtAck) expect(visible).toContain(name);
+    const commits = log.filter((q) => q === 'commit').length;
+    expect(commits).toBeGreaterThanOrEqual(1);
+    expect(commits).toBeLessThan(8);
+    expect(log.filter((q) => q === 'savepoint group_member').length).toBe(8 - commits);
+  });
+
+  it('a transaction alone commits as before: begin immediate, its writes, commit, no savepoint', async () => {
+    store.queryLog.start();
+    await insertItem('alone');
+    const log = store.queryLog.stop();
+    expect(log[0]).toBe('begin immediate');
+    expect(log[log.length - 1]).toBe('commit');
+    expect(log.some((q) => q.startsWith('savepoint'))).toBe(false);
+    expect(namesOther()).toEqual(['alone']);
+  });
+
+  it('a member that fails rolls back alone; the members before and after it commit', async () => {
+    const outcomes = await Promise.allSettled([
+      insertItem('first'),
+      store.kysely.transaction().execute(async (tx) => {
+        await sql`insert into gc_items (name) values ('doomed')`.execute(tx);
+        throw new Error('the use case refused after writing');
+      }),
+      insertItem('last'),
+    ]);
+    expect(outcomes.map((o) => o.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
+    expect(namesOther()).toEqual(['first', 'last']);
+  });
+
+  it('the first member failing, with others queued, leaves the others to commit', async () => {
+    const outcomes = await Promise.allSettled([
+      store.kysely.transaction().execute(async (tx) => {
+        await sql`insert into gc_items (name) values ('doomed')`.execute(tx);
+        throw new Error('refused');
+      }),
+      insertItem('second'),
+      insertItem('third'),
+    ]);
+    expect(outcomes.map((o) => o.status)).toEqual(['rejected', 'fulfilled', 'fulfilled']);
+    expect(namesOther()).toEqual(['second', 'third']);
+  });
+
+  it('a COMMIT that fails fails every member of its group, keeps none of their writes, and the store goes on', async () => {
+    // a deferred foreign key is checked at COMMIT only: the second member's row fails the group's
+    const outcomes = await Promise.allSettled([insertItem('innocent'), insertItem('orphan', 999), insertItem('bystander')]);
+    expect(outcomes.map((o) => o.status)).toEqual(['rejected', 'rejected', 'rejected']);
+    for (const o of outcomes) expect(String((o as PromiseRejectedResult).reason)).toMatch(/FOREIGN KEY/i);
+    expect(countOther()).toBe(0);
+    await insertItem('after');
+    expect(namesOther()).toEqual(['after']);
+  });
+
+  it('a plain read arriving while a group is open commits the group first: it never sees an uncommitted write', async () => {
+    let visibleToOtherAtRead: string[] = [];
+    const [, , read] = await Promise.all([
+      insertItem('a'),
+      insertItem('b'),
+      // queued behind the two writers, outside any transaction
+      sql<{ name: string }>`select name from gc_items order by id`.execute(store.kysely).then((r) => {
+        visibleToOtherAtRead = namesOther();
+        return r.rows.map((row) => row.name);
+      }),
+      insertItem('c'),
+    ]);
+    expect(read).toEqual(['a', 'b']);
+    // what the read returned was committed: another connection saw the same rows then
+    expect(visibleToOtherAtRead).toEqual(['a', 'b']);
+    expect(namesOther()).toEqual(['a', 'b', 'c']);
+  });
+
+  it('a group holds at most 32 transactions', async () => {
+    store.queryLog.start();
+    await Promise.all(Array.from({ length: 100 }, (_, i) => insertItem(`n${i}`)));
+    const commits = store.queryLog.stop().filter((q) => q === 'commit').length;
+    expect(countOther()).toBe(100);
+    expect(commits).toBeGreaterThanOrEqual(Math.ceil(100 / 32));
+  });
+});
