@@ -1,4 +1,4 @@
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomBytes, randomFillSync, randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { Transaction } from 'kysely';
 import type { Database } from '../store/database.js';
@@ -16,7 +16,31 @@ export interface IdSource {
   uuid(): string;
   bytes(n: number): Buffer;
 }
-export const randomIds: IdSource = { uuid: () => randomUUID(), bytes: (n) => randomBytes(n) };
+
+/**
+ * Small random values (a record's 32-byte digest key: one per event) are cut from a pool filled
+ * 4 KiB at a time, as Node's randomUUID does for its own: one call into the CSPRNG per 4 KiB
+ * instead of one per event was 4 % of an agent message's CPU. Every byte is handed out once;
+ * each value is copied out, so no two callers share memory.
+ */
+const POOL_BYTES = 4096;
+const pool = Buffer.alloc(POOL_BYTES);
+let poolOffset = POOL_BYTES;
+
+function pooledRandomBytes(n: number): Buffer {
+  if (n > 256) return randomBytes(n);
+  if (poolOffset + n > POOL_BYTES) {
+    randomFillSync(pool);
+    poolOffset = 0;
+  }
+  const out = Buffer.from(pool.subarray(poolOffset, poolOffset + n));
+  // what was handed out is not kept: a later read of the pool cannot recover it
+  pool.fill(0, poolOffset, poolOffset + n);
+  poolOffset += n;
+  return out;
+}
+
+export const randomIds: IdSource = { uuid: () => randomUUID(), bytes: pooledRandomBytes };
 
 export type DeploymentMode = 'single-admin' | 'multi-user';
 
