@@ -4,7 +4,8 @@ import canonicalize from 'canonicalize';
 import type { Transaction } from 'kysely';
 import { AUDIT_SCHEMA_VERSION, GENESIS_PREV_HASH, type ChainHasher, type Sha256 } from '../core/audit-chain.js';
 import type { StoreDialect } from '../store/dialect/dialect.js';
-import { auditHead, insertAuditRows, insertAuditRowsOnHead, type AuditRow } from '../store/audit-repo.js';
+import { auditHead, insertAuditRows, type AuditRow } from '../store/audit-repo.js';
+import { insertLiveEvents, insertLiveEventsAndAuditOnHead, type NewLiveEvent } from '../store/live-repo.js';
 import type { Database } from '../store/database.js';
 import type { IdSource } from './context.js';
 
@@ -102,25 +103,30 @@ export function verifyKeyedDigest(key: string | Buffer, words: string, digest: s
 /**
  * Appends entries as the last statements of the transaction, under the chain lock (taken
  * after the graph lock, held to commit), so appends stay linear across nodes (docs/attribution.md).
+ * The transaction's live events go in with them (on PostgreSQL in one statement, with their
+ * wake-up), so the live counter's row lock, taken after the chain lock, is held as briefly.
  */
 export async function appendAuditEntries(
   tx: Transaction<Database>,
   store: StoreDialect,
   drafts: readonly AuditEntryDraft[],
-  /** the transaction's live wake-up, sent with the lock (or alone when nothing is appended) */
-  notify?: { channel: string; payload: string },
+  /** the transaction's live events, and the channel their wake-up (their last id) goes to */
+  live: { events: readonly NewLiveEvent[]; notifyChannel: string } = { events: [], notifyChannel: '' },
 ): Promise<void> {
   if (drafts.length === 0) {
-    if (notify) await store.notifyInTx(tx, notify.channel, notify.payload);
+    if (live.events.length > 0) await store.notifyInTx(tx, live.notifyChannel, String(await insertLiveEvents(tx, store, live.events)));
     return;
   }
-  await store.lockChain(tx, notify);
+  await store.lockChain(tx);
   // read after the lock: the writer before us set it before its append, and released the lock at its end
   const remembered = lastHeads.get(store);
   if (remembered) {
     const rows = chainRows(remembered, drafts);
     lastHeads.set(store, rows[rows.length - 1]!);
-    if (await insertAuditRowsOnHead(tx, remembered, rows)) return;
+    if (await insertLiveEventsAndAuditOnHead(tx, store, live, remembered, rows)) return;
+    // the live events are written: only the entries are left, on the head as it is
+  } else if (live.events.length > 0) {
+    await store.notifyInTx(tx, live.notifyChannel, String(await insertLiveEvents(tx, store, live.events)));
   }
   // nothing remembered, or another node (or a rolled-back transaction) moved the head
   const rows = chainRows(await auditHead(tx), drafts);

@@ -12,6 +12,9 @@ const LIVE_BACKLOG = 10_000;
  * wakes the hub after commit (or another node wakes it through NOTIFY), and the hub reads
  * what is new from the store once, for every subscriber.
  */
+/** The channel a write's wake-up (its last live-event id) goes to, across nodes. */
+export const LIVE_CHANNEL = 'warrant_live';
+
 export class LiveHub {
   private lastId = 0;
   private readonly listeners = new Set<LiveListener>();
@@ -34,7 +37,7 @@ export class LiveHub {
     this.started = true;
     this.lastId = (await oldestAndNewestLiveEventId(this.store.kysely)).newest;
     if (this.store.capabilities.crossNodeNotify) {
-      this.unlisten = await this.store.listen('warrant_live', () => this.wake());
+      this.unlisten = await this.store.listen(LIVE_CHANNEL, () => this.wake());
     }
   }
 

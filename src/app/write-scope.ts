@@ -10,6 +10,7 @@ import { bumpLineageVersions } from '../store/lineage-versions-repo.js';
 import { appendAuditEntries, keyedPayloadDigest, newRecordKey, type AuditEntryDraft } from './audit.js';
 import type { AppContext } from './context.js';
 import { forgetSessionRow } from './access.js';
+import { LIVE_CHANNEL } from './live-hub.js';
 import { sessionViews, type SessionView } from './views.js';
 import { serializeSession } from '../render/session-json.js';
 
@@ -44,8 +45,9 @@ function lineageTouched(drafts: readonly LiveDraft[], walkRows: ReadonlySet<numb
 
 /**
  * One write transaction of a use case. Events, live events and audit entries are written
- * inside it; the audit append is the last statement (docs/attribution.md), the live counter just
- * before it, so both locks are held from their write to the commit and no longer.
+ * inside it; the live events and the audit append are the last statement, after the chain lock
+ * (docs/attribution.md), so the live counter's row and the chain lock are held from there to the
+ * commit and no longer.
  */
 export class WriteScope {
   readonly now: string;
@@ -248,22 +250,23 @@ export class WriteScope {
       });
     }
     await bumpLineageVersions(this.tx, this.ctx.store, lineageTouched(this.liveDrafts, this.walkRowIds));
-    let notify: { channel: string; payload: string } | undefined;
-    if (this.liveDrafts.length > 0) {
-      const last = await insertLiveEvents(
-        this.tx,
-        this.ctx.store,
-        this.liveDrafts.map((d) => ({ type: d.type, sessionId: d.sessionId, ownerUserId: d.ownerUserId, payload: JSON.stringify(d.payload), now: this.now })),
-      );
-      notify = { channel: 'warrant_live', payload: String(last) };
-    }
+    const live = {
+      events: this.liveDrafts.map((d) => ({
+        type: d.type,
+        sessionId: d.sessionId,
+        ownerUserId: d.ownerUserId,
+        payload: JSON.stringify(d.payload),
+        now: this.now,
+      })),
+      notifyChannel: LIVE_CHANNEL,
+    };
     // BENCH-ONLY switch (context.ts): measures the cost of chaining; never set in production.
     if (this.ctx.benchOnly?.skipAuditAppend) {
-      if (notify) await this.ctx.store.notifyInTx(this.tx, notify.channel, notify.payload);
+      if (live.events.length > 0) await this.ctx.store.notifyInTx(this.tx, LIVE_CHANNEL, String(await insertLiveEvents(this.tx, this.ctx.store, live.events)));
       return;
     }
-    // the wake-up rides on the chain lock's statement (one round trip fewer on PostgreSQL)
-    await appendAuditEntries(this.tx, this.ctx.store, this.auditDrafts, notify);
+    // the live events go with the entries, under the chain lock (one statement on PostgreSQL)
+    await appendAuditEntries(this.tx, this.ctx.store, this.auditDrafts, live);
   }
 
   runAfterCommit(): void {

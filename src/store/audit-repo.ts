@@ -32,11 +32,16 @@ export async function insertAuditRows(db: Executor, rows: readonly AuditRow[]): 
  */
 export async function insertAuditRowsOnHead(db: Executor, head: { seq: number; hash: string }, rows: readonly AuditRow[]): Promise<boolean> {
   if (rows.length === 0) return true;
-  const values = sql.join(rows.map((r) => sql`(cast(${r.seq} as bigint), ${r.entry}, ${r.prevHash}, ${r.hash})`));
-  const r = await sql<{ seq: number }>`insert into audit_log (seq, entry, prev_hash, hash) select * from (values ${values}) as v
-    where (select max(seq) from audit_log) = ${head.seq} and exists (select 1 from audit_log where seq = ${head.seq} and hash = ${head.hash})
-    returning seq`.execute(db);
+  const r = await sql<{ seq: number }>`${auditRowsOnHeadSql(head, rows)}`.execute(db);
   return r.rows.length === rows.length;
+}
+
+/** The insert of insertAuditRowsOnHead, returning each appended seq (also a CTE of the live-event write, live-repo.ts). */
+export function auditRowsOnHeadSql(head: { seq: number; hash: string }, rows: readonly AuditRow[]) {
+  const values = sql.join(rows.map((r) => sql`(cast(${r.seq} as bigint), ${r.entry}, ${r.prevHash}, ${r.hash})`));
+  return sql`insert into audit_log (seq, entry, prev_hash, hash) select * from (values ${values}) as v
+    where (select max(seq) from audit_log) = ${head.seq} and exists (select 1 from audit_log where seq = ${head.seq} and hash = ${head.hash})
+    returning seq`;
 }
 
 /** Reads the log in seq order, a page at a time. */

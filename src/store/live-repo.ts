@@ -1,5 +1,8 @@
 import { sql } from 'kysely';
 import { compiledOnce } from './compiled-once.js';
+import type { Transaction } from 'kysely';
+import type { Database } from './database.js';
+import { auditRowsOnHeadSql, insertAuditRowsOnHead, type AuditRow } from './audit-repo.js';
 import type { Executor, StoreDialect } from './dialect/dialect.js';
 
 export interface LiveEventRecord {
@@ -11,7 +14,7 @@ export interface LiveEventRecord {
   createdAt: string;
 }
 
-type NewLiveEvent = { type: string; sessionId: number | null; ownerUserId: number | null; payload: string; now: string };
+export type NewLiveEvent = { type: string; sessionId: number | null; ownerUserId: number | null; payload: string; now: string };
 
 // each write's live events take their ids with one statement: built and compiled once (compiled-once.ts)
 const takeLiveEventIds = compiledOnce((db, p: { count: number }) =>
@@ -21,6 +24,24 @@ const takeLiveEventIds = compiledOnce((db, p: { count: number }) =>
     .where('name', '=', 'live_event')
     .returning('value'),
 );
+
+/** The events as a VALUES list for PostgreSQL's one-statement insert, each with its offset from the last id. */
+function liveValuesSql(events: readonly NewLiveEvent[]) {
+  const count = events.length;
+  return sql.join(
+    events.map(
+      (e, i) => sql`(${i + 1 - count}::bigint, ${e.type}::text, ${e.sessionId}::bigint, ${e.ownerUserId}::bigint, ${e.payload}::text, ${e.now}::text)`,
+    ),
+  );
+}
+
+/** A data-modifying CTE pair taking the counter's next ids (`c`) and inserting the events under them (PostgreSQL). */
+function liveInsertCtes(events: readonly NewLiveEvent[]) {
+  return sql`c as (update counters set value = value + ${events.length} where name = 'live_event' returning value),
+    l as (insert into live_events (id, type, session_id, owner_user_id, payload, created_at)
+      select c.value + v.offset_from_last, v.type, v.session_id, v.owner_user_id, v.payload, v.created_at
+      from c, (values ${liveValuesSql(events)}) as v (offset_from_last, type, session_id, owner_user_id, payload, created_at))`;
+}
 
 /**
  * Writes the events under the next ids of the live-event counter, in order; returns the last
@@ -32,16 +53,7 @@ const takeLiveEventIds = compiledOnce((db, p: { count: number }) =>
 export async function insertLiveEvents(db: Executor, store: StoreDialect, events: readonly NewLiveEvent[]): Promise<number> {
   const count = events.length;
   if (store.capabilities.updateInCte) {
-    const rows = sql.join(
-      events.map(
-        (e, i) => sql`(${i + 1 - count}::bigint, ${e.type}::text, ${e.sessionId}::bigint, ${e.ownerUserId}::bigint, ${e.payload}::text, ${e.now}::text)`,
-      ),
-    );
-    const r = await sql<{ last: number }>`with c as (update counters set value = value + ${count} where name = 'live_event' returning value)
-      insert into live_events (id, type, session_id, owner_user_id, payload, created_at)
-      select c.value + v.offset_from_last, v.type, v.session_id, v.owner_user_id, v.payload, v.created_at
-      from c, (values ${rows}) as v (offset_from_last, type, session_id, owner_user_id, payload, created_at)
-      returning (select value from c) as last`.execute(db);
+    const r = await sql<{ last: number }>`with ${liveInsertCtes(events)} select value as last from c`.execute(db);
     return Number(r.rows[0]!.last);
   }
   const [row] = await takeLiveEventIds(db, { count });
@@ -61,6 +73,31 @@ export async function insertLiveEvents(db: Executor, store: StoreDialect, events
     )
     .execute();
   return last;
+}
+
+/**
+ * A write's last statement before COMMIT, under the chain lock: its live events (with the wake-up
+ * `notifyChannel` carrying their last id) and its audit rows appended only if `head` is still the
+ * log's last entry (insertAuditRowsOnHead). On PostgreSQL all of it is one statement, so the
+ * counter's row lock and the chain lock are each held for one round trip and the COMMIT — every
+ * other writer waits out those round trips. Elsewhere the same statements as before, one by one.
+ * Returns whether the audit rows were appended; the live events are written either way.
+ */
+export async function insertLiveEventsAndAuditOnHead(
+  db: Transaction<Database>,
+  store: StoreDialect,
+  live: { events: readonly NewLiveEvent[]; notifyChannel: string },
+  head: { seq: number; hash: string },
+  rows: readonly AuditRow[],
+): Promise<boolean> {
+  if (!store.capabilities.updateInCte || live.events.length === 0 || rows.length === 0) {
+    if (live.events.length > 0) await store.notifyInTx(db, live.notifyChannel, String(await insertLiveEvents(db, store, live.events)));
+    return insertAuditRowsOnHead(db, head, rows);
+  }
+  const r = await sql<{ appended: number | string }>`with ${liveInsertCtes(live.events)},
+    a as (${auditRowsOnHeadSql(head, rows)})
+    select (select count(*) from a) as appended, pg_notify(${live.notifyChannel}, (select value from c)::text)`.execute(db);
+  return Number(r.rows[0]!.appended) === rows.length;
 }
 
 export async function liveEventsAfter(db: Executor, afterId: number, limit: number): Promise<LiveEventRecord[]> {

@@ -56,10 +56,10 @@ export interface StoreDialect {
   /** Serializes graph writes: taken first in a graph-writing transaction (docs/operations.md). */
   lockGraph(tx: Transaction<Database>): Promise<void>;
   /**
-   * Serializes audit-chain appends: taken last, held to commit (docs/attribution.md). `notify`:
-   * the transaction's wake-up (`notifyInTx`), published by the same statement — one round trip.
+   * Serializes audit-chain appends: taken after the graph lock and before the live-event counter
+   * (the write's last statement takes both, live-repo.ts), held to commit (docs/attribution.md).
    */
-  lockChain(tx: Transaction<Database>, notify?: { channel: string; payload: string }): Promise<void>;
+  lockChain(tx: Transaction<Database>): Promise<void>;
 
   /**
    * Triggers that refuse UPDATE always and DELETE — optionally only while the session row

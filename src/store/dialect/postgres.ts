@@ -99,9 +99,8 @@ export function openPostgres(options: PostgresOptions): StoreDialect {
     lockGraph: async (tx: Transaction<Database>) => {
       await sql`select pg_advisory_xact_lock(${GRAPH_LOCK_KEY})`.execute(tx);
     },
-    lockChain: async (tx: Transaction<Database>, notify) => {
-      if (notify) await sql`select pg_notify(${notify.channel}, ${notify.payload}), pg_advisory_xact_lock(${CHAIN_LOCK_KEY})`.execute(tx);
-      else await sql`select pg_advisory_xact_lock(${CHAIN_LOCK_KEY})`.execute(tx);
+    lockChain: async (tx: Transaction<Database>) => {
+      await sql`select pg_advisory_xact_lock(${CHAIN_LOCK_KEY})`.execute(tx);
     },
     immutableTableSql: (table, { deleteAllowedWhenSessionGone, allowDelete }) => [
       `create or replace function ${table}_immutable() returns trigger language plpgsql as $$
