@@ -5,7 +5,7 @@ import type { Transaction } from 'kysely';
 import { AUDIT_SCHEMA_VERSION, GENESIS_PREV_HASH, type ChainHasher, type Sha256 } from '../core/audit-chain.js';
 import type { StoreDialect } from '../store/dialect/dialect.js';
 import { auditHead, insertAuditRows, type AuditRow } from '../store/audit-repo.js';
-import { insertLiveEvents, insertLiveEventsAndAuditOnHead, type NewLiveEvent } from '../store/live-repo.js';
+import { insertLiveEventsAndAuditOnHead, writeLiveEvents, type NewLiveEvent } from '../store/live-repo.js';
 import type { Database } from '../store/database.js';
 import type { IdSource } from './context.js';
 
@@ -114,7 +114,7 @@ export async function appendAuditEntries(
   live: { events: readonly NewLiveEvent[]; notifyChannel: string } = { events: [], notifyChannel: '' },
 ): Promise<void> {
   if (drafts.length === 0) {
-    if (live.events.length > 0) await store.notifyInTx(tx, live.notifyChannel, String(await insertLiveEvents(tx, store, live.events)));
+    await writeLiveEvents(tx, store, live);
     return;
   }
   await store.lockChain(tx);
@@ -125,8 +125,8 @@ export async function appendAuditEntries(
     lastHeads.set(store, rows[rows.length - 1]!);
     if (await insertLiveEventsAndAuditOnHead(tx, store, live, remembered, rows)) return;
     // the live events are written: only the entries are left, on the head as it is
-  } else if (live.events.length > 0) {
-    await store.notifyInTx(tx, live.notifyChannel, String(await insertLiveEvents(tx, store, live.events)));
+  } else {
+    await writeLiveEvents(tx, store, live);
   }
   // nothing remembered, or another node (or a rolled-back transaction) moved the head
   const rows = chainRows(await auditHead(tx), drafts);

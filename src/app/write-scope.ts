@@ -5,7 +5,7 @@ import type { Database } from '../store/database.js';
 import { ensureActor } from '../store/actors-repo.js';
 import { insertEvents, type EventAttribution, type EventRecord } from '../store/events-repo.js';
 import { findSessionsByIds, updateSessionIfVersion, type SessionChanges, type SessionRecord } from '../store/sessions-repo.js';
-import { insertLiveEvents } from '../store/live-repo.js';
+import { writeLiveEvents } from '../store/live-repo.js';
 import { bumpLineageVersions } from '../store/lineage-versions-repo.js';
 import { appendAuditEntries, keyedPayloadDigest, newRecordKey, type AuditEntryDraft } from './audit.js';
 import type { AppContext } from './context.js';
@@ -262,7 +262,7 @@ export class WriteScope {
     };
     // BENCH-ONLY switch (context.ts): measures the cost of chaining; never set in production.
     if (this.ctx.benchOnly?.skipAuditAppend) {
-      if (live.events.length > 0) await this.ctx.store.notifyInTx(this.tx, LIVE_CHANNEL, String(await insertLiveEvents(this.tx, this.ctx.store, live.events)));
+      await writeLiveEvents(this.tx, this.ctx.store, live);
       return;
     }
     // the live events go with the entries, under the chain lock (one statement on PostgreSQL)

@@ -50,7 +50,7 @@ function liveInsertCtes(events: readonly NewLiveEvent[]) {
  * and the insert are one statement: the lock is held from here to the commit, so each round
  * trip under it is one every other writer waits for.
  */
-export async function insertLiveEvents(db: Executor, store: StoreDialect, events: readonly NewLiveEvent[]): Promise<number> {
+async function insertLiveEvents(db: Executor, store: StoreDialect, events: readonly NewLiveEvent[]): Promise<number> {
   const count = events.length;
   if (store.capabilities.updateInCte) {
     const r = await sql<{ last: number }>`with ${liveInsertCtes(events)} select value as last from c`.execute(db);
@@ -75,6 +75,15 @@ export async function insertLiveEvents(db: Executor, store: StoreDialect, events
   return last;
 }
 
+/** Writes a transaction's live events and publishes their wake-up (their last id) on `notifyChannel`. */
+export async function writeLiveEvents(
+  db: Transaction<Database>,
+  store: StoreDialect,
+  live: { events: readonly NewLiveEvent[]; notifyChannel: string },
+): Promise<void> {
+  if (live.events.length > 0) await store.notifyInTx(db, live.notifyChannel, String(await insertLiveEvents(db, store, live.events)));
+}
+
 /**
  * A write's last statement before COMMIT, under the chain lock: its live events (with the wake-up
  * `notifyChannel` carrying their last id) and its audit rows appended only if `head` is still the
@@ -91,7 +100,7 @@ export async function insertLiveEventsAndAuditOnHead(
   rows: readonly AuditRow[],
 ): Promise<boolean> {
   if (!store.capabilities.updateInCte || live.events.length === 0 || rows.length === 0) {
-    if (live.events.length > 0) await store.notifyInTx(db, live.notifyChannel, String(await insertLiveEvents(db, store, live.events)));
+    await writeLiveEvents(db, store, live);
     return insertAuditRowsOnHead(db, head, rows);
   }
   const r = await sql<{ appended: number | string }>`with ${liveInsertCtes(live.events)},
