@@ -1,3 +1,6 @@
+import { Agent as HttpAgent, request as httpRequest, type IncomingHttpHeaders } from 'node:http';
+import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
+
 /** The CLI's HTTP client: the CLI is transport only; the server decides and renders. */
 export class ApiError extends Error {
   constructor(
@@ -23,6 +26,25 @@ export function clientOptionsFromEnv(env: NodeJS.ProcessEnv): ApiClientOptions {
   return { baseUrl, token };
 }
 
+/** What a request answered: the status and the whole body, read before the request settles. */
+interface ApiResponse {
+  status: number;
+  statusText: string;
+  headers: IncomingHttpHeaders;
+  text(): string;
+  json<T = unknown>(): T;
+}
+
+/**
+ * Keep-alive connections per scheme, idle ones unreferenced by Node (a finished command still
+ * exits). node:http rather than fetch: fetch loads undici on first use (≈ 50 ms of a CLI
+ * command's start) and costs ≈ 3× the CPU per call — on the runner's thread that relays the
+ * person's keys (docs/design/quality.md).
+ */
+const AGENTS = { 'http:': new HttpAgent({ keepAlive: true }), 'https:': new HttpsAgent({ keepAlive: true }) };
+
+class RequestTimedOut extends Error {}
+
 export class ApiClient {
   constructor(private readonly options: ApiClientOptions) {}
 
@@ -36,17 +58,14 @@ export class ApiClient {
     return h;
   }
 
-  async request(method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<Response> {
-    let res: Response;
+  async request(method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<ApiResponse> {
+    let res: ApiResponse;
     try {
-      res = await fetch(this.options.baseUrl + path, {
-        method,
-        headers: this.headers(body !== undefined ? { 'content-type': 'application/json', ...headers } : headers),
-        ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
-        ...(this.options.timeoutMs ? { signal: AbortSignal.timeout(this.options.timeoutMs) } : {}),
-      });
+      const payload = body !== undefined ? Buffer.from(JSON.stringify(body)) : null;
+      const sent = payload ? { 'content-type': 'application/json', 'content-length': String(payload.length), ...headers } : headers;
+      res = await send(new URL(this.options.baseUrl + path), method, this.headers(sent), payload, this.options.timeoutMs);
     } catch (error) {
-      if ((error as Error).name === 'TimeoutError') {
+      if (error instanceof RequestTimedOut) {
         throw new ApiError(
           0,
           'server-timeout',
@@ -61,10 +80,10 @@ export class ApiClient {
         {},
       );
     }
-    if (!res.ok) {
+    if (res.status < 200 || res.status > 299) {
       let parsed: Record<string, unknown> = {};
       try {
-        parsed = (await res.json()) as Record<string, unknown>;
+        parsed = res.json<Record<string, unknown>>() ?? {};
       } catch {
         parsed = {};
       }
@@ -75,13 +94,48 @@ export class ApiClient {
 
   async json<T = Record<string, unknown>>(method: string, path: string, body?: unknown, headers?: Record<string, string>): Promise<T> {
     const res = await this.request(method, path, body, headers);
-    return (await res.json()) as T;
+    return res.json<T>();
   }
 
   async text(method: string, path: string, body?: unknown): Promise<string> {
     const res = await this.request(method, path, body);
     return res.text();
   }
+}
+
+/** One request, its whole answer read; rejects with RequestTimedOut past `timeoutMs` (headers and body both). */
+function send(url: URL, method: string, headers: Record<string, string>, payload: Buffer | null, timeoutMs: number | undefined): Promise<ApiResponse> {
+  const agent = url.protocol === 'https:' ? AGENTS['https:'] : url.protocol === 'http:' ? AGENTS['http:'] : null;
+  if (!agent) return Promise.reject(new Error(`unsupported scheme ${url.protocol}`));
+  return new Promise<ApiResponse>((resolve, reject) => {
+    const req = (url.protocol === 'https:' ? httpsRequest : httpRequest)(url, { method, headers, agent }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (chunk: Buffer) => chunks.push(chunk));
+      res.on('error', reject);
+      res.on('end', () => {
+        clearTimeout(timer);
+        const text = Buffer.concat(chunks).toString('utf8');
+        resolve({
+          status: res.statusCode ?? 0,
+          statusText: res.statusMessage ?? '',
+          headers: res.headers,
+          text: () => text,
+          json: <T>() => JSON.parse(text) as T,
+        });
+      });
+    });
+    const timer = timeoutMs
+      ? setTimeout(() => {
+          reject(new RequestTimedOut());
+          req.destroy();
+        }, timeoutMs)
+      : undefined;
+    req.on('error', (error) => {
+      clearTimeout(timer);
+      reject(error);
+    });
+    req.end(payload ?? undefined);
+  });
 }
 
 export function refPath(ref: string): string {
