@@ -13,7 +13,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Insertable } from 'kysely';
 import type { SessionEventsTable } from '../src/store/database.js';
-import { canonicalJson, keyedPayloadDigest, nodeChainHasher } from '../src/app/audit.js';
+import { canonicalJson, keyedDigest, nodeChainHasher } from '../src/app/audit.js';
 import { verifyStoredRecords } from '../src/app/audit-records.js';
 import { systemCaller } from '../src/app/caller.js';
 import type { AppContext } from '../src/app/context.js';
@@ -21,7 +21,7 @@ import { authenticate } from '../src/app/credentials.js';
 import { issueFleetKey } from '../src/app/roster.js';
 import { createSession } from '../src/app/sessions/create-session.js';
 import { AUDIT_SCHEMA_VERSION, GENESIS_PREV_HASH } from '../src/core/audit-chain.js';
-import { auditHead, auditPage, insertAuditRows, type AuditRow } from '../src/store/audit-repo.js';
+import { auditEntriesPage, auditHead, insertAuditRows, type AuditRow } from '../src/store/audit-repo.js';
 import { evidencePage } from '../src/store/record-scan-repo.js';
 import { ProgressBar } from '../src/cli/progress.js';
 import { dialectsFromArgs, flag, onFreshStore, printRows, runIfEntryPoint, type FigureRow } from './standalone.js';
@@ -56,13 +56,14 @@ async function fillRecords(ctx: AppContext, target: number, progress?: RecordsBe
       const sessionId = sessions[done % sessions.length]!;
       const eventSeq = nextSeq.get(sessionId)! + 1;
       nextSeq.set(sessionId, eventSeq);
-      const details = { field: 'title', old: `title ${eventSeq - 1}`, new: `title ${eventSeq}` };
+      // stored as the app stores evidence details: the canonical text its digest is of (WriteScope.events)
+      const details = canonicalJson({ field: 'title', old: `title ${eventSeq - 1}`, new: `title ${eventSeq}` });
       const key = randomBytes(32).toString('hex');
       events.push({
         session_id: sessionId,
         seq: eventSeq,
         type: 'title_changed',
-        details: JSON.stringify(details),
+        details,
         actor_id: actorId,
         actor_basis: 'authenticated',
         caused_by_actor_id: null,
@@ -80,7 +81,7 @@ async function fillRecords(ctx: AppContext, target: number, progress?: RecordsBe
         session_id: sessionId,
         event_seq: eventSeq,
         type: 'title_changed',
-        details_digest: keyedPayloadDigest(key, details),
+        details_digest: keyedDigest(key, details),
         actor_id: actorId,
         actor_basis: 'authenticated',
         caused_by_actor_id: null,
@@ -99,12 +100,12 @@ async function fillRecords(ctx: AppContext, target: number, progress?: RecordsBe
   }
 }
 
-/** Reading the log and the events without checking anything: the floor the check stands on. */
+/** Reading the log and the events as the check does, without checking anything: the floor the check stands on. */
 async function plainRead(ctx: AppContext): Promise<number> {
   const db = ctx.store.kysely;
   let n = 0;
   for (let after = 0; ;) {
-    const page = await auditPage(db, after, 10_000);
+    const page = await auditEntriesPage(db, after, 10_000);
     if (page.length === 0) break;
     for (const link of page) JSON.parse(link.entry);
     after = page[page.length - 1]!.seq;

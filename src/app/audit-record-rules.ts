@@ -10,7 +10,7 @@ import { canonicalJson, fastKeyedDigest } from './audit.js';
  */
 
 type Entry = Record<string, unknown>;
-type FieldValues = readonly unknown[];
+export type FieldValues = readonly unknown[];
 
 export interface RecordRule {
   table: Exclude<ScannedTable, 'session_uncles'>;
@@ -26,6 +26,12 @@ export interface RecordRule {
   /** the row's key, or null when the row is not evidence the log records (runtime state) */
   rowKey(row: ScannedRow): string | null;
   fromRow(row: ScannedRow): FieldValues;
+  /**
+   * `fromRow` with the row's JSON text digested as stored, skipping its canonical re-encoding:
+   * equal to the entry's values exactly when the text is the canonical one the app writes.
+   * Tried first; on any difference the checker falls back to `fromRow`, so only speed depends on it.
+   */
+  fromRowAsStored?(row: ScannedRow): FieldValues;
   /** sessions whose deletion takes the record with it */
   sessionsOf?(e: Entry): number[];
   /** when the row was written (a row older than the log's first entry predates the log) */
@@ -57,6 +63,11 @@ function canonicalText(text: unknown): string | null {
 
 const ATTRIBUTION = ['actor_id', 'actor_basis', 'caused_by_actor_id', 'cause_basis', 'credential_id'] as const;
 
+function eventValues(r: ScannedRow, details: string | null): FieldValues {
+  const digest = details === null ? null : digestOf(r.digest_key, details);
+  return [r.type, digest, r.actor_id, r.actor_basis, r.caused_by_actor_id, r.cause_basis, r.credential_id, r.created_at];
+}
+
 const sessionEvents: RecordRule = {
   table: 'session_events',
   kind: 'session_event',
@@ -66,11 +77,8 @@ const sessionEvents: RecordRule = {
   fromEntry: (e) => [e.type, e.details_digest, n(e.actor_id), s(e.actor_basis), n(e.caused_by_actor_id), s(e.cause_basis), n(e.credential_id), e.at],
   // runtime state (no digest key) is not evidence and has no entry
   rowKey: (r) => (r.digest_key === null ? null : `${r.session_id}/${r.seq}`),
-  fromRow: (r) => {
-    const details = canonicalText(r.details);
-    const digest = details === null ? null : digestOf(r.digest_key, details);
-    return [r.type, digest, r.actor_id, r.actor_basis, r.caused_by_actor_id, r.cause_basis, r.credential_id, r.created_at];
-  },
+  fromRow: (r) => eventValues(r, canonicalText(r.details)),
+  fromRowAsStored: (r) => eventValues(r, typeof r.details === 'string' ? r.details : null),
   sessionsOf: (e) => [Number(e.session_id)],
   rowTime: (r) => String(r.created_at),
   unlogged: 'finding',

@@ -1,7 +1,7 @@
-import { auditHead, auditPage } from '../store/audit-repo.js';
+import { auditEntriesPage, auditHead } from '../store/audit-repo.js';
 import type { Executor, StoreDialect } from '../store/dialect/dialect.js';
 import { evidenceKeyOf, evidencePage, unclePage, type ScannedRow, type ScannedTable } from '../store/record-scan-repo.js';
-import { RECORD_RULES, RULE_BY_KIND, UNCLE_EVENT_TYPES, UNCLE_FIELDS, uncleKey, uncleValues, type RecordRule } from './audit-record-rules.js';
+import { RECORD_RULES, RULE_BY_KIND, UNCLE_EVENT_TYPES, UNCLE_FIELDS, uncleKey, uncleValues, type FieldValues, type RecordRule } from './audit-record-rules.js';
 
 /**
  * `warrant audit verify --records` (docs/audit-log.md): every evidence record still present is
@@ -48,8 +48,15 @@ export interface RecordsReport {
 
 interface Expectation {
   seq: number;
-  values: string;
+  values: FieldValues;
   sessions: number[] | undefined;
+}
+
+/** An uncle edge as its junior's newest edge event says it is. */
+interface UncleExpectation {
+  present: boolean;
+  values: FieldValues;
+  seq: number | null;
 }
 
 interface RecordsOptions {
@@ -75,10 +82,21 @@ class Findings {
   }
 }
 
-function differingFields(names: readonly string[], expected: string, actual: string): string[] {
-  const a = JSON.parse(expected) as unknown[];
-  const b = JSON.parse(actual) as unknown[];
-  return names.filter((_, i) => JSON.stringify(a[i] ?? null) !== JSON.stringify(b[i] ?? null));
+/** One value as the log and the row both hold it: a number, a string or null (a missing value is null). */
+function sameValue(a: unknown, b: unknown): boolean {
+  const x = a ?? null;
+  const y = b ?? null;
+  return x === y || (Number.isNaN(x) && Number.isNaN(y));
+}
+
+function sameValues(expected: FieldValues, actual: FieldValues): boolean {
+  if (expected.length !== actual.length) return false;
+  for (let i = 0; i < expected.length; i++) if (!sameValue(expected[i], actual[i])) return false;
+  return true;
+}
+
+function differingFields(names: readonly string[], expected: FieldValues, actual: FieldValues): string[] {
+  return names.filter((_, i) => !sameValue(expected[i], actual[i]));
 }
 
 /** Checks every evidence record against the log, all on one snapshot (read-only; writers are not held up). */
@@ -103,7 +121,7 @@ async function checkRecords(db: Executor, options: RecordsOptions): Promise<Reco
   const total = (await auditHead(db))?.seq ?? 0;
   let after = 0;
   for (;;) {
-    const page = await auditPage(db, after, pageSize);
+    const page = await auditEntriesPage(db, after, pageSize);
     if (page.length === 0) break;
     for (const link of page) {
       const e = JSON.parse(link.entry) as Record<string, unknown>;
@@ -117,7 +135,7 @@ async function checkRecords(db: Executor, options: RecordsOptions): Promise<Reco
         counts[rule.table].not_covered++;
         continue;
       }
-      expected.get(rule)!.set(key, { seq: link.seq, values: JSON.stringify(rule.fromEntry(e)), sessions: rule.sessionsOf?.(e) });
+      expected.get(rule)!.set(key, { seq: link.seq, values: rule.fromEntry(e), sessions: rule.sessionsOf?.(e) });
     }
     after = page[page.length - 1]!.seq;
     options.onProgress?.('reading the log', after, total);
@@ -126,7 +144,7 @@ async function checkRecords(db: Executor, options: RecordsOptions): Promise<Reco
   const goneWithSession = (x: Expectation) => (x.sessions ?? []).some((id) => (deletedAt.get(id) ?? 0) > x.seq);
 
   // 2. each table, streamed in key order
-  const edges = new Map<string, { present: boolean; values: string; seq: number | null }>();
+  const edges = new Map<string, UncleExpectation>();
   for (const rule of RECORD_RULES) {
     const want = expected.get(rule)!;
     const c = counts[rule.table];
@@ -154,8 +172,9 @@ async function checkRecords(db: Executor, options: RecordsOptions): Promise<Reco
         if (revocation && row.revoked_at !== revocation.at) {
           findings.add({ table: rule.table, id, record: rule.label(id), seq: revocation.seq, problem: 'differs', fields: ['revoked_at'] });
         }
-        const values = JSON.stringify(rule.fromRow(row));
-        if (values === x.values) c.verified++;
+        let values = rule.fromRowAsStored?.(row) ?? null;
+        if (values === null || !sameValues(x.values, values)) values = rule.fromRow(row);
+        if (sameValues(x.values, values)) c.verified++;
         else
           findings.add({
             table: rule.table,
@@ -190,7 +209,7 @@ async function checkRecords(db: Executor, options: RecordsOptions): Promise<Reco
  * inverted (the written edge present, the replaced one gone), removed (gone). Events are read
  * in id order, and the graph lock orders the writes of one pair, so the last word wins.
  */
-function noteUncleEvent(row: ScannedRow, seq: number | null, edges: Map<string, { present: boolean; values: string; seq: number | null }>): void {
+function noteUncleEvent(row: ScannedRow, seq: number | null, edges: Map<string, UncleExpectation>): void {
   if (!UNCLE_EVENT_TYPES.has(String(row.type))) return;
   let d: Record<string, unknown>;
   try {
@@ -201,18 +220,18 @@ function noteUncleEvent(row: ScannedRow, seq: number | null, edges: Map<string, 
   if (d.role !== 'junior') return;
   const key = uncleKey(d.session_id, d.uncle_session_id);
   if (row.type === 'uncle_removed') {
-    edges.set(key, { present: false, values: '', seq });
+    edges.set(key, { present: false, values: [], seq });
     return;
   }
   const replaced = d.replaced as Record<string, unknown> | null | undefined;
-  if (replaced) edges.set(uncleKey(replaced.session_id, replaced.uncle_session_id), { present: false, values: '', seq });
-  edges.set(key, { present: true, values: JSON.stringify(uncleValues(d)), seq });
+  if (replaced) edges.set(uncleKey(replaced.session_id, replaced.uncle_session_id), { present: false, values: [], seq });
+  edges.set(key, { present: true, values: uncleValues(d), seq });
 }
 
 async function checkUncles(
   db: Executor,
   pageSize: number,
-  edges: Map<string, { present: boolean; values: string; seq: number | null }>,
+  edges: Map<string, UncleExpectation>,
   deletedAt: Map<number, number>,
   predatesLog: (time: string) => boolean,
   c: TableCounts,
@@ -233,8 +252,8 @@ async function checkUncles(
         else findings.add({ table: 'session_uncles', id, record, seq: edge?.seq ?? null, problem: 'unlogged' });
         continue;
       }
-      const values = JSON.stringify(uncleValues(row));
-      if (values === edge.values) c.verified++;
+      const values = uncleValues(row);
+      if (sameValues(edge.values, values)) c.verified++;
       else findings.add({ table: 'session_uncles', id, record, seq: edge.seq, problem: 'differs', fields: differingFields(UNCLE_FIELDS, edge.values, values) });
     }
     const last = rows[rows.length - 1]!;

@@ -7,7 +7,7 @@ import { insertEvents, type EventAttribution, type EventRecord } from '../store/
 import { findSessionsByIds, updateSessionIfVersion, type SessionChanges, type SessionRecord } from '../store/sessions-repo.js';
 import { writeLiveEvents } from '../store/live-repo.js';
 import { bumpLineageVersions } from '../store/lineage-versions-repo.js';
-import { appendAuditEntries, keyedPayloadDigest, newRecordKey, type AuditEntryDraft } from './audit.js';
+import { appendAuditEntries, canonicalJson, keyedDigest, newRecordKey, type AuditEntryDraft } from './audit.js';
 import type { AppContext } from './context.js';
 import { forgetSessionRow } from './access.js';
 import { LIVE_CHANNEL } from './live-hub.js';
@@ -94,23 +94,29 @@ export class WriteScope {
     attribution: EventAttribution | null,
   ): Promise<EventRecord[]> {
     const attr = attribution ?? { actorId: null, actorBasis: null, causeActorId: null, causeBasis: null, credentialId: null };
-    const drafts = list.map((e) => ({
-      ...e,
-      seq: this.takeSeq(e.sessionId),
-      attribution: attr,
-      now: this.now,
-      digestKey: RUNTIME_EVENT_TYPES.has(e.type) ? null : newRecordKey(this.ctx.ids),
-    }));
+    const drafts = list.map((e) => {
+      const evidence = !RUNTIME_EVENT_TYPES.has(e.type);
+      return {
+        ...e,
+        seq: this.takeSeq(e.sessionId),
+        attribution: attr,
+        now: this.now,
+        digestKey: evidence ? newRecordKey(this.ctx.ids) : null,
+        // evidence keeps the very text its digest is of, so `verify --records` finds it canonical as stored
+        detailsText: evidence ? canonicalJson(e.details) : undefined,
+      };
+    });
     const records = await insertEvents(this.tx, drafts);
-    for (const record of records) {
-      if (record.digestKey !== null) {
+    for (const [i, record] of records.entries()) {
+      const detailsText = drafts[i]!.detailsText;
+      if (record.digestKey !== null && detailsText !== undefined) {
         this.audit({
           kind: 'session_event',
           at: this.now,
           session_id: record.sessionId,
           event_seq: record.seq,
           type: record.type,
-          details_digest: keyedPayloadDigest(record.digestKey, record.details),
+          details_digest: keyedDigest(record.digestKey, detailsText),
           actor_id: attr.actorId,
           actor_basis: attr.actorBasis,
           caused_by_actor_id: attr.causeActorId,

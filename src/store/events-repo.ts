@@ -27,6 +27,8 @@ interface NewEvent {
   seq?: number | undefined;
   type: string;
   details: Record<string, unknown>;
+  /** the details as stored, when the caller has them as text already (canonical JSON for evidence); else JSON.stringify */
+  detailsText?: string | undefined;
   attribution: EventAttribution;
   now: string;
   digestKey: string | null;
@@ -47,7 +49,7 @@ export async function insertEvents(db: Executor, events: readonly NewEvent[]): P
         session_id: e.sessionId,
         seq: seqs[i]!,
         type: e.type,
-        details: JSON.stringify(e.details),
+        details: e.detailsText ?? JSON.stringify(e.details),
         actor_id: e.attribution.actorId,
         actor_basis: e.attribution.actorBasis,
         caused_by_actor_id: e.attribution.causeActorId,

@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import { expect, it, vi } from 'vitest';
+import { canonicalJson } from '../../src/app/audit.js';
 import { verifyStoredRecords } from '../../src/app/audit-records.js';
 import { runCli, storeArgs } from '../helpers/cli.js';
 import { storeWithEvidence } from '../helpers/evidence.js';
@@ -87,6 +88,24 @@ describeEachDialect('audit verify --records', (_t, dialect) => {
       }
       // the deleted session's events went with it, recorded by its deletion entry
       expect(r.tables.session_events.gone_with_session).toBeGreaterThan(0);
+    }));
+
+  it('evidence details are stored as the canonical text their digest is of; the same JSON re-encoded (key order, spacing) still verifies', () =>
+    onFreshStore(dialect, async (h) => {
+      await storeWithEvidence(h);
+      const rows = (
+        await sql<{ id: number; details: string }>`select id, details from session_events where digest_key is not null order by id`.execute(h.store.kysely)
+      ).rows;
+      for (const row of rows) expect(row.details).toBe(canonicalJson(JSON.parse(row.details)));
+      const wide = rows.find((r) => Object.keys(JSON.parse(r.details) as object).length >= 2)!;
+      const reordered = Object.fromEntries(Object.entries(JSON.parse(wide.details) as object).reverse());
+      const reencoded = JSON.stringify(reordered, null, 2);
+      expect(reencoded).not.toBe(wide.details);
+      await run(h, h.store.dropImmutableTriggersSql('session_events'));
+      await sql`update session_events set details = ${reencoded} where id = ${wide.id}`.execute(h.store.kysely);
+      const r = await verifyStoredRecords(h.store, { pageSize: 3 });
+      expect(r.findings).toEqual([]);
+      expect(r.tables.session_events.verified).toBe(rows.length);
     }));
 
   it("a store altered behind Warrant's back fails, naming each altered record by table, id and seq", () =>

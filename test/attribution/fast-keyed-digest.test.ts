@@ -16,5 +16,10 @@ describe('fastKeyedDigest (the records check hot loop)', () => {
     expect(fastKeyedDigest(hex, long)).toBe(keyedDigest(hex, long));
     // a key that is not 32 hex bytes takes the plain path, same answer
     expect(fastKeyedDigest('abcd', 'x')).toBe(keyedDigest('abcd', 'x'));
+    // 64 characters that stop being hex part-way, right after a valid key filled the buffer: no stale key bytes leak in
+    for (const odd of ['cd'.repeat(16) + 'zz'.repeat(16), 'cd'.repeat(31) + 'g0', 'AB'.repeat(32), 'Ab'.repeat(32)]) {
+      expect(fastKeyedDigest(hex, 'x')).toBe(keyedDigest(hex, 'x'));
+      expect(fastKeyedDigest(odd, 'x')).toBe(keyedDigest(odd, 'x'));
+    }
   });
 });
