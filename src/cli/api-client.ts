@@ -108,10 +108,18 @@ function send(url: URL, method: string, headers: Record<string, string>, payload
   const agent = url.protocol === 'https:' ? AGENTS['https:'] : url.protocol === 'http:' ? AGENTS['http:'] : null;
   if (!agent) return Promise.reject(new Error(`unsupported scheme ${url.protocol}`));
   return new Promise<ApiResponse>((resolve, reject) => {
+    const fail = (error: unknown) => {
+      clearTimeout(timer);
+      reject(error);
+    };
     const req = (url.protocol === 'https:' ? httpsRequest : httpRequest)(url, { method, headers, agent }, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (chunk: Buffer) => chunks.push(chunk));
-      res.on('error', reject);
+      res.on('error', fail);
+      // a connection that ends mid-answer: no 'end' comes, and the caller must not wait for one
+      res.on('close', () => {
+        if (!res.complete) fail(new Error('the server closed the connection before its answer was complete'));
+      });
       res.on('end', () => {
         clearTimeout(timer);
         const text = Buffer.concat(chunks).toString('utf8');
@@ -130,10 +138,7 @@ function send(url: URL, method: string, headers: Record<string, string>, payload
           req.destroy();
         }, timeoutMs)
       : undefined;
-    req.on('error', (error) => {
-      clearTimeout(timer);
-      reject(error);
-    });
+    req.on('error', fail);
     req.end(payload ?? undefined);
   });
 }

@@ -22,6 +22,12 @@ function answer(req: IncomingMessage, res: ServerResponse, body: string): void {
     res.write('{"partial":');
     return; // the rest never comes
   }
+  if (req.url === '/cut') {
+    res.writeHead(200, { 'content-type': 'application/json', 'content-length': '100' });
+    res.write('{"partial":');
+    setTimeout(() => req.socket.destroy(), 20);
+    return;
+  }
   // '/silent': never answers
 }
 
@@ -82,6 +88,11 @@ describe('ApiClient (node:http)', () => {
     expect(error).toMatchObject({ status: 0, token: 'server-unreachable' });
     expect((error as Error).message).toContain(`http://127.0.0.1:${port}`);
     expect((error as Error).message).toContain('ECONNREFUSED');
+  });
+
+  it('a connection cut mid-answer (no timeout set) fails as unreachable instead of waiting forever', async () => {
+    const error = await new ApiClient({ baseUrl, token: null }).json('GET', '/cut').catch((e: unknown) => e);
+    expect(error).toMatchObject({ status: 0, token: 'server-unreachable' });
   });
 
   it('timeoutMs bounds the whole answer: headers that never come, and a body that stops half-way', async () => {
