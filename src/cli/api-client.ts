@@ -108,7 +108,7 @@ function send(url: URL, method: string, headers: Record<string, string>, payload
   const agent = url.protocol === 'https:' ? AGENTS['https:'] : url.protocol === 'http:' ? AGENTS['http:'] : null;
   if (!agent) return Promise.reject(new Error(`unsupported scheme ${url.protocol}`));
   return new Promise<ApiResponse>((resolve, reject) => {
-    const fail = (error: unknown) => {
+    const fail = (error: Error) => {
       clearTimeout(timer);
       reject(error);
     };
