@@ -1,5 +1,7 @@
 import {
+  ascending,
   ownerVisible,
+  sortInPlace,
   type JuniorsAnswer,
   type LineageRowRef,
   type SeniorsAnswer,
@@ -43,13 +45,13 @@ export function answerJuniors<R extends LineageRowRef>(
       else byJunior.set(j.id, [known, entry]);
     }
   }
-  const picked = [...byJunior.keys()].sort((a, b) => a - b);
+  const picked = sortInPlace([...byJunior.keys()], ascending);
   if (picked.length > request.limit) picked.length = Math.max(0, request.limit);
   const rows: JuniorEntry<R>[] = [];
   for (const id of picked) {
     const known = byJunior.get(id)!;
     if (!Array.isArray(known)) rows.push(known);
-    else for (const entry of known.sort(bySeniorThenKind)) rows.push(entry);
+    else for (const entry of sortInPlace(known, bySeniorThenKind)) rows.push(entry);
   }
   const answer: JuniorsAnswer<R> = { rows, lastPickedId: picked.length > 0 ? picked[picked.length - 1]! : null, exhausted: picked.length < request.limit };
   if (unclesOf) {

@@ -1,5 +1,15 @@
 import { parseLegacyParentKey } from './legacy-parent-key.js';
-import type { AlsoSenior, DrawnUnder, LineageRowRef, PlacedNode, Placement, UncleBasis, WalkEdge } from './hierarchy-types.js';
+import {
+  ascending,
+  sortInPlace,
+  type AlsoSenior,
+  type DrawnUnder,
+  type LineageRowRef,
+  type PlacedNode,
+  type Placement,
+  type UncleBasis,
+  type WalkEdge,
+} from './hierarchy-types.js';
 
 /** What the breadth-first discovery established; the layout only arranges it. */
 export interface Discovery<R extends LineageRowRef> {
@@ -84,7 +94,7 @@ export function layoutHierarchy<R extends LineageRowRef>(x: Discovery<R>): { cur
     list.push(id);
     children.set(n.renderParentId, list);
   }
-  for (const list of children.values()) list.sort((a, b) => a - b);
+  for (const list of children.values()) sortInPlace(list, ascending);
 
   const order: number[] = [];
   const visited = new Set<number>();
@@ -101,10 +111,9 @@ export function layoutHierarchy<R extends LineageRowRef>(x: Discovery<R>): { cur
     }
   };
   for (const r of roots) visit(r);
-  const ceiling = [...placed.values()]
-    .filter((n) => n.placement === 'ceiling' && !n.isCurrent)
-    .map((n) => n.row.id)
-    .sort((a, b) => a - b);
+  const ceiling: number[] = [];
+  for (const n of placed.values()) if (n.placement === 'ceiling' && !n.isCurrent) ceiling.push(n.row.id);
+  sortInPlace(ceiling, ascending);
   for (const id of ceiling) visit(id);
   if (x.ceilingCurrent) visit(x.currentId);
 

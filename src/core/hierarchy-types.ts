@@ -43,6 +43,19 @@ export interface WalkEdge {
 /** Owners whose sessions the walk may show, or 'all' (docs/concepts.md). */
 export type OwnerFilter = 'all' | readonly (number | null)[];
 
+/**
+ * Sorts in place, unless the list is already in order: then it is returned as it is, without
+ * the scratch copy every sort allocates. A live refresh sorts small, mostly ordered lists for
+ * every node of every open view, and that garbage was a tenth of an edge change's.
+ */
+export function sortInPlace<T>(list: T[], compare: (a: T, b: T) => number): T[] {
+  for (let i = 1; i < list.length; i++) if (compare(list[i - 1]!, list[i]!) > 0) return list.sort(compare);
+  return list;
+}
+
+/** Ascending numbers (ids). */
+export const ascending = (a: number, b: number): number => a - b;
+
 export function ownerVisible(filter: OwnerFilter, owner: number | null): boolean {
   return filter === 'all' || filter.includes(owner);
 }

@@ -1,7 +1,9 @@
 import { layoutHierarchy, type Discovery } from './hierarchy-layout.js';
 import {
   DEFAULT_BOUNDS,
+  ascending,
   ownerVisible,
+  sortInPlace,
   type JuniorsAnswer,
   type LineageRowRef,
   type OwnerFilter,
@@ -62,7 +64,7 @@ export function* walkHierarchy<R extends LineageRowRef>(
         next.push(senior);
       } else upwardComplete = false;
     }
-    level = next.sort(byId);
+    level = sortInPlace(next, byId);
   }
   const upward = new Set(dist.keys());
 
@@ -101,7 +103,7 @@ export function* walkHierarchy<R extends LineageRowRef>(
   for (let d = 0; d < bounds.maxDepth; d++) {
     const frontier = [...(byDepth.get(d) ?? [])];
     if (ceilingCurrent && depth.get(current.id) === d) frontier.push(current.id);
-    frontier.sort((a, b) => a - b);
+    sortInPlace(frontier, ascending);
     if (frontier.length === 0) break;
     const remaining = bounds.maxNodes - admitted.length;
     if (remaining === 0 && truncated) break;
@@ -113,7 +115,7 @@ export function* walkHierarchy<R extends LineageRowRef>(
       owners,
       footprint,
     );
-    const picked = [...found.keys()].sort((a, b) => a - b);
+    const picked = sortInPlace([...found.keys()], ascending);
     for (const id of picked.slice(0, remaining)) {
       const entry = found.get(id)!;
       rows.set(id, entry.row);
@@ -129,9 +131,10 @@ export function* walkHierarchy<R extends LineageRowRef>(
   if (!truncated) truncated = [...upward].some((id) => (seniorEdges.get(id) ?? []).some((e) => !rendered.has(e.seniorId)));
   // The downward bound: anything below the deepest admitted level is left out.
   if (!truncated) {
-    const deep = shown()
-      .filter((id) => depth.get(id)! >= bounds.maxDepth)
-      .sort((a, b) => a - b);
+    const deep = sortInPlace(
+      shown().filter((id) => depth.get(id)! >= bounds.maxDepth),
+      ascending,
+    );
     if (deep.length > 0) {
       const found = yield* newJuniors(
         deep.map((id) => rows.get(id)!),
@@ -169,7 +172,10 @@ export function* walkHierarchy<R extends LineageRowRef>(
       }
     }
   }
-  const unknown = [...rendered].filter((id) => !uncleEdges.has(id)).sort((a, b) => a - b);
+  const unknown = sortInPlace(
+    [...rendered].filter((id) => !uncleEdges.has(id)),
+    ascending,
+  );
   if (unknown.length > 0) {
     for (const id of unknown) uncleEdges.set(id, []);
     addChips((yield { type: 'uncles', of: unknown }) as UnclesAnswer);
