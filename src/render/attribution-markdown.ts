@@ -1,3 +1,4 @@
+import { detailEntries } from './event-details.js';
 import type { DeletionView } from '../app/sessions/delete-session.js';
 import type { EventView } from '../app/sessions/read-sessions.js';
 import type { ActorView } from '../app/views.js';
@@ -16,7 +17,7 @@ function who(label: string, a: Attributed): string {
 }
 
 function detailsText(details: Record<string, unknown>): string {
-  const parts = Object.entries(details).map(([k, v]) => `${k}=${JSON.stringify(v)}`);
+  const parts = detailEntries(details).map(([k, v]) => `${k}=${JSON.stringify(v)}`);
   return parts.length ? ` · ${sanitizeInline(parts.join(', '))}` : '';
 }
 

@@ -1,3 +1,4 @@
+import { detailEntries } from '../../render/event-details.js';
 import type { Child } from 'hono/jsx';
 import type { EventView } from '../../app/sessions/index.js';
 import { HIDDEN_SESSION_LABEL } from '../../core/actors.js';
@@ -110,7 +111,7 @@ const SESSION_VALUED_CHANGES: ReadonlySet<string> = new Set(['parent_changed']);
 
 export function EventDetails(props: { event: EventView }) {
   const e = props.event;
-  const entries = Object.entries(e.details);
+  const entries = detailEntries(e.details);
   if (entries.length === 0) return null;
   const sessionValued = SESSION_VALUED_CHANGES.has(e.type);
   return (
