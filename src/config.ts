@@ -60,7 +60,9 @@ const ENV_KEYS: Record<string, keyof z.input<typeof ConfigSchema>> = {
   WARRANT_OTEL_ENDPOINT: 'otelEndpoint',
 };
 
-export class ConfigError extends Error {}
+import { ConfigError } from './config-error.js';
+
+export { ConfigError };
 
 const SECRET_FIELDS = new Set(['databaseUrl', 'fleetKey', 'serverSecret', 'slackSigningSecret']);
 

@@ -1,10 +1,9 @@
 #!/usr/bin/env node
 import { Command, CommanderError } from 'commander';
-import { ConfigError } from '../config.js';
+import { ConfigError } from '../config-error.js';
 import { isWarrantError } from '../core/errors.js';
-import { exitCodeFor } from '../http/errors.js';
 import { ApiError } from './api-client.js';
-import { CliExit, EXIT_FAILURE, EXIT_USAGE, exitPolicy } from './output.js';
+import { CliExit, EXIT_FAILURE, EXIT_USAGE, exitCodeFor, exitPolicy } from './output.js';
 import { registerSessionCommands } from './commands/sessions.js';
 import { registerUserCommands } from './commands/users.js';
 import { registerServerCommands } from './commands/server.js';

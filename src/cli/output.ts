@@ -4,6 +4,14 @@ import { markdownToPlainText } from '../render/plain-text.js';
 export const EXIT_FAILURE = 1;
 export const EXIT_USAGE = 2;
 
+/** Refusals that are the caller's usage or configuration, not a failure: exit code 2 (docs/operations.md). */
+const USAGE_TOKENS: ReadonlySet<string> = new Set(['invalid-request', 'server-secret-mismatch', 'deployment-mode-mismatch']);
+
+/** The exit code for a refusal's token, thrown here or answered by a server (docs/api.md: 2 usage, 1 failure). */
+export function exitCodeFor(token: string): 1 | 2 {
+  return USAGE_TOKENS.has(token) ? 2 : 1;
+}
+
 /**
  * A long-running command (`serve`) that fails to start has closed what it opened; should a
  * driver still hold the event loop, it must exit anyway rather than linger serving nothing.

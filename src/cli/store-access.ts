@@ -1,11 +1,7 @@
 import { existsSync } from 'node:fs';
-import pino from 'pino';
 import { CliExit, EXIT_FAILURE, EXIT_USAGE } from './output.js';
-import { loadConfig, type Config } from '../config.js';
-import { openStoreWithSecret } from '../server-secret.js';
-import { createAppContext } from '../app/deployment/index.js';
-import type { AppContext } from '../app/kernel.js';
-import { systemCaller, type Caller } from '../app/kernel.js';
+import type { Config } from '../config.js';
+import type { AppContext, Caller } from '../app/kernel.js';
 
 export interface StoreFlags {
   dataDir?: string;
@@ -23,6 +19,14 @@ export async function withStore<T>(
   options: { mustExist?: boolean } = {},
 ): Promise<T> {
   refuseInsideAgentSession(process.env);
+  // loaded here, not at the top: every `warrant` command imports this file, and only the ones that open the store need the store
+  const [{ loadConfig }, { openStoreWithSecret }, { createAppContext }, { systemCaller }, { default: pino }] = await Promise.all([
+    import('../config.js'),
+    import('../server-secret.js'),
+    import('../app/deployment/index.js'),
+    import('../app/kernel.js'),
+    import('pino'),
+  ]);
   const config = loadConfig(process.env, {
     ...(flags.dataDir ? { dataDir: flags.dataDir } : {}),
     ...(flags.databaseUrl ? { databaseUrl: flags.databaseUrl } : {}),

@@ -58,11 +58,3 @@ export function toolErrorResult(error: unknown, logger: Logger, tool: string) {
   const e = refusalOrInternal(error, logger, { tool }, 'unhandled MCP tool error');
   return { isError: true, content: [{ type: 'text' as const, text: `${e.token}: ${e.message}` }], structuredContent: e.toBody() };
 }
-
-/** Refusals that are the caller's usage or configuration, not a failure: exit code 2 (docs/operations.md). */
-const USAGE_TOKENS: ReadonlySet<string> = new Set(['invalid-request', 'server-secret-mismatch', 'deployment-mode-mismatch']);
-
-/** CLI: the exit code for a refusal's token, thrown here or answered by a server (docs/api.md: 2 usage, 1 failure). */
-export function exitCodeFor(token: string): 1 | 2 {
-  return USAGE_TOKENS.has(token) ? 2 : 1;
-}

@@ -1,14 +1,14 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import type { Command } from 'commander';
-import { authorize } from '../../app/kernel.js';
-import { verifyProofOffline } from '../../app/audit-log/index.js';
-import { auditConsistencyProof, auditInclusionProof } from '../../app/audit-log/index.js';
-import { parsePublicKeyInput } from '../../app/audit-log/index.js';
 import { isWarrantError } from '../../core/errors.js';
-import { serializeConsistencyProof, serializeInclusionProof } from '../../http/audit-schemas.js';
 import { renderConsistencyProof, renderInclusionProof } from '../../render/audit-proof-markdown.js';
 import { CliExit, EXIT_FAILURE, EXIT_USAGE, printJson, printText } from '../output.js';
 import { storeFlags, withStore, type StoreFlags } from '../store-access.js';
+
+/** The log's code, the access check and the wire shapes, loaded by the commands that use them, not by every `warrant` start. */
+const auditLog = () => import('../../app/audit-log/index.js');
+const kernel = () => import('../../app/kernel.js');
+const wireShapes = () => import('../../http/audit-schemas.js');
 
 /**
  * `warrant audit prove` and `warrant audit verify-proof` (docs/audit-log.md "Merkle tree and
@@ -49,6 +49,11 @@ export function registerAuditProofCommands(audit: Command): void {
     await withStore(
       opts,
       async (ctx, admin) => {
+        const [{ auditConsistencyProof, auditInclusionProof }, { authorize }, { serializeConsistencyProof, serializeInclusionProof }] = await Promise.all([
+          auditLog(),
+          kernel(),
+          wireShapes(),
+        ]);
         await authorize(ctx.store.kysely, ctx, admin, 'admin', null);
         let wire: Record<string, unknown>;
         let text: string;
@@ -84,7 +89,8 @@ export function registerAuditProofCommands(audit: Command): void {
     .requiredOption('--public-key <key>', "the checkpoint key's public verifier key (or a file holding it)")
     .option('--origin <name>', "the log's origin the checkpoints must name")
     .option('--json', 'print the result as JSON')
-    .action((opts: { proof: string; checkpoint: string[]; publicKey: string; origin?: string; json?: boolean }) => {
+    .action(async (opts: { proof: string; checkpoint: string[]; publicKey: string; origin?: string; json?: boolean }) => {
+      const { verifyProofOffline, parsePublicKeyInput } = await auditLog();
       let proof: unknown;
       try {
         proof = JSON.parse(readText(opts.proof, 'proof'));

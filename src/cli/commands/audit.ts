@@ -2,14 +2,15 @@ import { createReadStream, readFileSync, writeFileSync, createWriteStream } from
 import { once } from 'node:events';
 import { createInterface } from 'node:readline';
 import type { Command } from 'commander';
-import { exportAuditLines, verifyExportLines, verifyStoredChain, type CheckpointExpectation, type VerifyReport } from '../../app/audit-log/index.js';
-import { verifyStoredRecords, type RecordsReport } from '../../app/audit-log/index.js';
-import { newestCheckpoint, parsePublicKeyInput, verifyCheckpointNote, writeCheckpoint } from '../../app/audit-log/index.js';
-import { authorize } from '../../app/kernel.js';
+import type { CheckpointExpectation, RecordsReport, VerifyReport } from '../../app/audit-log/index.js';
 import { CliExit, EXIT_FAILURE, EXIT_USAGE, printJson, printText } from '../output.js';
 import { ProgressBar } from '../progress.js';
 import { storeFlags, withStore, type StoreFlags } from '../store-access.js';
 import { registerAuditProofCommands } from './audit-proofs.js';
+
+/** The log's code and the access check, loaded by the commands that run them, not by every `warrant` start. */
+const auditLog = () => import('../../app/audit-log/index.js');
+const kernel = () => import('../../app/kernel.js');
 
 /**
  * `warrant audit verify|export|checkpoint` (docs/attribution.md, docs/api.md): admin commands that open the store
@@ -23,13 +24,14 @@ interface CheckpointInput {
   json: Record<string, unknown>;
 }
 
-function readCheckpoint(file: string, publicKey: string): CheckpointInput {
+async function readCheckpoint(file: string, publicKey: string): Promise<CheckpointInput> {
   let note: string;
   try {
     note = readFileSync(file, 'utf8');
   } catch (error) {
     throw new CliExit(EXIT_USAGE, `error: cannot read the checkpoint ${JSON.stringify(file)}: ${(error as Error).message}`);
   }
+  const { verifyCheckpointNote, parsePublicKeyInput } = await auditLog();
   const c = verifyCheckpointNote(note, parsePublicKeyInput(publicKey));
   if (c.format === 'legacy-v1') {
     return {
@@ -162,10 +164,11 @@ export function registerAuditCommands(program: Command): void {
     if (opts.checkpoint && !opts.publicKey)
       throw new CliExit(EXIT_USAGE, 'error: --checkpoint needs --public-key: a checkpoint proves nothing without a key you trust.');
     if (opts.publicKey && !opts.checkpoint) throw new CliExit(EXIT_USAGE, 'error: --public-key goes with --checkpoint <file>.');
-    const checkpoint = opts.checkpoint ? readCheckpoint(opts.checkpoint, opts.publicKey!) : null;
+    const checkpoint = opts.checkpoint ? await readCheckpoint(opts.checkpoint, opts.publicKey!) : null;
     const checkpoints = checkpoint ? [checkpoint.expectation] : [];
     const bar = new ProgressBar('verifying');
     if (opts.file) {
+      const { verifyExportLines } = await auditLog();
       const report = await verifyExportLines(fileLines(opts.file), { checkpoints, onProgress: (done) => bar.update(done, 0) });
       bar.finish(report.entries, 0);
       return finish(report, opts.file === '-' ? 'stdin' : opts.file, checkpoint, opts.json);
@@ -173,6 +176,7 @@ export function registerAuditCommands(program: Command): void {
     await withStore(
       opts,
       async (ctx, admin) => {
+        const [{ verifyStoredChain, verifyStoredRecords }, { authorize }] = await Promise.all([auditLog(), kernel()]);
         await authorize(ctx.store.kysely, ctx, admin, 'admin', null);
         let total = 0;
         const report = await verifyStoredChain(ctx.store.kysely, {
@@ -219,6 +223,7 @@ export function registerAuditCommands(program: Command): void {
     await withStore(
       opts,
       async (ctx, admin) => {
+        const [{ exportAuditLines }, { authorize }] = await Promise.all([auditLog(), kernel()]);
         await authorize(ctx.store.kysely, ctx, admin, 'admin', null);
         const out = opts.out ? createWriteStream(opts.out, { encoding: 'utf8' }) : process.stdout;
         // `warrant audit export | head` closes the pipe early: stop quietly, not with a stack trace
@@ -258,6 +263,7 @@ export function registerAuditCommands(program: Command): void {
     await withStore(
       opts,
       async (ctx, admin) => {
+        const [{ newestCheckpoint, writeCheckpoint }, { authorize }] = await Promise.all([auditLog(), kernel()]);
         await authorize(ctx.store.kysely, ctx, admin, 'admin', null);
         let checkpoint;
         let wrote = false;

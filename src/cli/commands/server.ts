@@ -1,6 +1,5 @@
 import { userInfo } from 'node:os';
 import type { Command } from 'commander';
-import { loadConfig } from '../../config.js';
 import { exitPolicy, printText } from '../output.js';
 
 export function registerServerCommands(program: Command): void {
@@ -26,6 +25,7 @@ export function registerServerCommands(program: Command): void {
         insecureBind?: boolean;
         otelEndpoint?: string;
       }) => {
+        const { loadConfig } = await import('../../config.js');
         const config = loadConfig(process.env, {
           ...(opts.host ? { host: opts.host } : {}),
           ...(opts.port ? { port: opts.port } : {}),

@@ -1,7 +1,10 @@
 import type { Command } from 'commander';
-import { changeSetting, getSettingView, listSettingViews, type SettingView } from '../../app/deployment/index.js';
+import type { SettingView } from '../../app/deployment/index.js';
 import { printJson, printText } from '../output.js';
 import { storeFlags, withStore, type StoreFlags } from '../store-access.js';
+
+/** The settings code, loaded by the commands that use it (the store is open by then), not by every `warrant` start. */
+const deployment = () => import('../../app/deployment/index.js');
 
 /**
  * `warrant settings get|set|unset` (docs/concepts.md, docs/api.md): the settings every node shares, straight
@@ -37,6 +40,7 @@ export function registerSettingsCommands(program: Command): void {
       .option('--json', 'print JSON'),
   ).action(async (key: string | undefined, opts: StoreFlags & { reveal?: boolean; json?: boolean }) => {
     await withStore(opts, async (ctx, admin) => {
+      const { getSettingView, listSettingViews } = await deployment();
       if (key) {
         const v = await getSettingView(ctx, admin, key, { reveal: opts.reveal ?? false });
         if (opts.json) return printJson({ setting: settingJson(v) });
@@ -57,6 +61,7 @@ export function registerSettingsCommands(program: Command): void {
   ).action(async (key: string, value: string, opts: StoreFlags & { keyName?: string; json?: boolean }) => {
     await withStore(opts, async (ctx, admin) => {
       const input = value === 'generate' && opts.keyName ? `generate:${opts.keyName}` : value;
+      const { changeSetting } = await deployment();
       const v = await changeSetting(ctx, admin, key, input);
       if (opts.json) return printJson({ setting: settingJson(v) });
       const extra = key === 'checkpoint_key' ? '\nGive verifiers this public key: warrant audit verify --checkpoint FILE --public-key ' + v.value : '';
@@ -67,6 +72,7 @@ export function registerSettingsCommands(program: Command): void {
   storeFlags(settings.command('unset <key>').description('remove a setting (its default applies again)').option('--json', 'print JSON')).action(
     async (key: string, opts: StoreFlags & { json?: boolean }) => {
       await withStore(opts, async (ctx, admin) => {
+        const { changeSetting } = await deployment();
         const v = await changeSetting(ctx, admin, key, null);
         if (opts.json) return printJson({ setting: settingJson(v) });
         printText(`${settingLine(v)} (takes effect ${v.takesEffect})`);
