@@ -1,5 +1,4 @@
-import { Agent as HttpAgent, request as httpRequest, type IncomingHttpHeaders } from 'node:http';
-import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
+import { Agent as HttpAgent, request as httpRequest, type IncomingHttpHeaders, type RequestOptions } from 'node:http';
 
 /** The CLI's HTTP client: the CLI is transport only; the server decides and renders. */
 export class ApiError extends Error {
@@ -36,12 +35,27 @@ interface ApiResponse {
 }
 
 /**
- * Keep-alive connections per scheme, idle ones unreferenced by Node (a finished command still
- * exits). node:http rather than fetch: fetch loads undici on first use (≈ 50 ms of a CLI
- * command's start) and costs ≈ 3× the CPU per call — on the runner's thread that relays the
- * person's keys (docs/design/quality.md).
+ * Keep-alive connections, idle ones closed after IDLE_SOCKET_MS (before any server or proxy
+ * drops them under a request) and unreferenced by Node (a finished command still exits).
+ * node:http rather than fetch: fetch loads undici on first use (≈ 50 ms of a CLI command's
+ * start) and costs ≈ 3× the CPU per call — on the runner's thread that relays the person's
+ * keys (bench/README.md). node:https loads only for an https URL (TLS is slow to load).
  */
-const AGENTS = { 'http:': new HttpAgent({ keepAlive: true }), 'https:': new HttpsAgent({ keepAlive: true }) };
+const IDLE_SOCKET_MS = 4_000;
+/** Without `timeoutMs`, a request that hears nothing for this long fails (fetch's own limit): a dead connection must not hang a runner. */
+const SILENT_ANSWER_MS = 300_000;
+const httpAgent = new HttpAgent({ keepAlive: true, timeout: IDLE_SOCKET_MS });
+let httpsTransport: Promise<{ agent: HttpAgent; request: typeof httpRequest }> | null = null;
+
+async function transportFor(url: URL): Promise<{ agent: HttpAgent; request: typeof httpRequest }> {
+  if (url.protocol === 'http:') return { agent: httpAgent, request: httpRequest };
+  if (url.protocol !== 'https:') throw new Error(`unsupported scheme ${url.protocol}`);
+  httpsTransport ??= import('node:https').then((https) => ({
+    agent: new https.Agent({ keepAlive: true, timeout: IDLE_SOCKET_MS }),
+    request: https.request,
+  }));
+  return httpsTransport;
+}
 
 class RequestTimedOut extends Error {}
 
@@ -80,6 +94,15 @@ export class ApiClient {
         {},
       );
     }
+    if (res.status >= 300 && res.status <= 399 && typeof res.headers.location === 'string') {
+      // a redirect is not followed (a POST must not be re-sent elsewhere): the address is the user's to fix
+      throw new ApiError(
+        res.status,
+        'server-redirected',
+        `The server at ${this.options.baseUrl} redirects to ${res.headers.location}; set WARRANT_URL to the Warrant server's own address.`,
+        {},
+      );
+    }
     if (res.status < 200 || res.status > 299) {
       let parsed: Record<string, unknown> = {};
       try {
@@ -104,15 +127,15 @@ export class ApiClient {
 }
 
 /** One request, its whole answer read; rejects with RequestTimedOut past `timeoutMs` (headers and body both). */
-function send(url: URL, method: string, headers: Record<string, string>, payload: Buffer | null, timeoutMs: number | undefined): Promise<ApiResponse> {
-  const agent = url.protocol === 'https:' ? AGENTS['https:'] : url.protocol === 'http:' ? AGENTS['http:'] : null;
-  if (!agent) return Promise.reject(new Error(`unsupported scheme ${url.protocol}`));
+async function send(url: URL, method: string, headers: Record<string, string>, payload: Buffer | null, timeoutMs: number | undefined): Promise<ApiResponse> {
+  const { agent, request } = await transportFor(url);
   return new Promise<ApiResponse>((resolve, reject) => {
     const fail = (error: Error) => {
       clearTimeout(timer);
       reject(error);
     };
-    const req = (url.protocol === 'https:' ? httpsRequest : httpRequest)(url, { method, headers, agent }, (res) => {
+    const options: RequestOptions = { method, headers, agent };
+    const req = request(url, options, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (chunk: Buffer) => chunks.push(chunk));
       res.on('error', fail);
@@ -138,6 +161,7 @@ function send(url: URL, method: string, headers: Record<string, string>, payload
           req.destroy();
         }, timeoutMs)
       : undefined;
+    if (!timeoutMs) req.setTimeout(SILENT_ANSWER_MS, () => req.destroy(new Error(`the server sent nothing for ${SILENT_ANSWER_MS / 1000} s`)));
     req.on('error', fail);
     req.end(payload ?? undefined);
   });

@@ -44,7 +44,6 @@ export function auditRowsOnHeadSql(head: { seq: number; hash: string }, rows: re
     returning seq`;
 }
 
-/** Reads the log in seq order, a page at a time. */
 /** Entries only, in seq order after `afterSeq`: what a reader of the entries needs, without the chain's hashes. */
 export async function auditEntriesPage(db: Executor, afterSeq: number, limit: number): Promise<{ seq: number; entry: string }[]> {
   const rows = await db.selectFrom('audit_log').select(['seq', 'entry']).where('seq', '>', afterSeq).orderBy('seq').limit(limit).execute();
@@ -52,6 +51,7 @@ export async function auditEntriesPage(db: Executor, afterSeq: number, limit: nu
   return rows;
 }
 
+/** Reads the log in seq order, a page at a time. */
 export async function auditPage(db: Executor, afterSeq: number, limit: number): Promise<AuditRow[]> {
   const rows = await db.selectFrom('audit_log').select(['seq', 'entry', 'prev_hash', 'hash']).where('seq', '>', afterSeq).orderBy('seq').limit(limit).execute();
   return rows.map((r) => ({ seq: Number(r.seq), entry: r.entry, prevHash: r.prev_hash, hash: r.hash }));

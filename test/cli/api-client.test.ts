@@ -28,6 +28,7 @@ function answer(req: IncomingMessage, res: ServerResponse, body: string): void {
     setTimeout(() => req.socket.destroy(), 20);
     return;
   }
+  if (req.url === '/moved') return void res.writeHead(308, { location: 'https://warrant.example/moved' }).end();
   // '/silent': never answers
 }
 
@@ -38,6 +39,8 @@ beforeAll(async () => {
     req.on('data', (d: string) => (body += d));
     req.on('end', () => answer(req, res, body));
   });
+  // a server that keeps idle connections a minute (as `warrant serve` does): only the client's own idle limit closes them sooner
+  server.keepAliveTimeout = 60_000;
   await new Promise<void>((ok) => server.listen(0, '127.0.0.1', ok));
   baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 });
@@ -63,6 +66,17 @@ describe('ApiClient (node:http)', () => {
     expect(seen[1]!.socket).toBe(seen[0]!.socket); // keep-alive
   });
 
+  it('an idle connection is closed by the client after 4 s (before a server or proxy could drop it under a request)', async () => {
+    const client = new ApiClient({ baseUrl, token: null });
+    seen.length = 0;
+    await client.text('GET', '/ok');
+    await client.text('GET', '/ok');
+    await new Promise((r) => setTimeout(r, 4_500));
+    await client.text('GET', '/ok');
+    expect(seen[1]!.socket).toBe(seen[0]!.socket);
+    expect(seen[2]!.socket).not.toBe(seen[0]!.socket);
+  });
+
   it('a GET carries no body and no content type; no token, no authorization', async () => {
     seen.length = 0;
     expect(await new ApiClient({ baseUrl, token: null }).text('GET', '/ok')).toContain('"echo":""');
@@ -77,6 +91,19 @@ describe('ApiClient (node:http)', () => {
     expect(refused).toMatchObject({ status: 409, token: 'reply-closed', message: 'That conversation is closed.', body: { error: 'reply-closed' } });
     const proxy = await client.json('GET', '/not-json').catch((e: unknown) => e);
     expect(proxy).toMatchObject({ status: 502, token: 'http-502', message: 'Bad Gateway' });
+  });
+
+  it('a redirect is not followed (a POST is never re-sent elsewhere): server-redirected naming where it points', async () => {
+    const error = await new ApiClient({ baseUrl, token: 't' }).json('POST', '/moved', { a: 1 }).catch((e: unknown) => e);
+    expect(error).toMatchObject({ status: 308, token: 'server-redirected' });
+    expect((error as Error).message).toContain('https://warrant.example/moved');
+  });
+
+  it('an https URL goes through TLS (here against a plain-HTTP server: a TLS failure, not a hang or a crash)', async () => {
+    const error = await new ApiClient({ baseUrl: baseUrl.replace('http:', 'https:'), token: null, timeoutMs: 5_000 })
+      .json('GET', '/ok')
+      .catch((e: unknown) => e);
+    expect(error).toMatchObject({ status: 0, token: 'server-unreachable' });
   });
 
   it('no server: server-unreachable naming the URL and the cause', async () => {
