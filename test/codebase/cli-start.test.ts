@@ -1,7 +1,6 @@
-import { existsSync, readFileSync } from 'node:fs';
-import { dirname, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { STATIC_IMPORT, staticImportClosure } from './import-graph.js';
 
 /**
  * What every `warrant` command loads before it parses its arguments: the static imports
@@ -12,34 +11,8 @@ import { describe, expect, it } from 'vitest';
 
 const SRC = fileURLToPath(new URL('../../src', import.meta.url));
 
-// static value imports and re-exports; `import type` is erased by the compiler and loads nothing
-const STATIC_IMPORT = /^\s*(?:import|export)\s+(?!type\s)[^'"`;]*?from\s*['"]([^'"]+)['"]|^\s*import\s+['"]([^'"]+)['"]/gm;
-
-function staticClosure(entry: string): { modules: string[]; packages: Set<string> } {
-  const seen = new Set<string>();
-  const packages = new Set<string>();
-  const stack = [entry];
-  while (stack.length > 0) {
-    const file = stack.pop()!;
-    if (seen.has(file)) continue;
-    seen.add(file);
-    for (const m of readFileSync(file, 'utf8').matchAll(STATIC_IMPORT)) {
-      const spec = (m[1] ?? m[2])!;
-      if (spec.startsWith('node:')) continue;
-      if (!spec.startsWith('.')) {
-        packages.add(spec.startsWith('@') ? spec.split('/').slice(0, 2).join('/') : spec.split('/')[0]!);
-        continue;
-      }
-      const base = resolve(dirname(file), spec).replace(/\.js$/, '');
-      const target = [`${base}.ts`, `${base}.tsx`, `${base}/index.ts`].find((p) => existsSync(p));
-      if (target) stack.push(target);
-    }
-  }
-  return { modules: [...seen].map((p) => relative(SRC, p).replaceAll('\\', '/')).sort(), packages };
-}
-
 describe('the CLI starts without the server', () => {
-  const { modules, packages } = staticClosure(`${SRC}/cli/main.ts`);
+  const { modules, packages } = staticImportClosure(SRC, 'cli/main.ts');
 
   it('sees the command modules (a sanity floor, so an empty scan cannot pass)', () => {
     expect(modules).toContain('cli/commands/sessions.ts');

@@ -1,4 +1,4 @@
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 
 /**
@@ -148,4 +148,34 @@ export function importCycles(edges: readonly ImportEdge[]): string[][] {
     }
   }
   return cycles.sort((a, b) => a[0]!.localeCompare(b[0]!));
+}
+
+// static value imports and re-exports; `import type` is erased by the compiler and loads nothing
+export const STATIC_IMPORT = /^\s*(?:import|export)\s+(?!type\s)[^'"`;]*?from\s*['"]([^'"]+)['"]|^\s*import\s+['"]([^'"]+)['"]/gm;
+
+/**
+ * The modules a process loads up front from `entry` (relative to `srcDir`): the closure of its
+ * static value imports (dynamic imports load later, when they run), and the packages it reaches.
+ */
+export function staticImportClosure(srcDir: string, entry: string): { modules: string[]; packages: Set<string> } {
+  const seen = new Set<string>();
+  const packages = new Set<string>();
+  const stack = [resolve(srcDir, entry)];
+  while (stack.length > 0) {
+    const file = stack.pop()!;
+    if (seen.has(file)) continue;
+    seen.add(file);
+    for (const m of readFileSync(file, 'utf8').matchAll(STATIC_IMPORT)) {
+      const spec = (m[1] ?? m[2])!;
+      if (spec.startsWith('node:')) continue;
+      if (!spec.startsWith('.')) {
+        packages.add(spec.startsWith('@') ? spec.split('/').slice(0, 2).join('/') : spec.split('/')[0]!);
+        continue;
+      }
+      const base = resolve(dirname(file), spec).replace(/\.js$/, '');
+      const target = [`${base}.ts`, `${base}.tsx`, `${base}/index.ts`].find((p) => existsSync(p));
+      if (target) stack.push(target);
+    }
+  }
+  return { modules: [...seen].map((p) => relative(srcDir, p).replaceAll('\\', '/')).sort(), packages };
 }
