@@ -1,7 +1,7 @@
 import * as crypto from 'node:crypto';
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
-import canonicalize from 'canonicalize';
 import type { Transaction } from 'kysely';
+import { canonicalJson } from '../core/canonical-json.js';
 import { AUDIT_SCHEMA_VERSION, GENESIS_PREV_HASH, type ChainHasher, type Sha256 } from '../core/audit-chain.js';
 import type { StoreDialect } from '../store/dialect/dialect.js';
 import { auditHead, insertAuditRows, type AuditRow } from '../store/audit-repo.js';
@@ -28,15 +28,8 @@ export const nodeChainHasher: ChainHasher = (prevHash, entry) => {
 /** An evidence record's mirror in the log: plain JSON, never a human's words (digests only). */
 export type AuditEntryDraft = { kind: string; at: string } & Record<string, unknown>;
 
-/**
- * RFC 8785 canonical JSON: the exact text stored in `audit_log.entry` and hashed, so every
- * dialect hashes the very same bytes (docs/attribution.md).
- */
-export function canonicalJson(value: unknown): string {
-  const text = canonicalize(value);
-  if (text === undefined) throw new Error('audit entry is not serializable');
-  return text;
-}
+// RFC 8785 canonical JSON: the exact text stored in `audit_log.entry` and hashed (core/canonical-json.ts)
+export { canonicalJson } from '../core/canonical-json.js';
 
 /*
  * Keyed digests (docs/attribution.md "Entries carry keyed digests of human words and payloads, never the
