@@ -185,6 +185,58 @@ export async function juniorsOf(
   return resolveJuniors(await rowsOf(db, juniorsOfPickedSql(d, picked)), scope);
 }
 
+/**
+ * On an embedded store: the page's rows picked here — every candidate's row read unsorted, then
+ * the `limit` lowest ids outside `exclude` kept — or null when the candidates outnumber a bound
+ * (a router's fan-out), and the engine's top-N sort picks instead. On SQLite the one-statement
+ * pick (`distinct … order by id limit`) spent more in its sorter than in the three index searches
+ * it sorts (bench/README.md), and there is no round trip to save by sorting in the engine.
+ * The bound is a literal: bound as a parameter, or put on a subquery, it made the statement
+ * three to four times slower. `cross join` keeps the candidates the outer loop, so each row is
+ * one primary-key search.
+ */
+async function pageRowsPickedHere(
+  db: Executor,
+  d: StoreDialect,
+  candidates: RawBuilder<unknown>,
+  exclude: ReadonlySet<number>,
+  limit: number,
+): Promise<RawRow[] | null> {
+  const bound = candidateBound(limit + exclude.size);
+  const found = await rowsOf(db, sql`select ${projection(d, 'c')} from (${candidates}) as j cross join sessions c on c.id = j.id limit ${sql.lit(bound + 1)}`);
+  if (found.length > bound) return null;
+  // a junior reached by two representations comes once per representation
+  const byId = new Map<number, RawRow>();
+  for (const r of found) {
+    const id = Number(r.id);
+    if (!exclude.has(id)) byId.set(id, r);
+  }
+  const rows = [...byId.values()].sort((x, y) => Number(x.id) - Number(y.id));
+  rows.length = Math.min(rows.length, limit);
+  return rows;
+}
+
+/** Twice what a page wants, at least 256, as a power of two: a few statement texts, and rows read here stay within twice the page. */
+function candidateBound(wanted: number): number {
+  let bound = 256;
+  while (bound < 2 * wanted) bound *= 2;
+  return bound;
+}
+
+/**
+ * The page's rows picked by the engine: the lowest `limit` ids outside `exclude` are among the
+ * lowest `limit + |exclude|` candidate ids, so those are picked, their rows read, the excluded dropped.
+ */
+async function enginePickedRows(db: Executor, d: StoreDialect, candidates: RawBuilder<unknown>, exclude: ReadonlySet<number>, limit: number): Promise<RawRow[]> {
+  // the rows by the pick as a subquery, in one statement: with the pick as a CTE that the rows
+  // and the uncle edges both read, SQLite spent about twice as long (bench/README.md)
+  const picked = sql`(select distinct id from (${candidates}) as j order by id limit ${limit + exclude.size})`;
+  const rows = (await rowsOf(db, pickedRowsSql(d, picked, false))).filter((r) => !exclude.has(Number(r.id)));
+  rows.sort((x, y) => Number(x.id) - Number(y.id));
+  rows.length = Math.min(rows.length, limit);
+  return rows;
+}
+
 interface JuniorsPageOptions {
   /** only juniors with a larger id */
   afterId?: number;
@@ -227,16 +279,12 @@ export async function juniorsPageOf(
   const after = options.afterId ?? 0;
   // the id bound narrows each branch's index range
   const qualifies = sql.join([ownedBy(d, options.visibleOwners), ...(after > 0 ? [sql`c.id > ${after}`] : [])], sql` and `);
-  // the lowest `limit` ids outside `exclude` are among the lowest `limit + |exclude|` ids: the
-  // exclusion is applied here, not in SQL, where SQLite pushes it into every branch and sorts each
-  const wanted = options.limit + exclude.size;
+  // the exclusion is applied here, not in SQL, where SQLite pushes it into every branch and sorts each
   const pick = async (exactKeys: boolean) => {
-    // the rows by the pick as a subquery, in one statement: with the pick as a CTE that the rows
-    // and the uncle edges both read, SQLite spent about twice as long (bench/README.md)
-    const picked = sql`(select distinct id from (${juniorIdsSql(d, scope, qualifies, exactKeys)}) as j order by id limit ${wanted})`;
-    const rows = (await rowsOf(db, pickedRowsSql(d, picked, false))).filter((r) => !exclude.has(Number(r.id)));
-    rows.sort((x, y) => Number(x.id) - Number(y.id));
-    rows.length = Math.min(rows.length, options.limit);
+    const candidates = juniorIdsSql(d, scope, qualifies, exactKeys);
+    const rows =
+      (d.capabilities.localStatements ? await pageRowsPickedHere(db, d, candidates, exclude, options.limit) : null) ??
+      (await enginePickedRows(db, d, candidates, exclude, options.limit));
     // the row's constant column set here, not selected: each column read costs a value per row
     // (the six null edge columns and this one were a quarter of the statement on SQLite)
     for (const r of rows) r.edge_kind = 'row';

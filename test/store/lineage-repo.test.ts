@@ -156,4 +156,36 @@ describeEachDialect('lineage repository: juniorsOf / seniorsOf', (t) => {
     await page({ limit: 4 });
     expect(h.store.queryLog.stop().filter((q) => !/"live_events"/.test(q))).toHaveLength(2);
   });
+
+  it('a juniors page of a wide fan-out: the same lowest ids whether the rows are picked in the process or by the engine', async () => {
+    const h = t();
+    const root = (await h.create(h.fleetKey, { title: 'router' })).session;
+    // more juniors than a page reads unsorted (256 for a small page): the engine's sort picks those
+    const kids: number[] = [];
+    for (let i = 0; i < 270; i++) kids.push((await h.create(h.fleetKey, { title: `kid ${i}`, parent_session_id: root.id })).session.id);
+    const seniors = await loadHierarchyRows(h.store.kysely, h.store, [root.id]);
+    const page = async (options: Parameters<typeof juniorsPageOf>[3]) => {
+      await h.ctx.live.settle();
+      h.store.queryLog.start();
+      const result = await juniorsPageOf(h.store.kysely, h.store, seniors, options);
+      const sorted = h.store.queryLog.stop().some((q) => /order by id limit/.test(q));
+      return { ids: result.edges.map((e) => e.junior.id), exhausted: result.exhausted, lastPickedId: result.lastPickedId, sorted };
+    };
+    // an embedded store sorts here unless the candidates outnumber the bound; PostgreSQL always in the engine
+    const local = h.store.capabilities.localStatements;
+
+    const wide = await page({ limit: 5, exclude: [kids[0]!, kids[2]!] });
+    expect(wide).toEqual({ ids: [kids[1], kids[3], kids[4], kids[5], kids[6]], exhausted: false, lastPickedId: kids[6], sorted: true });
+
+    // past most of them: few candidates, picked in the process on SQLite, the same answer
+    const tail = await page({ limit: 5, afterId: kids[262]!, exclude: [kids[264]!] });
+    expect(tail).toEqual({ ids: [kids[263], kids[265], kids[266], kids[267], kids[268]], exhausted: false, lastPickedId: kids[268], sorted: !local });
+    const last = await page({ limit: 5, afterId: kids[266]! });
+    expect(last).toEqual({ ids: [kids[267], kids[268], kids[269]], exhausted: true, lastPickedId: kids[269], sorted: !local });
+
+    // a page as large as the fan-out reads it unsorted (its bound grows with the page)
+    const whole = await page({ limit: 300, exclude: [kids[100]!] });
+    expect(whole.ids).toEqual(kids.filter((_, i) => i !== 100));
+    expect(whole).toMatchObject({ exhausted: true, sorted: !local });
+  });
 });

@@ -16,6 +16,11 @@ export interface StoreDialect {
     crossNodeNotify: boolean;
     /** an UPDATE … RETURNING may feed an INSERT in one statement (a data-modifying CTE) */
     updateInCte: boolean;
+    /**
+     * a statement costs no network round trip (an embedded engine): a read may run as two
+     * plain statements where one would make the engine sort (lineage-juniors-repo.ts)
+     */
+    localStatements: boolean;
   };
 
   /** The primary key column of an append-only table: never reused. */

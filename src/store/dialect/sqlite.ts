@@ -78,7 +78,7 @@ export function openSqlite(options: SqliteOptions): StoreDialect {
   return registerStoreDialect({
     label: `SQLite ${options.filename}`,
     kysely,
-    capabilities: { crossNodeNotify: false, updateInCte: false },
+    capabilities: { crossNodeNotify: false, updateInCte: false, localStatements: true },
     idColumn: (col: ColumnDefinitionBuilder) => col.primaryKey().autoIncrement(),
     idType: 'integer',
     byteOrderedText: 'text', // SQLite compares text with BINARY collation by default
