@@ -4,7 +4,7 @@
  * function (self time). Used for bench/README.md's before/after profiles.
  *
  *   npx tsx bench/profile-rest-get.ts [--dialect sqlite|postgres] [--duration 10] [--cli path/to/dist/cli/main.js] [--out DIR]
- *     [--workload get|list|mcp-list|mcp-get]
+ *     [--workload get|list|create|mcp-list|mcp-get]
  *
  * `--cli` profiles another build (a checkout of an earlier commit, built) against the same load.
  */
@@ -87,6 +87,8 @@ function workloadRequest(
       return { url: `${url}/api/v1/sessions/${target}`, label: 'REST GET /sessions/:ref' };
     case 'list':
       return { url: `${url}/api/v1/sessions?limit=50`, label: 'REST session list page (50)' };
+    case 'create':
+      return { url: `${url}/api/v1/sessions`, method: 'POST', body: JSON.stringify({ title: 'bench create' }), label: 'REST create session (durable)' };
     case 'mcp-list':
       return mcp({ jsonrpc: '2.0', id: 1, method: 'tools/list' }, 'MCP tools/list');
     case 'mcp-get':
@@ -95,7 +97,7 @@ function workloadRequest(
         'MCP tools/call get_session',
       );
     default:
-      throw new Error(`--workload: ${JSON.stringify(workload)} is not get, list, mcp-list or mcp-get`);
+      throw new Error(`--workload: ${JSON.stringify(workload)} is not get, list, create, mcp-list or mcp-get`);
   }
 }
 

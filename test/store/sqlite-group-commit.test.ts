@@ -12,7 +12,8 @@ import { openSqlite } from '../../src/store/dialect/sqlite.js';
  * for the one connection share a COMMIT, each in a savepoint. What must hold: a transaction is
  * acknowledged only once its COMMIT is done (another connection sees it at that moment), a failed
  * member takes nothing else with it, a failed COMMIT fails every member, and a plain read never sees
- * writes that are not committed yet. PostgreSQL has no such driver: its pool commits each
+ * writes that are not committed yet (it reads on a second, query-only connection, so it does not
+ * end the group either). PostgreSQL has no such driver: its pool commits each
  * transaction on its own connection.
  */
 describe('SQLite group commit', () => {
@@ -111,8 +112,9 @@ describe('SQLite group commit', () => {
     expect(namesOther()).toEqual(['after']);
   });
 
-  it('a plain read arriving while a group is open commits the group first: it never sees an uncommitted write', async () => {
+  it('a plain read arriving while a group is open reads what is committed, on a connection of its own, and leaves the group open', async () => {
     let visibleToOtherAtRead: string[] = [];
+    store.queryLog.start();
     const [, , read] = await Promise.all([
       insertItem('a'),
       insertItem('b'),
@@ -123,10 +125,56 @@ describe('SQLite group commit', () => {
       }),
       insertItem('c'),
     ]);
-    expect(read).toEqual(['a', 'b']);
-    // what the read returned was committed: another connection saw the same rows then
-    expect(visibleToOtherAtRead).toEqual(['a', 'b']);
+    const log = store.queryLog.stop();
+    // a and b were not committed when it ran (c was still to join their group): it saw neither
+    expect(read).toEqual([]);
+    // what another connection saw then: the read is the committed state, not a stale one
+    expect(visibleToOtherAtRead).toEqual([]);
+    // and it did not end their group: the three share one COMMIT
+    expect(log.filter((q) => q === 'commit')).toHaveLength(1);
     expect(namesOther()).toEqual(['a', 'b', 'c']);
+  });
+
+  it('a read after a write is acknowledged sees it; a write outside a transaction still commits the open group first', async () => {
+    await insertItem('first');
+    expect((await sql<{ name: string }>`select name from gc_items`.execute(store.kysely)).rows.map((r) => r.name)).toEqual(['first']);
+    let visibleAtWrite: string[] = [];
+    await Promise.all([
+      insertItem('grouped'),
+      // not a transaction, and not a read: it runs on the writer after the group's COMMIT
+      sql`insert into gc_items (name) values ('plain')`.execute(store.kysely).then(() => (visibleAtWrite = namesOther())),
+      insertItem('later'),
+    ]);
+    expect(visibleAtWrite).toEqual(['first', 'grouped', 'plain']);
+    expect(namesOther()).toEqual(['first', 'grouped', 'plain', 'later']);
+  });
+
+  it('a read snapshot reads on the writer, after the open group commits, and sees one state throughout', async () => {
+    let snapshot: string[][] = [];
+    await Promise.all([
+      insertItem('a'),
+      store.readSnapshot(async (db) => {
+        const first = (await sql<{ name: string }>`select name from gc_items order by id`.execute(db)).rows.map((r) => r.name);
+        other.close();
+        // another process writes meanwhile: the snapshot does not see it
+        const writer = new BetterSqlite3(file);
+        writer.prepare("insert into gc_items (name) values ('outside')").run();
+        writer.close();
+        other = new BetterSqlite3(file, { readonly: true });
+        const second = (await sql<{ name: string }>`select name from gc_items order by id`.execute(db)).rows.map((r) => r.name);
+        snapshot = [first, second];
+      }),
+      insertItem('b'),
+    ]);
+    expect(snapshot).toEqual([['a'], ['a']]);
+    expect(namesOther()).toEqual(['a', 'outside', 'b']);
+  });
+
+  it('the reader connection refuses to write: a statement that starts as a query but writes goes to the writer', async () => {
+    await insertItem('x');
+    const r = await sql<{ name: string }>`with n as (select 'cte' as name) insert into gc_items (name) select name from n returning name`.execute(store.kysely);
+    expect(r.rows).toEqual([{ name: 'cte' }]);
+    expect(namesOther()).toEqual(['x', 'cte']);
   });
 
   it('a group holds at most 32 transactions', async () => {
@@ -135,5 +183,31 @@ describe('SQLite group commit', () => {
     const commits = store.queryLog.stop().filter((q) => q === 'commit').length;
     expect(countOther()).toBe(100);
     expect(commits).toBeGreaterThanOrEqual(Math.ceil(100 / 32));
+  });
+});
+
+describe('SQLite group commit in memory (no second connection can share it)', () => {
+  it('a plain read arriving while a group is open commits the group first: it never sees an uncommitted write', async () => {
+    const store = openSqlite({ filename: ':memory:' });
+    try {
+      await sql`create table gc_items (id integer primary key autoincrement, name text not null)`.execute(store.kysely);
+      const insertItem = (name: string) =>
+        store.kysely.transaction().execute(async (tx) => {
+          await sql`insert into gc_items (name) values (${name})`.execute(tx);
+        });
+      store.queryLog.start();
+      const [, , read] = await Promise.all([
+        insertItem('a'),
+        insertItem('b'),
+        sql<{ name: string }>`select name from gc_items order by id`.execute(store.kysely).then((r) => r.rows.map((row) => row.name)),
+        insertItem('c'),
+      ]);
+      const log = store.queryLog.stop();
+      expect(read).toEqual(['a', 'b']);
+      // the read's COMMIT of a and b, then c's own
+      expect(log.filter((q) => q === 'commit')).toHaveLength(2);
+    } finally {
+      await store.destroy();
+    }
   });
 });

@@ -18,8 +18,10 @@ import type { QueryLog } from './dialect.js';
  *
  * A member that fails rolls back to its savepoint and takes nothing else with it. A COMMIT that
  * fails (an I/O error, a full disk) fails every member of its group: all of them were waiting for
- * it. Anything that is not a transaction (a plain read, a read snapshot) first commits an open group,
- * so no reader on the connection ever sees writes not yet committed.
+ * it. A plain read outside a transaction goes to a second, query-only connection (WAL: it reads
+ * what is committed), so it neither sees a group's writes nor ends the group; anything else that
+ * is not a transaction (a write, a read snapshot) first commits an open group. With nobody waiting
+ * yet, a COMMIT waits one turn of the event loop for requests already received to join.
  */
 
 /** At most this many transactions share one COMMIT, and a group stays open at most this long, so a member never waits long for its commit. */
@@ -30,6 +32,8 @@ const GROUP_MAX_MS = 10;
 interface Prepared {
   stmt: BetterSqlite3.Statement;
   rowOf: RowBuilder | null;
+  /** it writes nothing (SQLite's own judgement of the statement) */
+  readonly: boolean;
 }
 
 export type RowBuilder = (values: readonly unknown[]) => Record<string, unknown>;
@@ -67,7 +71,10 @@ function withLiteralLimit(text: string, params: unknown[]): { text: string; para
 
 const isWholeNumber = (v: unknown): v is number | bigint => (typeof v === 'number' && Number.isSafeInteger(v)) || typeof v === 'bigint';
 
-/** The one connection: statements prepared once and kept. */
+/** What may go to the reader connection: a statement that starts as a query (and writes nothing, asked of SQLite). */
+const PLAIN_READ = /^\s*(select|with)\b/i;
+
+/** A connection: statements prepared once and kept. */
 class SqliteConnection {
   // Kysely's stock driver re-prepares every query
   private readonly statements = new Map<string, Prepared>();
@@ -83,11 +90,16 @@ class SqliteConnection {
       const stmt = this.db.prepare(text);
       const rowOf = stmt.reader ? this.rowBuilderOf(stmt.columns().map((c) => c.name)) : null;
       if (rowOf) stmt.raw(true);
-      prepared = { stmt, rowOf };
+      prepared = { stmt, rowOf, readonly: stmt.readonly };
       if (this.statements.size > 500) this.statements.clear();
       this.statements.set(text, prepared);
     }
     return prepared;
+  }
+
+  /** Whether the statement writes nothing: a plain read the reader connection may answer. */
+  readsOnly(query: CompiledQuery): boolean {
+    return this.prepare(withLiteralLimit(query.sql, query.parameters as unknown[]).text).readonly;
   }
 
   execute<R>(query: CompiledQuery): QueryResult<R> {
@@ -129,8 +141,14 @@ class Lease implements DatabaseConnection {
 
   async executeQuery<R>(query: CompiledQuery): Promise<QueryResult<R>> {
     if (!this.active) throw new Error('this connection lease was released');
-    // a statement outside a transaction must not see a group's writes before they are committed
-    if (!this.inTransaction) this.driver.commitOpenGroup(false);
+    if (!this.inTransaction) {
+      // a statement outside a transaction must not see a group's writes before they are committed:
+      // a plain read is answered by the reader connection (what is committed), anything else
+      // commits the open group first
+      const reader = this.driver.readerFor(query);
+      if (reader) return reader.execute<R>(query);
+      this.driver.commitOpenGroup(false);
+    }
     return this.driver.connection.execute<R>(query);
   }
 
@@ -146,18 +164,41 @@ class Lease implements DatabaseConnection {
  */
 export class SqliteDriver implements Driver {
   connection!: SqliteConnection;
+  /** the reader connection's statements (a file store only) */
+  private readerConnection: SqliteConnection | null = null;
   private tail: Promise<void> = Promise.resolve();
   /** acquirers waiting for the connection */
   private queued = 0;
   private group: Group | null = null;
+  /** a COMMIT of the open group waits for the event loop's next turn (scheduleGroupCommit) */
+  private commitScheduled = false;
   constructor(
     private readonly db: BetterSqlite3.Database,
+    /**
+     * A second connection to the same file, opened query-only, for plain reads (outside any
+     * transaction). In WAL mode it reads the last committed state whatever the writer holds open,
+     * so a read no longer has to COMMIT an open group first: before it, a REST request's token
+     * read ended every group, and writes under load committed one by one. Null for `:memory:`.
+     */
+    private readonly reader: BetterSqlite3.Database | null,
     private readonly log: QueryLog,
     private readonly rowBuilderOf: (columns: readonly string[]) => RowBuilder,
   ) {}
 
   async init(): Promise<void> {
     this.connection = new SqliteConnection(this.db, this.log, this.rowBuilderOf);
+    if (this.reader) this.readerConnection = new SqliteConnection(this.reader, this.log, this.rowBuilderOf);
+  }
+
+  /**
+   * The reader connection, when it may answer this statement for a holder outside a transaction:
+   * a SELECT (or WITH) that writes nothing — and not while the writer holds a transaction this
+   * holder opened itself without the driver (a read snapshot), whose reads belong to it.
+   */
+  readerFor(query: CompiledQuery): SqliteConnection | null {
+    const reader = this.readerConnection;
+    if (!reader || (this.db.inTransaction && !this.group) || !PLAIN_READ.test(query.sql)) return null;
+    return reader.readsOnly(query) ? reader : null;
   }
 
   async acquireConnection(): Promise<DatabaseConnection> {
@@ -196,8 +237,13 @@ export class SqliteDriver implements Driver {
     if (lease.inSavepoint) this.connection.control('release group_member');
     lease.inTransaction = false;
     lease.inSavepoint = false;
-    const others = this.queued > 0 && group.size < GROUP_MAX_MEMBERS && performance.now() - group.openedAt < GROUP_MAX_MS;
-    if (!others) {
+    const open = group.size < GROUP_MAX_MEMBERS && performance.now() - group.openedAt < GROUP_MAX_MS;
+    // Nobody waiting yet: with a reader connection (plain reads no longer end a group), requests the
+    // process has already received get one turn of the event loop to join before the COMMIT. Their
+    // handlers run between I/O callbacks, never while this transaction's statements do, so without
+    // the turn a REST write under load found no one queued and committed alone every time.
+    if (open && this.queued === 0 && this.reader) this.scheduleGroupCommit();
+    else if (!open || this.queued === 0) {
       this.commitOpenGroup(true);
       return;
     }
@@ -206,6 +252,24 @@ export class SqliteDriver implements Driver {
     lease.active = false;
     lease.release();
     await committed;
+  }
+
+  /** A COMMIT of the open group after the event loop's next turn, taken in the FIFO like any holder. */
+  private scheduleGroupCommit(): void {
+    if (this.commitScheduled) return;
+    this.commitScheduled = true;
+    setImmediate(() => {
+      void this.acquireConnection().then((connection) => {
+        this.commitScheduled = false;
+        const lease = connection as Lease;
+        lease.active = false;
+        try {
+          this.commitOpenGroup(false);
+        } finally {
+          lease.release();
+        }
+      });
+    });
   }
 
   async rollbackTransaction(connection: DatabaseConnection): Promise<void> {
@@ -232,8 +296,9 @@ export class SqliteDriver implements Driver {
     const lease = connection as Lease;
     if (!lease.active) return;
     lease.active = false;
-    // members handed on their transaction expecting someone to commit it: with no one left to, it is this holder
-    if (this.queued === 0) this.commitOpenGroup(false);
+    // members handed on their transaction expecting someone to commit it: with no one left to, it
+    // is this holder (unless a COMMIT is already scheduled)
+    if (this.queued === 0 && !this.commitScheduled) this.commitOpenGroup(false);
     lease.release();
   }
 
@@ -266,6 +331,7 @@ export class SqliteDriver implements Driver {
 
   async destroy(): Promise<void> {
     this.commitOpenGroup(false);
+    this.reader?.close();
     this.db.close();
   }
 }

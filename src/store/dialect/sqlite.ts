@@ -41,13 +41,14 @@ function rowBuilderOf(columns: readonly string[]): RowBuilder {
 class WarrantSqliteDialect implements Dialect {
   constructor(
     private readonly db: SqliteDb,
+    private readonly reader: SqliteDb | null,
     private readonly log: QueryLog,
   ) {}
   createAdapter() {
     return new SqliteAdapter();
   }
   createDriver() {
-    return new SqliteDriver(this.db, this.log, rowBuilderOf);
+    return new SqliteDriver(this.db, this.reader, this.log, rowBuilderOf);
   }
   createQueryCompiler() {
     return new SqliteQueryCompiler();
@@ -63,6 +64,15 @@ interface SqliteOptions {
   filename: string;
 }
 
+/** The driver's reader connection (sqlite-driver.ts): query-only, so a write sent to it fails instead of waiting on the writer. */
+function openReader(filename: string): SqliteDb {
+  const reader = new BetterSqlite3(filename);
+  reader.pragma('query_only = ON');
+  reader.pragma('busy_timeout = 10000');
+  reader.pragma('temp_store = MEMORY');
+  return reader;
+}
+
 export function openSqlite(options: SqliteOptions): StoreDialect {
   const db = new BetterSqlite3(options.filename);
   db.pragma('journal_mode = WAL');
@@ -72,8 +82,9 @@ export function openSqlite(options: SqliteOptions): StoreDialect {
   // a commit group's savepoints journal each page a member first changes (sqlite-driver.ts); past
   // 64 KiB that journal spills to a temporary file, which cost more than the group saved
   db.pragma('temp_store = MEMORY');
+  const reader = options.filename === ':memory:' || options.filename === '' ? null : openReader(options.filename);
   const log = new QueryLog();
-  const kysely = new Kysely<Database>({ dialect: new WarrantSqliteDialect(db, log) });
+  const kysely = new Kysely<Database>({ dialect: new WarrantSqliteDialect(db, reader, log) });
 
   return registerStoreDialect({
     label: `SQLite ${options.filename}`,
