@@ -70,5 +70,5 @@ export function legacyKeyNames(key: string | null | undefined, session: { id: nu
  * one of the spellings, so nothing outside the list matches.
  */
 export function legacyParentKeyProbes(session: { id: number; uid: string }): string[] {
-  return [String(session.id), session.uid.replace(/-/g, '').toLowerCase()];
+  return [String(session.id), session.uid.replaceAll('-', '').toLowerCase()];
 }

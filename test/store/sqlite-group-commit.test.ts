@@ -149,25 +149,35 @@ describe('SQLite group commit', () => {
     expect(namesOther()).toEqual(['first', 'grouped', 'plain', 'later']);
   });
 
-  it('a read snapshot reads on the writer, after the open group commits, and sees one state throughout', async () => {
-    let snapshot: string[][] = [];
-    await Promise.all([
+  it('a read snapshot reads on the reader connection: one state throughout, and an open group stays open', async () => {
+    await insertItem('before');
+    // one state throughout: another process commits in the middle, the snapshot does not see it
+    const seen = await store.readSnapshot(async (db) => {
+      const first = (await sql<{ name: string }>`select name from gc_items order by id`.execute(db)).rows.map((r) => r.name);
+      const writer = new BetterSqlite3(file);
+      writer.prepare("insert into gc_items (name) values ('outside')").run();
+      writer.close();
+      const second = (await sql<{ name: string }>`select name from gc_items order by id`.execute(db)).rows.map((r) => r.name);
+      return [first, second];
+    });
+    expect(seen).toEqual([['before'], ['before']]);
+    expect(namesOther()).toEqual(['before', 'outside']);
+
+    // arriving while a group is open: it reads what is committed, and the group commits once
+    store.queryLog.start();
+    const [, snapshot] = await Promise.all([
       insertItem('a'),
-      store.readSnapshot(async (db) => {
-        const first = (await sql<{ name: string }>`select name from gc_items order by id`.execute(db)).rows.map((r) => r.name);
-        other.close();
-        // another process writes meanwhile: the snapshot does not see it
-        const writer = new BetterSqlite3(file);
-        writer.prepare("insert into gc_items (name) values ('outside')").run();
-        writer.close();
-        other = new BetterSqlite3(file, { readonly: true });
-        const second = (await sql<{ name: string }>`select name from gc_items order by id`.execute(db)).rows.map((r) => r.name);
-        snapshot = [first, second];
-      }),
+      store.readSnapshot(async (db) => (await sql<{ name: string }>`select name from gc_items order by id`.execute(db)).rows.map((r) => r.name)),
       insertItem('b'),
     ]);
-    expect(snapshot).toEqual([['a'], ['a']]);
-    expect(namesOther()).toEqual(['a', 'outside', 'b']);
+    const log = store.queryLog.stop();
+    expect(snapshot).toEqual(['before', 'outside']);
+    expect(log.filter((q) => q === 'commit')).toHaveLength(1);
+    expect(namesOther()).toEqual(['before', 'outside', 'a', 'b']);
+    // a snapshot that tries to write is refused (the reader is query-only), and the store goes on
+    await expect(store.readSnapshot(async (db) => sql`insert into gc_items (name) values ('sneaky')`.execute(db))).rejects.toThrow(/readonly|read-only|query_only/i);
+    await insertItem('after');
+    expect(namesOther()).toEqual(['before', 'outside', 'a', 'b', 'after']);
   });
 
   it('the reader connection refuses to write: a statement that starts as a query but writes goes to the writer', async () => {

@@ -18,9 +18,9 @@ import type { QueryLog } from './dialect.js';
  *
  * A member that fails rolls back to its savepoint and takes nothing else with it. A COMMIT that
  * fails (an I/O error, a full disk) fails every member of its group: all of them were waiting for
- * it. A plain read outside a transaction goes to a second, query-only connection (WAL: it reads
- * what is committed), so it neither sees a group's writes nor ends the group; anything else that
- * is not a transaction (a write, a read snapshot) first commits an open group. With nobody waiting
+ * it. A plain read or a read snapshot outside a transaction goes to a second, query-only connection
+ * (WAL: it reads what is committed), so it neither sees a group's writes nor ends the group; any
+ * other statement outside a transaction (a write) first commits an open group. With nobody waiting
  * yet, a COMMIT waits one turn of the event loop for requests already received to join.
  */
 
@@ -134,6 +134,8 @@ class Lease implements DatabaseConnection {
   inTransaction = false;
   /** its transaction runs in a savepoint of a group that other members opened */
   inSavepoint = false;
+  /** it holds a read snapshot (`begin` … `rollback`) open on the reader connection */
+  inSnapshot = false;
   constructor(
     private readonly driver: SqliteDriver,
     readonly release: () => void,
@@ -143,10 +145,14 @@ class Lease implements DatabaseConnection {
     if (!this.active) throw new Error('this connection lease was released');
     if (!this.inTransaction) {
       // a statement outside a transaction must not see a group's writes before they are committed:
-      // a plain read is answered by the reader connection (what is committed), anything else
-      // commits the open group first
-      const reader = this.driver.readerFor(query);
-      if (reader) return reader.execute<R>(query);
+      // a plain read, or a read snapshot, is answered by the reader connection (what is
+      // committed), anything else commits the open group first
+      const reader = this.driver.readerFor(query, this.inSnapshot);
+      if (reader) {
+        const result = reader.execute<R>(query);
+        this.inSnapshot = reader.db.inTransaction;
+        return result;
+      }
       this.driver.commitOpenGroup(false);
     }
     return this.driver.connection.execute<R>(query);
@@ -192,13 +198,19 @@ export class SqliteDriver implements Driver {
 
   /**
    * The reader connection, when it may answer this statement for a holder outside a transaction:
-   * a SELECT (or WITH) that writes nothing — and not while the writer holds a transaction this
-   * holder opened itself without the driver (a read snapshot), whose reads belong to it.
+   * a SELECT (or WITH) that writes nothing, or a read snapshot (a `begin` outside any transaction,
+   * and what follows it until it ends) — but not while the writer holds a transaction this holder
+   * opened itself without the driver, whose reads belong to it.
    */
-  readerFor(query: CompiledQuery): SqliteConnection | null {
+  readerFor(query: CompiledQuery, inSnapshot: boolean): SqliteConnection | null {
     const reader = this.readerConnection;
-    if (!reader || (this.db.inTransaction && !this.group) || !PLAIN_READ.test(query.sql)) return null;
-    return reader.readsOnly(query) ? reader : null;
+    if (!reader) return null;
+    // a read snapshot's every statement, from its `begin` to its end (the reader refuses writes: query_only)
+    if (inSnapshot) return reader;
+    // the writer in a transaction that is no group's: this holder's own, which its reads belong to
+    if (this.db.inTransaction && !this.group) return null;
+    if (query.sql === 'begin') return reader;
+    return PLAIN_READ.test(query.sql) && reader.readsOnly(query) ? reader : null;
   }
 
   async acquireConnection(): Promise<DatabaseConnection> {
@@ -296,6 +308,8 @@ export class SqliteDriver implements Driver {
     const lease = connection as Lease;
     if (!lease.active) return;
     lease.active = false;
+    // a snapshot its holder left open (readSnapshot always ends its own) must not outlive the lease
+    if (lease.inSnapshot && this.reader?.inTransaction) this.readerConnection!.control('rollback');
     // members handed on their transaction expecting someone to commit it: with no one left to, it
     // is this holder (unless a COMMIT is already scheduled)
     if (this.queued === 0 && !this.commitScheduled) this.commitOpenGroup(false);
