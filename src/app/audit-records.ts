@@ -99,7 +99,10 @@ function differingFields(names: readonly string[], expected: FieldValues, actual
   return names.filter((_, i) => !sameValue(expected[i], actual[i]));
 }
 
-/** Checks every evidence record against the log, all on one snapshot (read-only; writers are not held up). */
+/**
+ * Checks every evidence record against the log, all on one snapshot (read-only: it takes no write
+ * lock; on SQLite its process queues its own writes behind the check, which holds the one connection).
+ */
 export function verifyStoredRecords(store: StoreDialect, options: RecordsOptions = {}): Promise<RecordsReport> {
   return store.readSnapshot((db) => checkRecords(db, options));
 }

@@ -3,9 +3,10 @@ import { expect, it } from 'vitest';
 import { describeEachDialect } from '../helpers/harness.js';
 
 /**
- * The SQLite driver writes a statement's trailing `limit ?` / `limit ? offset ?` into its text
- * (sqlite-driver.ts withLiteralLimit): the rows must be exactly those the bound values select,
- * on both dialects, whatever the numbers and whatever else the statement binds.
+ * The SQLite driver writes a statement's trailing `limit ?` into its text (sqlite-driver.ts
+ * withLiteralLimit; an offset stays bound, and so does a limit past its bound): the rows must be
+ * exactly those the bound values select, on both dialects, whatever the numbers and whatever else
+ * the statement binds.
  */
 describeEachDialect('LIMIT and OFFSET bound by a statement', (t) => {
   it('select the same rows as the numbers say, with the other parameters kept in place', async () => {

@@ -180,6 +180,31 @@ describe('SQLite group commit', () => {
     expect(namesOther()).toEqual(['before', 'outside', 'a', 'b', 'after']);
   });
 
+  it('a long read snapshot does not hold up the COMMIT of writes that finished before it', async () => {
+    const seenByOther = async (name: string): Promise<boolean> => {
+      for (let i = 0; i < 100; i++) {
+        if (namesOther().includes(name)) return true;
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      return false;
+    };
+    // a's transaction finishes with the snapshot queued behind it, then the snapshot holds the
+    // connection while it waits: a is committed (and acknowledged) meanwhile, not after it
+    let acknowledged = false;
+    const [, committedDuringSnapshot] = await Promise.all([
+      insertItem('a').then(() => (acknowledged = true)),
+      store.readSnapshot(async () => (await seenByOther('a')) && acknowledged),
+    ]);
+    expect(committedDuringSnapshot).toBe(true);
+    // and a write alone whose COMMIT waits a turn is not held up by a snapshot that takes the connection first
+    let second = false;
+    const [, secondDuringSnapshot] = await Promise.all([
+      insertItem('b').then(() => (second = true)),
+      new Promise<void>((resolve) => setImmediate(resolve)).then(() => store.readSnapshot(async () => (await seenByOther('b')) && second)),
+    ]);
+    expect(secondDuringSnapshot).toBe(true);
+  });
+
   it('the reader connection refuses to write: a statement that starts as a query but writes goes to the writer', async () => {
     await insertItem('x');
     const r = await sql<{ name: string }>`with n as (select 'cte' as name) insert into gc_items (name) select name from n returning name`.execute(store.kysely);

@@ -50,26 +50,28 @@ function refuseNul(params: readonly unknown[]): void {
 }
 
 /**
- * A statement's trailing `limit ?` (and `offset ?`) bound to a whole number, written into its text
- * instead. SQLite answers an ORDER BY … LIMIT whose bound is a parameter 13–40 µs slower than the
+ * A statement's trailing `limit ?` bound to a whole number, written into its text instead. SQLite answers an ORDER BY … LIMIT whose bound is a parameter 13–40 µs slower than the
  * same statement with the number written in — even on an empty table, and whatever the number
  * (bench/README.md) — and those statements are on every read path: a provenance read's juniors
- * and messages, a list page. Page sizes are a few numbers, so the texts, each prepared once, stay
- * few. The last `?` of a statement is its last parameter: Kysely and our templates number none.
+ * and messages, a list page. A statement shape takes at most LITERAL_LIMIT_MAX + 1 texts (page
+ * sizes are few in practice; an offset stays bound), and the statement cache keeps the ones in use.
+ * The last `?` of a statement is its last parameter: Kysely and our templates number none.
  */
 function withLiteralLimit(text: string, params: unknown[]): { text: string; params: unknown[] } {
   if (text.endsWith(' limit ?')) {
     const limit = params[params.length - 1];
-    if (isWholeNumber(limit)) return { text: `${text.slice(0, -1)}${limit}`, params: params.slice(0, -1) };
-  } else if (text.endsWith(' limit ? offset ?')) {
-    const limit = params[params.length - 2];
-    const offset = params[params.length - 1];
-    if (isWholeNumber(limit) && isWholeNumber(offset)) return { text: `${text.slice(0, -' ? offset ?'.length)} ${limit} offset ${offset}`, params: params.slice(0, -2) };
+    if (isWholeNumber(limit) && limit <= LITERAL_LIMIT_MAX) return { text: `${text.slice(0, -1)}${limit}`, params: params.slice(0, -1) };
   }
   return { text, params };
 }
 
+/** Limits written in up to this (a REST page asks for at most 200, plus one to see a next page): beyond it, bound as before. */
+const LITERAL_LIMIT_MAX = 1_024;
+
 const isWholeNumber = (v: unknown): v is number | bigint => (typeof v === 'number' && Number.isSafeInteger(v)) || typeof v === 'bigint';
+
+/** Statements kept per generation of a connection's cache (see prepare). */
+const STATEMENTS_PER_GENERATION = 400;
 
 /** What may go to the reader connection: a statement that starts as a query (and writes nothing, asked of SQLite). */
 const PLAIN_READ = /^\s*(select|with)\b/i;
@@ -77,7 +79,8 @@ const PLAIN_READ = /^\s*(select|with)\b/i;
 /** A connection: statements prepared once and kept. */
 class SqliteConnection {
   // Kysely's stock driver re-prepares every query
-  private readonly statements = new Map<string, Prepared>();
+  private statements = new Map<string, Prepared>();
+  private previousStatements = new Map<string, Prepared>();
   constructor(
     readonly db: BetterSqlite3.Database,
     private readonly log: QueryLog,
@@ -86,14 +89,21 @@ class SqliteConnection {
 
   private prepare(text: string): Prepared {
     let prepared = this.statements.get(text);
+    if (prepared) return prepared;
+    // two generations: a statement used since the last turnover is kept through the next one, so
+    // a burst of one-off texts (new limits) cannot evict every statement in use
+    prepared = this.previousStatements.get(text);
     if (!prepared) {
       const stmt = this.db.prepare(text);
       const rowOf = stmt.reader ? this.rowBuilderOf(stmt.columns().map((c) => c.name)) : null;
       if (rowOf) stmt.raw(true);
       prepared = { stmt, rowOf, readonly: stmt.readonly };
-      if (this.statements.size > 500) this.statements.clear();
-      this.statements.set(text, prepared);
     }
+    if (this.statements.size >= STATEMENTS_PER_GENERATION) {
+      this.previousStatements = this.statements;
+      this.statements = new Map();
+    }
+    this.statements.set(text, prepared);
     return prepared;
   }
 
@@ -149,8 +159,11 @@ class Lease implements DatabaseConnection {
       // committed), anything else commits the open group first
       const reader = this.driver.readerFor(query, this.inSnapshot);
       if (reader) {
+        // members that handed on their transaction wait for a COMMIT this holder will not make
+        this.driver.commitWaitingGroupSoon();
         const result = reader.execute<R>(query);
-        this.inSnapshot = reader.db.inTransaction;
+        if (query.sql === 'begin') this.inSnapshot = true;
+        else if (query.sql === 'rollback' || query.sql === 'commit') this.inSnapshot = false;
         return result;
       }
       this.driver.commitOpenGroup(false);
@@ -178,6 +191,8 @@ export class SqliteDriver implements Driver {
   private group: Group | null = null;
   /** a COMMIT of the open group waits for the event loop's next turn (scheduleGroupCommit) */
   private commitScheduled = false;
+  /** the lease that holds the connection now, if any */
+  private holder: Lease | null = null;
   constructor(
     private readonly db: BetterSqlite3.Database,
     /**
@@ -220,7 +235,12 @@ export class SqliteDriver implements Driver {
     this.queued++;
     await previous;
     this.queued--;
-    return new Lease(this, release);
+    const lease: Lease = new Lease(this, () => {
+      if (this.holder === lease) this.holder = null;
+      release();
+    });
+    this.holder = lease;
+    return lease;
   }
 
   async beginTransaction(connection: DatabaseConnection): Promise<void> {
@@ -266,21 +286,39 @@ export class SqliteDriver implements Driver {
     await committed;
   }
 
-  /** A COMMIT of the open group after the event loop's next turn, taken in the FIFO like any holder. */
+  /** A COMMIT soon (scheduleGroupCommit) for an open group whose members already wait for it. */
+  commitWaitingGroupSoon(): void {
+    if (this.group && this.group.waiting.length > 0) this.scheduleGroupCommit();
+  }
+
+  /**
+   * A COMMIT of the open group after the event loop's next turn. A holder inside a group
+   * member's transaction is waited for (it joins the group, and its own commit then finds this
+   * one queued); any other holder — a plain read, a read snapshot such as `verify --records` —
+   * is not, since it does not touch the writer's transaction: the finished members must not wait
+   * out a long read, nor other processes the write lock.
+   */
   private scheduleGroupCommit(): void {
     if (this.commitScheduled) return;
     this.commitScheduled = true;
     setImmediate(() => {
-      void this.acquireConnection().then((connection) => {
+      if (!this.holder?.inTransaction) {
         this.commitScheduled = false;
-        const lease = connection as Lease;
-        lease.active = false;
-        try {
-          this.commitOpenGroup(false);
-        } finally {
-          lease.release();
-        }
-      });
+        this.commitOpenGroup(false);
+        return;
+      }
+      this.acquireConnection()
+        .then((connection) => {
+          this.commitScheduled = false;
+          const lease = connection as Lease;
+          lease.active = false;
+          try {
+            this.commitOpenGroup(false);
+          } finally {
+            lease.release();
+          }
+        })
+        .catch((error: unknown) => this.failGroup(error instanceof Error ? error : new Error(String(error))));
     });
   }
 
@@ -306,14 +344,27 @@ export class SqliteDriver implements Driver {
 
   async releaseConnection(connection: DatabaseConnection): Promise<void> {
     const lease = connection as Lease;
+    // a snapshot its holder left open (readSnapshot always ends its own) must not outlive the
+    // lease: every later plain read would see its frozen state
+    if (lease.inSnapshot) {
+      lease.inSnapshot = false;
+      if (this.reader?.inTransaction) {
+        try {
+          this.readerConnection!.control('rollback');
+        } catch (error) {
+          this.log.record(`-- the reader's rollback failed: ${String(error)}`);
+        }
+      }
+    }
     if (!lease.active) return;
     lease.active = false;
-    // a snapshot its holder left open (readSnapshot always ends its own) must not outlive the lease
-    if (lease.inSnapshot && this.reader?.inTransaction) this.readerConnection!.control('rollback');
-    // members handed on their transaction expecting someone to commit it: with no one left to, it
-    // is this holder (unless a COMMIT is already scheduled)
-    if (this.queued === 0 && !this.commitScheduled) this.commitOpenGroup(false);
-    lease.release();
+    try {
+      // members handed on their transaction expecting someone to commit it: with no one left to,
+      // it is this holder (unless a COMMIT is already scheduled)
+      if (this.queued === 0 && !this.commitScheduled) this.commitOpenGroup(false);
+    } finally {
+      lease.release();
+    }
   }
 
   /**
@@ -328,8 +379,12 @@ export class SqliteDriver implements Driver {
       if (!this.db.inTransaction) throw new Error('SQLite rolled back the open transaction of a commit group');
       this.connection.control('commit');
     } catch (error) {
-      if (this.db.inTransaction) this.connection.control('rollback');
       for (const member of group.waiting) member.reject(error);
+      try {
+        if (this.db.inTransaction) this.connection.control('rollback');
+      } catch {
+        // the members already failed with the COMMIT's error; SQLite ends a transaction it cannot roll back
+      }
       if (rethrow) throw error;
       return;
     }

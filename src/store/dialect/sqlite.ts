@@ -75,14 +75,16 @@ function openReader(filename: string): SqliteDb {
 
 export function openSqlite(options: SqliteOptions): StoreDialect {
   const db = new BetterSqlite3(options.filename);
-  db.pragma('journal_mode = WAL');
+  const journal = db.pragma('journal_mode = WAL', { simple: true });
   db.pragma('synchronous = NORMAL');
   db.pragma('foreign_keys = ON');
   db.pragma('busy_timeout = 10000');
   // a commit group's savepoints journal each page a member first changes (sqlite-driver.ts); past
   // 64 KiB that journal spills to a temporary file, which cost more than the group saved
   db.pragma('temp_store = MEMORY');
-  const reader = options.filename === ':memory:' || options.filename === '' ? null : openReader(options.filename);
+  // only WAL lets a reader read past the writer's open transaction; in another journal mode (an
+  // in-memory store, a file system without shared memory) reads commit the open group first
+  const reader = journal === 'wal' ? openReader(options.filename) : null;
   const log = new QueryLog();
   const kysely = new Kysely<Database>({ dialect: new WarrantSqliteDialect(db, reader, log) });
 
