@@ -36,15 +36,23 @@ export async function insertAuditRowsOnHead(db: Executor, head: { seq: number; h
   if (rows.length === 1) {
     // a write's usual one entry: the statement compiled once (a tenth of the append's CPU went to building it)
     const [row] = rows as [AuditRow];
-    const appended = await oneAuditRowOnHead(db, { seq: row.seq, entry: row.entry, prevHash: row.prevHash, hash: row.hash, headSeq: head.seq, headHash: head.hash });
+    const appended = await oneAuditRowOnHead(db, {
+      seq: row.seq,
+      entry: row.entry,
+      prevHash: row.prevHash,
+      hash: row.hash,
+      headSeq: head.seq,
+      headHash: head.hash,
+    });
     return appended.length === 1;
   }
   const r = await sql<{ seq: number }>`${auditRowsOnHeadSql(head, rows)}`.execute(db);
   return r.rows.length === rows.length;
 }
 
-const oneAuditRowOnHead = compiledOnce((_db, p: { seq: number; entry: string; prevHash: string; hash: string; headSeq: number; headHash: string }) =>
-  sql<{ seq: number }>`${auditRowsOnHeadSql({ seq: p.headSeq, hash: p.headHash }, [{ seq: p.seq, entry: p.entry, prevHash: p.prevHash, hash: p.hash }])}`,
+const oneAuditRowOnHead = compiledOnce(
+  (_db, p: { seq: number; entry: string; prevHash: string; hash: string; headSeq: number; headHash: string }) =>
+    sql<{ seq: number }>`${auditRowsOnHeadSql({ seq: p.headSeq, hash: p.headHash }, [{ seq: p.seq, entry: p.entry, prevHash: p.prevHash, hash: p.hash }])}`,
 );
 
 /** The insert of insertAuditRowsOnHead, returning each appended seq (also a CTE of the live-event write, live-repo.ts). */

@@ -227,7 +227,13 @@ function candidateBound(wanted: number): number {
  * The page's rows picked by the engine: the lowest `limit` ids outside `exclude` are among the
  * lowest `limit + |exclude|` candidate ids, so those are picked, their rows read, the excluded dropped.
  */
-async function enginePickedRows(db: Executor, d: StoreDialect, candidates: RawBuilder<unknown>, exclude: ReadonlySet<number>, limit: number): Promise<RawRow[]> {
+async function enginePickedRows(
+  db: Executor,
+  d: StoreDialect,
+  candidates: RawBuilder<unknown>,
+  exclude: ReadonlySet<number>,
+  limit: number,
+): Promise<RawRow[]> {
   // the rows by the pick as a subquery, in one statement: with the pick as a CTE that the rows
   // and the uncle edges both read, SQLite spent about twice as long (bench/README.md)
   const picked = sql`(select distinct id from (${candidates}) as j order by id limit ${limit + exclude.size})`;

@@ -9,7 +9,7 @@ const reference = (value: unknown) => canonicalize(value);
 
 /** Strings that reach the corners of the scheme: escapes, non-BMP characters, names sorted by UTF-16 units. */
 const awkwardString = fc.oneof(
-  fc.string({ unit: 'binary' }).filter((s) => s.isWellFormed()),
+  fc.string({ unit: 'binary' }).filter((s) => (s as string & { isWellFormed(): boolean }).isWellFormed()),
   fc.constantFrom('', '"', '\\', '\u0000', '\u001f', '\u007f', '\u2028', '\u2029', '€', '\ud83d\ude00', '\ufb33', 'é', 'e\u0301'),
 );
 

@@ -15,9 +15,10 @@ describeEachDialect('LIMIT and OFFSET bound by a statement', (t) => {
     const values = h.store.valueTable([5, 1, 4, 2, 3, 6], 'bigint', 'v');
     const page = async (limit: number | bigint, offset?: number) =>
       (
-        await (offset === undefined
-          ? sql<{ v: number }>`select v from ${values} as t where v > ${1} order by v limit ${limit}`
-          : sql<{ v: number }>`select v from ${values} as t where v > ${1} order by v limit ${limit} offset ${offset}`
+        await (
+          offset === undefined
+            ? sql<{ v: number }>`select v from ${values} as t where v > ${1} order by v limit ${limit}`
+            : sql<{ v: number }>`select v from ${values} as t where v > ${1} order by v limit ${limit} offset ${offset}`
         ).execute(db)
       ).rows.map((r) => Number(r.v));
     expect(await page(2)).toEqual([2, 3]);

@@ -175,7 +175,9 @@ describe('SQLite group commit', () => {
     expect(log.filter((q) => q === 'commit')).toHaveLength(1);
     expect(namesOther()).toEqual(['before', 'outside', 'a', 'b']);
     // a snapshot that tries to write is refused (the reader is query-only), and the store goes on
-    await expect(store.readSnapshot(async (db) => sql`insert into gc_items (name) values ('sneaky')`.execute(db))).rejects.toThrow(/readonly|read-only|query_only/i);
+    await expect(store.readSnapshot(async (db) => sql`insert into gc_items (name) values ('sneaky')`.execute(db))).rejects.toThrow(
+      /readonly|read-only|query_only/i,
+    );
     await insertItem('after');
     expect(namesOther()).toEqual(['before', 'outside', 'a', 'b', 'after']);
   });
