@@ -118,8 +118,8 @@ export async function runServe(config: Config): Promise<void> {
     const streamsEnded = service.ctx.live.endStreams();
     const cut = setTimeout(() => inFlight.cutStreams(), STREAM_END_GRACE_MS);
     cut.unref();
-    // 3. every admitted request answered, and only then the store closes
-    void Promise.all([streamsEnded, inFlight.settled()])
+    // 3. every admitted request answered (and its handler returned: a client may have left), and only then the store closes
+    void Promise.all([streamsEnded, inFlight.settled(), service.gate.handlersDone()])
       .then(async () => {
         clearTimeout(cut);
         (server as unknown as Server).closeAllConnections();
