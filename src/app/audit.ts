@@ -29,7 +29,7 @@ export const nodeChainHasher: ChainHasher = (prevHash, entry) => {
 export type AuditEntryDraft = { kind: string; at: string } & Record<string, unknown>;
 
 // RFC 8785 canonical JSON: the exact text stored in `audit_log.entry` and hashed (core/canonical-json.ts)
-export { canonicalJson } from '../core/canonical-json.js';
+export { canonicalJson };
 
 /*
  * Keyed digests (docs/attribution.md "Entries carry keyed digests of human words and payloads, never the

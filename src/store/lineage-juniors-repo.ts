@@ -204,8 +204,11 @@ async function pageRowsPickedHere(
 ): Promise<RawRow[] | null> {
   const bound = candidateBound(limit + exclude.size);
   const found = await rowsOf(db, sql`select ${projection(d, 'c')} from (${candidates}) as j cross join sessions c on c.id = j.id limit ${sql.lit(bound + 1)}`);
-  if (found.length > bound) return null;
-  // a junior reached by two representations comes once per representation
+  return found.length > bound ? null : lowestOutside(found, exclude, limit);
+}
+
+/** The `limit` lowest-id rows outside `exclude`, each id once (a junior reached by two representations comes once per representation). */
+function lowestOutside(found: readonly RawRow[], exclude: ReadonlySet<number>, limit: number): RawRow[] {
   const byId = new Map<number, RawRow>();
   for (const r of found) {
     const id = Number(r.id);
@@ -237,10 +240,7 @@ async function enginePickedRows(
   // the rows by the pick as a subquery, in one statement: with the pick as a CTE that the rows
   // and the uncle edges both read, SQLite spent about twice as long (bench/README.md)
   const picked = sql`(select distinct id from (${candidates}) as j order by id limit ${limit + exclude.size})`;
-  const rows = (await rowsOf(db, pickedRowsSql(d, picked, false))).filter((r) => !exclude.has(Number(r.id)));
-  rows.sort((x, y) => Number(x.id) - Number(y.id));
-  rows.length = Math.min(rows.length, limit);
-  return rows;
+  return lowestOutside(await rowsOf(db, pickedRowsSql(d, picked, false)), exclude, limit);
 }
 
 interface JuniorsPageOptions {

@@ -17,8 +17,8 @@ export interface StoreDialect {
     /** an UPDATE … RETURNING may feed an INSERT in one statement (a data-modifying CTE) */
     updateInCte: boolean;
     /**
-     * a statement costs no network round trip (an embedded engine): a read may run as two
-     * plain statements where one would make the engine sort (lineage-juniors-repo.ts)
+     * a statement costs no network round trip (an embedded engine): a read may take more rows
+     * and sort them in the process where the engine's sort costs more (lineage-juniors-repo.ts)
      */
     localStatements: boolean;
   };

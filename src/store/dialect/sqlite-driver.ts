@@ -50,8 +50,9 @@ function refuseNul(params: readonly unknown[]): void {
 }
 
 /**
- * A statement's trailing `limit ?` bound to a whole number, written into its text instead. SQLite answers an ORDER BY … LIMIT whose bound is a parameter 13–40 µs slower than the
- * same statement with the number written in — even on an empty table, and whatever the number
+ * A statement's trailing `limit ?` bound to a whole number, written into its text instead.
+ * SQLite answers an ORDER BY … LIMIT whose bound is a parameter 13–40 µs slower than the same
+ * statement with the number written in — even on an empty table, and whatever the number
  * (bench/README.md) — and those statements are on every read path: a provenance read's juniors
  * and messages, a list page. A statement shape takes at most LITERAL_LIMIT_MAX + 1 texts (page
  * sizes are few in practice; an offset stays bound), and the statement cache keeps the ones in use.
@@ -196,10 +197,11 @@ export class SqliteDriver implements Driver {
   constructor(
     private readonly db: BetterSqlite3.Database,
     /**
-     * A second connection to the same file, opened query-only, for plain reads (outside any
-     * transaction). In WAL mode it reads the last committed state whatever the writer holds open,
-     * so a read no longer has to COMMIT an open group first: before it, a REST request's token
-     * read ended every group, and writes under load committed one by one. Null for `:memory:`.
+     * A second connection to the same file, opened query-only, for plain reads and read snapshots
+     * (outside any transaction). In WAL mode it reads the last committed state whatever the writer
+     * holds open, so a read no longer has to COMMIT an open group first: before it, a REST
+     * request's token read ended every group, and writes under load committed one by one. Null
+     * when the store is not in WAL mode (`:memory:`).
      */
     private readonly reader: BetterSqlite3.Database | null,
     private readonly log: QueryLog,
@@ -351,8 +353,8 @@ export class SqliteDriver implements Driver {
       if (this.reader?.inTransaction) {
         try {
           this.readerConnection!.control('rollback');
-        } catch (error) {
-          this.log.record(`-- the reader's rollback failed: ${String(error)}`);
+        } catch {
+          // SQLite ends a read transaction it cannot roll back
         }
       }
     }
