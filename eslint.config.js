@@ -70,6 +70,12 @@ export default tseslint.config(
     rules: { '@typescript-eslint/no-unused-expressions': 'off' },
   },
   {
+    // the agent hook is CommonJS (.cts: Node starts it without its ES module loader), and under
+    // verbatimModuleSyntax `import x = require('…')` is how a CommonJS TypeScript module imports
+    files: ['**/*.cts'],
+    rules: { '@typescript-eslint/no-require-imports': 'off' },
+  },
+  {
     // The JavaScript files (build scripts, test helpers, the browser's theme script) are not
     // in the TypeScript program: the plain rules only, with the globals of where they run.
     files: ['**/*.js', '**/*.mjs', '**/*.cjs'],

@@ -3,18 +3,21 @@ import { chmodSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { hookCommand, warrantPaths } from '../src/integrations/agent-config.js';
 import { ms, percentile } from './bench-kit.js';
 import { flag, printRows, runIfEntryPoint, type FigureRow } from './standalone.js';
 
 /**
- * What one agent hook call costs: spawning the built hook entry point with a hook JSON on
- * stdin, talking to a runner socket that answers at once (docs/integrations.md: a hook call
- * ≤ 50 ms at p50), beside a bare `warrant --version` start as the baseline. The socket server
- * counts the requests, so a hook that skipped the round trip cannot pass for a fast one.
+ * What one agent hook call costs: the hook command exactly as `warrant integrate` writes it,
+ * run through /bin/sh as the agents run it, in this process's environment (so a machine's
+ * NODE_EXTRA_CA_CERTS counts where it applies), with a hook JSON on stdin, talking to a runner
+ * socket that answers at once (docs/integrations.md: a hook call ≤ 50 ms at p50). Beside it,
+ * two baselines in the same environment: a bare `node -e ''` start (the floor any Node hook
+ * pays) and a bare `warrant --version`. The socket server counts the requests, so a hook that
+ * skipped the round trip cannot pass for a fast one.
  */
-
 const ROOT = resolve(import.meta.dirname, '..');
-const HOOK = join(ROOT, 'dist/hook/hook-main.js');
+const HOOK = warrantPaths().hookMain;
 const CLI = join(ROOT, 'dist/cli/main.js');
 const TARGET_P50_MS = 50;
 
@@ -58,9 +61,9 @@ async function runnerSocket(): Promise<{ path: string; requests: () => number; c
   };
 }
 
-function run(args: string[], env: NodeJS.ProcessEnv, input: string | null): Promise<{ code: number | null; stdout: string }> {
+function run(file: string, args: string[], env: NodeJS.ProcessEnv, input: string | null): Promise<{ code: number | null; stdout: string }> {
   return new Promise((ok, fail) => {
-    const child = spawn(process.execPath, args, { env, stdio: [input === null ? 'ignore' : 'pipe', 'pipe', 'ignore'] });
+    const child = spawn(file, args, { env, stdio: [input === null ? 'ignore' : 'pipe', 'pipe', 'ignore'] });
     let stdout = '';
     child.stdout!.on('data', (d: Buffer) => (stdout += d.toString()));
     child.on('error', fail);
@@ -95,24 +98,37 @@ export async function runHookBench(options: { samples?: number } = {}): Promise<
       WARRANT_SESSION_TOKEN: 'wrt_s_' + 'a'.repeat(43),
       WARRANT_RUNNER_SOCKET: socket.path,
     };
+    const command = hookCommand('claude-code');
     const hook = await sample(n, warmup, async () => {
-      const r = await run([HOOK, 'claude-code'], hookEnv, PAYLOAD);
+      const r = await run('/bin/sh', ['-c', command], hookEnv, PAYLOAD);
       if (r.code !== 0) throw new Error(`the hook exited ${r.code}`);
     });
     if (socket.requests() !== n + warmup)
       throw new Error(`the hook made ${socket.requests()} runner requests in ${n + warmup} calls: it did not do the round trip it is timed for`);
+    const node = await sample(n, warmup, async () => {
+      const r = await run(process.execPath, ['-e', ''], base, null);
+      if (r.code !== 0) throw new Error(`node -e '' exited ${r.code}`);
+    });
     const cli = await sample(n, warmup, async () => {
-      const r = await run([CLI, '--version'], base, null);
+      const r = await run(process.execPath, [CLI, '--version'], base, null);
       if (r.code !== 0) throw new Error(`warrant --version exited ${r.code}`);
     });
     const p50 = percentile(hook, 50);
+    const caNote = process.env.NODE_EXTRA_CA_CERTS ? ' (NODE_EXTRA_CA_CERTS is set here)' : '';
     return [
       {
-        workload: 'hook call: node dist/hook/hook-main.js claude-code, runner socket round trip',
+        workload: 'hook call: the command warrant integrate writes, through /bin/sh, runner socket round trip',
         dialect: '-',
         figures: { p50: ms(p50), p99: ms(percentile(hook, 99)), samples: n },
         target: `p50 ≤ ${TARGET_P50_MS} ms`,
         pass: p50 <= TARGET_P50_MS,
+      },
+      {
+        workload: `baseline: bare Node start (node -e '')${caNote}`,
+        dialect: '-',
+        figures: { p50: ms(percentile(node, 50)), p99: ms(percentile(node, 99)), samples: n },
+        target: '',
+        pass: null,
       },
       {
         workload: 'baseline: bare CLI start (node dist/cli/main.js --version)',

@@ -17,7 +17,7 @@ export interface WarrantPaths {
   node: string;
   /** dist/cli/main.js of this package */
   cliMain: string;
-  /** dist/hook/hook-main.js of this package */
+  /** dist/hook/hook-main.cjs of this package */
   hookMain: string;
 }
 
@@ -25,7 +25,7 @@ export interface WarrantPaths {
 const PACKAGE_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 
 export function warrantPaths(): WarrantPaths {
-  return { node: process.execPath, cliMain: join(PACKAGE_ROOT, 'dist', 'cli', 'main.js'), hookMain: join(PACKAGE_ROOT, 'dist', 'hook', 'hook-main.js') };
+  return { node: process.execPath, cliMain: join(PACKAGE_ROOT, 'dist', 'cli', 'main.js'), hookMain: join(PACKAGE_ROOT, 'dist', 'hook', 'hook-main.cjs') };
 }
 
 /** One shell word: double quotes when that is exact, else single quotes. */
@@ -34,9 +34,18 @@ function shellQuote(word: string): string {
   return `'${word.replace(/'/g, `'\\''`)}'`;
 }
 
-/** The hook command an agent runs: `"<node>" "<package>/dist/hook/hook-main.js" <provider>`. */
+/** The assignment that starts a hook command (see hookCommand). */
+const HOOK_ENV_PREFIX = 'NODE_EXTRA_CA_CERTS= ';
+
+/**
+ * The hook command an agent runs (through its shell):
+ * `NODE_EXTRA_CA_CERTS= "<node>" "<package>/dist/hook/hook-main.cjs" <provider>`.
+ * Node parses every root certificate at start when NODE_EXTRA_CA_CERTS names a file (45–60 ms
+ * on our bench machine, more than the whole hook budget); the hook only speaks to a Unix
+ * socket, never TLS, so its own start goes without them. The agent's environment is untouched.
+ */
 export function hookCommand(provider: AgentProvider, paths: WarrantPaths = warrantPaths()): string {
-  return `${shellQuote(paths.node)} ${shellQuote(paths.hookMain)} ${provider}`;
+  return `${HOOK_ENV_PREFIX}${shellQuote(paths.node)} ${shellQuote(paths.hookMain)} ${provider}`;
 }
 
 /** The hook as an argv (Codex `notify` takes an array, run without a shell). */
@@ -71,7 +80,7 @@ function claudeMcpEntry(paths: WarrantPaths = warrantPaths()): Record<string, un
  */
 export function isWarrantHook(command: string, provider: AgentProvider): boolean {
   const c = command.trim();
-  return c === `warrant hook ${provider}` || new RegExp(`(hook-main\\.js["']?|[\\\\/]dist[\\\\/]cli[\\\\/]main\\.js["']?\\s+hook)\\s+${provider}$`).test(c);
+  return c === `warrant hook ${provider}` || new RegExp(`(hook-main\\.c?js["']?|[\\\\/]dist[\\\\/]cli[\\\\/]main\\.js["']?\\s+hook)\\s+${provider}$`).test(c);
 }
 
 export interface MergeResult {

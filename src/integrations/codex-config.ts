@@ -45,7 +45,7 @@ function codexMcpBlock(paths: WarrantPaths): string[] {
 }
 
 const LEGACY_NOTIFY = /^\s*notify\s*=\s*\[\s*"warrant"\s*,\s*"hook"\s*,\s*"codex"\s*\]\s*$/;
-const WARRANT_NOTIFY = /^\s*notify\s*=\s*\[.*(hook-main\.js"|[\\/]dist[\\/]cli[\\/]main\.js"\s*,\s*"hook")\s*,\s*"codex"\s*\]\s*$/;
+const WARRANT_NOTIFY = /^\s*notify\s*=\s*\[.*(hook-main\.c?js"|[\\/]dist[\\/]cli[\\/]main\.js"\s*,\s*"hook")\s*,\s*"codex"\s*\]\s*$/;
 
 /**
  * `config.toml`: `notify` (before the first table: top-level keys must precede tables) and the

@@ -8,6 +8,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { onTestFinished } from 'vitest';
+import { hookCommand } from '../../src/integrations/agent-config.js';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const CLIS_DIR = process.env.WARRANT_AGENT_CLIS_DIR ? resolve(process.env.WARRANT_AGENT_CLIS_DIR) : join(ROOT, '.agent-clis');
@@ -42,10 +43,11 @@ export function warrantMcpCommand(): { command: string; args: string[] } {
 }
 
 /** The hook entry point `warrant integrate` writes (it hands each event to `warrant run`'s socket). */
-export const WARRANT_HOOK = join(ROOT, 'dist/hook/hook-main.js');
+export const WARRANT_HOOK = join(ROOT, 'dist/hook/hook-main.cjs');
 
+/** The hook command exactly as `warrant integrate` writes it. */
 export function warrantHookCommand(provider: 'claude-code' | 'codex'): string {
-  return `"${process.execPath}" "${WARRANT_HOOK}" ${provider}`;
+  return hookCommand(provider);
 }
 
 // ---------------------------------------------------------------- Claude Code

@@ -136,10 +136,10 @@ describe('warrant doctor', () => {
   it('names a hook whose command will not run', async () => {
     const s = await scratch();
     await passes(s);
-    s.edit('.claude/settings.json', (j) => (j.hooks.Stop[0].hooks[0].command = '"/usr/bin/env" "/gone/dist/hook/hook-main.js" claude-code'));
+    s.edit('.claude/settings.json', (j) => (j.hooks.Stop[0].hooks[0].command = 'NODE_EXTRA_CA_CERTS= "/usr/bin/env" "/gone/dist/hook/hook-main.cjs" claude-code'));
     const r = await s.doctor();
     expect(r.code).toBe(1);
-    expect(r.stdout).toMatch(/FAIL +hooks: hook command will not run: .*\/gone\/dist\/hook\/hook-main\.js does not exist/);
+    expect(r.stdout).toMatch(/FAIL +hooks: hook command will not run: .*\/gone\/dist\/hook\/hook-main\.cjs does not exist/);
   });
 
   it('names an untrusted workspace (project allow rules ignored) and passes once the rule is in the user settings (--user)', async () => {

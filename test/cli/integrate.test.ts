@@ -11,7 +11,7 @@ import { hookCommand } from '../../src/integrations/agent-config.js';
 import { mergeCodexToml } from '../../src/integrations/codex-config.js';
 
 const ROOT = resolve(import.meta.dirname, '../..');
-const HOOK = `"${process.execPath}" "${join(ROOT, 'dist/hook/hook-main.js')}" claude-code`;
+const HOOK = `NODE_EXTRA_CA_CERTS= "${process.execPath}" "${join(ROOT, 'dist/hook/hook-main.cjs')}" claude-code`;
 
 describe('warrant integrate', () => {
   it('claude-code --write merges into existing .mcp.json and .claude/settings.json without losing their keys; a second run changes nothing', async () => {
@@ -123,7 +123,7 @@ describe('warrant integrate', () => {
     for (const kept of ['model = "o4"', 'approval_policy = "on-request"', '[mcp_servers.other]\ncommand = "x"\nargs = ["--stdio"]'])
       expect(merged).toContain(kept);
     expect(merged).toContain('[mcp_servers.warrant]');
-    expect(merged).toContain(`notify = ${JSON.stringify([process.execPath, join(ROOT, 'dist/hook/hook-main.js'), 'codex']).replace(/","/g, '", "')}`);
+    expect(merged).toContain(`notify = ${JSON.stringify([process.execPath, join(ROOT, 'dist/hook/hook-main.cjs'), 'codex']).replace(/","/g, '", "')}`);
     const hooks = JSON.parse(readFileSync(join(dir, 'hooks.json'), 'utf8')).hooks;
     expect(Object.keys(hooks).sort()).toEqual(['SessionEnd', 'SessionStart', 'Stop', 'SubagentStart', 'SubagentStop', 'UserPromptSubmit']);
     expect(hooks.UserPromptSubmit).toEqual([{ hooks: [{ type: 'command', command: hookCommand('codex'), timeout: 10 }] }]);
@@ -150,9 +150,9 @@ describe('the integrated MCP entry outside `warrant run`', () => {
   });
 });
 
-describe('the hook never blocks the agent (dist/hook/hook-main.js and its `warrant hook` alias)', () => {
+describe('the hook never blocks the agent (dist/hook/hook-main.cjs and its `warrant hook` alias)', () => {
   const TOKEN = 'wrt_s_' + 'a'.repeat(43);
-  const HOOK_MAIN = resolve(import.meta.dirname, '../../dist/hook/hook-main.js');
+  const HOOK_MAIN = resolve(import.meta.dirname, '../../dist/hook/hook-main.cjs');
   const runHookMain = (args: string[], env: Record<string, string>, input?: string) =>
     new Promise<{ code: number; stdout: string; stderr: string }>((done) => {
       const child = spawn(process.execPath, [HOOK_MAIN, ...args], { env: { PATH: process.env.PATH ?? '', ...env }, stdio: ['pipe', 'pipe', 'pipe'] });
@@ -201,5 +201,75 @@ describe('the hook never blocks the agent (dist/hook/hook-main.js and its `warra
     expect(systemMessageOf(inside.stdout)).toContain('not JSON');
     const outside = await runHookMain(['claude-code'], {}, JSON.stringify({ hook_event_name: 'SessionStart' }));
     expect([outside.code, outside.stdout, outside.stderr]).toEqual([0, '', '']);
+  });
+
+  it('the ES module entry point an earlier integrate wrote (dist/hook/hook-main.js) still runs the hook', async () => {
+    const env = { PATH: process.env.PATH ?? '', WARRANT_SESSION_TOKEN: TOKEN, WARRANT_RUNNER_SOCKET: join(tmpdir(), `no-runner-${process.pid}.sock`) };
+    const r = await runCli(['hook', 'claude-code'], { env, input: '{}' }); // the alias, for the message it gives
+    const old = await new Promise<{ code: number | null; stdout: string }>((done) => {
+      const child = spawn(process.execPath, [resolve(import.meta.dirname, '../../dist/hook/hook-main.js'), 'claude-code'], {
+        env,
+        stdio: ['pipe', 'pipe', 'ignore'],
+      });
+      let stdout = '';
+      child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+      child.stdin.end(JSON.stringify({ hook_event_name: 'SessionStart' }));
+      child.on('close', (code) => done({ code, stdout }));
+    });
+    expect(old.code).toBe(0);
+    expect(systemMessageOf(old.stdout)).toContain('could not hand SessionStart to `warrant run`');
+    expect(systemMessageOf(r.stdout)).toContain('could not hand');
+  });
+
+  it('reads the whole payload however it arrives: in pieces on a blocking pipe, and on a stdin left non-blocking', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'warrant-hook-stdin-'));
+    const path = join(dir, 'hooks.sock');
+    const lines: string[] = [];
+    const runner = createNetServer((socket) => {
+      let buffer = '';
+      socket.on('data', (d: Buffer) => {
+        buffer += d.toString();
+        if (!buffer.includes('\n')) return;
+        lines.push(buffer.split('\n')[0]!);
+        socket.write('{"ok":true}\n');
+      });
+    });
+    await new Promise<void>((r) => runner.listen(path, () => r()));
+    const prompt = 'p'.repeat(200_000); // larger than one read and than a pipe's buffer
+    const payload = JSON.stringify({ hook_event_name: 'UserPromptSubmit', prompt });
+    const env = { PATH: process.env.PATH ?? '', WARRANT_SESSION_TOKEN: TOKEN, WARRANT_RUNNER_SOCKET: path };
+    // python3 hands the hook its stdin: the first piece is in the pipe before the hook reads, the rest comes after it would have blocked
+    const writer = `
+import os, subprocess, sys, time
+payload = sys.stdin.buffer.read()
+r, w = os.pipe()
+os.set_blocking(r, sys.argv[1] == 'blocking')
+child = subprocess.Popen(sys.argv[2:], stdin=r)
+os.close(r)
+os.write(w, payload[:1000])
+time.sleep(0.5)
+os.set_blocking(w, True)
+os.write(w, payload[1000:])
+os.close(w)
+sys.exit(child.wait())
+`;
+    try {
+      for (const mode of ['blocking', 'nonblocking']) {
+        const r = await new Promise<{ code: number | null; stdout: string }>((done) => {
+          const child = spawn('python3', ['-c', writer, mode, process.execPath, HOOK_MAIN, 'claude-code'], { env, stdio: ['pipe', 'pipe', 'inherit'] });
+          let stdout = '';
+          child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+          child.on('close', (code) => done({ code, stdout }));
+          child.stdin.end(payload);
+        });
+        expect([mode, r.code, r.stdout]).toEqual([mode, 0, '']);
+        const sent = JSON.parse(lines.at(-1)!) as { event: string; payload: { prompt: string } };
+        expect([mode, sent.event, sent.payload.prompt.length]).toEqual([mode, 'UserPromptSubmit', prompt.length]);
+      }
+      expect(lines).toHaveLength(2);
+    } finally {
+      await new Promise<void>((r) => runner.close(() => r()));
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

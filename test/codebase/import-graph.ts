@@ -28,14 +28,14 @@ export interface ImportEdge {
 }
 
 const IMPORT_RE =
-  /(?:^|[^\w.])(?:import|export)\s[^'"`]*?from\s*['"]([^'"]+)['"]|(?:^|[^\w.])import\s*\(\s*['"]([^'"]+)['"]\s*\)|(?:^|[^\w.])import\s+['"]([^'"]+)['"]/gm;
+  /(?:^|[^\w.])(?:import|export)\s[^'"`]*?from\s*['"]([^'"]+)['"]|(?:^|[^\w.])import\s*\(\s*['"]([^'"]+)['"]\s*\)|(?:^|[^\w.])import\s+['"]([^'"]+)['"]|(?:^|[^\w.])import\s+\w+\s*=\s*require\(\s*['"]([^'"]+)['"]\s*\)/gm;
 
 function sourceFiles(dir: string): string[] {
   const out: string[] = [];
   for (const name of readdirSync(dir)) {
     const path = join(dir, name);
     if (statSync(path).isDirectory()) out.push(...sourceFiles(path));
-    else if (/\.(ts|tsx)$/.test(name) && !name.endsWith('.d.ts')) out.push(path);
+    else if (/\.(ts|tsx|cts)$/.test(name) && !name.endsWith('.d.ts')) out.push(path);
   }
   return out;
 }
@@ -46,7 +46,7 @@ export function importEdges(srcDir: string): ImportEdge[] {
   for (const file of sourceFiles(srcDir)) {
     const text = readFileSync(file, 'utf8');
     for (const m of text.matchAll(IMPORT_RE)) {
-      const specifier = m[1] ?? m[2] ?? m[3]!;
+      const specifier = m[1] ?? m[2] ?? m[3] ?? m[4]!;
       if (!specifier.startsWith('.')) continue;
       const target = resolve(dirname(file), specifier);
       edges.push({ from: relative(srcDir, file).split(sep).join('/'), to: relative(srcDir, target).split(sep).join('/'), specifier });
@@ -92,10 +92,11 @@ export function entryViolations(edges: readonly ImportEdge[]): string[] {
 
 /**
  * The import cycles of the graph (type-only imports included), one per strongly connected
- * component, each as its files in order. Edge targets are `.js` paths; sources `.ts`/`.tsx`.
+ * component, each as its files in order. Edge targets are `.js`/`.cjs` paths; sources `.ts`/`.tsx`/`.cts`.
  */
 export function importCycles(edges: readonly ImportEdge[]): string[][] {
-  const key = (p: string) => p.replace(/\.(js|ts|tsx)$/, '');
+  // a CommonJS module (.cts, imported as .cjs) is not the ES module of the same name beside it
+  const key = (p: string) => p.replace(/\.c[jt]s$/, '.c').replace(/\.(js|ts|tsx)$/, '');
   const next = new Map<string, Set<string>>();
   for (const e of edges) {
     const from = key(e.from);
@@ -151,7 +152,8 @@ export function importCycles(edges: readonly ImportEdge[]): string[][] {
 }
 
 // static value imports and re-exports; `import type` is erased by the compiler and loads nothing
-export const STATIC_IMPORT = /^\s*(?:import|export)\s+(?!type\s)[^'"`;]*?from\s*['"]([^'"]+)['"]|^\s*import\s+['"]([^'"]+)['"]/gm;
+export const STATIC_IMPORT =
+  /^\s*(?:import|export)\s+(?!type\s)[^'"`;]*?from\s*['"]([^'"]+)['"]|^\s*import\s+['"]([^'"]+)['"]|^\s*import\s+\w+\s*=\s*require\(\s*['"]([^'"]+)['"]\s*\)/gm;
 
 /**
  * The modules a process loads up front from `entry` (relative to `srcDir`): the closure of its
@@ -166,14 +168,15 @@ export function staticImportClosure(srcDir: string, entry: string): { modules: s
     if (seen.has(file)) continue;
     seen.add(file);
     for (const m of readFileSync(file, 'utf8').matchAll(STATIC_IMPORT)) {
-      const spec = (m[1] ?? m[2])!;
+      const spec = (m[1] ?? m[2] ?? m[3])!;
       if (spec.startsWith('node:')) continue;
       if (!spec.startsWith('.')) {
         packages.add(spec.startsWith('@') ? spec.split('/').slice(0, 2).join('/') : spec.split('/')[0]!);
         continue;
       }
-      const base = resolve(dirname(file), spec).replace(/\.js$/, '');
-      const target = [`${base}.ts`, `${base}.tsx`, `${base}/index.ts`].find((p) => existsSync(p));
+      const path = resolve(dirname(file), spec);
+      const base = path.replace(/\.js$/, '');
+      const target = [`${base}.ts`, `${base}.tsx`, `${base}/index.ts`, path.replace(/\.cjs$/, '.cts')].find((p) => existsSync(p));
       if (target) stack.push(target);
     }
   }

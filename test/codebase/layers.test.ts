@@ -40,6 +40,9 @@ describe('layer boundaries (import graph of src/)', () => {
     ]);
     // the scanner reads dynamic imports: server.ts's `await import('../store-access.js')` is an edge
     expect(edges.some((e) => e.from === 'cli/commands/server.ts' && e.to === 'cli/store-access.js')).toBe(true);
+    // and CommonJS sources (the hook): `import hookClient = require('./hook-client.cjs')` is an edge
+    expect(edges.some((e) => e.from === 'hook/hook-main.cts' && e.to === 'hook/hook-client.cjs')).toBe(true);
+    expect(edges.some((e) => e.from === 'cli/commands/hook.ts' && e.to === 'hook/hook-client.cjs')).toBe(true);
   });
 
   it('surfaces reach the app only through its entry modules (app/<capability>/index.ts, app/kernel.ts)', () => {

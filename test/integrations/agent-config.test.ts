@@ -1,4 +1,8 @@
 import { describe, expect, it } from 'vitest';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import {
   CLAUDE_HOOK_EVENTS,
   claudeDenyRules,
@@ -12,24 +16,39 @@ import {
   type WarrantPaths,
 } from '../../src/integrations/agent-config.js';
 import { CODEX_HOOK_EVENTS, mergeCodexHooksJson, mergeCodexToml, readTomlTables } from '../../src/integrations/codex-config.js';
-import { shellWords } from '../../src/cli/doctor/probes.js';
+import { commandArgv, shellWords } from '../../src/cli/doctor/probes.js';
 
-const paths: WarrantPaths = { node: '/opt/node/bin/node', cliMain: '/srv/warrant/dist/cli/main.js', hookMain: '/srv/warrant/dist/hook/hook-main.js' };
-const HOOK = '"/opt/node/bin/node" "/srv/warrant/dist/hook/hook-main.js" claude-code';
+const paths: WarrantPaths = { node: '/opt/node/bin/node', cliMain: '/srv/warrant/dist/cli/main.js', hookMain: '/srv/warrant/dist/hook/hook-main.cjs' };
+const HOOK = 'NODE_EXTRA_CA_CERTS= "/opt/node/bin/node" "/srv/warrant/dist/hook/hook-main.cjs" claude-code';
 
 describe('hook and MCP commands run without warrant on PATH', () => {
   it('hookCommand is the absolute node and hook entry point, quoted for the shell', () => {
     expect(hookCommand('claude-code', paths)).toBe(HOOK);
-    expect(hookCommand('codex', paths)).toBe('"/opt/node/bin/node" "/srv/warrant/dist/hook/hook-main.js" codex');
+    expect(hookCommand('codex', paths)).toBe('NODE_EXTRA_CA_CERTS= "/opt/node/bin/node" "/srv/warrant/dist/hook/hook-main.cjs" codex');
     const live = warrantPaths();
     expect(live.node).toBe(process.execPath);
-    expect(live.hookMain).toMatch(/[\\/]dist[\\/]hook[\\/]hook-main\.js$/);
+    expect(live.hookMain).toMatch(/[\\/]dist[\\/]hook[\\/]hook-main\.cjs$/);
     expect(live.cliMain).toMatch(/[\\/]dist[\\/]cli[\\/]main\.js$/);
   });
   it('paths with spaces, quotes and dollars survive the shell as one word each', () => {
     for (const odd of ['/home/a b/node', "/tmp/it's/node", '/x/$HOME/"q"/node', '/back\\slash/node']) {
       const command = hookCommand('claude-code', { ...paths, node: odd });
-      expect(shellWords(command)).toEqual([odd, paths.hookMain, 'claude-code']);
+      expect(commandArgv(command)).toEqual([odd, paths.hookMain, 'claude-code']);
+      expect(shellWords(command)).toEqual(['NODE_EXTRA_CA_CERTS=', odd, paths.hookMain, 'claude-code']);
+    }
+  });
+  it('the hook starts without NODE_EXTRA_CA_CERTS (Node would parse every root certificate first), and the agent keeps it', () => {
+    // the command through a real shell, as the agent runs it, with a stand-in entry point that says what it was given
+    const dir = mkdtempSync(join(tmpdir(), 'warrant-hook-env-'));
+    try {
+      const entry = join(dir, 'print-env.cjs');
+      writeFileSync(entry, 'process.stdout.write(JSON.stringify([process.env.NODE_EXTRA_CA_CERTS ?? null, process.env.KEEP_ME ?? null, process.argv[2]]))');
+      const env = { ...process.env, NODE_EXTRA_CA_CERTS: '/etc/ssl/certs/ca-certificates.crt', KEEP_ME: 'kept' };
+      const out = execFileSync('/bin/sh', ['-c', hookCommand('claude-code', { ...paths, node: process.execPath, hookMain: entry })], { env, encoding: 'utf8' });
+      expect(JSON.parse(out)).toEqual(['', 'kept', 'claude-code']);
+      expect(env.NODE_EXTRA_CA_CERTS).toBe('/etc/ssl/certs/ca-certificates.crt');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
     }
   });
 });
@@ -91,6 +110,7 @@ describe('Claude Code merges', () => {
       'warrant hook claude-code',
       HOOK,
       '"/old/node" "/old/dist/hook/hook-main.js" claude-code',
+      'NODE_EXTRA_CA_CERTS= "/old/node" "/old/dist/hook/hook-main.js" claude-code',
       '"/usr/bin/node" "/x/warrant/dist/cli/main.js" hook claude-code',
       "'/a b/node' '/a b/dist/hook/hook-main.js' claude-code",
     ])
@@ -99,6 +119,8 @@ describe('Claude Code merges', () => {
       'notify-me',
       'warrant hook codex',
       '"/n" "/x/dist/hook/hook-main.js" codex',
+      'NODE_EXTRA_CA_CERTS= "/n" "/x/dist/hook/hook-main.cjs" codex',
+      'my-hook-main.cjs claude-code --extra',
       'my-hook-main.js claude-code --extra',
       'echo warrant hook claude-code > /tmp/x',
     ])
@@ -169,7 +191,7 @@ describe('Claude Code merges', () => {
 });
 
 describe('Codex merges', () => {
-  const NOTIFY = 'notify = ["/opt/node/bin/node", "/srv/warrant/dist/hook/hook-main.js", "codex"]';
+  const NOTIFY = 'notify = ["/opt/node/bin/node", "/srv/warrant/dist/hook/hook-main.cjs", "codex"]';
 
   it('config.toml gains notify before the first table and the MCP table at the end, keeping the rest; a second merge changes nothing', () => {
     const existing = 'model = "o4"\n\n[mcp_servers.other]\ncommand = "x"\n';
@@ -180,7 +202,7 @@ describe('Codex merges', () => {
     );
     expect(mergeCodexToml(once.text, paths)).toEqual({ text: once.text, changed: false, notes: [] });
     const tables = readTomlTables(once.text);
-    expect(tables.get('')).toEqual({ model: 'o4', notify: ['/opt/node/bin/node', '/srv/warrant/dist/hook/hook-main.js', 'codex'] });
+    expect(tables.get('')).toEqual({ model: 'o4', notify: ['/opt/node/bin/node', '/srv/warrant/dist/hook/hook-main.cjs', 'codex'] });
     expect(tables.get('mcp_servers.warrant')).toEqual({
       command: '/opt/node/bin/node',
       args: ['/srv/warrant/dist/cli/main.js', 'mcp', '--self'],
@@ -202,6 +224,9 @@ describe('Codex merges', () => {
     expect(up.text.match(/\[mcp_servers\.warrant\]/g)).toHaveLength(1);
     const absoluteAlias = mergeCodexToml('notify = ["/usr/bin/node", "/x/warrant/dist/cli/main.js", "hook", "codex"]\n', paths);
     expect(absoluteAlias.text.split('\n')[0]).toBe(NOTIFY);
+    // the ES module entry point an earlier integrate wrote
+    const esmEntry = mergeCodexToml('notify = ["/usr/bin/node", "/x/warrant/dist/hook/hook-main.js", "codex"]\n', paths);
+    expect(esmEntry.text.split('\n')[0]).toBe(NOTIFY);
     const foreign = 'notify = ["say", "done"]\n\n[mcp_servers.warrant]\ncommand = "mine"\n';
     const kept = mergeCodexToml(foreign, paths);
     expect(kept.changed).toBe(false);

@@ -4,7 +4,7 @@ import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli, startServer, type ServerProcess } from '../helpers/server-process.js';
 
-const HOOK = resolve(import.meta.dirname, '../../dist/hook/hook-main.js');
+const HOOK = resolve(import.meta.dirname, '../../dist/hook/hook-main.cjs');
 
 /**
  * An agent that fires the hook events Claude Code fires (payload shapes as captured from the

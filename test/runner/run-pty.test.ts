@@ -5,7 +5,7 @@ import { spawn as spawnPty, type IPty } from 'node-pty';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CLI, startServer, type ServerProcess } from '../helpers/server-process.js';
 
-const HOOK = resolve(import.meta.dirname, '../../dist/hook/hook-main.js');
+const HOOK = resolve(import.meta.dirname, '../../dist/hook/hook-main.cjs');
 
 /**
  * A stand-in for an agent TUI: raw mode, a one-line editor that takes bracketed pastes, Enter

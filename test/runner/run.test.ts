@@ -216,7 +216,7 @@ describe('warrant run and the inbox', () => {
   it("--inbox writes items in Claude Code stream-json; only the one the agent's prompt hook reported is delivered", async () => {
     const out = join(dir, 'stdin.jsonl');
     const script = join(dir, 'stream-json-agent.mjs');
-    const hook = resolve(import.meta.dirname, '../../dist/hook/hook-main.js');
+    const hook = resolve(import.meta.dirname, '../../dist/hook/hook-main.cjs');
     const { writeFileSync } = await import('node:fs');
     // A stand-in for `claude -p --input-format stream-json`: it takes "first" (its prompt hook
     // reports it through the runner socket, as Claude Code's UserPromptSubmit does), ignores

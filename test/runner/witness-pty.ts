@@ -6,7 +6,7 @@ import { resolve } from 'node:path';
 import { spawn as spawnPty, type IPty } from 'node-pty';
 
 export const WITNESS_TUI = resolve(import.meta.dirname, 'witness-tui.mjs');
-export const HOOK = resolve(import.meta.dirname, '../../dist/hook/hook-main.js');
+export const HOOK = resolve(import.meta.dirname, '../../dist/hook/hook-main.cjs');
 
 export interface Terminal {
   term: IPty;

@@ -1,8 +1,8 @@
 import type { Command } from 'commander';
-import { readStdin, runHook } from '../../hook/hook-client.js';
+import hookClient from '../../hook/hook-client.cjs';
 
 /**
- * `warrant hook claude-code|codex [payload]`: the same hook as `dist/hook/hook-main.js` (which
+ * `warrant hook claude-code|codex [payload]`: the same hook as `dist/hook/hook-main.cjs` (which
  * `warrant integrate` writes, because it starts in milliseconds), for configurations that name
  * the CLI. Never blocks the agent: exit 0, problems only as a JSON `systemMessage`.
  */
@@ -13,8 +13,8 @@ export function registerHookCommand(program: Command): void {
     .argument('<provider>', 'claude-code or codex')
     .argument('[payload]', "Codex notify's JSON payload")
     .action(async (provider: string, payload?: string) => {
-      const stdinText = payload !== undefined ? '' : await readStdin().catch(() => '');
-      const out = await runHook(provider, stdinText, payload, process.env);
+      const stdinText = payload !== undefined ? '' : await hookClient.readStdin().catch(() => '');
+      const out = await hookClient.runHook(provider, stdinText, payload, process.env);
       if (out) process.stdout.write(out);
     });
 }

@@ -5,7 +5,7 @@
 import { dirname, join } from 'node:path';
 import { CLAUDE_ALLOW_EQUIVALENTS, CLAUDE_HOOK_EVENTS, isWarrantHook } from '../../integrations/agent-config.js';
 import { claudeConfigPaths } from '../../integrations/claude-paths.js';
-import { argvProblem, expandVars, fail, pass, readJsonFile, runHookOutsideSession, shellWords, type Check } from './probes.js';
+import { argvProblem, expandVars, fail, pass, readJsonFile, runHookOutsideSession, commandArgv, type Check } from './probes.js';
 import { mcpToolsCheck, type DoctorContext } from './common.js';
 
 type Json = Record<string, unknown>;
@@ -147,7 +147,7 @@ export async function claudeChecks(ctx: DoctorContext): Promise<Check[]> {
   const broken: string[] = [];
   for (const command of new Set([...hookCommands.values()].flat())) {
     const problem =
-      argvProblem(shellWords(command), ctx.env) ??
+      argvProblem(commandArgv(command), ctx.env) ??
       (await runHookOutsideSession(command, JSON.stringify({ hook_event_name: 'SessionStart', session_id: 'warrant-doctor' })));
     if (problem) broken.push(`${command}: ${problem}`);
   }

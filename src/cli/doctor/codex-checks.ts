@@ -2,7 +2,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { isWarrantHook } from '../../integrations/agent-config.js';
 import { CODEX_HOOK_EVENTS, codexConfigPaths, readTomlTables } from '../../integrations/codex-config.js';
-import { argvProblem, fail, pass, resolveExecutable, skip, readJsonFile, runHookOutsideSession, shellWords, type Check } from './probes.js';
+import { argvProblem, fail, pass, resolveExecutable, skip, readJsonFile, runHookOutsideSession, commandArgv, type Check } from './probes.js';
 import { mcpToolsCheck, type DoctorContext } from './common.js';
 import { listCodexHooks } from '../../integrations/codex-app-server.js';
 import { dirname } from 'node:path';
@@ -96,7 +96,7 @@ export async function codexChecks(ctx: DoctorContext): Promise<Check[]> {
   const broken: string[] = [];
   for (const command of new Set([...found.values()].flat())) {
     const problem =
-      argvProblem(shellWords(command), ctx.env) ??
+      argvProblem(commandArgv(command), ctx.env) ??
       (await runHookOutsideSession(command, JSON.stringify({ hook_event_name: 'SessionStart', session_id: 'warrant-doctor' })));
     if (problem) broken.push(`${command}: ${problem}`);
   }

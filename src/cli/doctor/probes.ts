@@ -91,6 +91,17 @@ export function shellWords(command: string): string[] {
   return words;
 }
 
+/**
+ * The argv a shell command line runs: its words without the leading `NAME=value`
+ * assignments, which set the command's environment (Warrant's hook commands start with one).
+ */
+export function commandArgv(command: string): string[] {
+  const words = shellWords(command);
+  let first = 0;
+  while (first < words.length && /^[A-Za-z_][A-Za-z0-9_]*=/.test(words[first]!)) first++;
+  return words.slice(first);
+}
+
 /** The executable a command word names: an existing path, or the first match on PATH. */
 export function resolveExecutable(word: string, env: NodeJS.ProcessEnv = process.env): string | null {
   const executable = (path: string) => {

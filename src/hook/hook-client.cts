@@ -1,9 +1,12 @@
-// What an agent hook does (the entry point is hook-main.ts; `warrant hook` is an alias).
-// It loads nothing but node:net — an agent runs it on every event, so it must cost
-// milliseconds (docs/design/agent-runtimes.md, "wiring"). It never blocks the agent: exit 0
+// What an agent hook does (the entry point is hook-main.cts; `warrant hook` is an alias).
+// It loads nothing but node:net, node:fs and node:tty, as CommonJS — an agent runs it on every
+// event, so it must cost milliseconds (docs/design/agent-runtimes.md, "the runner socket"), and
+// Node starts a CommonJS entry without its ES module loader. It never blocks the agent: exit 0
 // always; a problem is said only as the agent's JSON `systemMessage` (plain stdout would be
 // added to the model's context on SessionStart and UserPromptSubmit).
-import { connect } from 'node:net';
+import fs = require('node:fs');
+import net = require('node:net');
+import tty = require('node:tty');
 
 /** How long a hook waits for the runner's acknowledgement before it lets the agent go on. */
 const RUNNER_TIMEOUT_MS = 2000;
@@ -15,7 +18,7 @@ function systemMessage(text: string): string {
 
 function sendToRunner(socketPath: string, line: string): Promise<{ ok?: boolean; system_message?: string }> {
   return new Promise((resolve, reject) => {
-    const socket = connect(socketPath);
+    const socket = net.connect(socketPath);
     let reply = '';
     const timer = setTimeout(() => {
       socket.destroy();
@@ -47,7 +50,7 @@ function sendToRunner(socketPath: string, line: string): Promise<{ ok?: boolean;
  * One hook call: the event (stdin JSON, or Codex `notify`'s argv payload) goes to the runner's
  * socket; returns what to print on stdout ('' for nothing).
  */
-export async function runHook(provider: string, stdinText: string, argvPayload: string | undefined, env: NodeJS.ProcessEnv): Promise<string> {
+async function runHook(provider: string, stdinText: string, argvPayload: string | undefined, env: NodeJS.ProcessEnv): Promise<string> {
   // outside `warrant run` (no session token) every hook is a silent no-op
   if (!env.WARRANT_SESSION_TOKEN) return '';
   if (!PROVIDERS.includes(provider))
@@ -76,10 +79,31 @@ export async function runHook(provider: string, stdinText: string, argvPayload: 
   }
 }
 
-/** The hook's JSON on stdin ('' on a terminal: nothing was piped). */
-export async function readStdin(): Promise<string> {
-  if (process.stdin.isTTY) return '';
+/**
+ * The hook's JSON on stdin ('' on a terminal: nothing was piped). Read with blocking reads:
+ * a stdin stream costs milliseconds to set up, and the agent closes the pipe after the one
+ * JSON. A stdin the agent left non-blocking (EAGAIN) is read on as a stream from where the
+ * blocking reads stopped, so nothing already read is lost.
+ */
+async function readStdin(): Promise<string> {
+  if (tty.isatty(0)) return '';
   const chunks: Buffer[] = [];
-  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+  const buffer = Buffer.allocUnsafe(64 * 1024);
+  for (;;) {
+    let read: number;
+    try {
+      read = fs.readSync(0, buffer, 0, buffer.length, null);
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code === 'EOF') break;
+      if (code !== 'EAGAIN') throw error;
+      for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+      break;
+    }
+    if (read === 0) break;
+    chunks.push(Buffer.from(buffer.subarray(0, read)));
+  }
   return Buffer.concat(chunks).toString('utf8');
 }
+
+export = { runHook, readStdin };
