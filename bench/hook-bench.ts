@@ -13,12 +13,15 @@ import { flag, printRows, runIfEntryPoint, type FigureRow } from './standalone.j
  * NODE_EXTRA_CA_CERTS counts where it applies), with a hook JSON on stdin, talking to a runner
  * socket that answers at once (docs/integrations.md: a hook call ≤ 50 ms at p50). Beside it,
  * two baselines in the same environment: a bare `node -e ''` start (the floor any Node hook
- * pays) and a bare `warrant --version`. The socket server counts the requests, so a hook that
- * skipped the round trip cannot pass for a fast one.
+ * pays) and a bare `warrant --version`. All three are started and timed by a small process of
+ * their own (bench/spawn-timer.mjs), as an agent starts its hook, not by this one: forking this
+ * process's heap is not a cost of the hook. The socket server counts the requests, so a hook
+ * that skipped the round trip cannot pass for a fast one.
  */
 const ROOT = resolve(import.meta.dirname, '..');
 const HOOK = warrantPaths().hookMain;
 const CLI = join(ROOT, 'dist/cli/main.js');
+const SPAWN_TIMER = join(ROOT, 'bench/spawn-timer.mjs');
 const TARGET_P50_MS = 50;
 
 const PAYLOAD = JSON.stringify({
@@ -61,26 +64,30 @@ async function runnerSocket(): Promise<{ path: string; requests: () => number; c
   };
 }
 
-function run(file: string, args: string[], env: NodeJS.ProcessEnv, input: string | null): Promise<{ code: number | null; stdout: string }> {
-  return new Promise((ok, fail) => {
-    const child = spawn(file, args, { env, stdio: [input === null ? 'ignore' : 'pipe', 'pipe', 'ignore'] });
-    let stdout = '';
-    child.stdout!.on('data', (d: Buffer) => (stdout += d.toString()));
-    child.on('error', fail);
-    child.on('close', (code) => ok({ code, stdout }));
-    if (input !== null) child.stdin!.end(input);
-  });
+interface TimedRun {
+  name: string;
+  file: string;
+  args: string[];
+  env: NodeJS.ProcessEnv;
+  input: string | null;
 }
 
-async function sample(n: number, warmup: number, once: () => Promise<void>): Promise<number[]> {
-  for (let i = 0; i < warmup; i++) await once();
-  const samples: number[] = [];
-  for (let i = 0; i < n; i++) {
-    const t0 = process.hrtime.bigint();
-    await once();
-    samples.push(Number(process.hrtime.bigint() - t0) / 1e6);
-  }
-  return samples.sort((a, b) => a - b);
+/** Each run's start-to-exit times, sorted, measured by bench/spawn-timer.mjs (a small process of its own). */
+function timeStarts(runs: TimedRun[], n: number, warmup: number): Promise<Record<string, number[]>> {
+  return new Promise((ok, fail) => {
+    const timer = spawn(process.execPath, [SPAWN_TIMER], { stdio: ['pipe', 'pipe', 'inherit'] });
+    let stdout = '';
+    timer.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    timer.on('error', fail);
+    timer.on('close', (code) => {
+      if (code !== 0) return fail(new Error(`spawn-timer exited ${code}`));
+      const out = JSON.parse(stdout) as Record<string, { samples: number[]; failures: number[] }>;
+      const failed = Object.entries(out).filter(([, r]) => r.failures.length > 0);
+      if (failed.length > 0) return fail(new Error(failed.map(([name, r]) => `${name} exited ${r.failures.join(', ')}`).join('; ')));
+      ok(Object.fromEntries(Object.entries(out).map(([name, r]) => [name, [...r.samples].sort((a, b) => a - b)])));
+    });
+    timer.stdin.end(JSON.stringify({ runs: runs.map((r) => ({ ...r, n, warmup })) }));
+  });
 }
 
 export async function runHookBench(options: { samples?: number } = {}): Promise<FigureRow[]> {
@@ -98,21 +105,18 @@ export async function runHookBench(options: { samples?: number } = {}): Promise<
       WARRANT_SESSION_TOKEN: 'wrt_s_' + 'a'.repeat(43),
       WARRANT_RUNNER_SOCKET: socket.path,
     };
-    const command = hookCommand('claude-code');
-    const hook = await sample(n, warmup, async () => {
-      const r = await run('/bin/sh', ['-c', command], hookEnv, PAYLOAD);
-      if (r.code !== 0) throw new Error(`the hook exited ${r.code}`);
-    });
+    const timed = await timeStarts(
+      [
+        { name: 'hook', file: '/bin/sh', args: ['-c', hookCommand('claude-code')], env: hookEnv, input: PAYLOAD },
+        { name: 'node', file: process.execPath, args: ['-e', ''], env: base, input: null },
+        { name: 'cli', file: process.execPath, args: [CLI, '--version'], env: base, input: null },
+      ],
+      n,
+      warmup,
+    );
+    const { hook, node, cli } = timed as { hook: number[]; node: number[]; cli: number[] };
     if (socket.requests() !== n + warmup)
       throw new Error(`the hook made ${socket.requests()} runner requests in ${n + warmup} calls: it did not do the round trip it is timed for`);
-    const node = await sample(n, warmup, async () => {
-      const r = await run(process.execPath, ['-e', ''], base, null);
-      if (r.code !== 0) throw new Error(`node -e '' exited ${r.code}`);
-    });
-    const cli = await sample(n, warmup, async () => {
-      const r = await run(process.execPath, [CLI, '--version'], base, null);
-      if (r.code !== 0) throw new Error(`warrant --version exited ${r.code}`);
-    });
     const p50 = percentile(hook, 50);
     const caNote = process.env.NODE_EXTRA_CA_CERTS ? ' (NODE_EXTRA_CA_CERTS is set here)' : '';
     return [
