@@ -41,7 +41,7 @@ const HOOK_ENV_PREFIX = 'NODE_EXTRA_CA_CERTS= ';
  * The hook command an agent runs (through its shell):
  * `NODE_EXTRA_CA_CERTS= "<node>" "<package>/dist/hook/hook-main.cjs" <provider>`.
  * Node parses every root certificate at start when NODE_EXTRA_CA_CERTS names a file (35–60 ms
- * on our bench machine, more than the whole hook budget); the hook only speaks to a Unix
+ * on our bench machine, most of a hook's 50 ms budget); the hook only speaks to a Unix
  * socket, never TLS, so its own start goes without them. The agent's environment is untouched.
  */
 export function hookCommand(provider: AgentProvider, paths: WarrantPaths = warrantPaths()): string {

@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
-import { expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { describeEachDialect } from '../helpers/harness.js';
+import { withLiteralLimit } from '../../src/store/dialect/sqlite-driver.js';
 
 /**
  * The SQLite driver writes a statement's trailing `limit ?` into its text (sqlite-driver.ts
@@ -47,5 +48,27 @@ describeEachDialect('LIMIT and OFFSET bound by a statement', (t) => {
     // a text that reads as a number: bound as it came (SQLite and PostgreSQL both take '2')
     const rows = (await sql<{ v: number }>`select v from ${values} as t order by v limit ${'2'}`.execute(db)).rows;
     expect(rows.map((r) => Number(r.v))).toEqual([1, 2]);
+  });
+});
+
+// The rows above would be the same if nothing were written in: what the SQLite driver prepares is checked here.
+describe('withLiteralLimit: the text the SQLite driver prepares', () => {
+  it('writes a trailing whole-number limit into the text and drops its parameter; keeps the others and their order', () => {
+    expect(withLiteralLimit('select v from t where a = ? and b = ? order by v limit ?', ['x', 7, 50])).toEqual({
+      text: 'select v from t where a = ? and b = ? order by v limit 50',
+      params: ['x', 7],
+    });
+    expect(withLiteralLimit('select v from t limit ?', [0n])).toEqual({ text: 'select v from t limit 0', params: [] });
+    expect(withLiteralLimit('select v from t limit ?', [1024])).toEqual({ text: 'select v from t limit 1024', params: [] });
+  });
+  it('leaves bound what it must: an offset, a limit past 1,024, a fraction, a text, a limit that is not last', () => {
+    for (const [text, params] of [
+      ['select v from t limit ? offset ?', [2, 4]],
+      ['select v from t limit ?', [1025]],
+      ['select v from t limit ?', [2.5]],
+      ['select v from t limit ?', ['2']],
+      ['select v from (select v from t limit ?) where v > ?', [3, 1]],
+    ] as [string, unknown[]][])
+      expect(withLiteralLimit(text, params), text).toEqual({ text, params });
   });
 });

@@ -58,7 +58,7 @@ function refuseNul(params: readonly unknown[]): void {
  * sizes are few in practice; an offset stays bound), and the statement cache keeps the ones in use.
  * The last `?` of a statement is its last parameter: Kysely and our templates number none.
  */
-function withLiteralLimit(text: string, params: unknown[]): { text: string; params: unknown[] } {
+export function withLiteralLimit(text: string, params: unknown[]): { text: string; params: unknown[] } {
   if (text.endsWith(' limit ?')) {
     const limit = params[params.length - 1];
     if (isWholeNumber(limit) && limit <= LITERAL_LIMIT_MAX) return { text: `${text.slice(0, -1)}${limit}`, params: params.slice(0, -1) };
