@@ -48,9 +48,12 @@ export function hookCommand(provider: AgentProvider, paths: WarrantPaths = warra
   return `${HOOK_ENV_PREFIX}${shellQuote(paths.node)} ${shellQuote(paths.hookMain)} ${provider}`;
 }
 
-/** The hook as an argv (Codex `notify` takes an array, run without a shell). */
+/**
+ * The hook as an argv (Codex `notify` takes an array, run without a shell): `env` empties
+ * NODE_EXTRA_CA_CERTS for it, as the shell command does (hookCommand).
+ */
 export function hookArgv(provider: AgentProvider, paths: WarrantPaths = warrantPaths()): string[] {
-  return [paths.node, paths.hookMain, provider];
+  return ['/usr/bin/env', HOOK_ENV_PREFIX.trim(), paths.node, paths.hookMain, provider];
 }
 
 export const CLAUDE_HOOK_EVENTS = ['SessionStart', 'UserPromptSubmit', 'Stop', 'SubagentStart', 'SubagentStop', 'SessionEnd'] as const;

@@ -136,7 +136,10 @@ describe('warrant doctor', () => {
   it('names a hook whose command will not run', async () => {
     const s = await scratch();
     await passes(s);
-    s.edit('.claude/settings.json', (j) => (j.hooks.Stop[0].hooks[0].command = 'NODE_EXTRA_CA_CERTS= "/usr/bin/env" "/gone/dist/hook/hook-main.cjs" claude-code'));
+    s.edit(
+      '.claude/settings.json',
+      (j) => (j.hooks.Stop[0].hooks[0].command = 'NODE_EXTRA_CA_CERTS= "/usr/bin/env" "/gone/dist/hook/hook-main.cjs" claude-code'),
+    );
     const r = await s.doctor();
     expect(r.code).toBe(1);
     expect(r.stdout).toMatch(/FAIL +hooks: hook command will not run: .*\/gone\/dist\/hook\/hook-main\.cjs does not exist/);
@@ -206,5 +209,10 @@ describe('warrant doctor', () => {
     delete hooks.hooks.UserPromptSubmit;
     writeFileSync(join(home, 'hooks.json'), JSON.stringify(hooks));
     expect(status(await doctor(), 'prompt-hook')).toBe('FAIL');
+    // notify runs the hook through `env` (NODE_EXTRA_CA_CERTS emptied): what env runs is checked too
+    const toml = readFileSync(config, 'utf8');
+    expect(toml).toMatch(/^notify = \["\/usr\/bin\/env", "NODE_EXTRA_CA_CERTS=", /m);
+    writeFileSync(config, toml.replace(/"[^"]*dist\/hook\/hook-main\.cjs"/, '"/gone/dist/hook/hook-main.cjs"'));
+    expect((await doctor()).stdout).toMatch(/FAIL +hooks: hook command will not run: .*notify: \/gone\/dist\/hook\/hook-main\.cjs does not exist/);
   });
 });

@@ -123,7 +123,9 @@ describe('warrant integrate', () => {
     for (const kept of ['model = "o4"', 'approval_policy = "on-request"', '[mcp_servers.other]\ncommand = "x"\nargs = ["--stdio"]'])
       expect(merged).toContain(kept);
     expect(merged).toContain('[mcp_servers.warrant]');
-    expect(merged).toContain(`notify = ${JSON.stringify([process.execPath, join(ROOT, 'dist/hook/hook-main.cjs'), 'codex']).replace(/","/g, '", "')}`);
+    expect(merged).toContain(
+      `notify = ${JSON.stringify(['/usr/bin/env', 'NODE_EXTRA_CA_CERTS=', process.execPath, join(ROOT, 'dist/hook/hook-main.cjs'), 'codex']).replace(/","/g, '", "')}`,
+    );
     const hooks = JSON.parse(readFileSync(join(dir, 'hooks.json'), 'utf8')).hooks;
     expect(Object.keys(hooks).sort()).toEqual(['SessionEnd', 'SessionStart', 'Stop', 'SubagentStart', 'SubagentStop', 'UserPromptSubmit']);
     expect(hooks.UserPromptSubmit).toEqual([{ hooks: [{ type: 'command', command: hookCommand('codex'), timeout: 10 }] }]);

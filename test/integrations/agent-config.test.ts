@@ -191,7 +191,7 @@ describe('Claude Code merges', () => {
 });
 
 describe('Codex merges', () => {
-  const NOTIFY = 'notify = ["/opt/node/bin/node", "/srv/warrant/dist/hook/hook-main.cjs", "codex"]';
+  const NOTIFY = 'notify = ["/usr/bin/env", "NODE_EXTRA_CA_CERTS=", "/opt/node/bin/node", "/srv/warrant/dist/hook/hook-main.cjs", "codex"]';
 
   it('config.toml gains notify before the first table and the MCP table at the end, keeping the rest; a second merge changes nothing', () => {
     const existing = 'model = "o4"\n\n[mcp_servers.other]\ncommand = "x"\n';
@@ -202,7 +202,10 @@ describe('Codex merges', () => {
     );
     expect(mergeCodexToml(once.text, paths)).toEqual({ text: once.text, changed: false, notes: [] });
     const tables = readTomlTables(once.text);
-    expect(tables.get('')).toEqual({ model: 'o4', notify: ['/opt/node/bin/node', '/srv/warrant/dist/hook/hook-main.cjs', 'codex'] });
+    expect(tables.get('')).toEqual({
+      model: 'o4',
+      notify: ['/usr/bin/env', 'NODE_EXTRA_CA_CERTS=', '/opt/node/bin/node', '/srv/warrant/dist/hook/hook-main.cjs', 'codex'],
+    });
     expect(tables.get('mcp_servers.warrant')).toEqual({
       command: '/opt/node/bin/node',
       args: ['/srv/warrant/dist/cli/main.js', 'mcp', '--self'],
@@ -227,6 +230,7 @@ describe('Codex merges', () => {
     // the ES module entry point an earlier integrate wrote
     const esmEntry = mergeCodexToml('notify = ["/usr/bin/node", "/x/warrant/dist/hook/hook-main.js", "codex"]\n', paths);
     expect(esmEntry.text.split('\n')[0]).toBe(NOTIFY);
+    expect(mergeCodexToml(esmEntry.text, paths).changed).toBe(false);
     const foreign = 'notify = ["say", "done"]\n\n[mcp_servers.warrant]\ncommand = "mine"\n';
     const kept = mergeCodexToml(foreign, paths);
     expect(kept.changed).toBe(false);

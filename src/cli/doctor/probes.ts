@@ -4,7 +4,7 @@
  */
 import { spawn } from 'node:child_process';
 import { accessSync, constants, existsSync, readFileSync } from 'node:fs';
-import { delimiter, isAbsolute, join } from 'node:path';
+import { basename, delimiter, isAbsolute, join } from 'node:path';
 import { ApiClient } from '../api-client.js';
 
 export interface Check {
@@ -91,15 +91,21 @@ export function shellWords(command: string): string[] {
   return words;
 }
 
+/** A `NAME=value` word: an environment assignment before a command (the shell's, or `env`'s). */
+const ASSIGNMENT = /^[A-Za-z_][A-Za-z0-9_]*=/;
+
+function withoutAssignments(words: readonly string[], from: number): string[] {
+  let first = from;
+  while (first < words.length && ASSIGNMENT.test(words[first]!)) first++;
+  return words.slice(first);
+}
+
 /**
  * The argv a shell command line runs: its words without the leading `NAME=value`
  * assignments, which set the command's environment (Warrant's hook commands start with one).
  */
 export function commandArgv(command: string): string[] {
-  const words = shellWords(command);
-  let first = 0;
-  while (first < words.length && /^[A-Za-z_][A-Za-z0-9_]*=/.test(words[first]!)) first++;
-  return words.slice(first);
+  return withoutAssignments(shellWords(command), 0);
 }
 
 /** The executable a command word names: an existing path, or the first match on PATH. */
@@ -121,6 +127,8 @@ export function resolveExecutable(word: string, env: NodeJS.ProcessEnv = process
 export function argvProblem(argv: readonly string[], env: NodeJS.ProcessEnv = process.env): string | null {
   if (argv.length === 0) return 'the command is empty';
   if (!resolveExecutable(argv[0]!, env)) return argv[0]!.includes('/') ? `${argv[0]} does not exist (or is not executable)` : `${argv[0]} is not on PATH`;
+  // `env NAME=value … cmd …` (Codex's notify): what env runs must start too
+  if (basename(argv[0]!) === 'env') return argvProblem(withoutAssignments(argv, 1), env);
   const script = argv[1];
   if (script && isAbsolute(script) && /\.[cm]?js$/.test(script) && !existsSync(script)) return `${script} does not exist`;
   return null;
