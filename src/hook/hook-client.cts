@@ -96,6 +96,7 @@ async function readStdin(): Promise<string> {
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code;
       if (code === 'EOF') break;
+      if (code === 'EINTR') continue; // a signal arrived mid-read: read again
       if (code !== 'EAGAIN') throw error;
       for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
       break;

@@ -223,7 +223,7 @@ export function mergeClaudeSettings(existing: string | null, options: ClaudeSett
       }
       hooks[event] = groups;
     }
-    if (upgraded) notes.push(`${file}: Warrant hooks of an earlier integrate were upgraded to the absolute command.`);
+    if (upgraded) notes.push(`${file}: Warrant hooks of an earlier integrate were upgraded to the command of this install.`);
   }
   return finish(existing, { ...config, permissions, ...(options.hooks !== false ? { hooks } : {}) }, changed, notes);
 }

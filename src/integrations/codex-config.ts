@@ -68,7 +68,7 @@ export function mergeCodexToml(existing: string | null, paths: WarrantPaths = wa
   } else if (lines[notifyAt] !== notify) {
     if (LEGACY_NOTIFY.test(lines[notifyAt]!) || WARRANT_NOTIFY.test(lines[notifyAt]!)) {
       lines[notifyAt] = notify;
-      notes.push('config.toml: the notify hook of an earlier integrate was upgraded to the absolute command.');
+      notes.push('config.toml: the notify hook of an earlier integrate was upgraded to the command of this install.');
     } else notes.push('config.toml already sets notify to another command; left as it is (the lifecycle hooks in hooks.json still report idle turns).');
   }
   const block = codexMcpBlock(paths);
@@ -137,7 +137,7 @@ export function mergeCodexHooksJson(existing: string | null, file = 'hooks.json'
     }
     hooks[event] = groups;
   }
-  const notes = upgraded ? [`${file}: Warrant hooks of an earlier integrate were upgraded to the absolute command.`] : [];
+  const notes = upgraded ? [`${file}: Warrant hooks of an earlier integrate were upgraded to the command of this install.`] : [];
   return { text: changed ? JSON.stringify({ ...config, hooks }, null, 2) + '\n' : (existing ?? ''), changed, notes };
 }
 

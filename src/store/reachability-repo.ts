@@ -70,8 +70,9 @@ export async function seniorIdsOf(db: Executor, d: StoreDialect, juniorIds: read
  * The upward closure of `fromId` in one statement: `fromId` and the sessions above it over the
  * edges `seniorIdsOf` reads, at most `limit` ids, in no promised order. For PostgreSQL, where a
  * search's per-level statements are round trips: the bench's 5,000-session check was 20 of them
- * (about 28 ms on the bench machine), the recursive statement about 11 ms (bench/README.md).
- * Written with LATERAL, which SQLite lacks; there the per-level search stays (local statements).
+ * (about 28 ms on the bench machine), the recursive statement 11–30 ms (bench/README.md).
+ * Written with LATERAL: null on a dialect without it (SQLite, whose statements cost no round
+ * trip, so the per-level search stays there anyway).
  *
  * A junior naming its parent by a legacy key is not followed here (its key is parsed in JS, by
  * `seniorIdsOf`): it puts `-1`, never a session id, into the closure, returned as `legacy`, and
@@ -79,9 +80,11 @@ export async function seniorIdsOf(db: Executor, d: StoreDialect, juniorIds: read
  */
 export async function upwardClosureOf(
   db: Executor,
+  d: StoreDialect,
   fromId: number,
   options: { spawnOnly: boolean; limit: number },
-): Promise<{ ids: number[]; legacy: boolean }> {
+): Promise<{ ids: number[]; legacy: boolean } | null> {
+  if (!d.capabilities.lateralJoins) return null;
   const uncles = options.spawnOnly ? sql`` : sql` union all select u.uncle_session_id from session_uncles u where u.session_id = r.id`;
   const rows = (
     await sql`with recursive reach(id) as (select cast(${fromId} as bigint) union select x.senior_id from reach r cross join lateral (select case when s.parent_basis = 'legacy' then -1 else s.parent_session_id end as senior_id from sessions s where s.id = r.id and (s.parent_basis = 'legacy' or s.parent_session_id < s.id)${uncles}) as x) select id from reach limit ${options.limit}`.execute(

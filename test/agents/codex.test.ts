@@ -7,7 +7,8 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CAPTURE_HOOK, CODEX_JS, readCaptured, requireAgentClis, scratchDir, setupCodex, warrantMcpCommand, WARRANT_HOOK } from './agent-clis.js';
+import { CAPTURE_HOOK, CODEX_JS, readCaptured, requireAgentClis, scratchDir, setupCodex, warrantMcpCommand } from './agent-clis.js';
+import { hookArgv } from '../../src/integrations/agent-config.js';
 import { startModelEndpoint, when, type Step } from './model-endpoint.js';
 import { projectIn, startWarrant, type WarrantFixture } from './warrant-run.js';
 
@@ -51,7 +52,7 @@ describe('Codex 0.171.0 under warrant run (codex exec)', () => {
           endpointUrl: endpoint.url,
           mcpServers: { warrant: { ...warrantMcpCommand(), envVars: ['WARRANT_URL', 'WARRANT_SESSION_TOKEN'], approve: options.approve } },
           hooks: { SessionStart: [capture('SessionStart')], Stop: [capture('Stop')] },
-          notify: options.captureNotify ? [process.execPath, CAPTURE_HOOK, 'notify'] : [process.execPath, WARRANT_HOOK, 'codex'],
+          notify: options.captureNotify ? [process.execPath, CAPTURE_HOOK, 'notify'] : hookArgv('codex'),
           trustHooks: options.trustHooks ?? true,
         })),
         CAPTURE_FILE: captureFile,

@@ -99,7 +99,7 @@ describeEachDialect('reachability: reachesFromAbove answers as the level-by-leve
         expect(got, `from #${from.id} to #${target.id}, spawnOnly ${spawnOnly}, budget ${budget}`).toBe(expected);
         seen.set(expected, (seen.get(expected) ?? 0) + 1);
         if (dialect === 'postgres' && f !== g) {
-          const closure = await upwardClosureOf(db, from.id, { spawnOnly, limit: budget + 1 });
+          const closure = (await upwardClosureOf(db, h.store, from.id, { spawnOnly, limit: budget + 1 }))!;
           path[!closure.legacy && closure.ids.length <= budget ? 'closure' : 'levels']++;
         }
       }),
@@ -119,10 +119,26 @@ describeEachDialect('reachability: reachesFromAbove answers as the level-by-leve
     expect(mid.parent_basis).toBe('legacy');
     expect(await reachesFromAbove(db, h.store, leaf, root.id, { spawnOnly: true })).toBe('found');
     expect(await reachesFromAbove(db, h.store, leaf, root.id, { spawnOnly: true, budget: 1 })).toBe('exhausted');
+    const closure = await upwardClosureOf(db, h.store, leaf.id, { spawnOnly: true, limit: 10 });
     if (dialect === 'postgres') {
-      const closure = await upwardClosureOf(db, leaf.id, { spawnOnly: true, limit: 10 });
-      expect([closure.ids.sort((a, b) => a - b), closure.legacy]).toEqual([[mid.id, leaf.id].sort((a, b) => a - b), true]);
-      expect((await upwardClosureOf(db, leaf.id, { spawnOnly: true, limit: 1 })).ids).toEqual([leaf.id]);
-    }
+      expect([closure!.ids.sort((a, b) => a - b), closure!.legacy]).toEqual([[mid.id, leaf.id].sort((a, b) => a - b), true]);
+      expect((await upwardClosureOf(db, h.store, leaf.id, { spawnOnly: true, limit: 1 }))!.ids).toEqual([leaf.id]);
+    } else expect(closure).toBeNull(); // no LATERAL: the level-by-level search answers
+  });
+
+  it('an ancestry of exactly the budget is decided whole; one more session and the levels decide', async () => {
+    const h = t();
+    const db = h.store.kysely;
+    const root = (await h.create(h.fleetKey, { title: 'root' })).session;
+    const mid = (await h.create(h.fleetKey, { title: 'mid', parent_session_id: root.id })).session;
+    const leaf = (await h.create(h.fleetKey, { title: 'leaf', parent_session_id: mid.id })).session;
+    const stranger = (await h.create(h.fleetKey, { title: 'stranger' })).session;
+    // leaf, mid and root: three sessions visited with nothing left, so never exhausted at 3
+    expect(await reachesFromAbove(db, h.store, leaf, stranger.id, { budget: 3 })).toBe('not-found');
+    expect(await reachesFromAbove(db, h.store, leaf, root.id, { budget: 3 })).toBe('found');
+    // at 2, root is a new senior with the budget spent: no proof either way, unless it is the target
+    expect(await reachesFromAbove(db, h.store, leaf, stranger.id, { budget: 2 })).toBe('exhausted');
+    expect(await reachesFromAbove(db, h.store, leaf, root.id, { budget: 2 })).toBe('found');
+    if (dialect === 'postgres') expect((await upwardClosureOf(db, h.store, leaf.id, { spawnOnly: false, limit: 4 }))!.ids).toHaveLength(3);
   });
 });

@@ -261,6 +261,7 @@ sys.exit(child.wait())
           const child = spawn('python3', ['-c', writer, mode, process.execPath, HOOK_MAIN, 'claude-code'], { env, stdio: ['pipe', 'pipe', 'inherit'] });
           let stdout = '';
           child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+          child.on('error', (error) => done({ code: null, stdout: String(error) }));
           child.on('close', (code) => done({ code, stdout }));
           child.stdin.end(payload);
         });

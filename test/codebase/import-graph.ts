@@ -17,7 +17,7 @@ export const LAYER_RULES: Record<string, readonly string[]> = {
   // the process entry point: it also wires the composition root, the config and the secret
   cli: ['cli', 'app', 'core', 'render', 'http', 'integrations', 'runner', 'hook', 'mcp', 'web', 'composition', 'config', 'config-error', 'server-secret'],
   runner: ['runner', 'core', 'cli'],
-  // the hook entry point loads only node:net, so a hook costs one small process start
+  // the hook entry point loads only node: modules, so a hook costs one small process start
   hook: ['hook'],
 };
 

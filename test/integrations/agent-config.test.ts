@@ -16,7 +16,7 @@ import {
   type WarrantPaths,
 } from '../../src/integrations/agent-config.js';
 import { CODEX_HOOK_EVENTS, mergeCodexHooksJson, mergeCodexToml, readTomlTables } from '../../src/integrations/codex-config.js';
-import { commandArgv, shellWords } from '../../src/cli/doctor/probes.js';
+import { argvProblem, commandArgv, shellWords } from '../../src/cli/doctor/probes.js';
 
 const paths: WarrantPaths = { node: '/opt/node/bin/node', cliMain: '/srv/warrant/dist/cli/main.js', hookMain: '/srv/warrant/dist/hook/hook-main.cjs' };
 const HOOK = 'NODE_EXTRA_CA_CERTS= "/opt/node/bin/node" "/srv/warrant/dist/hook/hook-main.cjs" claude-code';
@@ -47,6 +47,26 @@ describe('hook and MCP commands run without warrant on PATH', () => {
       const out = execFileSync('/bin/sh', ['-c', hookCommand('claude-code', { ...paths, node: process.execPath, hookMain: entry })], { env, encoding: 'utf8' });
       expect(JSON.parse(out)).toEqual(['', 'kept', 'claude-code']);
       expect(env.NODE_EXTRA_CA_CERTS).toBe('/etc/ssl/certs/ca-certificates.crt');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('doctor reads a hook argv the way it runs', () => {
+  it('through env: env itself, then what it runs past its options and assignments, must exist', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'warrant-argv-'));
+    try {
+      const hook = join(dir, 'hook-main.cjs');
+      writeFileSync(hook, '');
+      const gone = join(dir, 'gone.cjs');
+      expect(argvProblem(['/usr/bin/env', 'NODE_EXTRA_CA_CERTS=', process.execPath, hook, 'codex'])).toBeNull();
+      expect(argvProblem(['/usr/bin/env', '-u', 'NODE_EXTRA_CA_CERTS', process.execPath, hook, 'codex'])).toBeNull();
+      expect(argvProblem(['/usr/bin/env', '-i', 'A=1', '--', process.execPath, hook])).toBeNull();
+      expect(argvProblem(['/usr/bin/env', 'NODE_EXTRA_CA_CERTS=', process.execPath, gone, 'codex'])).toBe(`${gone} does not exist`);
+      expect(argvProblem(['/usr/bin/env', '-u', 'X', '/no/such/node', hook])).toBe('/no/such/node does not exist (or is not executable)');
+      expect(argvProblem(['/usr/bin/env', 'A=1'])).toBe('the command is empty');
+      expect(argvProblem(['/no/env', process.execPath, hook])).toBe('/no/env does not exist (or is not executable)');
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

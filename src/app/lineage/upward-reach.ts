@@ -40,8 +40,8 @@ export async function reachesFromAbove(
     // search would: an ancestry of at most `budget` sessions is never exhausted, and the target
     // is found iff it lies in it. A larger one (found or exhausted depends on the levels), one
     // passing a legacy key, or the start as its own target takes the search below.
-    const closure = await upwardClosureOf(db, from.id, { spawnOnly, limit: budget + 1 });
-    if (!closure.legacy && closure.ids.length <= budget) return closure.ids.includes(targetId) ? 'found' : 'not-found';
+    const closure = await upwardClosureOf(db, d, from.id, { spawnOnly, limit: budget + 1 });
+    if (closure && !closure.legacy && closure.ids.length <= budget) return closure.ids.includes(targetId) ? 'found' : 'not-found';
   }
   const { result } = await searchUpward<{ id: number }>({
     from: [{ id: from.id }],

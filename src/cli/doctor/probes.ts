@@ -94,10 +94,23 @@ export function shellWords(command: string): string[] {
 /** A `NAME=value` word: an environment assignment before a command (the shell's, or `env`'s). */
 const ASSIGNMENT = /^[A-Za-z_][A-Za-z0-9_]*=/;
 
-function withoutAssignments(words: readonly string[], from: number): string[] {
-  let first = from;
+function withoutAssignments(words: readonly string[]): string[] {
+  let first = 0;
   while (first < words.length && ASSIGNMENT.test(words[first]!)) first++;
   return words.slice(first);
+}
+
+/** What `env` runs in an argv that starts with it: past its options and assignments. */
+function commandOfEnv(argv: readonly string[]): string[] {
+  let i = 1;
+  while (i < argv.length) {
+    const word = argv[i]!;
+    if (word === '--') return argv.slice(i + 1);
+    if (word === '-u' || word === '--unset' || word === '-C' || word === '--chdir') i += 2;
+    else if (word.startsWith('-') || ASSIGNMENT.test(word)) i += 1;
+    else break;
+  }
+  return argv.slice(i);
 }
 
 /**
@@ -105,7 +118,7 @@ function withoutAssignments(words: readonly string[], from: number): string[] {
  * assignments, which set the command's environment (Warrant's hook commands start with one).
  */
 export function commandArgv(command: string): string[] {
-  return withoutAssignments(shellWords(command), 0);
+  return withoutAssignments(shellWords(command));
 }
 
 /** The executable a command word names: an existing path, or the first match on PATH. */
@@ -127,8 +140,8 @@ export function resolveExecutable(word: string, env: NodeJS.ProcessEnv = process
 export function argvProblem(argv: readonly string[], env: NodeJS.ProcessEnv = process.env): string | null {
   if (argv.length === 0) return 'the command is empty';
   if (!resolveExecutable(argv[0]!, env)) return argv[0]!.includes('/') ? `${argv[0]} does not exist (or is not executable)` : `${argv[0]} is not on PATH`;
-  // `env NAME=value … cmd …` (Codex's notify): what env runs must start too
-  if (basename(argv[0]!) === 'env') return argvProblem(withoutAssignments(argv, 1), env);
+  // `env [-i] [-u NAME] NAME=value … cmd …` (Codex's notify): what env runs must start too
+  if (basename(argv[0]!) === 'env') return argvProblem(commandOfEnv(argv), env);
   const script = argv[1];
   if (script && isAbsolute(script) && /\.[cm]?js$/.test(script) && !existsSync(script)) return `${script} does not exist`;
   return null;

@@ -21,6 +21,8 @@ export interface StoreDialect {
      * and sort them in the process where the engine's sort costs more (lineage-juniors-repo.ts)
      */
     localStatements: boolean;
+    /** LATERAL joins: a recursive statement may join each row to a subquery of its own (reachability-repo.ts) */
+    lateralJoins: boolean;
   };
 
   /** The primary key column of an append-only table: never reused. */

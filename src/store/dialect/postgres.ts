@@ -76,7 +76,7 @@ export function openPostgres(options: PostgresOptions): StoreDialect {
   return registerStoreDialect({
     label: `PostgreSQL ${redact(options.connectionString)}`,
     kysely,
-    capabilities: { crossNodeNotify: true, updateInCte: true, localStatements: false },
+    capabilities: { crossNodeNotify: true, updateInCte: true, localStatements: false, lateralJoins: true },
     idColumn: (col: ColumnDefinitionBuilder) => col.primaryKey().generatedByDefaultAsIdentity(),
     idType: 'bigint',
     byteOrderedText: 'text collate "C"',
