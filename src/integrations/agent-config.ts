@@ -34,8 +34,8 @@ function shellQuote(word: string): string {
   return `'${word.replace(/'/g, `'\\''`)}'`;
 }
 
-/** The assignment that starts a hook command (see hookCommand). */
-const HOOK_ENV_PREFIX = 'NODE_EXTRA_CA_CERTS= ';
+/** The environment assignment a hook starts with (see hookCommand). */
+const HOOK_ENV_ASSIGNMENT = 'NODE_EXTRA_CA_CERTS=';
 
 /**
  * The hook command an agent runs (through its shell):
@@ -45,7 +45,7 @@ const HOOK_ENV_PREFIX = 'NODE_EXTRA_CA_CERTS= ';
  * socket, never TLS, so its own start goes without them. The agent's environment is untouched.
  */
 export function hookCommand(provider: AgentProvider, paths: WarrantPaths = warrantPaths()): string {
-  return `${HOOK_ENV_PREFIX}${shellQuote(paths.node)} ${shellQuote(paths.hookMain)} ${provider}`;
+  return `${HOOK_ENV_ASSIGNMENT} ${shellQuote(paths.node)} ${shellQuote(paths.hookMain)} ${provider}`;
 }
 
 /**
@@ -53,7 +53,7 @@ export function hookCommand(provider: AgentProvider, paths: WarrantPaths = warra
  * NODE_EXTRA_CA_CERTS for it, as the shell command does (hookCommand).
  */
 export function hookArgv(provider: AgentProvider, paths: WarrantPaths = warrantPaths()): string[] {
-  return ['/usr/bin/env', HOOK_ENV_PREFIX.trim(), paths.node, paths.hookMain, provider];
+  return ['/usr/bin/env', HOOK_ENV_ASSIGNMENT, paths.node, paths.hookMain, provider];
 }
 
 export const CLAUDE_HOOK_EVENTS = ['SessionStart', 'UserPromptSubmit', 'Stop', 'SubagentStart', 'SubagentStop', 'SessionEnd'] as const;

@@ -9,6 +9,11 @@ import type { Executor, StoreDialect } from './dialect/dialect.js';
  * senior's row is fetched or decoded (test/store/reachability-repo.test.ts holds the two equal).
  */
 
+/** Junior `s` names its parent by a legacy key (parsed in JS, parseLegacyParentKey). */
+const LEGACY_JUNIOR = sql.raw(`s.parent_basis = 'legacy'`);
+/** Junior `s` has a lineage parent: by legacy key, or by column when older than it (as `seniorsOf` requires). */
+const PARENT_EDGE = sql`(${LEGACY_JUNIOR} or s.parent_session_id < s.id)`;
+
 /**
  * One row per distinct senior of the level's juniors: a spawn parent by column (older than its
  * junior, as `seniorsOf` requires), an uncle, or — for a junior that names its parent by a legacy
@@ -19,8 +24,8 @@ import type { Executor, StoreDialect } from './dialect/dialect.js';
  * (bench/README.md).
  */
 const seniorsSql = (d: StoreDialect, juniorIds: readonly number[], spawnOnly: boolean) => {
-  const legacy = sql.raw(`s.parent_basis = 'legacy'`);
-  const parents = sql`select case when ${legacy} then null else s.parent_session_id end as senior_id, case when ${legacy} then s.id end as junior_id, case when ${legacy} then ${sql.raw(d.jsonTextFieldSql('s.custom_metadata', LEGACY_PARENT_KEY))} end as legacy_parent_key from ${d.valueTable(juniorIds, 'bigint', 'id')} as j inner join sessions s on s.id = j.id where ${legacy} or s.parent_session_id < s.id`;
+  const legacy = LEGACY_JUNIOR;
+  const parents = sql`select case when ${legacy} then null else s.parent_session_id end as senior_id, case when ${legacy} then s.id end as junior_id, case when ${legacy} then ${sql.raw(d.jsonTextFieldSql('s.custom_metadata', LEGACY_PARENT_KEY))} end as legacy_parent_key from ${d.valueTable(juniorIds, 'bigint', 'id')} as j inner join sessions s on s.id = j.id where ${PARENT_EDGE}`;
   if (spawnOnly) return parents;
   return sql`${parents} union select u.uncle_session_id, null, null from ${d.valueTable(juniorIds, 'bigint', 'id')} as j inner join session_uncles u on u.session_id = j.id`;
 };
@@ -87,7 +92,7 @@ export async function upwardClosureOf(
   if (!d.capabilities.lateralJoins) return null;
   const uncles = options.spawnOnly ? sql`` : sql` union all select u.uncle_session_id from session_uncles u where u.session_id = r.id`;
   const rows = (
-    await sql`with recursive reach(id) as (select cast(${fromId} as bigint) union select x.senior_id from reach r cross join lateral (select case when s.parent_basis = 'legacy' then -1 else s.parent_session_id end as senior_id from sessions s where s.id = r.id and (s.parent_basis = 'legacy' or s.parent_session_id < s.id)${uncles}) as x) select id from reach limit ${options.limit}`.execute(
+    await sql`with recursive reach(id) as (select cast(${fromId} as bigint) union select x.senior_id from reach r cross join lateral (select case when ${LEGACY_JUNIOR} then -1 else s.parent_session_id end as senior_id from sessions s where s.id = r.id and ${PARENT_EDGE}${uncles}) as x) select id from reach limit ${options.limit}`.execute(
       db,
     )
   ).rows as { id: unknown }[];
