@@ -23,6 +23,14 @@ describeEachDialect('reachability repository: seniorIdsOf', (t) => {
       .set({ custom_metadata: JSON.stringify({ router_session_id: youngest.uid }), parent_basis: 'legacy' })
       .where('id', '=', elder.id)
       .execute();
+    // a column parent younger than its junior (stored data may hold one): no parent
+    const olderJunior = (await h.create(h.fleetKey, { title: 'names a younger parent by column' })).session;
+    const youngParent = (await h.create(h.fleetKey, { title: 'younger parent' })).session;
+    await h.store.kysely
+      .updateTable('sessions')
+      .set({ parent_session_id: youngParent.id, parent_basis: 'declared' })
+      .where('id', '=', olderJunior.id)
+      .execute();
     // a key whose session is gone (it was deleted after the junior named it)
     await h.store.kysely.updateTable('sessions').set({ parent_basis: 'legacy' }).where('id', '=', missing.id).execute();
     const now = new Date().toISOString();
@@ -40,7 +48,7 @@ describeEachDialect('reachability repository: seniorIdsOf', (t) => {
       .execute();
     for (const s of [byId, byUid, younger]) expect([s.title, s.parent_basis]).toEqual([s.title, 'legacy']);
 
-    const all = [root, other, child, byId, byUid, missing, younger, elder, youngest].map((s) => s.id);
+    const all = [root, other, child, byId, byUid, missing, younger, elder, youngest, olderJunior, youngParent].map((s) => s.id);
     const rows = await loadHierarchyRows(h.store.kysely, h.store, all);
     const sorted = (xs: number[]) => [...new Set(xs)].sort((a, b) => a - b);
     for (const level of [all, [child.id], [byId.id, byUid.id], [elder.id, missing.id], [root.id]]) {
@@ -57,5 +65,6 @@ describeEachDialect('reachability repository: seniorIdsOf', (t) => {
     );
     for (const legacy of [byId, byUid, younger]) expect(await seniorIdsOf(h.store.kysely, h.store, [legacy.id], { spawnOnly: true })).toEqual([root.id]);
     expect(await seniorIdsOf(h.store.kysely, h.store, [missing.id, elder.id], { spawnOnly: false })).toEqual([]);
+    expect(await seniorIdsOf(h.store.kysely, h.store, [olderJunior.id], { spawnOnly: false })).toEqual([]);
   });
 });
