@@ -1,6 +1,7 @@
 import type BetterSqlite3 from 'better-sqlite3';
 import { CompiledQuery, type DatabaseConnection, type Driver, type QueryResult } from 'kysely';
 import type { QueryLog } from './dialect.js';
+import type { WalCheckpointer } from './sqlite-checkpointer.js';
 
 /*
  * The SQLite driver: one better-sqlite3 connection shared by the process, handed to one holder
@@ -204,6 +205,8 @@ export class SqliteDriver implements Driver {
      * when the store is not in WAL mode (`:memory:`).
      */
     private readonly reader: BetterSqlite3.Database | null,
+    /** runs the WAL's checkpoints on a thread of its own (a file store only) */
+    private readonly checkpointer: WalCheckpointer | null,
     private readonly log: QueryLog,
     private readonly rowBuilderOf: (columns: readonly string[]) => RowBuilder,
   ) {}
@@ -380,6 +383,7 @@ export class SqliteDriver implements Driver {
     try {
       if (!this.db.inTransaction) throw new Error('SQLite rolled back the open transaction of a commit group');
       this.connection.control('commit');
+      this.checkpointer?.committed();
     } catch (error) {
       for (const member of group.waiting) member.reject(error);
       try {
@@ -402,6 +406,8 @@ export class SqliteDriver implements Driver {
 
   async destroy(): Promise<void> {
     this.commitOpenGroup(false);
+    // before the writer closes: the last connection to close checkpoints and removes the WAL
+    await this.checkpointer?.stop();
     this.reader?.close();
     this.db.close();
   }

@@ -4,6 +4,7 @@ import type { Database } from '../database.js';
 import { encodeBound } from '../compiled-once.js';
 import { QueryLog, registerStoreDialect, type StoreDialect } from './dialect.js';
 import { SqliteDriver, type RowBuilder } from './sqlite-driver.js';
+import { walCheckpointer, type WalCheckpointer } from './sqlite-checkpointer.js';
 
 /** The slice of better-sqlite3 the driver uses. */
 type SqliteDb = BetterSqlite3.Database;
@@ -42,13 +43,14 @@ class WarrantSqliteDialect implements Dialect {
   constructor(
     private readonly db: SqliteDb,
     private readonly reader: SqliteDb | null,
+    private readonly checkpointer: WalCheckpointer | null,
     private readonly log: QueryLog,
   ) {}
   createAdapter() {
     return new SqliteAdapter();
   }
   createDriver() {
-    return new SqliteDriver(this.db, this.reader, this.log, rowBuilderOf);
+    return new SqliteDriver(this.db, this.reader, this.checkpointer, this.log, rowBuilderOf);
   }
   createQueryCompiler() {
     return new SqliteQueryCompiler();
@@ -85,8 +87,13 @@ export function openSqlite(options: SqliteOptions): StoreDialect {
   // only WAL lets a reader read past the writer's open transaction; in another journal mode (an
   // in-memory store, a file system without shared memory) reads commit the open group first
   const reader = journal === 'wal' ? openReader(options.filename) : null;
+  // checkpoints off the event loop (sqlite-checkpointer.ts); only a WAL has them
+  const setAutocheckpoint = (pages: number) => {
+    if (db.open) db.pragma(`wal_autocheckpoint = ${pages}`);
+  };
+  const checkpointer = journal === 'wal' ? walCheckpointer(options.filename, setAutocheckpoint) : null;
   const log = new QueryLog();
-  const kysely = new Kysely<Database>({ dialect: new WarrantSqliteDialect(db, reader, log) });
+  const kysely = new Kysely<Database>({ dialect: new WarrantSqliteDialect(db, reader, checkpointer, log) });
 
   return registerStoreDialect({
     label: `SQLite ${options.filename}`,
