@@ -72,7 +72,7 @@ export async function seniorIdsOf(db: Executor, d: StoreDialect, juniorIds: read
 }
 
 /**
- * The upward closure of `fromId` in one statement: `fromId` and the sessions above it over the
+ * The upward closure of `fromIds` in one statement: `fromIds` and the sessions above them over the
  * edges `seniorIdsOf` reads, at most `limit` ids, in no promised order. For PostgreSQL, where a
  * search's per-level statements are round trips: the bench's 5,000-session check was 20 of them
  * (about 28 ms on the bench machine), the recursive statement 11–30 ms (bench/README.md).
@@ -80,28 +80,29 @@ export async function seniorIdsOf(db: Executor, d: StoreDialect, juniorIds: read
  * trip, so the per-level search stays there anyway).
  *
  * A junior naming its parent by a legacy key is not followed here (its key is parsed in JS, by
- * `seniorIdsOf`): it puts `-1`, never a session id, into the closure, returned as `legacy`, and
- * the closure is then incomplete.
+ * `seniorIdsOf`): it is returned in `legacyJuniors` (in SQL, as its id negated, which names no
+ * session, so the recursion stops there), for the caller to resolve and continue from.
+ * `complete`: fewer than `limit` rows came back, so nothing was cut off.
  */
 export async function upwardClosureOf(
   db: Executor,
   d: StoreDialect,
-  fromId: number,
+  fromIds: readonly number[],
   options: { spawnOnly: boolean; limit: number },
-): Promise<{ ids: number[]; legacy: boolean } | null> {
+): Promise<{ ids: number[]; legacyJuniors: number[]; complete: boolean } | null> {
   if (!d.capabilities.lateralJoins) return null;
   const uncles = options.spawnOnly ? sql`` : sql` union all select u.uncle_session_id from session_uncles u where u.session_id = r.id`;
   const rows = (
-    await sql`with recursive reach(id) as (select cast(${fromId} as bigint) union select x.senior_id from reach r cross join lateral (select case when ${LEGACY_JUNIOR} then -1 else s.parent_session_id end as senior_id from sessions s where s.id = r.id and ${PARENT_EDGE}${uncles}) as x) select id from reach limit ${options.limit}`.execute(
+    await sql`with recursive reach(id) as (select cast(f.id as bigint) from ${d.valueTable(fromIds, 'bigint', 'id')} as f union select x.senior_id from reach r cross join lateral (select case when ${LEGACY_JUNIOR} then -s.id else s.parent_session_id end as senior_id from sessions s where s.id = r.id and ${PARENT_EDGE}${uncles}) as x) select id from reach limit ${options.limit}`.execute(
       db,
     )
   ).rows as { id: unknown }[];
   const ids: number[] = [];
-  let legacy = false;
+  const legacyJuniors: number[] = [];
   for (const r of rows) {
     const id = Number(r.id);
-    if (id === -1) legacy = true;
+    if (id < 0) legacyJuniors.push(-id);
     else ids.push(id);
   }
-  return { ids, legacy };
+  return { ids, legacyJuniors, complete: rows.length < options.limit };
 }

@@ -20,6 +20,42 @@ async function seniorsOfLevel(db: Executor, d: StoreDialect, level: readonly { i
 }
 
 /**
+ * A closure's rows include one per legacy-key junior it meets: room for that many beyond the
+ * budget, so an ancestry of exactly the budget with a legacy key in it is still decided whole.
+ */
+const LEGACY_ROWS_ALLOWED = 100;
+
+/**
+ * The whole ancestry of `fromId` (itself included) over the edges `seniorIdsOf` reads, in a few
+ * statements: a recursive closure, and where it meets sessions that name their parent by a
+ * legacy key (parsed in JS), their seniors by `seniorIdsOf` — the one definition — and a closure
+ * from those it had not reached. Null when it holds more than `budget` sessions, or the store
+ * has no closure statement. For PostgreSQL, where each level of the search is a round trip.
+ */
+export async function ancestryByClosures(
+  db: Executor,
+  d: StoreDialect,
+  fromId: number,
+  options: { spawnOnly: boolean; budget: number },
+): Promise<Set<number> | null> {
+  const ancestry = new Set<number>();
+  const resolved = new Set<number>();
+  let starts = [fromId];
+  // every round adds a session not seen before, and there are at most `budget` of them
+  while (starts.length > 0) {
+    const closure = await upwardClosureOf(db, d, starts, { spawnOnly: options.spawnOnly, limit: options.budget + 1 + LEGACY_ROWS_ALLOWED });
+    if (!closure || !closure.complete) return null;
+    for (const id of closure.ids) ancestry.add(id);
+    if (ancestry.size > options.budget) return null;
+    const unresolved = closure.legacyJuniors.filter((id) => !resolved.has(id));
+    for (const id of unresolved) resolved.add(id);
+    const named = unresolved.length > 0 ? await seniorIdsOf(db, d, unresolved, { spawnOnly: options.spawnOnly }) : [];
+    starts = named.filter((id) => !ancestry.has(id));
+  }
+  return ancestry;
+}
+
+/**
  * docs/concepts.md: does `target` lie above `from` — is `from` reachable from `target` going down?
  * Walks upward over seniors (lineage parent and uncles: the edges `seniorsOf` resolves, read as
  * ids only), each search bounded by the 5,000-session budget.
@@ -36,12 +72,11 @@ export async function reachesFromAbove(
   // spawn parents are always older: a younger session is never a spawn ancestor
   if (spawnOnly && targetId > from.id) return 'not-found';
   if (!d.capabilities.localStatements && targetId !== from.id) {
-    // One statement for the whole ancestry where it decides exactly what the level-by-level
-    // search would: an ancestry of at most `budget` sessions is never exhausted, and the target
-    // is found iff it lies in it. A larger one (found or exhausted depends on the levels), one
-    // passing a legacy key, or the start as its own target takes the search below.
-    const closure = await upwardClosureOf(db, d, from.id, { spawnOnly, limit: budget + 1 });
-    if (closure && !closure.legacy && closure.ids.length <= budget) return closure.ids.includes(targetId) ? 'found' : 'not-found';
+    // Where the whole ancestry is known and within the budget, the level-by-level search could
+    // not be exhausted, and the target is found iff it lies in it. A larger one (found or
+    // exhausted depends on the levels), or the start as its own target, takes the search below.
+    const ancestry = await ancestryByClosures(db, d, from.id, { spawnOnly, budget });
+    if (ancestry) return ancestry.has(targetId) ? 'found' : 'not-found';
   }
   const { result } = await searchUpward<{ id: number }>({
     from: [{ id: from.id }],
