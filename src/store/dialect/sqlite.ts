@@ -88,8 +88,14 @@ export function openSqlite(options: SqliteOptions): StoreDialect {
   // in-memory store, a file system without shared memory) reads commit the open group first
   const reader = journal === 'wal' ? openReader(options.filename) : null;
   // checkpoints off the event loop (sqlite-checkpointer.ts); only a WAL has them
+  // called from the worker's events: a throw there would be the process's uncaught exception, and
+  // a setting not changed only leaves the writer checkpointing as it did
   const setAutocheckpoint = (pages: number) => {
-    if (db.open) db.pragma(`wal_autocheckpoint = ${pages}`);
+    try {
+      if (db.open) db.pragma(`wal_autocheckpoint = ${pages}`);
+    } catch {
+      // the writer keeps its current setting
+    }
   };
   const checkpointer = journal === 'wal' ? walCheckpointer(options.filename, setAutocheckpoint) : null;
   const log = new QueryLog();
