@@ -1,4 +1,5 @@
-import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
@@ -78,11 +79,12 @@ describe('SQLite WAL checkpointer', () => {
     await eventually(() => settings.includes(WRITER_SAFETY_PAGES), 'the writer handed its checkpoints to the worker');
     expect(writer.pragma('wal_autocheckpoint', { simple: true })).toBe(WRITER_SAFETY_PAGES);
 
-    // 300 pages and more: under both the writer's safety net and SQLite's default, so only the
+    // 200 blobs of a page: some 600 WAL frames with their overflow and b-tree pages, well under
+    // both the writer's safety net and SQLite's default, so only the
     // worker can have copied them into the database file
     const before = statSync(file).size;
-    for (let i = 0; i < 300; i++) commit();
-    await eventually(() => statSync(file).size >= before + 300 * 4096, 'the database file holds the committed pages');
+    for (let i = 0; i < 200; i++) commit();
+    await eventually(() => statSync(file).size >= before + 200 * 4096, 'the database file holds the committed pages');
 
     await checkpointer.stop();
     // stopping is not failing: the writer's setting stays (the store closes next)
@@ -91,16 +93,64 @@ describe('SQLite WAL checkpointer', () => {
     writer.close();
   });
 
-  it('gives the writer back SQLite’s own checkpoints when the worker fails, and does not start it again', async () => {
+  it('gives the writer back SQLite’s own checkpoints when the worker fails to open, says why, and does not start it again', async () => {
     const settings: number[] = [];
+    const failures: string[] = [];
     // no such file: the worker's connection fails as it opens
-    const checkpointer = walCheckpointer(join(dir, 'missing.db'), (pages) => settings.push(pages), { startAfterCommits: 1, intervalMs: 10 });
+    const checkpointer = walCheckpointer(join(dir, 'missing.db'), (pages) => settings.push(pages), {
+      startAfterCommits: 1,
+      intervalMs: 10,
+      onFailure: (reason) => failures.push(reason),
+    });
     checkpointer.committed();
     await eventually(() => settings.length > 0, 'the failure was reported');
     expect(settings).toEqual([SQLITE_DEFAULT_AUTOCHECKPOINT_PAGES]);
+    expect(failures).toHaveLength(1);
+    expect(failures[0]).toMatch(/directory does not exist|unable to open/i);
     for (let i = 0; i < 5; i++) checkpointer.committed();
     await checkpointer.stop();
     expect(settings).toEqual([SQLITE_DEFAULT_AUTOCHECKPOINT_PAGES]);
+    expect(failures).toHaveLength(1);
+  });
+
+  it('a checkpoint that fails (not for a lock) ends the worker once, with the reason', async () => {
+    // a file that opens but is no database: the first checkpoint fails, after the worker was ready
+    writeFileSync(file, Buffer.alloc(8192, 0x5a));
+    const settings: number[] = [];
+    const failures: string[] = [];
+    const checkpointer = walCheckpointer(file, (pages) => settings.push(pages), {
+      startAfterCommits: 1,
+      intervalMs: 10,
+      onFailure: (reason) => failures.push(reason),
+    });
+    checkpointer.committed();
+    await eventually(() => failures.length > 0, 'the failure was reported');
+    // ready first (the safety net), then SQLite's default once the checkpoint failed
+    expect(settings).toEqual([WRITER_SAFETY_PAGES, SQLITE_DEFAULT_AUTOCHECKPOINT_PAGES]);
+    expect(failures[0]).toMatch(/not a database/i);
+    await checkpointer.stop();
+    expect(failures).toHaveLength(1);
+  });
+
+  it('a stop before the worker is ready, and a second stop, end it quietly', async () => {
+    const writer = new BetterSqlite3(file);
+    writer.pragma('journal_mode = WAL');
+    const settings: number[] = [];
+    const failures: string[] = [];
+    const checkpointer = walCheckpointer(file, (pages) => settings.push(pages), {
+      startAfterCommits: 1,
+      intervalMs: 10,
+      onFailure: (reason) => failures.push(reason),
+    });
+    checkpointer.committed();
+    // the same tick: the thread has not run its source yet
+    await Promise.all([checkpointer.stop(), checkpointer.stop()]);
+    await checkpointer.stop();
+    // a stop is no failure, and a worker stopped before it was ready never moved the writer's setting
+    expect(failures).toEqual([]);
+    expect(settings).toEqual([]);
+    expect(await someoneCheckpoints(file)).toBe(false);
+    writer.close();
   });
 
   it('a file store starts it after its first commits and stops it when destroyed', async () => {
@@ -125,6 +175,25 @@ describe('SQLite WAL checkpointer', () => {
     // the store's last connection removed its WAL as it closed; and no thread is left behind
     expect(existsSync(`${file}-wal`)).toBe(false);
     expect(await someoneCheckpoints(file)).toBe(false);
+  });
+
+  it('a running worker does not keep its process alive', () => {
+    const writer = new BetterSqlite3(file);
+    writer.pragma('journal_mode = WAL');
+    writer.close();
+    // the built module (npm test builds first), in a process of its own that never stops the worker
+    const module = join(import.meta.dirname, '../../dist/store/dialect/sqlite-checkpointer.js');
+    const script = `
+      const { walCheckpointer } = await import(${JSON.stringify(module)});
+      // alive until the worker is ready; after that only the worker could keep the process
+      const alive = setTimeout(() => {}, 10_000);
+      const c = walCheckpointer(${JSON.stringify(file)}, (pages) => { console.log('pages', pages); if (pages === 4000) clearTimeout(alive); }, { startAfterCommits: 1, intervalMs: 10 });
+      c.committed();`;
+    const child = spawnSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8', timeout: 15_000 });
+    // it ran (the worker reported ready), and the process ended by itself, not by the timeout
+    expect(child.stdout).toContain('pages 4000');
+    expect(child.signal).toBeNull();
+    expect(child.status).toBe(0);
   });
 
   it('an in-memory store has no WAL and no worker', async () => {

@@ -32,34 +32,58 @@ const STOP_GRACE_MS = 2_000;
 // built package: it loads better-sqlite3 from the path the store itself resolved.
 const WORKER_SOURCE = `
 const { parentPort, workerData } = require('node:worker_threads');
-const Database = require(workerData.driverModule);
-const db = new Database(workerData.filename, { fileMustExist: true });
-let timer = null;
-const tick = () => {
+// posted, not thrown: an error thrown here reaches the parent cloned, and better-sqlite3's loses its message
+const fail = (error) => {
+  parentPort.postMessage({ failed: String((error && (error.message || error.code)) || error) });
+  parentPort.close();
+};
+const run = () => {
+  let db;
   try {
-    db.pragma('wal_checkpoint(PASSIVE)');
+    const Database = require(workerData.driverModule);
+    db = new Database(workerData.filename, { fileMustExist: true });
   } catch (error) {
-    // another process's checkpoint holds the lock: next time
-    if (!(error && error.code === 'SQLITE_BUSY')) {
-      db.close();
-      parentPort.postMessage({ failed: String((error && error.message) || error) });
-      parentPort.close();
-      return;
-    }
+    fail(error);
+    return;
   }
+  let timer = null;
+  const tick = () => {
+    try {
+      db.pragma('wal_checkpoint(PASSIVE)');
+    } catch (error) {
+      // another process's checkpoint holds the lock: next time
+      if (!(error && error.code === 'SQLITE_BUSY')) {
+        db.close();
+        fail(error);
+        return;
+      }
+    }
+    timer = setTimeout(tick, workerData.intervalMs);
+  };
+  parentPort.on('message', (message) => {
+    if (message !== 'stop') return;
+    clearTimeout(timer);
+    db.close();
+    parentPort.close();
+  });
+  parentPort.postMessage({ ready: true });
   timer = setTimeout(tick, workerData.intervalMs);
 };
-parentPort.on('message', (message) => {
-  if (message !== 'stop') return;
-  clearTimeout(timer);
-  db.close();
-  parentPort.close();
-});
-parentPort.postMessage({ ready: true });
-timer = setTimeout(tick, workerData.intervalMs);
+run();
 `;
 
 const driverModule = createRequire(import.meta.url).resolve('better-sqlite3');
+
+// an error of the thread's own (out of memory, say) arrives cloned, not always as an Error
+const messageOf = (error: unknown): string =>
+  typeof error === 'object' && error !== null && typeof (error as { message?: unknown }).message === 'string'
+    ? (error as { message: string }).message
+    : String(error);
+
+/** A worker gone is not an error of any request: the operator hears of it once, as a process warning. */
+function warnOfFailure(reason: string): void {
+  process.emitWarning(`SQLite checkpoint thread stopped (${reason}); the writer checkpoints as SQLite does`, { code: 'WARRANT_SQLITE_CHECKPOINTS' });
+}
 
 export interface WalCheckpointer {
   /** Called after every COMMIT; starts the worker once enough have passed. */
@@ -70,35 +94,49 @@ export interface WalCheckpointer {
 
 /**
  * `setWriterAutocheckpoint(pages)`: sets the writer connection's `wal_autocheckpoint` — the
- * safety net once the worker is ready, SQLite's default again when it is gone.
+ * safety net once the worker is ready, SQLite's default again when it is gone. `onFailure` hears
+ * why a worker went before its store stopped it (a process warning unless given).
  */
 export function walCheckpointer(
   filename: string,
   setWriterAutocheckpoint: (pages: number) => void,
-  { startAfterCommits = START_AFTER_COMMITS, intervalMs = CHECKPOINT_INTERVAL_MS } = {},
+  { startAfterCommits = START_AFTER_COMMITS, intervalMs = CHECKPOINT_INTERVAL_MS, onFailure = warnOfFailure } = {},
 ): WalCheckpointer {
   let commits = 0;
   // once: a worker that failed is not started again (the writer checkpoints as SQLite does)
   let started = false;
   let worker: Worker | null = null;
   let stopping = false;
-  const gone = () => {
+  const gone = (reason: string) => {
     worker = null;
-    if (!stopping) setWriterAutocheckpoint(SQLITE_DEFAULT_AUTOCHECKPOINT_PAGES);
+    if (stopping) return;
+    setWriterAutocheckpoint(SQLITE_DEFAULT_AUTOCHECKPOINT_PAGES);
+    onFailure(reason);
   };
   const start = () => {
-    const w = new Worker(WORKER_SOURCE, { eval: true, workerData: { filename, driverModule, intervalMs } });
+    let w: Worker;
+    try {
+      // no execArgv of the parent's: a flag such as --input-type=module would make the source an ES module, without require
+      w = new Worker(WORKER_SOURCE, { eval: true, execArgv: [], workerData: { filename, driverModule, intervalMs } });
+    } catch (error) {
+      // no thread to be had (a process limit): the writer checkpoints as SQLite does
+      gone(messageOf(error));
+      return;
+    }
     worker = w;
-    // a thread that only checkpoints must not keep the process alive
-    w.unref();
     w.on('message', (message: { ready?: boolean; failed?: string }) => {
       if (message.ready && worker === w && !stopping) setWriterAutocheckpoint(WRITER_SAFETY_PAGES);
-      if (message.failed) gone();
+      if (message.failed !== undefined && worker === w) gone(message.failed);
     });
-    w.on('error', gone);
-    w.on('exit', () => {
-      if (worker === w) gone();
+    w.on('error', (error) => {
+      if (worker === w) gone(messageOf(error));
     });
+    w.on('exit', (code) => {
+      if (worker === w) gone(`the thread exited (code ${code})`);
+    });
+    // a thread that only checkpoints must not keep the process alive; after the listeners, since
+    // adding a 'message' listener refs the worker again
+    w.unref();
   };
   return {
     committed() {

@@ -383,7 +383,6 @@ export class SqliteDriver implements Driver {
     try {
       if (!this.db.inTransaction) throw new Error('SQLite rolled back the open transaction of a commit group');
       this.connection.control('commit');
-      this.checkpointer?.committed();
     } catch (error) {
       for (const member of group.waiting) member.reject(error);
       try {
@@ -395,6 +394,8 @@ export class SqliteDriver implements Driver {
       return;
     }
     for (const member of group.waiting) member.resolve();
+    // after the members settled: the COMMIT is durable whatever starting a thread does
+    this.checkpointer?.committed();
   }
 
   /** SQLite ended the transaction itself (it does on some I/O errors): its waiting members lost their writes. */
@@ -405,9 +406,10 @@ export class SqliteDriver implements Driver {
   }
 
   async destroy(): Promise<void> {
-    this.commitOpenGroup(false);
-    // before the writer closes: the last connection to close checkpoints and removes the WAL
+    // before the writer closes: the last connection to close checkpoints and removes the WAL; and
+    // before the last COMMIT, so that nothing joins a group between it and the close
     await this.checkpointer?.stop();
+    this.commitOpenGroup(false);
     this.reader?.close();
     this.db.close();
   }
