@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { expect, it } from 'vitest';
 import { describeEachDialect } from '../helpers/harness.js';
-import { ancestryByClosures, reachesFromAbove } from '../../src/app/lineage/upward-reach.js';
+import { ancestryByClosures, CLOSURE_ROUNDS_ALLOWED, reachesFromAbove } from '../../src/app/lineage/upward-reach.js';
 import { searchUpward, type SearchResult } from '../../src/core/upward-search.js';
 import { seniorIdsOf, upwardClosureOf } from '../../src/store/reachability-repo.js';
 
@@ -101,8 +101,9 @@ describeEachDialect('reachability: reachesFromAbove answers as the level-by-leve
         if (dialect === 'postgres' && f !== g) {
           const ancestry = await ancestryByClosures(db, h.store, from.id, { spawnOnly, budget });
           path[ancestry ? 'closure' : 'levels']++;
-          // the closures decided past a legacy key, resolved between them
-          if (ancestry && (await upwardClosureOf(db, h.store, [from.id], { spawnOnly, limit: budget + 1 }))!.legacyJuniors.length > 0) path.pastLegacy++;
+          // the closures decided past a legacy key: a further closure found more than the first
+          if (ancestry && ancestry.size > (await upwardClosureOf(db, h.store, [from.id], { spawnOnly, limit: budget + 1 + 100 }))!.ids.length)
+            path.pastLegacy++;
         }
       }),
       { numRuns: 300, seed: 4 },
@@ -130,6 +131,30 @@ describeEachDialect('reachability: reachesFromAbove answers as the level-by-leve
       // the legacy parent counts against the budget like any other
       expect(await ancestryByClosures(db, h.store, leaf.id, { spawnOnly: true, budget: 2 })).toBeNull();
     } else expect(closure).toBeNull(); // no LATERAL: the level-by-level search answers
+  });
+
+  it('a chain of legacy keys in series: a few are decided by closures, a longer one by the levels, with the same answers', async () => {
+    const h = t();
+    const db = h.store.kysely;
+    // root ← l1 ← l2 ← … each naming its parent by the legacy key; every one costs a closure more
+    const chain = [(await h.create(h.fleetKey, { title: 'root' })).session];
+    for (let i = 1; i <= CLOSURE_ROUNDS_ALLOWED; i++)
+      chain.push((await h.create(h.fleetKey, { title: `l${i}`, custom_metadata: { router_session_id: `#${chain[i - 1]!.id}` } })).session);
+    const stranger = (await h.create(h.fleetKey, { title: 'stranger' })).session;
+    for (const s of chain.slice(1)) expect(s.parent_basis).toBe('legacy');
+    const leaf = chain.at(-1)!;
+    const below = chain.at(-2)!;
+    for (const spawnOnly of [false, true]) {
+      expect(await reachesFromAbove(db, h.store, leaf, chain[0]!.id, { spawnOnly })).toBe('found');
+      expect(await reachesFromAbove(db, h.store, below, chain[0]!.id, { spawnOnly })).toBe('found');
+      expect(await reachesFromAbove(db, h.store, leaf, stranger.id, { spawnOnly })).toBe('not-found');
+    }
+    if (dialect === 'postgres') {
+      // one legacy key fewer than the rounds allowed: the closures decide, the root included
+      expect(await ancestryByClosures(db, h.store, below.id, { spawnOnly: false, budget: 100 })).toEqual(new Set(chain.slice(0, -1).map((s) => s.id)));
+      // as many as the rounds allowed: one closure too many, so the levels answer (above)
+      expect(await ancestryByClosures(db, h.store, leaf.id, { spawnOnly: false, budget: 100 })).toBeNull();
+    }
   });
 
   it('an ancestry of exactly the budget that passes a legacy key is still decided whole by the closures', async () => {

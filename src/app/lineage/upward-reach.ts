@@ -26,11 +26,18 @@ async function seniorsOfLevel(db: Executor, d: StoreDialect, level: readonly { i
 const LEGACY_ROWS_ALLOWED = 100;
 
 /**
+ * Closures per ancestry. Each legacy key in series costs a round of two statements more; past this
+ * many, a chain of them is answered by the levels, which pay one round trip per level however the
+ * parents are named.
+ */
+export const CLOSURE_ROUNDS_ALLOWED = 4;
+
+/**
  * The whole ancestry of `fromId` (itself included) over the edges `seniorIdsOf` reads, in a few
  * statements: a recursive closure, and where it meets sessions that name their parent by a
  * legacy key (parsed in JS), their seniors by `seniorIdsOf` — the one definition — and a closure
- * from those it had not reached. Null when it holds more than `budget` sessions, or the store
- * has no closure statement. For PostgreSQL, where each level of the search is a round trip.
+ * from those it had not reached. Null when it holds more than `budget` sessions, needs more than
+ * `CLOSURE_ROUNDS_ALLOWED` closures, or the store has no closure statement. For PostgreSQL, where each level of the search is a round trip.
  */
 export async function ancestryByClosures(
   db: Executor,
@@ -41,8 +48,8 @@ export async function ancestryByClosures(
   const ancestry = new Set<number>();
   const resolved = new Set<number>();
   let starts = [fromId];
-  // every round adds a session not seen before, and there are at most `budget` of them
-  while (starts.length > 0) {
+  for (let round = 0; starts.length > 0; round++) {
+    if (round === CLOSURE_ROUNDS_ALLOWED) return null;
     const closure = await upwardClosureOf(db, d, starts, { spawnOnly: options.spawnOnly, limit: options.budget + 1 + LEGACY_ROWS_ALLOWED });
     if (!closure || !closure.complete) return null;
     for (const id of closure.ids) ancestry.add(id);
