@@ -1,13 +1,13 @@
 import { sql } from 'kysely';
-import { compiledOnce } from './compiled-once.js';
+import { compiledForBatches } from './compiled-once.js';
 import type { Executor } from './dialect/dialect.js';
 
-export interface AuditRow {
+export type AuditRow = {
   seq: number;
   entry: string;
   prevHash: string;
   hash: string;
-}
+};
 
 // The append path's two statements are written as SQL templates: the query builder's
 // per-call build and compile cost is a measurable share of a small write (bench/audit-bench.ts).
@@ -33,26 +33,13 @@ export async function insertAuditRows(db: Executor, rows: readonly AuditRow[]): 
  */
 export async function insertAuditRowsOnHead(db: Executor, head: { seq: number; hash: string }, rows: readonly AuditRow[]): Promise<boolean> {
   if (rows.length === 0) return true;
-  if (rows.length === 1) {
-    // a write's usual one entry: the statement compiled once (a tenth of the append's CPU went to building it)
-    const [row] = rows as [AuditRow];
-    const appended = await oneAuditRowOnHead(db, {
-      seq: row.seq,
-      entry: row.entry,
-      prevHash: row.prevHash,
-      hash: row.hash,
-      headSeq: head.seq,
-      headHash: head.hash,
-    });
-    return appended.length === 1;
-  }
-  const r = await sql<{ seq: number }>`${auditRowsOnHeadSql(head, rows)}`.execute(db);
-  return r.rows.length === rows.length;
+  // compiled once per row count: a tenth of the append's CPU went to building the statement
+  const appended = await auditRowsOnHeadStatement(db, { rows }, { headSeq: head.seq, headHash: head.hash });
+  return appended.length === rows.length;
 }
 
-const oneAuditRowOnHead = compiledOnce(
-  (_db, p: { seq: number; entry: string; prevHash: string; hash: string; headSeq: number; headHash: string }) =>
-    sql<{ seq: number }>`${auditRowsOnHeadSql({ seq: p.headSeq, hash: p.headHash }, [{ seq: p.seq, entry: p.entry, prevHash: p.prevHash, hash: p.hash }])}`,
+const auditRowsOnHeadStatement = compiledForBatches((_db, b: { rows: readonly AuditRow[] }, head: { headSeq: number; headHash: string }) =>
+  auditRowsOnHeadSql({ seq: head.headSeq, hash: head.headHash }, b.rows),
 );
 
 /** The insert of insertAuditRowsOnHead, returning each appended seq (also a CTE of the live-event write, live-repo.ts). */

@@ -37,44 +37,99 @@ interface Template {
 /** What a compiled-once build returns: a query builder or an `sql` template (which compiles against an executor). */
 type Buildable<R> = Compilable<R> | RawBuilder<R>;
 
+/** Stand-ins for one set of values: each property read is a slot of that name. */
+function standIns<P>(prefix = ''): P {
+  return new Proxy({} as Record<string, unknown>, { get: (_, name) => new Slot(prefix + String(name)) }) as P;
+}
+
+function templateOf<R>(db: Executor, built: Buildable<R>): Template {
+  // a builder's compile takes no argument; a raw template's takes the executor to compile for
+  const compiled = (built as { compile(db: Executor): CompiledQuery<R> }).compile(db);
+  return { sql: compiled.sql, parameters: compiled.parameters.map((v) => (v instanceof Slot ? v : { fixed: v })) };
+}
+
+async function runTemplate<R>(db: Executor, template: Template, valueOf: (name: string) => Bound | undefined): Promise<R[]> {
+  const bound = template.parameters.map((p) => {
+    if (!(p instanceof Slot)) return p.fixed;
+    const value = valueOf(p.name);
+    if (value === undefined) throw new Error(`compiledOnce: no value for "${p.name}"`);
+    return p.encode ? p.encode(value) : value;
+  });
+  const result = await db.executeQuery<R>(CompiledQuery.raw(template.sql, bound));
+  return result.rows;
+}
+
 /**
  * A query built and compiled once per store, each run binding new values in the same places.
  * Kysely builds (freezing every node) and compiles a query on every call: about a fifth of a
  * REST GET's busy CPU went there (bench/README.md). `build` gets stand-ins for `P`'s values
  * and must place them as values only: never branch on them, never spread a list (`in` with an
- * array; use the dialect's valueList, whose one parameter is the whole list). It gets the
- * store's dialect too, for its SQL fragments.
+ * array; use the dialect's valueList, whose one parameter is the whole list), never encode
+ * them (JSON.stringify a value before it is bound). It gets the store's dialect too, for its
+ * SQL fragments.
  */
 export function compiledOnce<P extends Record<string, Bound>, R>(
   build: (db: Executor, p: P, d: StoreDialect) => Buildable<R>,
 ): (db: Executor, params: P) => Promise<R[]> {
   // one store's queries compile alike: its Kysely instance and its transactions share one adapter
   const templates = new WeakMap<object, Template>();
-  const templateOf = (db: Executor): Template => {
+  return async (db, params) => {
     const key = db.getExecutor().adapter;
     let template = templates.get(key);
-    if (!template) {
-      const stand = new Proxy({} as P, { get: (_, name) => new Slot(String(name)) });
-      const built = build(db, stand, storeDialectOf(db));
-      // a builder's compile takes no argument; a raw template's takes the executor to compile for
-      const compiled = (built as { compile(db: Executor): CompiledQuery<R> }).compile(db);
-      const parameters = compiled.parameters.map((v) => (v instanceof Slot ? v : { fixed: v }));
-      template = { sql: compiled.sql, parameters };
-      templates.set(key, template);
+    if (!template) templates.set(key, (template = templateOf(db, build(db, standIns<P>(), storeDialectOf(db)))));
+    return runTemplate<R>(db, template, (name) => params[name]);
+  };
+}
+
+/** Rows (in all its batches) up to which a batched statement keeps a template per shape; a larger write is built as it comes. */
+const ROWS_COMPILED = 32;
+
+type Batches = Record<string, readonly Record<string, Bound>[]>;
+
+/**
+ * A statement over batches of rows (a multi-row insert, two of them in one statement), compiled
+ * once per store and shape — how many rows each batch holds. `build` gets that many rows of
+ * stand-ins in each batch, and stand-ins for the `shared` values, and places them as
+ * compiledOnce's build does; it may use a row's index and a batch's length, nothing else of the
+ * rows. A write of more than ROWS_COMPILED rows is built and compiled as it comes (rare: a
+ * write's events and audit entries come one to a few at a time). Shared names hold no dot.
+ */
+export function compiledForBatches<B extends Batches, S extends Record<string, Bound>, R>(
+  build: (db: Executor, batches: B, shared: S, d: StoreDialect) => Buildable<R>,
+): (db: Executor, batches: B, shared: S) => Promise<R[]> {
+  const templates = new WeakMap<object, Map<string, Template>>();
+  return async (db, batches, shared) => {
+    const names = Object.keys(batches);
+    let rows = 0;
+    for (const name of names) rows += batches[name]!.length;
+    if (rows > ROWS_COMPILED) {
+      const compiled = (build(db, batches, shared, storeDialectOf(db)) as { compile(db: Executor): CompiledQuery<R> }).compile(db);
+      return (await db.executeQuery<R>(compiled)).rows;
     }
-    return template;
-  };
-  return async (db, params) => {
-    const template = templateOf(db);
-    const bound = template.parameters.map((p) => {
-      if (!(p instanceof Slot)) return p.fixed;
-      const value = params[p.name];
-      if (value === undefined) throw new Error(`compiledOnce: no value for "${p.name}"`);
-      return p.encode ? p.encode(value) : value;
+    const key = db.getExecutor().adapter;
+    let byShape = templates.get(key);
+    if (!byShape) templates.set(key, (byShape = new Map()));
+    const shape = names.map((name) => `${name}:${batches[name]!.length}`).join(',');
+    let template = byShape.get(shape);
+    if (!template) {
+      const stand = Object.fromEntries(names.map((name) => [name, batches[name]!.map((_, i) => standIns(`${name}.${i}.`))])) as unknown as B;
+      byShape.set(shape, (template = templateOf(db, build(db, stand, standIns<S>(), storeDialectOf(db)))));
+    }
+    return runTemplate<R>(db, template, (name) => {
+      const first = name.indexOf('.');
+      if (first < 0) return shared[name];
+      const second = name.indexOf('.', first + 1);
+      return batches[name.slice(0, first)]?.[Number(name.slice(first + 1, second))]?.[name.slice(second + 1)];
     });
-    const result = await db.executeQuery<R>(CompiledQuery.raw(template.sql, bound));
-    return result.rows;
   };
+}
+
+/** compiledForBatches for one batch of rows and nothing shared: a multi-row insert. */
+export function compiledForRows<P extends Record<string, Bound>, R>(
+  build: (db: Executor, rows: readonly P[], d: StoreDialect) => Buildable<R>,
+): (db: Executor, rows: readonly P[]) => Promise<R[]> {
+  const statement = compiledForBatches((db, batches: { rows: readonly P[] }, _shared: Record<string, never>, d) => build(db, batches.rows, d));
+  return (db, rows) => statement(db, { rows }, {});
 }
 
 /**

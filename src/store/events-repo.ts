@@ -1,4 +1,5 @@
 import type { ActBasis } from '../core/basis.js';
+import { compiledForRows } from './compiled-once.js';
 import type { Executor } from './dialect/dialect.js';
 import { nextEventSeq } from './sessions-repo.js';
 
@@ -34,6 +35,41 @@ interface NewEvent {
   digestKey: string | null;
 }
 
+type EventInsert = {
+  session_id: number;
+  seq: number;
+  type: string;
+  details: string;
+  actor_id: number | null;
+  actor_basis: string | null;
+  caused_by_actor_id: number | null;
+  cause_basis: string | null;
+  credential_id: number | null;
+  created_at: string;
+  digest_key: string | null;
+};
+
+const insertEventRows = compiledForRows((db, rows: readonly EventInsert[]) =>
+  db
+    .insertInto('session_events')
+    .values(
+      rows.map((r) => ({
+        session_id: r.session_id,
+        seq: r.seq,
+        type: r.type,
+        details: r.details,
+        actor_id: r.actor_id,
+        actor_basis: r.actor_basis,
+        caused_by_actor_id: r.caused_by_actor_id,
+        cause_basis: r.cause_basis,
+        credential_id: r.credential_id,
+        created_at: r.created_at,
+        digest_key: r.digest_key,
+      })),
+    )
+    .returning(['id', 'session_id', 'seq']),
+);
+
 /**
  * Events in one insert, after each takes its session's next seq in the given order (each seq
  * locks its session's row: the caller orders them), unless it comes with its seq. In `events`' order.
@@ -42,25 +78,22 @@ export async function insertEvents(db: Executor, events: readonly NewEvent[]): P
   if (events.length === 0) return [];
   const seqs: number[] = [];
   for (const e of events) seqs.push(e.seq ?? (await nextEventSeq(db, e.sessionId)));
-  const rows = await db
-    .insertInto('session_events')
-    .values(
-      events.map((e, i) => ({
-        session_id: e.sessionId,
-        seq: seqs[i]!,
-        type: e.type,
-        details: e.detailsText ?? JSON.stringify(e.details),
-        actor_id: e.attribution.actorId,
-        actor_basis: e.attribution.actorBasis,
-        caused_by_actor_id: e.attribution.causeActorId,
-        cause_basis: e.attribution.causeBasis,
-        credential_id: e.attribution.credentialId,
-        created_at: e.now,
-        digest_key: e.digestKey,
-      })),
-    )
-    .returning(['id', 'session_id', 'seq'])
-    .execute();
+  const rows = await insertEventRows(
+    db,
+    events.map((e, i) => ({
+      session_id: e.sessionId,
+      seq: seqs[i]!,
+      type: e.type,
+      details: e.detailsText ?? JSON.stringify(e.details),
+      actor_id: e.attribution.actorId,
+      actor_basis: e.attribution.actorBasis,
+      caused_by_actor_id: e.attribution.causeActorId,
+      cause_basis: e.attribution.causeBasis,
+      credential_id: e.attribution.credentialId,
+      created_at: e.now,
+      digest_key: e.digestKey,
+    })),
+  );
   // (session, seq) is unique: the returned rows' order is not relied on
   const ids = new Map(rows.map((r) => [`${Number(r.session_id)}:${Number(r.seq)}`, Number(r.id)]));
   return events.map((e, i) => ({

@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import { compiledOnce } from './compiled-once.js';
+import { compiledForBatches, compiledForRows, compiledOnce } from './compiled-once.js';
 import type { Transaction } from 'kysely';
 import type { Database } from './database.js';
 import { auditRowsOnHeadSql, insertAuditRowsOnHead, type AuditRow } from './audit-repo.js';
@@ -50,28 +50,38 @@ function liveInsertCtes(events: readonly NewLiveEvent[]) {
  * and the insert are one statement: the lock is held from here to the commit, so each round
  * trip under it is one every other writer waits for.
  */
+// the statements below are compiled once per number of events (and audit rows): compiled-once.ts
+const liveEventsInOneStatement = compiledForBatches(
+  (_db, b: { events: readonly NewLiveEvent[] }, _shared: Record<string, never>) =>
+    sql<{ last: number }>`with ${liveInsertCtes(b.events)} select value as last from c`,
+);
+
+const insertLiveEventRows = compiledForRows((db, events: readonly (NewLiveEvent & { id: number })[]) =>
+  db.insertInto('live_events').values(
+    events.map((e) => ({
+      id: e.id,
+      type: e.type,
+      session_id: e.sessionId,
+      owner_user_id: e.ownerUserId,
+      payload: e.payload,
+      created_at: e.now,
+    })),
+  ),
+);
+
 async function insertLiveEvents(db: Executor, store: StoreDialect, events: readonly NewLiveEvent[]): Promise<number> {
   const count = events.length;
   if (store.capabilities.updateInCte) {
-    const r = await sql<{ last: number }>`with ${liveInsertCtes(events)} select value as last from c`.execute(db);
-    return Number(r.rows[0]!.last);
+    const [row] = await liveEventsInOneStatement(db, { events }, {});
+    return Number(row!.last);
   }
   const [row] = await takeLiveEventIds(db, { count });
   if (!row) throw new Error('the live_event counter has no row');
   const last = Number(row.value);
-  await db
-    .insertInto('live_events')
-    .values(
-      events.map((e, i) => ({
-        id: last - count + 1 + i,
-        type: e.type,
-        session_id: e.sessionId,
-        owner_user_id: e.ownerUserId,
-        payload: e.payload,
-        created_at: e.now,
-      })),
-    )
-    .execute();
+  await insertLiveEventRows(
+    db,
+    events.map((e, i) => ({ ...e, id: last - count + 1 + i })),
+  );
   return last;
 }
 
@@ -103,11 +113,16 @@ export async function insertLiveEventsAndAuditOnHead(
     await writeLiveEvents(db, store, live);
     return insertAuditRowsOnHead(db, head, rows);
   }
-  const r = await sql<{ appended: number | string }>`with ${liveInsertCtes(live.events)},
-    a as (${auditRowsOnHeadSql(head, rows)})
-    select (select count(*) from a) as appended, pg_notify(${live.notifyChannel}, (select value from c)::text)`.execute(db);
-  return Number(r.rows[0]!.appended) === rows.length;
+  const [row] = await liveEventsAndAuditStatement(db, { events: live.events, rows }, { channel: live.notifyChannel, headSeq: head.seq, headHash: head.hash });
+  return Number(row!.appended) === rows.length;
 }
+
+const liveEventsAndAuditStatement = compiledForBatches(
+  (_db, b: { events: readonly NewLiveEvent[]; rows: readonly AuditRow[] }, shared: { channel: string; headSeq: number; headHash: string }) =>
+    sql<{ appended: number | string }>`with ${liveInsertCtes(b.events)},
+    a as (${auditRowsOnHeadSql({ seq: shared.headSeq, hash: shared.headHash }, b.rows)})
+    select (select count(*) from a) as appended, pg_notify(${shared.channel}, (select value from c)::text)`,
+);
 
 export async function liveEventsAfter(db: Executor, afterId: number, limit: number): Promise<LiveEventRecord[]> {
   const rows = await db.selectFrom('live_events').selectAll().where('id', '>', afterId).orderBy('id').limit(limit).execute();

@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import type { ActBasis } from '../core/basis.js';
 import type { MessageState } from '../core/message-envelope.js';
+import { compiledOnce } from './compiled-once.js';
 import type { Executor } from './dialect/dialect.js';
 
 /** docs/messages.md: the envelope of an agent message, as stored (the payload is null once reclaimed). */
@@ -103,36 +104,40 @@ function toRecord(r: Row): MessageRecord {
   };
 }
 
+/** An envelope as its insert binds it: the flag as the 0/1 the column holds. */
+type MessageInsert = Omit<NewMessage, 'refMinted'> & { refMinted: number };
+
+const insertMessageRow = compiledOnce((db, m: MessageInsert) =>
+  db.insertInto('agent_messages').values({
+    id: m.id,
+    ref: m.ref,
+    ref_minted: m.refMinted,
+    content_sha256: m.contentSha256,
+    conversation_ref: m.conversationRef,
+    reply_to: m.replyTo,
+    source_session_id: m.sourceSessionId,
+    source_basis: m.sourceBasis,
+    source_activation: m.sourceActivation,
+    source_conversation: m.sourceConversation,
+    sender_actor_id: m.senderActorId,
+    cause_actor_id: m.causeActorId,
+    cause_basis: m.causeBasis,
+    credential_id: m.credentialId,
+    target_session_id: m.targetSessionId,
+    target_conversation: m.targetConversation,
+    inbox_item_id: m.inboxItemId,
+    deadline: m.deadline,
+    payload: m.payload,
+    payload_bytes: m.payloadBytes,
+    payload_sha256: m.payloadSha256,
+    digest_key: m.digestKey,
+    state: 'accepted',
+    accepted_at: m.acceptedAt,
+  }),
+);
+
 export async function insertMessage(db: Executor, m: NewMessage): Promise<void> {
-  await db
-    .insertInto('agent_messages')
-    .values({
-      id: m.id,
-      ref: m.ref,
-      ref_minted: m.refMinted ? 1 : 0,
-      content_sha256: m.contentSha256,
-      conversation_ref: m.conversationRef,
-      reply_to: m.replyTo,
-      source_session_id: m.sourceSessionId,
-      source_basis: m.sourceBasis,
-      source_activation: m.sourceActivation,
-      source_conversation: m.sourceConversation,
-      sender_actor_id: m.senderActorId,
-      cause_actor_id: m.causeActorId,
-      cause_basis: m.causeBasis,
-      credential_id: m.credentialId,
-      target_session_id: m.targetSessionId,
-      target_conversation: m.targetConversation,
-      inbox_item_id: m.inboxItemId,
-      deadline: m.deadline,
-      payload: m.payload,
-      payload_bytes: m.payloadBytes,
-      payload_sha256: m.payloadSha256,
-      digest_key: m.digestKey,
-      state: 'accepted',
-      accepted_at: m.acceptedAt,
-    })
-    .execute();
+  await insertMessageRow(db, { ...m, refMinted: m.refMinted ? 1 : 0 });
 }
 
 export async function findMessage(db: Executor, id: string): Promise<MessageRecord | null> {
@@ -140,8 +145,12 @@ export async function findMessage(db: Executor, id: string): Promise<MessageReco
   return row ? toRecord(row) : null;
 }
 
+const messageRowBySenderRef = compiledOnce((db, p: { sourceSessionId: number; ref: string }) =>
+  db.selectFrom('agent_messages').selectAll().where('source_session_id', '=', p.sourceSessionId).where('ref', '=', p.ref),
+);
+
 export async function findMessageBySenderRef(db: Executor, sourceSessionId: number, ref: string): Promise<MessageRecord | null> {
-  const row = await db.selectFrom('agent_messages').selectAll().where('source_session_id', '=', sourceSessionId).where('ref', '=', ref).executeTakeFirst();
+  const [row] = await messageRowBySenderRef(db, { sourceSessionId, ref });
   return row ? toRecord(row) : null;
 }
 
@@ -262,23 +271,29 @@ export async function reclaimPayload(db: Executor, id: string, now: string): Pro
  * Messages holding a payload (a counter row, so the capacity check reads one row) and a
  * setting's text, in one round trip.
  */
+const heldMessagesAndSettingRow = compiledOnce((db, p: { key: string }) =>
+  db.selectNoFrom((eb) => [
+    eb.selectFrom('counters').select('value').where('name', '=', 'agent_messages_held').as('held'),
+    eb.selectFrom('settings').select('value').where('key', '=', p.key).as('setting'),
+  ]),
+);
+
 export async function heldMessagesAndSetting(db: Executor, key: string): Promise<{ held: number; setting: string | null }> {
-  const row = await db
-    .selectNoFrom((eb) => [
-      eb.selectFrom('counters').select('value').where('name', '=', 'agent_messages_held').as('held'),
-      eb.selectFrom('settings').select('value').where('key', '=', key).as('setting'),
-    ])
-    .executeTakeFirstOrThrow();
+  const [row] = await heldMessagesAndSettingRow(db, { key });
+  if (!row) throw new Error('heldMessagesAndSetting: the select returned no row');
   return { held: Number(row.held ?? 0), setting: row.setting ?? null };
 }
 
+const addToHeldMessages = compiledOnce((db, p: { delta: number }) =>
+  db
+    .updateTable('counters')
+    .set({ value: sql`value + ${p.delta}` })
+    .where('name', '=', 'agent_messages_held'),
+);
+
 export async function adjustHeldMessages(db: Executor, delta: number): Promise<void> {
   if (delta === 0) return;
-  await db
-    .updateTable('counters')
-    .set({ value: sql`value + ${delta}` })
-    .where('name', '=', 'agent_messages_held')
-    .execute();
+  await addToHeldMessages(db, { delta });
 }
 
 // --- message_history ------------------------------------------------------------------------

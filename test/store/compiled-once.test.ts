@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import { expect, it } from 'vitest';
 import { describeEachDialect } from '../helpers/harness.js';
-import { compiledOnce } from '../../src/store/compiled-once.js';
+import { compiledForBatches, compiledForRows, compiledOnce } from '../../src/store/compiled-once.js';
 import { findSessionById, findSessionsByIds } from '../../src/store/sessions-repo.js';
 
 /** A query compiled once answers every run exactly as the same query built afresh would. */
@@ -58,5 +58,70 @@ describeEachDialect('compiled-once queries', (t) => {
     const encodesAtBuild = compiledOnce((db, p: { title: string }) => db.selectFrom('sessions').select('id').where('title', '=', JSON.stringify(p.title)));
     await expect(encodesAtBuild(h.store.kysely, { title: 'x' })).rejects.toThrow(/serialised while the query was built/);
     await expect(titlesIn(h.store.kysely, { ids: [1] } as unknown as { ids: number[]; prefix: string })).rejects.toThrow(/no value for "prefix"/);
+  });
+});
+
+/** A batched statement compiled once per shape stores every row's own values, as a fresh build would. */
+describeEachDialect('compiled-once batches', (t) => {
+  type Probe = { tag: string; n: number | null; note: string | null };
+  let builds = 0;
+  const insertProbes = compiledForBatches((db, b: { rows: readonly Probe[]; more: readonly Probe[] }, shared: { batch: string }) => {
+    builds++;
+    const all = [...b.rows, ...b.more];
+    return sql<{ tag: string }>`insert into compiled_probe (batch, tag, n, note, position) values ${sql.join(
+      all.map((r, i) => sql`(${shared.batch}, ${r.tag}, ${r.n}, ${r.note}, ${i})`),
+    )} returning tag`;
+  });
+  const insertRows = compiledForRows((db, rows: readonly { tag: string; note: string }[]) =>
+    db.insertInto('settings').values(rows.map((r) => ({ key: r.tag, value: r.note, updated_at: '2026-12-04T00:00:00.000Z' }))),
+  );
+
+  it('binds each row its own values, builds once per shape, and builds a large batch as it comes', async () => {
+    const h = t();
+    const db = h.store.kysely;
+    await sql`create table compiled_probe (batch text not null, tag text not null, n bigint, note text, position integer not null)`.execute(db);
+    const probes = (prefix: string, count: number): Probe[] =>
+      Array.from({ length: count }, (_, i) => ({ tag: `${prefix}${i}`, n: i % 3 === 0 ? null : i * 7, note: i % 2 === 0 ? `note ${prefix}${i}` : null }));
+    const stored = async (batch: string) =>
+      (
+        await sql<Probe & { position: number }>`select tag, n, note, position from compiled_probe where batch = ${batch} order by position`.execute(db)
+      ).rows.map((r) => ({ tag: r.tag, n: r.n === null ? null : Number(r.n), note: r.note }));
+
+    builds = 0;
+    const shapes: [number, number][] = [
+      [1, 0],
+      [2, 1],
+      [1, 0],
+      [2, 1],
+      [0, 3],
+    ];
+    for (const [k, [rows, more]] of shapes.entries()) {
+      const batch = `b${k}`;
+      const [a, b] = [probes(`${batch}r`, rows), probes(`${batch}m`, more)];
+      const returned = await db.transaction().execute((tx) => insertProbes(tx, { rows: a, more: b }, { batch }));
+      expect(returned.map((r) => r.tag).sort()).toEqual([...a, ...b].map((p) => p.tag).sort());
+      expect(await stored(batch)).toEqual([...a, ...b]);
+    }
+    // three shapes: (1,0), (2,1), (0,3)
+    expect(builds).toBe(3);
+
+    // past the rows a shape is kept for: built for the run, every row still its own
+    const big = probes('big', 40);
+    await insertProbes(db, { rows: big, more: [] }, { batch: 'big' });
+    expect(await stored('big')).toEqual(big);
+    expect(builds).toBe(4);
+    await insertProbes(db, { rows: probes('big2', 40), more: [] }, { batch: 'big2' });
+    expect(builds).toBe(5);
+
+    // the query builder's multi-row insert, through the one-batch form
+    await insertRows(db, [
+      { tag: 'probe.a', note: 'first' },
+      { tag: 'probe.b', note: 'second' },
+    ]);
+    const settings = await db.selectFrom('settings').select(['key', 'value']).where('key', 'like', 'probe.%').orderBy('key').execute();
+    expect(settings).toEqual([
+      { key: 'probe.a', value: 'first' },
+      { key: 'probe.b', value: 'second' },
+    ]);
   });
 });
