@@ -39,7 +39,7 @@ type Buildable<R> = Compilable<R> | RawBuilder<R>;
 
 /** Stand-ins for one set of values: each property read is a slot of that name. */
 function standIns<P>(prefix = ''): P {
-  return new Proxy({} as Record<string, unknown>, { get: (_, name) => new Slot(prefix + String(name)) }) as P;
+  return new Proxy({}, { get: (_, name) => new Slot(prefix + String(name)) }) as P;
 }
 
 function templateOf<R>(db: Executor, built: Buildable<R>): Template {
