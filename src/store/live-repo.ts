@@ -124,8 +124,13 @@ const liveEventsAndAuditStatement = compiledForBatches(
     select (select count(*) from a) as appended, pg_notify(${shared.channel}, (select value from c)::text)`,
 );
 
+// every write wakes the hub, which reads what it committed: compiled once
+const liveEventRowsAfter = compiledOnce((db, p: { afterId: number; limit: number }) =>
+  db.selectFrom('live_events').selectAll().where('id', '>', p.afterId).orderBy('id').limit(p.limit),
+);
+
 export async function liveEventsAfter(db: Executor, afterId: number, limit: number): Promise<LiveEventRecord[]> {
-  const rows = await db.selectFrom('live_events').selectAll().where('id', '>', afterId).orderBy('id').limit(limit).execute();
+  const rows = await liveEventRowsAfter(db, { afterId, limit });
   return rows.map((r) => ({
     id: Number(r.id),
     type: r.type,
