@@ -387,7 +387,27 @@ interface SessionListFilter {
   limit: number;
 }
 
+// the unfiltered list, a page and the pages after it: what a list view asks most, compiled once
+const newestSessionRows = compiledOnce((db, p: { limit: number }, d) => selectCore(db, d).orderBy('id', 'desc').limit(p.limit));
+const newestSessionRowsBefore = compiledOnce((db, p: { beforeId: number; limit: number }, d) =>
+  selectCore(db, d).where('id', '<', p.beforeId).orderBy('id', 'desc').limit(p.limit),
+);
+
+const unfiltered = (f: SessionListFilter): boolean =>
+  !(f.statuses && f.statuses.length > 0) &&
+  f.ownerUserId === undefined &&
+  !f.visibleOwners &&
+  f.parent === undefined &&
+  !f.rootsOnly &&
+  !f.text &&
+  f.causedByActorId === undefined;
+
 export async function listSessions(db: Executor, d: StoreDialect, f: SessionListFilter): Promise<SessionRecord[]> {
+  if (unfiltered(f)) {
+    const rows =
+      f.beforeId === undefined ? await newestSessionRows(db, { limit: f.limit }) : await newestSessionRowsBefore(db, { beforeId: f.beforeId, limit: f.limit });
+    return rows.map((r) => toRecord(r as CoreRow));
+  }
   let q = selectCore(db, d);
   if (f.statuses && f.statuses.length > 0) q = q.where('status', 'in', f.statuses);
   if (f.ownerUserId !== undefined) q = f.ownerUserId === null ? q.where('owner_user_id', 'is', null) : q.where('owner_user_id', '=', f.ownerUserId);

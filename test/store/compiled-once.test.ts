@@ -2,7 +2,8 @@ import { sql } from 'kysely';
 import { expect, it } from 'vitest';
 import { describeEachDialect } from '../helpers/harness.js';
 import { compiledForBatches, compiledForRows, compiledOnce } from '../../src/store/compiled-once.js';
-import { findSessionById, findSessionsByIds } from '../../src/store/sessions-repo.js';
+import { SESSION_STATUSES } from '../../src/core/lifecycle.js';
+import { findSessionById, findSessionsByIds, listSessions } from '../../src/store/sessions-repo.js';
 
 /** A query compiled once answers every run exactly as the same query built afresh would. */
 describeEachDialect('compiled-once queries', (t) => {
@@ -38,6 +39,27 @@ describeEachDialect('compiled-once queries', (t) => {
     }
     expect(await findSessionById(h.store.kysely, h.store, 987654321)).toBeNull();
     expect((await findSessionsByIds(h.store.kysely, h.store, [ids[3]!, ids[0]!, ids[3]!])).map((r) => r.id).sort()).toEqual([ids[0], ids[3]].sort());
+  });
+
+  it('the unfiltered list, compiled once, pages as the built query does', async () => {
+    const h = t();
+    for (let i = 0; i < 7; i++) await h.create(h.fleetKey, { title: `listed ${i}` });
+    const pages = async (filter: { statuses?: (typeof SESSION_STATUSES)[number][] }) => {
+      const out: number[][] = [];
+      let beforeId: number | undefined;
+      // bounded: a page that repeats its last row would otherwise never end
+      for (let n = 0; n < 20; n++) {
+        const page = await listSessions(h.store.kysely, h.store, { ...filter, limit: 3, ...(beforeId === undefined ? {} : { beforeId }) });
+        if (page.length === 0) return out;
+        out.push(page.map((s) => s.id));
+        beforeId = page.at(-1)!.id;
+      }
+      return out;
+    };
+    // every status: the same rows by the built query
+    const built = await pages({ statuses: [...SESSION_STATUSES] });
+    expect(built.flat().length).toBeGreaterThanOrEqual(7);
+    expect(await pages({})).toEqual(built);
   });
 
   it('builds its query once per store, not once per run or per transaction', async () => {
