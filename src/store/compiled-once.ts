@@ -108,7 +108,7 @@ export function compiledForBatches<B extends Batches, S extends Record<string, B
     }
     const key = db.getExecutor().adapter;
     let byShape = templates.get(key);
-    if (!byShape) templates.set(key, (byShape = new Map()));
+    if (!byShape) templates.set(key, (byShape = new Map<string, Template>()));
     const shape = names.map((name) => `${name}:${batches[name]!.length}`).join(',');
     let template = byShape.get(shape);
     if (!template) {
