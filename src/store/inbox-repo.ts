@@ -115,7 +115,7 @@ function toRecord(r: Row): InboxItemRecord {
   };
 }
 
-/** The new item as stored (read back by the insert itself, not by a second query). */
+/** An inbox item as its insert binds it (details as JSON text). */
 type InboxItemInsert = {
   session_id: number;
   kind: string;
@@ -159,6 +159,7 @@ const insertInboxItemRow = compiledOnce((db, p: InboxItemInsert) =>
     .returningAll(),
 );
 
+/** The new item as stored (read back by the insert itself, not by a second query). */
 export async function insertInboxItem(db: Executor, item: NewInboxItem): Promise<InboxItemRecord> {
   const [row] = await insertInboxItemRow(db, {
     session_id: item.sessionId,

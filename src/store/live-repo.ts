@@ -43,13 +43,6 @@ function liveInsertCtes(events: readonly NewLiveEvent[]) {
       from c, (values ${liveValuesSql(events)}) as v (offset_from_last, type, session_id, owner_user_id, payload, created_at))`;
 }
 
-/**
- * Writes the events under the next ids of the live-event counter, in order; returns the last
- * id. The counter's row lock (PostgreSQL) or the single writer (SQLite) makes ids commit in
- * order, so every node numbers them alike (docs/api.md). Where the dialect allows, the counter
- * and the insert are one statement: the lock is held from here to the commit, so each round
- * trip under it is one every other writer waits for.
- */
 // the statements below are compiled once per number of events (and audit rows): compiled-once.ts
 const liveEventsInOneStatement = compiledForBatches(
   (_db, b: { events: readonly NewLiveEvent[] }, _shared: Record<string, never>) =>
@@ -69,6 +62,13 @@ const insertLiveEventRows = compiledForRows((db, events: readonly (NewLiveEvent 
   ),
 );
 
+/**
+ * Writes the events under the next ids of the live-event counter, in order; returns the last
+ * id. The counter's row lock (PostgreSQL) or the single writer (SQLite) makes ids commit in
+ * order, so every node numbers them alike (docs/api.md). Where the dialect allows, the counter
+ * and the insert are one statement: the lock is held from here to the commit, so each round
+ * trip under it is one every other writer waits for.
+ */
 async function insertLiveEvents(db: Executor, store: StoreDialect, events: readonly NewLiveEvent[]): Promise<number> {
   const count = events.length;
   if (store.capabilities.updateInCte) {

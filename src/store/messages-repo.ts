@@ -267,10 +267,6 @@ export async function reclaimPayload(db: Executor, id: string, now: string): Pro
   return Number(r.numUpdatedRows) === 1;
 }
 
-/**
- * Messages holding a payload (a counter row, so the capacity check reads one row) and a
- * setting's text, in one round trip.
- */
 const heldMessagesAndSettingRow = compiledOnce((db, p: { key: string }) =>
   db.selectNoFrom((eb) => [
     eb.selectFrom('counters').select('value').where('name', '=', 'agent_messages_held').as('held'),
@@ -278,6 +274,10 @@ const heldMessagesAndSettingRow = compiledOnce((db, p: { key: string }) =>
   ]),
 );
 
+/**
+ * Messages holding a payload (a counter row, so the capacity check reads one row) and a
+ * setting's text, in one round trip.
+ */
 export async function heldMessagesAndSetting(db: Executor, key: string): Promise<{ held: number; setting: string | null }> {
   const [row] = await heldMessagesAndSettingRow(db, { key });
   if (!row) throw new Error('heldMessagesAndSetting: the select returned no row');
