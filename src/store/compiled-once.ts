@@ -17,6 +17,11 @@ class Slot {
   toJSON(): never {
     throw new Error(`compiledOnce: the value "${this.name}" was serialised while the query was built; bind it with encodeBound`);
   }
+  // a stand-in turned into text or a number at build time (a template literal, arithmetic) would
+  // freeze into the statement: refused as loudly. (A `??` or `? :` on one cannot be caught: keep those in the caller.)
+  [Symbol.toPrimitive](): never {
+    throw new Error(`compiledOnce: the value "${this.name}" was used as text or a number while the query was built; compute it before binding`);
+  }
 }
 
 /**
@@ -92,7 +97,8 @@ type Batches = Record<string, readonly Record<string, Bound>[]>;
  * stand-ins in each batch, and stand-ins for the `shared` values, and places them as
  * compiledOnce's build does; it may use a row's index and a batch's length, nothing else of the
  * rows. A write of more than ROWS_COMPILED rows is built and compiled as it comes (rare: a
- * write's events and audit entries come one to a few at a time). Shared names hold no dot.
+ * write's events and audit entries come one to a few at a time). Batch and shared names hold no
+ * dot.
  */
 export function compiledForBatches<B extends Batches, S extends Record<string, Bound>, R>(
   build: (db: Executor, batches: B, shared: S, d: StoreDialect) => Buildable<R>,

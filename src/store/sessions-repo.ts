@@ -393,14 +393,21 @@ const newestSessionRowsBefore = compiledOnce((db, p: { beforeId: number; limit: 
   selectCore(db, d).where('id', '<', p.beforeId).orderBy('id', 'desc').limit(p.limit),
 );
 
-const unfiltered = (f: SessionListFilter): boolean =>
-  !(f.statuses && f.statuses.length > 0) &&
-  f.ownerUserId === undefined &&
-  !f.visibleOwners &&
-  f.parent === undefined &&
-  !f.rootsOnly &&
-  !f.text &&
-  f.causedByActorId === undefined;
+/**
+ * Whether each filter is unset, one entry per field of SessionListFilter (the type makes a new
+ * field name its check here): only a list with none set takes the compiled statements. An empty
+ * `visibleOwners` is set — it hides every session.
+ */
+const FILTER_UNSET: { [K in Exclude<keyof SessionListFilter, 'beforeId' | 'limit'>]-?: (f: SessionListFilter) => boolean } = {
+  statuses: (f) => !f.statuses || f.statuses.length === 0,
+  ownerUserId: (f) => f.ownerUserId === undefined,
+  visibleOwners: (f) => f.visibleOwners === undefined,
+  parent: (f) => f.parent === undefined,
+  rootsOnly: (f) => !f.rootsOnly,
+  text: (f) => !f.text,
+  causedByActorId: (f) => f.causedByActorId === undefined,
+};
+const unfiltered = (f: SessionListFilter): boolean => Object.values(FILTER_UNSET).every((unset) => unset(f));
 
 export async function listSessions(db: Executor, d: StoreDialect, f: SessionListFilter): Promise<SessionRecord[]> {
   if (unfiltered(f)) {

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { expect, it } from 'vitest';
 import { describeEachDialect } from '../helpers/harness.js';
-import { ancestryByClosures, CLOSURE_ROUNDS_ALLOWED, reachesFromAbove } from '../../src/app/lineage/upward-reach.js';
+import { ancestryByClosures, CLOSURE_ROUNDS_ALLOWED, LEGACY_ROWS_ALLOWED, reachesFromAbove } from '../../src/app/lineage/upward-reach.js';
 import { searchUpward, type SearchResult } from '../../src/core/upward-search.js';
 import { seniorIdsOf, upwardClosureOf } from '../../src/store/reachability-repo.js';
 
@@ -102,7 +102,7 @@ describeEachDialect('reachability: reachesFromAbove answers as the level-by-leve
           const ancestry = await ancestryByClosures(db, h.store, from.id, { spawnOnly, budget });
           path[ancestry ? 'closure' : 'levels']++;
           // the closures decided past a legacy key: a further closure found more than the first
-          if (ancestry && ancestry.size > (await upwardClosureOf(db, h.store, [from.id], { spawnOnly, limit: budget + 1 + 100 }))!.ids.length)
+          if (ancestry && ancestry.size > (await upwardClosureOf(db, h.store, [from.id], { spawnOnly, limit: budget + 1 + LEGACY_ROWS_ALLOWED }))!.ids.length)
             path.pastLegacy++;
         }
       }),

@@ -60,6 +60,8 @@ describeEachDialect('compiled-once queries', (t) => {
     const built = await pages({ statuses: [...SESSION_STATUSES] });
     expect(built.flat().length).toBeGreaterThanOrEqual(7);
     expect(await pages({})).toEqual(built);
+    // a filter set to nothing is a filter: no visible owners, no sessions (never the unfiltered list)
+    expect(await listSessions(h.store.kysely, h.store, { visibleOwners: [], limit: 3 })).toEqual([]);
   });
 
   it('builds its query once per store, not once per run or per transaction', async () => {
@@ -79,6 +81,8 @@ describeEachDialect('compiled-once queries', (t) => {
     const h = t();
     const encodesAtBuild = compiledOnce((db, p: { title: string }) => db.selectFrom('sessions').select('id').where('title', '=', JSON.stringify(p.title)));
     await expect(encodesAtBuild(h.store.kysely, { title: 'x' })).rejects.toThrow(/serialised while the query was built/);
+    const textAtBuild = compiledOnce((db, p: { title: string }) => db.selectFrom('sessions').select('id').where('title', '=', `${p.title}%`));
+    await expect(textAtBuild(h.store.kysely, { title: 'x' })).rejects.toThrow(/used as text or a number while the query was built/);
     await expect(titlesIn(h.store.kysely, { ids: [1] } as unknown as { ids: number[]; prefix: string })).rejects.toThrow(/no value for "prefix"/);
   });
 });

@@ -23,7 +23,7 @@ async function seniorsOfLevel(db: Executor, d: StoreDialect, level: readonly { i
  * A closure's rows include one per legacy-key junior it meets: room for that many beyond the
  * budget, so an ancestry of exactly the budget with a legacy key in it is still decided whole.
  */
-const LEGACY_ROWS_ALLOWED = 100;
+export const LEGACY_ROWS_ALLOWED = 100;
 
 /**
  * Closures per ancestry. Each legacy key in series costs a round of two statements more; past this
