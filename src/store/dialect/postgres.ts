@@ -25,24 +25,41 @@ const types = {
 };
 
 /** Distinct read statements one connection keeps prepared; past it, reads are parsed and planned each time. */
-const PREPARED_PER_CONNECTION = 256;
+const PREPARED_READS_PER_CONNECTION = 256;
+/** The same for writes, apart: one-off write texts (an `in` list of each length) never take a read's place. */
+const PREPARED_WRITES_PER_CONNECTION = 128;
 const READ_STATEMENT = /^\s*(select|with)\b/i;
+const WRITE_STATEMENT = /^\s*(insert|update|delete)\b/i;
 
 /**
- * Reads with parameters run as named prepared statements, parsed and planned once per
- * connection: the lineage walk's statements are long unions whose text never changes (lists
- * are one array parameter), and parsing and planning them again cost more than running them.
- * Their plan is the generic one, kept: left to choose, PostgreSQL went on re-planning the
+ * Statements with parameters run as named prepared statements, parsed and planned once per
+ * connection. Reads: the lineage walk's statements are long unions whose text never changes
+ * (lists are one array parameter), and parsing and planning them again cost more than running
+ * them. Their plan is the generic one, kept: left to choose, PostgreSQL went on re-planning the
  * walk's statements for each call's arrays (about 40 % of a walk, bench/lineage-bench.ts).
+ * Writes: the write path's statements are compiled once (compiled-once.ts), so their texts
+ * repeat too, and the server's parse and plan of each was a tenth and more of an agent
+ * message's cost on a 2-core machine (bench/README.md). Each kind has its own budget.
  */
-function prepareReads(client: pg.PoolClient): void {
+function prepareStatements(client: pg.PoolClient): void {
   client.query('set plan_cache_mode = force_generic_plan').catch(() => {});
-  const names = new Map<string, string>();
+  const reads = new Map<string, string>();
+  const writes = new Map<string, string>();
+  const nameOf = (text: string): string | undefined => {
+    const [names, budget, prefix] = READ_STATEMENT.test(text)
+      ? ([reads, PREPARED_READS_PER_CONNECTION, 'warrant_'] as const)
+      : WRITE_STATEMENT.test(text)
+        ? ([writes, PREPARED_WRITES_PER_CONNECTION, 'warrant_w'] as const)
+        : ([null, 0, ''] as const);
+    if (!names) return undefined;
+    let name = names.get(text);
+    if (name === undefined && names.size < budget) names.set(text, (name = `${prefix}${names.size}`));
+    return name;
+  };
   const query = client.query.bind(client) as (...args: unknown[]) => unknown;
   (client as { query: unknown }).query = (config: unknown, values?: unknown, callback?: unknown): unknown => {
-    if (typeof config === 'string' && Array.isArray(values) && values.length > 0 && READ_STATEMENT.test(config)) {
-      let name = names.get(config);
-      if (name === undefined && names.size < PREPARED_PER_CONNECTION) names.set(config, (name = `warrant_${names.size}`));
+    if (typeof config === 'string' && Array.isArray(values) && values.length > 0) {
+      const name = nameOf(config);
       if (name !== undefined) return query({ name, text: config, values }, callback);
     }
     return query(config, values, callback);
@@ -63,7 +80,7 @@ export function openPostgres(options: PostgresOptions): StoreDialect {
   // query that uses it next fails and is reported to its caller.
   pool.on('connect', (client) => {
     client.on('error', () => {});
-    prepareReads(client);
+    prepareStatements(client);
   });
   const kysely = new Kysely<Database>({
     dialect: new PostgresDialect({ pool }),
