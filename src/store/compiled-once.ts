@@ -42,9 +42,20 @@ interface Template {
 /** What a compiled-once build returns: a query builder or an `sql` template (which compiles against an executor). */
 type Buildable<R> = Compilable<R> | RawBuilder<R>;
 
-/** Stand-ins for one set of values: each property read is a slot of that name. */
-function standIns<P>(prefix = ''): P {
-  return new Proxy({}, { get: (_, name) => new Slot(prefix + String(name)) }) as P;
+/**
+ * Stand-ins for one set of values: each property read is a slot of that name. `keys` are the
+ * properties it lists as its own (a batch row's, so a build may hand the row to `values` whole).
+ */
+function standIns<P>(prefix = '', keys: readonly string[] = []): P {
+  return new Proxy(
+    {},
+    {
+      get: (_, name) => new Slot(prefix + String(name)),
+      ownKeys: () => [...keys],
+      getOwnPropertyDescriptor: (_, name) =>
+        typeof name === 'string' && keys.includes(name) ? { enumerable: true, configurable: true, value: new Slot(prefix + name) } : undefined,
+    },
+  ) as P;
 }
 
 function templateOf<R>(db: Executor, built: Buildable<R>): Template {
@@ -89,16 +100,18 @@ export function compiledOnce<P extends Record<string, Bound>, R>(
 /** Rows (in all its batches) up to which a batched statement keeps a template per shape; a larger write is built as it comes. */
 const ROWS_COMPILED = 32;
 
-type Batches = Record<string, readonly Record<string, Bound>[]>;
+// a row's value may be undefined only in its type (an insert's optional column): a key present
+// with no value is refused at run time, a key absent is a column left to its default
+type Batches = Record<string, readonly Record<string, Bound | undefined>[]>;
 
 /**
  * A statement over batches of rows (a multi-row insert, two of them in one statement), compiled
- * once per store and shape — how many rows each batch holds. `build` gets that many rows of
- * stand-ins in each batch, and stand-ins for the `shared` values, and places them as
- * compiledOnce's build does; it may use a row's index and a batch's length, nothing else of the
- * rows. A write of more than ROWS_COMPILED rows is built and compiled as it comes (rare: a
- * write's events and audit entries come one to a few at a time). Batch and shared names hold no
- * dot.
+ * once per store and shape — how many rows each batch holds, and each row's keys. `build` gets
+ * that many rows of stand-ins in each batch (with the rows' keys, so a row may go to `values`
+ * whole), and stand-ins for the `shared` values, and places them as compiledOnce's build does;
+ * it may use a row's index and a batch's length, nothing else of the rows. A write of more
+ * than ROWS_COMPILED rows is built and compiled as it comes (rare: a write's events and audit
+ * entries come one to a few at a time). Batch and shared names hold no dot.
  */
 export function compiledForBatches<B extends Batches, S extends Record<string, Bound>, R>(
   build: (db: Executor, batches: B, shared: S, d: StoreDialect) => Buildable<R>,
@@ -115,10 +128,13 @@ export function compiledForBatches<B extends Batches, S extends Record<string, B
     const key = db.getExecutor().adapter;
     let byShape = templates.get(key);
     if (!byShape) templates.set(key, (byShape = new Map<string, Template>()));
-    const shape = names.map((name) => `${name}:${batches[name]!.length}`).join(',');
+    // how many rows each batch holds, and each row's own keys (a build may insert a row whole)
+    const shape = names.map((name) => `${name}:${batches[name]!.map((row) => Object.keys(row).join(' ')).join('|')}`).join(',');
     let template = byShape.get(shape);
     if (!template) {
-      const stand = Object.fromEntries(names.map((name) => [name, batches[name]!.map((_, i) => standIns(`${name}.${i}.`))])) as unknown as B;
+      const stand = Object.fromEntries(
+        names.map((name) => [name, batches[name]!.map((row, i) => standIns(`${name}.${i}.`, Object.keys(row)))]),
+      ) as unknown as B;
       byShape.set(shape, (template = templateOf(db, build(db, stand, standIns<S>(), storeDialectOf(db)))));
     }
     return runTemplate<R>(db, template, (name) => {
@@ -131,7 +147,7 @@ export function compiledForBatches<B extends Batches, S extends Record<string, B
 }
 
 /** compiledForBatches for one batch of rows and nothing shared: a multi-row insert. */
-export function compiledForRows<P extends Record<string, Bound>, R>(
+export function compiledForRows<P extends Record<string, Bound | undefined>, R>(
   build: (db: Executor, rows: readonly P[], d: StoreDialect) => Buildable<R>,
 ): (db: Executor, rows: readonly P[]) => Promise<R[]> {
   const statement = compiledForBatches((db, batches: { rows: readonly P[] }, _shared: Record<string, never>, d) => build(db, batches.rows, d));

@@ -1,5 +1,7 @@
 import type { ActBasis } from '../core/basis.js';
+import type { Insertable } from 'kysely';
 import { compiledForRows } from './compiled-once.js';
+import type { Database } from './database.js';
 import type { Executor } from './dialect/dialect.js';
 import { nextEventSeq } from './sessions-repo.js';
 
@@ -35,39 +37,8 @@ interface NewEvent {
   digestKey: string | null;
 }
 
-type EventInsert = {
-  session_id: number;
-  seq: number;
-  type: string;
-  details: string;
-  actor_id: number | null;
-  actor_basis: string | null;
-  caused_by_actor_id: number | null;
-  cause_basis: string | null;
-  credential_id: number | null;
-  created_at: string;
-  digest_key: string | null;
-};
-
-const insertEventRows = compiledForRows((db, rows: readonly EventInsert[]) =>
-  db
-    .insertInto('session_events')
-    .values(
-      rows.map((r) => ({
-        session_id: r.session_id,
-        seq: r.seq,
-        type: r.type,
-        details: r.details,
-        actor_id: r.actor_id,
-        actor_basis: r.actor_basis,
-        caused_by_actor_id: r.caused_by_actor_id,
-        cause_basis: r.cause_basis,
-        credential_id: r.credential_id,
-        created_at: r.created_at,
-        digest_key: r.digest_key,
-      })),
-    )
-    .returning(['id', 'session_id', 'seq']),
+const insertEventRows = compiledForRows((db, rows: readonly Insertable<Database['session_events']>[]) =>
+  db.insertInto('session_events').values(rows).returning(['id', 'session_id', 'seq']),
 );
 
 /**

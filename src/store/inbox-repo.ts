@@ -1,7 +1,8 @@
-import { sql } from 'kysely';
+import { sql, type Insertable } from 'kysely';
 import type { ActBasis } from '../core/basis.js';
 import { UNSETTLED_STATES, type InboxKind, type InboxMode, type InboxState } from '../core/inbox-rules.js';
-import { compiledOnce } from './compiled-once.js';
+import { compiledForRows } from './compiled-once.js';
+import type { Database } from './database.js';
 import type { Executor } from './dialect/dialect.js';
 
 interface NewInboxItem {
@@ -115,69 +116,33 @@ function toRecord(r: Row): InboxItemRecord {
   };
 }
 
-/** An inbox item as its insert binds it (details as JSON text). */
-type InboxItemInsert = {
-  session_id: number;
-  kind: string;
-  mode: string;
-  content: string;
-  details: string;
-  sender_actor_id: number | null;
-  sender_basis: string | null;
-  sender_session_id: number | null;
-  cause_actor_id: number | null;
-  cause_basis: string | null;
-  credential_id: number | null;
-  now: string;
-  expires_at: string | null;
-  sender_conversation: string | null;
-  target_conversation: string | null;
-};
-
-const insertInboxItemRow = compiledOnce((db, p: InboxItemInsert) =>
-  db
-    .insertInto('inbox_items')
-    .values({
-      session_id: p.session_id,
-      kind: p.kind,
-      mode: p.mode,
-      content: p.content,
-      details: p.details,
-      sender_actor_id: p.sender_actor_id,
-      sender_basis: p.sender_basis,
-      sender_session_id: p.sender_session_id,
-      cause_actor_id: p.cause_actor_id,
-      cause_basis: p.cause_basis,
-      credential_id: p.credential_id,
-      state: 'pending',
-      created_at: p.now,
-      updated_at: p.now,
-      expires_at: p.expires_at,
-      sender_conversation: p.sender_conversation,
-      target_conversation: p.target_conversation,
-    })
-    .returningAll(),
+const insertInboxItemRows = compiledForRows((db, rows: readonly Insertable<Database['inbox_items']>[]) =>
+  db.insertInto('inbox_items').values(rows).returningAll(),
 );
 
 /** The new item as stored (read back by the insert itself, not by a second query). */
 export async function insertInboxItem(db: Executor, item: NewInboxItem): Promise<InboxItemRecord> {
-  const [row] = await insertInboxItemRow(db, {
-    session_id: item.sessionId,
-    kind: item.kind,
-    mode: item.mode,
-    content: item.content,
-    details: JSON.stringify(item.details),
-    sender_actor_id: item.senderActorId,
-    sender_basis: item.senderBasis,
-    sender_session_id: item.senderSessionId,
-    cause_actor_id: item.causeActorId,
-    cause_basis: item.causeBasis,
-    credential_id: item.credentialId,
-    now: item.now,
-    expires_at: item.expiresAt ?? null,
-    sender_conversation: item.senderConversation ?? null,
-    target_conversation: item.targetConversation ?? null,
-  });
+  const [row] = await insertInboxItemRows(db, [
+    {
+      session_id: item.sessionId,
+      kind: item.kind,
+      mode: item.mode,
+      content: item.content,
+      details: JSON.stringify(item.details),
+      sender_actor_id: item.senderActorId,
+      sender_basis: item.senderBasis,
+      sender_session_id: item.senderSessionId,
+      cause_actor_id: item.causeActorId,
+      cause_basis: item.causeBasis,
+      credential_id: item.credentialId,
+      state: 'pending',
+      created_at: item.now,
+      updated_at: item.now,
+      expires_at: item.expiresAt ?? null,
+      sender_conversation: item.senderConversation ?? null,
+      target_conversation: item.targetConversation ?? null,
+    },
+  ]);
   if (!row) throw new Error('inbox_items: the insert returned no row');
   return toRecord(row);
 }

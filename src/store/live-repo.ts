@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import { compiledForBatches, compiledForRows, compiledOnce } from './compiled-once.js';
-import type { Transaction } from 'kysely';
+import type { Insertable, Transaction } from 'kysely';
 import type { Database } from './database.js';
 import { auditRowsOnHeadSql, insertAuditRowsOnHead, type AuditRow } from './audit-repo.js';
 import type { Executor, StoreDialect } from './dialect/dialect.js';
@@ -49,18 +49,7 @@ const liveEventsInOneStatement = compiledForBatches(
     sql<{ last: number }>`with ${liveInsertCtes(b.events)} select value as last from c`,
 );
 
-const insertLiveEventRows = compiledForRows((db, events: readonly (NewLiveEvent & { id: number })[]) =>
-  db.insertInto('live_events').values(
-    events.map((e) => ({
-      id: e.id,
-      type: e.type,
-      session_id: e.sessionId,
-      owner_user_id: e.ownerUserId,
-      payload: e.payload,
-      created_at: e.now,
-    })),
-  ),
-);
+const insertLiveEventRows = compiledForRows((db, rows: readonly Insertable<Database['live_events']>[]) => db.insertInto('live_events').values(rows));
 
 /**
  * Writes the events under the next ids of the live-event counter, in order; returns the last
@@ -80,7 +69,14 @@ async function insertLiveEvents(db: Executor, store: StoreDialect, events: reado
   const last = Number(row.value);
   await insertLiveEventRows(
     db,
-    events.map((e, i) => ({ ...e, id: last - count + 1 + i })),
+    events.map((e, i) => ({
+      id: last - count + 1 + i,
+      type: e.type,
+      session_id: e.sessionId,
+      owner_user_id: e.ownerUserId,
+      payload: e.payload,
+      created_at: e.now,
+    })),
   );
   return last;
 }

@@ -1,7 +1,8 @@
-import { sql } from 'kysely';
+import { sql, type Insertable } from 'kysely';
 import type { ActBasis } from '../core/basis.js';
 import type { MessageState } from '../core/message-envelope.js';
-import { compiledOnce } from './compiled-once.js';
+import { compiledForRows, compiledOnce } from './compiled-once.js';
+import type { Database } from './database.js';
 import type { Executor } from './dialect/dialect.js';
 
 /** docs/messages.md: the envelope of an agent message, as stored (the payload is null once reclaimed). */
@@ -104,40 +105,37 @@ function toRecord(r: Row): MessageRecord {
   };
 }
 
-/** An envelope as its insert binds it: the flag as the 0/1 the column holds. */
-type MessageInsert = Omit<NewMessage, 'refMinted'> & { refMinted: number };
-
-const insertMessageRow = compiledOnce((db, m: MessageInsert) =>
-  db.insertInto('agent_messages').values({
-    id: m.id,
-    ref: m.ref,
-    ref_minted: m.refMinted,
-    content_sha256: m.contentSha256,
-    conversation_ref: m.conversationRef,
-    reply_to: m.replyTo,
-    source_session_id: m.sourceSessionId,
-    source_basis: m.sourceBasis,
-    source_activation: m.sourceActivation,
-    source_conversation: m.sourceConversation,
-    sender_actor_id: m.senderActorId,
-    cause_actor_id: m.causeActorId,
-    cause_basis: m.causeBasis,
-    credential_id: m.credentialId,
-    target_session_id: m.targetSessionId,
-    target_conversation: m.targetConversation,
-    inbox_item_id: m.inboxItemId,
-    deadline: m.deadline,
-    payload: m.payload,
-    payload_bytes: m.payloadBytes,
-    payload_sha256: m.payloadSha256,
-    digest_key: m.digestKey,
-    state: 'accepted',
-    accepted_at: m.acceptedAt,
-  }),
-);
+const insertMessageRows = compiledForRows((db, rows: readonly Insertable<Database['agent_messages']>[]) => db.insertInto('agent_messages').values(rows));
 
 export async function insertMessage(db: Executor, m: NewMessage): Promise<void> {
-  await insertMessageRow(db, { ...m, refMinted: m.refMinted ? 1 : 0 });
+  await insertMessageRows(db, [
+    {
+      id: m.id,
+      ref: m.ref,
+      ref_minted: m.refMinted ? 1 : 0,
+      content_sha256: m.contentSha256,
+      conversation_ref: m.conversationRef,
+      reply_to: m.replyTo,
+      source_session_id: m.sourceSessionId,
+      source_basis: m.sourceBasis,
+      source_activation: m.sourceActivation,
+      source_conversation: m.sourceConversation,
+      sender_actor_id: m.senderActorId,
+      cause_actor_id: m.causeActorId,
+      cause_basis: m.causeBasis,
+      credential_id: m.credentialId,
+      target_session_id: m.targetSessionId,
+      target_conversation: m.targetConversation,
+      inbox_item_id: m.inboxItemId,
+      deadline: m.deadline,
+      payload: m.payload,
+      payload_bytes: m.payloadBytes,
+      payload_sha256: m.payloadSha256,
+      digest_key: m.digestKey,
+      state: 'accepted',
+      accepted_at: m.acceptedAt,
+    },
+  ]);
 }
 
 export async function findMessage(db: Executor, id: string): Promise<MessageRecord | null> {

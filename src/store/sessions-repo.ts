@@ -1,13 +1,12 @@
-import { sql } from 'kysely';
-import { causedSessionIdsSql } from './causation-repo.js';
+import type { Insertable } from 'kysely';
 import type { Basis, ActBasis } from '../core/basis.js';
 import type { Genesis, SchedulingClass } from '../core/genesis.js';
 import type { SessionStatus } from '../core/lifecycle.js';
 import { LEGACY_PARENT_KEY, legacyKeyNames, legacyParentKeySpellings, parseLegacyParentKey } from '../core/legacy-parent-key.js';
 import { prefixUpperBound, type ParsedSessionRef } from '../core/session-ref.js';
 import type { Executor, StoreDialect } from './dialect/dialect.js';
-import { ownerVisible } from './owner-visibility.js';
-import { compiledOnce, inIdList } from './compiled-once.js';
+import { compiledForRows, compiledOnce, inIdList } from './compiled-once.js';
+import type { Database } from './database.js';
 
 /** How a runtime child came to be: a built-in subagent, or an agent started inside the runtime. */
 export type RuntimeOrigin = 'subagent' | 'nested-agent';
@@ -78,9 +77,10 @@ const CORE_COLUMNS = [
   'updated_at',
 ] as const;
 
-type CoreRow = Record<(typeof CORE_COLUMNS)[number], unknown> & { legacy_parent_key: string | null };
+/** A session row as selectCore reads it (the store's session reads share it: session-list-repo.ts). */
+export type CoreRow = Record<(typeof CORE_COLUMNS)[number], unknown> & { legacy_parent_key: string | null };
 
-function toRecord(row: CoreRow): SessionRecord {
+export function toRecord(row: CoreRow): SessionRecord {
   return {
     id: Number(row.id),
     uid: row.uid as string,
@@ -114,7 +114,7 @@ function toRecord(row: CoreRow): SessionRecord {
   };
 }
 
-function selectCore(db: Executor, d: StoreDialect) {
+export function selectCore(db: Executor, d: StoreDialect) {
   return db.selectFrom('sessions').select(CORE_COLUMNS).select(d.jsonTextField('custom_metadata', LEGACY_PARENT_KEY).as('legacy_parent_key'));
 }
 
@@ -187,19 +187,15 @@ interface NewSessionRow {
   now: string;
 }
 
-/** A session row as its insert binds it: the flag as 0/1, a runtime child's columns null for any other. */
-type SessionInsert = Omit<NewSessionRow, 'starred' | 'runtime'> & {
-  starred: number;
-  runtimeParentId: number | null;
-  runtimeOrigin: string | null;
-  runtimeConversationId: string | null;
-};
-
 // every create runs it: built and compiled once (compiled-once.ts; it was a fourteenth of a REST create's CPU)
-const insertSessionRow = compiledOnce((db, row: SessionInsert, d) =>
-  db
-    .insertInto('sessions')
-    .values({
+const insertSessionRows = compiledForRows((db, rows: readonly Insertable<Database['sessions']>[], d) =>
+  db.insertInto('sessions').values(rows).returning(CORE_COLUMNS).returning(d.jsonTextField('custom_metadata', LEGACY_PARENT_KEY).as('legacy_parent_key')),
+);
+
+/** Inserts the session and returns its record as `findSessionById` would read it (one statement). */
+export async function insertSession(db: Executor, _d: StoreDialect, row: NewSessionRow): Promise<SessionRecord> {
+  const [inserted] = await insertSessionRows(db, [
+    {
       uid: row.uid,
       title: row.title,
       slug: row.slug,
@@ -215,32 +211,20 @@ const insertSessionRow = compiledOnce((db, row: SessionInsert, d) =>
       cause_actor_id: row.causeActorId,
       cause_basis: row.causeBasis,
       model: row.model,
-      starred: row.starred,
+      starred: row.starred ? 1 : 0,
       messaging: row.messaging,
       custom_metadata: row.customMetadata,
       provider: row.provider,
       provider_conversation: row.providerConversation,
-      runtime_parent_id: row.runtimeParentId,
-      runtime_origin: row.runtimeOrigin,
-      runtime_conversation_id: row.runtimeConversationId,
+      // one statement text for every session: a runtime child's columns are null for any other
+      runtime_parent_id: row.runtime?.parentId ?? null,
+      runtime_origin: row.runtime?.origin ?? null,
+      runtime_conversation_id: row.runtime?.conversationId ?? null,
       event_seq: row.firstEventSeq,
       created_at: row.now,
       updated_at: row.now,
-    })
-    .returning(CORE_COLUMNS)
-    .returning(d.jsonTextField('custom_metadata', LEGACY_PARENT_KEY).as('legacy_parent_key')),
-);
-
-/** Inserts the session and returns its record as `findSessionById` would read it (one statement). */
-export async function insertSession(db: Executor, _d: StoreDialect, row: NewSessionRow): Promise<SessionRecord> {
-  const { runtime, starred, ...rest } = row;
-  const [inserted] = await insertSessionRow(db, {
-    ...rest,
-    starred: starred ? 1 : 0,
-    runtimeParentId: runtime?.parentId ?? null,
-    runtimeOrigin: runtime?.origin ?? null,
-    runtimeConversationId: runtime?.conversationId ?? null,
-  });
+    },
+  ]);
   if (!inserted) throw new Error('sessions: the insert returned no row');
   return toRecord(inserted);
 }
@@ -370,70 +354,6 @@ export async function spawnChildrenOf(
     if (parentId !== undefined && parentId !== null) out.push({ parentId, child });
   }
   return out;
-}
-
-interface SessionListFilter {
-  statuses?: SessionStatus[];
-  ownerUserId?: number | null;
-  /** restrict to sessions visible to a scoped caller: these owners (null = unowned) */
-  visibleOwners?: (number | null)[];
-  /** children of this session (its uid too: a legacy key may spell the parent as its uid) */
-  parent?: { id: number; uid: string };
-  rootsOnly?: boolean;
-  text?: string;
-  /** only the sessions this actor caused (core/causation.ts) */
-  causedByActorId?: number;
-  beforeId?: number;
-  limit: number;
-}
-
-// the unfiltered list, a page and the pages after it: what a list view asks most, compiled once
-const newestSessionRows = compiledOnce((db, p: { limit: number }, d) => selectCore(db, d).orderBy('id', 'desc').limit(p.limit));
-const newestSessionRowsBefore = compiledOnce((db, p: { beforeId: number; limit: number }, d) =>
-  selectCore(db, d).where('id', '<', p.beforeId).orderBy('id', 'desc').limit(p.limit),
-);
-
-/**
- * Whether each filter is unset, one entry per field of SessionListFilter (the type makes a new
- * field name its check here): only a list with none set takes the compiled statements. An empty
- * `visibleOwners` is set — it hides every session.
- */
-const FILTER_UNSET: { [K in Exclude<keyof SessionListFilter, 'beforeId' | 'limit'>]-?: (f: SessionListFilter) => boolean } = {
-  statuses: (f) => !f.statuses || f.statuses.length === 0,
-  ownerUserId: (f) => f.ownerUserId === undefined,
-  visibleOwners: (f) => f.visibleOwners === undefined,
-  parent: (f) => f.parent === undefined,
-  rootsOnly: (f) => !f.rootsOnly,
-  text: (f) => !f.text,
-  causedByActorId: (f) => f.causedByActorId === undefined,
-};
-const unfiltered = (f: SessionListFilter): boolean => Object.values(FILTER_UNSET).every((unset) => unset(f));
-
-export async function listSessions(db: Executor, d: StoreDialect, f: SessionListFilter): Promise<SessionRecord[]> {
-  if (unfiltered(f)) {
-    const rows =
-      f.beforeId === undefined ? await newestSessionRows(db, { limit: f.limit }) : await newestSessionRowsBefore(db, { beforeId: f.beforeId, limit: f.limit });
-    return rows.map((r) => toRecord(r as CoreRow));
-  }
-  let q = selectCore(db, d);
-  if (f.statuses && f.statuses.length > 0) q = q.where('status', 'in', f.statuses);
-  if (f.ownerUserId !== undefined) q = f.ownerUserId === null ? q.where('owner_user_id', 'is', null) : q.where('owner_user_id', '=', f.ownerUserId);
-  if (f.visibleOwners) q = q.where(ownerVisible('owner_user_id', f.visibleOwners));
-  if (f.parent !== undefined) {
-    const legacy = d.jsonTextField('custom_metadata', LEGACY_PARENT_KEY);
-    const parent = f.parent;
-    const keys = legacyParentKeySpellings(parent);
-    q = q.where((eb) => eb.or([eb('parent_session_id', '=', parent.id), eb.and([eb(legacy, 'in', keys), eb('parent_basis', '=', 'legacy')])]));
-  }
-  if (f.rootsOnly) q = q.where('parent_session_id', 'is', null).where((eb) => eb.or([eb('parent_basis', 'is', null), eb('parent_basis', '!=', 'legacy')]));
-  if (f.text) {
-    const needle = `%${f.text.toLowerCase().replace(/[\\%_]/g, (m) => '\\' + m)}%`;
-    q = q.where(sql<boolean>`lower(coalesce(title, '')) like ${needle} escape '\\'`);
-  }
-  if (f.causedByActorId !== undefined) q = q.where(sql<boolean>`id in ${causedSessionIdsSql(f.causedByActorId)}`);
-  if (f.beforeId !== undefined) q = q.where('id', '<', f.beforeId);
-  const rows = await q.orderBy('id', 'desc').limit(f.limit).execute();
-  return rows.map((r) => toRecord(r as CoreRow));
 }
 
 /** The words a session was created with (its prompt, and the original when the title came from elsewhere). */

@@ -3,7 +3,7 @@ import { expect, it } from 'vitest';
 import { randomUUID } from 'node:crypto';
 import { causedSessionIds, type CausationFacts } from '../../src/core/causation.js';
 import { ensureActor } from '../../src/store/actors-repo.js';
-import { listSessions } from '../../src/store/sessions-repo.js';
+import { listSessions } from '../../src/store/session-list-repo.js';
 import { describeEachDialect, type Harness } from '../helpers/harness.js';
 
 /**

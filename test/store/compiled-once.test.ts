@@ -3,7 +3,8 @@ import { expect, it } from 'vitest';
 import { describeEachDialect } from '../helpers/harness.js';
 import { compiledForBatches, compiledForRows, compiledOnce } from '../../src/store/compiled-once.js';
 import { SESSION_STATUSES } from '../../src/core/lifecycle.js';
-import { findSessionById, findSessionsByIds, listSessions } from '../../src/store/sessions-repo.js';
+import { listSessions } from '../../src/store/session-list-repo.js';
+import { findSessionById, findSessionsByIds } from '../../src/store/sessions-repo.js';
 
 /** A query compiled once answers every run exactly as the same query built afresh would. */
 describeEachDialect('compiled-once queries', (t) => {
@@ -148,6 +149,25 @@ describeEachDialect('compiled-once batches', (t) => {
     expect(settings).toEqual([
       { key: 'probe.a', value: 'first' },
       { key: 'probe.b', value: 'second' },
+    ]);
+
+    // rows handed to `values` whole: their keys are part of the shape, so a column one run leaves
+    // to its default is bound on the next run that names it, never dropped
+    type ProbeRow = { batch: string; tag: string; n?: number | null; note?: string | null; position: number };
+    const insertWhole = compiledForRows((db, rows: readonly ProbeRow[]) =>
+      db.withTables<{ compiled_probe: ProbeRow }>().insertInto('compiled_probe').values(rows),
+    );
+    await insertWhole(db, [{ batch: 'whole1', tag: 'w1', position: 0 }]);
+    await insertWhole(db, [{ batch: 'whole2', tag: 'w2', n: 5, note: 'named', position: 0 }]);
+    await insertWhole(db, [
+      { batch: 'whole3', tag: 'w3a', position: 0 },
+      { batch: 'whole3', tag: 'w3b', note: 'second only', position: 1 },
+    ]);
+    expect(await stored('whole1')).toEqual([{ tag: 'w1', n: null, note: null }]);
+    expect(await stored('whole2')).toEqual([{ tag: 'w2', n: 5, note: 'named' }]);
+    expect(await stored('whole3')).toEqual([
+      { tag: 'w3a', n: null, note: null },
+      { tag: 'w3b', n: null, note: 'second only' },
     ]);
   });
 });

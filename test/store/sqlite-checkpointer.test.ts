@@ -48,6 +48,18 @@ async function someoneCheckpoints(file: string): Promise<boolean> {
   }
 }
 
+/** A checkpointer that starts at its first commit and records what it sets and why it failed. */
+function watchedCheckpointer(filename: string) {
+  const settings: number[] = [];
+  const failures: string[] = [];
+  const checkpointer = walCheckpointer(filename, (pages) => settings.push(pages), {
+    startAfterCommits: 1,
+    intervalMs: 10,
+    onFailure: (reason) => failures.push(reason),
+  });
+  return { checkpointer, settings, failures };
+}
+
 describe('SQLite WAL checkpointer', () => {
   let dir: string;
   let file: string;
@@ -94,14 +106,8 @@ describe('SQLite WAL checkpointer', () => {
   });
 
   it('gives the writer back SQLite’s own checkpoints when the worker fails to open, says why, and does not start it again', async () => {
-    const settings: number[] = [];
-    const failures: string[] = [];
     // no such file: the worker's connection fails as it opens
-    const checkpointer = walCheckpointer(join(dir, 'missing.db'), (pages) => settings.push(pages), {
-      startAfterCommits: 1,
-      intervalMs: 10,
-      onFailure: (reason) => failures.push(reason),
-    });
+    const { checkpointer, settings, failures } = watchedCheckpointer(join(dir, 'missing.db'));
     checkpointer.committed();
     await eventually(() => settings.length > 0, 'the failure was reported');
     expect(settings).toEqual([SQLITE_DEFAULT_AUTOCHECKPOINT_PAGES]);
@@ -116,13 +122,7 @@ describe('SQLite WAL checkpointer', () => {
   it('a checkpoint that fails (not for a lock) ends the worker once, with the reason', async () => {
     // a file that opens but is no database: the first checkpoint fails, after the worker was ready
     writeFileSync(file, Buffer.alloc(8192, 0x5a));
-    const settings: number[] = [];
-    const failures: string[] = [];
-    const checkpointer = walCheckpointer(file, (pages) => settings.push(pages), {
-      startAfterCommits: 1,
-      intervalMs: 10,
-      onFailure: (reason) => failures.push(reason),
-    });
+    const { checkpointer, settings, failures } = watchedCheckpointer(file);
     checkpointer.committed();
     await eventually(() => failures.length > 0, 'the failure was reported');
     // ready first (the safety net), then SQLite's default once the checkpoint failed
@@ -135,13 +135,7 @@ describe('SQLite WAL checkpointer', () => {
   it('a stop before the worker is ready, and a second stop, end it quietly', async () => {
     const writer = new BetterSqlite3(file);
     writer.pragma('journal_mode = WAL');
-    const settings: number[] = [];
-    const failures: string[] = [];
-    const checkpointer = walCheckpointer(file, (pages) => settings.push(pages), {
-      startAfterCommits: 1,
-      intervalMs: 10,
-      onFailure: (reason) => failures.push(reason),
-    });
+    const { checkpointer, settings, failures } = watchedCheckpointer(file);
     checkpointer.committed();
     // the same tick: the thread has not run its source yet
     await Promise.all([checkpointer.stop(), checkpointer.stop()]);

@@ -1,6 +1,6 @@
 import { WarrantError } from '../../core/errors.js';
 import { SESSION_STATUSES, type SessionStatus } from '../../core/lifecycle.js';
-import { listSessions as listSessionRows } from '../../store/sessions-repo.js';
+import { listSessions as listSessionRows } from '../../store/session-list-repo.js';
 import { findUserByKey } from '../../store/users-repo.js';
 import { listEvents as listEventRows, type EventRecord } from '../../store/events-repo.js';
 import type { Executor } from '../../store/dialect/dialect.js';
