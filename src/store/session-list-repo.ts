@@ -9,7 +9,7 @@ import { selectCore, toRecord, type CoreRow, type SessionRecord } from './sessio
 
 /** Session lists: a page of sessions, newest first, under the filters a list view offers. */
 
-export interface SessionListFilter {
+interface SessionListFilter {
   statuses?: SessionStatus[];
   ownerUserId?: number | null;
   /** restrict to sessions visible to a scoped caller: these owners (null = unowned) */
