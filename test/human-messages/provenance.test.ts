@@ -2,6 +2,8 @@ import fc from 'fast-check';
 import { expect, it } from 'vitest';
 import { systemCaller } from '../../src/app/caller.js';
 import { changeSetting } from '../../src/app/settings.js';
+import { humanRecordAndSummaryOf, humanRecordOf } from '../../src/app/human-messages/record.js';
+import { hierarchyOf } from '../../src/app/lineage/hierarchy.js';
 import { AFFIRMATIVE_ABSENCE } from '../../src/core/human-record.js';
 import { describeEachDialect, openHarness, uniqueKey, type Harness } from '../helpers/harness.js';
 import { callTool, mcpClient } from '../helpers/mcp-client.js';
@@ -207,6 +209,30 @@ describeEachDialect('rendering the record (docs/design/capture.md)', (t) => {
       expect(lines.filter((l) => l.startsWith('**Complete:**')).length).toBeLessThanOrEqual(1);
     }
     await client.close();
+  });
+
+  it('the page and the summary of one read count from one read of the counts and the gaps, and agree with the record read alone', async () => {
+    const h = t();
+    const { token } = await h.human(uniqueKey('twice'), { displayName: 'Twice Human' });
+    const parent = (await h.create(h.fleetKey, { title: 'parent', attach: true })).session;
+    const child = (await h.create(h.fleetKey, { title: 'child', parent_session_id: parent.id, attach: true })).session;
+    for (let i = 0; i < 7; i++) {
+      await h.request('POST', `/api/v1/sessions/${child.id}/follow_up`, { token, body: { content: `here ${i}` } });
+      await h.request('POST', `/api/v1/sessions/${parent.id}/follow_up`, { token, body: { content: `elsewhere ${i}` } });
+    }
+    const hierarchy = await hierarchyOf(h.ctx, admin, child.id);
+    h.store.queryLog.start();
+    const both = await humanRecordAndSummaryOf(h.ctx, hierarchy);
+    const statements = h.store.queryLog.stop();
+    const alone = await humanRecordOf(h.ctx, hierarchy);
+    expect(both.record).toEqual(alone);
+    const { entries: _entries, nextCursor: _next, ...whole } = alone;
+    expect(both.summary.record).toEqual(whole);
+    expect(both.summary.record.counts).toEqual({ here: 7, elsewhere: 7 });
+    expect(both.summary.here.map((e) => e.content)).toEqual(['here 6', 'here 5', 'here 4', 'here 3', 'here 2']);
+    // the counts and the coverage log are read once for both
+    expect(statements.filter((q) => /count\(/.test(q) && /human_messages/.test(q))).toHaveLength(1);
+    expect(statements.filter((q) => /from "coverage_log"/.test(q))).toHaveLength(1);
   });
 });
 

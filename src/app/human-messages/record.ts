@@ -169,6 +169,18 @@ function holdingRecords(ids: readonly number[], counts: RecordCounts): number[] 
   return ids.filter((id) => (counts.get(id)?.all ?? 0) > 0);
 }
 
+/** What a record is counted from, read once per request: each node's counts, and the gaps. */
+interface RecordBasis {
+  counts: RecordCounts;
+  gaps: CoverageGap[];
+}
+
+async function recordBasisOf(ctx: AppContext, hierarchy: Hierarchy, walked?: RecordReads): Promise<RecordBasis> {
+  const db = ctx.store.kysely;
+  const counts = await humanMessageCounts(db, nodeIdsOf(hierarchy));
+  return { counts, gaps: await hierarchyGaps(db, ctx.clock.now().toISOString(), hierarchy, walked) };
+}
+
 /** The record over a hierarchy (the walk already ran): one page of entries from `cursor`. */
 export async function humanRecordOf(
   ctx: AppContext,
@@ -176,14 +188,39 @@ export async function humanRecordOf(
   page: { cursor?: string | null; limit?: number } = {},
   walked?: RecordReads,
 ): Promise<HumanRecord> {
-  const counts = await humanMessageCounts(ctx.store.kysely, nodeIdsOf(hierarchy));
-  return recordWithCounts(ctx, hierarchy, counts, page, walked);
+  return recordPage(ctx, hierarchy, await recordBasisOf(ctx, hierarchy, walked), page, walked);
 }
 
-async function recordWithCounts(
+/**
+ * The newest page of the record and its summary (`GET /sessions/:ref` as markdown, `get_session`):
+ * the counts and the gaps are read once for both.
+ */
+export async function humanRecordAndSummaryOf(
   ctx: AppContext,
   hierarchy: Hierarchy,
-  counts: RecordCounts,
+  walked?: RecordReads,
+): Promise<{ record: HumanRecord; summary: HumanSummary }> {
+  const basis = await recordBasisOf(ctx, hierarchy, walked);
+  return { record: await recordPage(ctx, hierarchy, basis, {}, walked), summary: await summaryOf(ctx, hierarchy, basis, walked) };
+}
+
+/** The record's totals, here and elsewhere, from the per-session counts. */
+function totalsByScope(sessionId: number, counts: RecordCounts): Pick<HumanRecord, 'counts' | 'liveCounts'> {
+  const total = { here: 0, elsewhere: 0 };
+  const live = { here: 0, elsewhere: 0 };
+  for (const [id, c] of counts) {
+    const scope: Scope = id === sessionId ? 'here' : 'elsewhere';
+    total[scope] += c.all;
+    live[scope] += c.live;
+  }
+  return { counts: total, liveCounts: live };
+}
+
+/** One page of the record's entries, from `cursor`. */
+async function recordPage(
+  ctx: AppContext,
+  hierarchy: Hierarchy,
+  { counts, gaps }: RecordBasis,
   page: { cursor?: string | null; limit?: number },
   walked?: RecordReads,
 ): Promise<HumanRecord> {
@@ -194,20 +231,12 @@ async function recordWithCounts(
   const holding = holdingRecords(nodeIdsOf(hierarchy), counts);
   const rows = holding.length > 0 ? await humanMessagesOf(db, holding, { ...(beforeId !== undefined ? { beforeId } : {}), limit: limit + 1 }) : [];
   const pageRows = rows.slice(0, limit);
-  const total = { here: 0, elsewhere: 0 };
-  const live = { here: 0, elsewhere: 0 };
-  for (const [id, c] of counts) {
-    const scope: Scope = id === sessionId ? 'here' : 'elsewhere';
-    total[scope] += c.all;
-    live[scope] += c.live;
-  }
   const authors = await authorsOf(db, ctx, pageRows, walked?.users ?? usersByIds(db));
   return {
     sessionId,
     truncated: hierarchy.truncated,
-    counts: total,
-    liveCounts: live,
-    gaps: await hierarchyGaps(db, ctx.clock.now().toISOString(), hierarchy, walked),
+    ...totalsByScope(sessionId, counts),
+    gaps,
     entries: entriesOf(sessionId, pageRows, authors),
     nextCursor: rows.length > limit ? encodeCursor('human-messages', pageRows[pageRows.length - 1]!.id) : null,
     people: peopleOf(authors),
@@ -221,23 +250,20 @@ export interface HumanSummary {
   elsewhere: HumanMessageEntry[];
 }
 
-export async function humanSummaryOf(ctx: AppContext, hierarchy: Hierarchy, walked?: RecordReads): Promise<HumanSummary> {
+async function summaryOf(ctx: AppContext, hierarchy: Hierarchy, { counts, gaps }: RecordBasis, walked?: RecordReads): Promise<HumanSummary> {
   const db = ctx.store.kysely;
   const sessionId = hierarchy.sessionId;
-  const ids = nodeIdsOf(hierarchy);
-  const counts = await humanMessageCounts(db, ids);
   const here = holdingRecords([sessionId], counts);
   const others = holdingRecords(
-    ids.filter((id) => id !== sessionId),
+    nodeIdsOf(hierarchy).filter((id) => id !== sessionId),
     counts,
   );
   const hereRows = here.length > 0 ? await humanMessagesOf(db, here, { limit: SUMMARY_PER_SCOPE }) : [];
   const elsewhereRows = others.length > 0 ? await humanMessagesOf(db, others, { limit: SUMMARY_PER_SCOPE }) : [];
-  const full = await recordWithCounts(ctx, hierarchy, counts, { limit: 1 }, walked);
-  const { entries: _e, nextCursor: _n, ...record } = full;
   const authors = await authorsOf(db, ctx, [...hereRows, ...elsewhereRows], walked?.users ?? usersByIds(db));
   return {
-    record: { ...record, people: peopleOf(authors) },
+    // the record's counts and gaps; its people are the summary's authors (the summary's entries are its page)
+    record: { sessionId, truncated: hierarchy.truncated, ...totalsByScope(sessionId, counts), gaps, people: peopleOf(authors) },
     here: entriesOf(sessionId, hereRows, authors),
     elsewhere: entriesOf(sessionId, elsewhereRows, authors),
   };

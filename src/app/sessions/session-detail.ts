@@ -1,7 +1,7 @@
 import type { Hierarchy } from '../../core/hierarchy-types.js';
 import type { Caller } from '../caller.js';
 import type { AppContext } from '../context.js';
-import { humanRecordOf, humanSummaryOf, type HumanRecord, type HumanSummary } from '../human-messages/record.js';
+import { humanRecordAndSummaryOf, humanRecordOf, type HumanRecord, type HumanSummary } from '../human-messages/record.js';
 import { ownerFilterOf, resolveReadable, walkedRowsOf, walkSessionCached } from '../lineage/hierarchy.js';
 import { sessionView, type SessionView } from '../views.js';
 import { memoizedUsersByIds } from '../user-reads.js';
@@ -28,7 +28,8 @@ export async function getSessionDetail(ctx: AppContext, caller: Caller, ref: str
     walkSessionCached(ctx, session, ownerFilterOf(visibility), undefined, users),
   ]);
   const reads = { ...walkedRowsOf(walked.outcome), users };
-  const humanMessages = await humanRecordOf(ctx, walked.hierarchy, {}, reads);
-  const humanSummary = options.summary ? await humanSummaryOf(ctx, walked.hierarchy, reads) : null;
-  return { session: view, hierarchy: walked.hierarchy, humanMessages, humanSummary };
+  if (!options.summary)
+    return { session: view, hierarchy: walked.hierarchy, humanMessages: await humanRecordOf(ctx, walked.hierarchy, {}, reads), humanSummary: null };
+  const { record, summary } = await humanRecordAndSummaryOf(ctx, walked.hierarchy, reads);
+  return { session: view, hierarchy: walked.hierarchy, humanMessages: record, humanSummary: summary };
 }
