@@ -26,6 +26,8 @@ describe.skipIf(!pgAvailable())('PostgreSQL prepared statements', () => {
           r.name.startsWith('warrant_'),
         );
       await sql`update sessions set title = title where id = ${made.id}`.execute(tx);
+      // a `with` that changes rows is a write too (the live-event and audit statement's shape)
+      await sql`with c as (update sessions set title = title where id = ${made.id} returning id) select id from c`.execute(tx);
       const afterOne = await list();
       // 300 distinct write texts: more than the writes' budget, and more than the reads' too
       for (let i = 0; i < 300; i++) await sql`update sessions set title = title where id = ${made.id} and ${sql.lit(i)} >= 0`.execute(tx);
@@ -36,6 +38,9 @@ describe.skipIf(!pgAvailable())('PostgreSQL prepared statements', () => {
     });
     const writes = (rows: { name: string; statement: string }[]) => rows.filter((r) => r.name.startsWith('warrant_w'));
     expect(writes(prepared.afterOne).map((r) => r.statement)).toContain(`update sessions set title = title where id = $1`);
+    expect(writes(prepared.afterOne).map((r) => r.statement)).toContain(
+      `with c as (update sessions set title = title where id = $1 returning id) select id from c`,
+    );
     // the writes' budget is spent and no more (128), whatever else the connection prepared before
     expect(writes(prepared.afterMany)).toHaveLength(128);
     expect(prepared.afterRead.map((r) => r.statement)).toContain('select id from sessions where id = $1 and 7 > 6');

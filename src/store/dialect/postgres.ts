@@ -30,6 +30,13 @@ const PREPARED_READS_PER_CONNECTION = 256;
 const PREPARED_WRITES_PER_CONNECTION = 128;
 const READ_STATEMENT = /^\s*(select|with)\b/i;
 const WRITE_STATEMENT = /^\s*(insert|update|delete)\b/i;
+/** a `with` whose parts change rows (the live-event and audit statement, live-repo.ts): a write */
+const DATA_MODIFYING_WITH = /^\s*with\b[\s\S]*\b(insert\s+into|update\s+\S+\s+set|delete\s+from)\b/i;
+
+function statementKind(text: string): 'read' | 'write' | null {
+  if (WRITE_STATEMENT.test(text) || DATA_MODIFYING_WITH.test(text)) return 'write';
+  return READ_STATEMENT.test(text) ? 'read' : null;
+}
 
 /**
  * Statements with parameters run as named prepared statements, parsed and planned once per
@@ -46,14 +53,18 @@ function prepareStatements(client: pg.PoolClient): void {
   const reads = new Map<string, string>();
   const writes = new Map<string, string>();
   const nameOf = (text: string): string | undefined => {
-    const [names, budget, prefix] = READ_STATEMENT.test(text)
-      ? ([reads, PREPARED_READS_PER_CONNECTION, 'warrant_'] as const)
-      : WRITE_STATEMENT.test(text)
-        ? ([writes, PREPARED_WRITES_PER_CONNECTION, 'warrant_w'] as const)
-        : ([null, 0, ''] as const);
-    if (!names) return undefined;
-    let name = names.get(text);
-    if (name === undefined && names.size < budget) names.set(text, (name = `${prefix}${names.size}`));
+    const known = reads.get(text) ?? writes.get(text);
+    if (known !== undefined) return known;
+    const kind = statementKind(text);
+    const [names, budget, prefix] =
+      kind === 'read'
+        ? ([reads, PREPARED_READS_PER_CONNECTION, 'warrant_'] as const)
+        : kind === 'write'
+          ? ([writes, PREPARED_WRITES_PER_CONNECTION, 'warrant_w'] as const)
+          : ([null, 0, ''] as const);
+    if (!names || names.size >= budget) return undefined;
+    const name = `${prefix}${names.size}`;
+    names.set(text, name);
     return name;
   };
   const query = client.query.bind(client) as (...args: unknown[]) => unknown;
