@@ -214,6 +214,29 @@ describe('SQLite group commit', () => {
     expect(namesOther()).toEqual(['x', 'cte']);
   });
 
+  it('a store closed while a member is part-way through its transaction keeps none of that member’s writes; the members that finished commit', async () => {
+    let resume!: () => void;
+    const paused = new Promise<void>((resolve) => (resume = resolve));
+    let midway!: () => void;
+    const reachedMidway = new Promise<void>((resolve) => (midway = resolve));
+    const finished = insertItem('finished');
+    // queued behind it: it joins the group as a savepoint, writes half, and is still working when the store closes
+    const unfinished = store.kysely.transaction().execute(async (tx) => {
+      await sql`insert into gc_items (name) values ('half')`.execute(tx);
+      midway();
+      await paused;
+      await sql`insert into gc_items (name) values ('other half')`.execute(tx);
+    });
+    await reachedMidway;
+    await store.destroy();
+    resume();
+    await expect(finished).resolves.toBeUndefined();
+    await expect(unfinished).rejects.toThrow();
+    expect(namesOther()).toEqual(['finished']);
+    // afterEach closes a store of its own
+    store = openSqlite({ filename: file });
+  });
+
   it('a group holds at most 32 transactions', async () => {
     store.queryLog.start();
     await Promise.all(Array.from({ length: 100 }, (_, i) => insertItem(`n${i}`)));

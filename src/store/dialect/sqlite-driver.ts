@@ -409,6 +409,9 @@ export class SqliteDriver implements Driver {
     // before the writer closes: the last connection to close checkpoints and removes the WAL; and
     // before the last COMMIT, so that nothing joins a group between it and the close
     await this.checkpointer?.stop();
+    // a holder part-way through its transaction loses what it wrote so far (nothing is half
+    // written); the members that finished before it still commit
+    if (this.holder) await this.rollbackTransaction(this.holder);
     this.commitOpenGroup(false);
     this.reader?.close();
     this.db.close();
