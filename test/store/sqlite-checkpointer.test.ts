@@ -175,15 +175,15 @@ describe('SQLite WAL checkpointer', () => {
     const writer = new BetterSqlite3(file);
     writer.pragma('journal_mode = WAL');
     writer.close();
-    // the built module (npm test builds first), in a process of its own that never stops the worker
-    const module = join(import.meta.dirname, '../../dist/store/dialect/sqlite-checkpointer.js');
+    // the source itself (through tsx's loader, so never a stale build), in a process of its own that never stops the worker
+    const module = join(import.meta.dirname, '../../src/store/dialect/sqlite-checkpointer.ts');
     const script = `
       const { walCheckpointer } = await import(${JSON.stringify(module)});
       // alive until the worker is ready; after that only the worker could keep the process
       const alive = setTimeout(() => {}, 10_000);
       const c = walCheckpointer(${JSON.stringify(file)}, (pages) => { console.log('pages', pages); if (pages === 4000) clearTimeout(alive); }, { startAfterCommits: 1, intervalMs: 10 });
       c.committed();`;
-    const child = spawnSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8', timeout: 15_000 });
+    const child = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { encoding: 'utf8', timeout: 15_000 });
     // it ran (the worker reported ready), and the process ended by itself, not by the timeout
     expect(child.stdout).toContain('pages 4000');
     expect(child.signal).toBeNull();
