@@ -67,7 +67,8 @@ export interface AppContext {
 }
 
 /** Where a use case has read what it is about to change, before it writes anything. */
-export type SeamPoint = 'archive' | 'lifecycle' | 'patch' | 'create-idempotency' | 'message-send' | 'transcript-append' | 'runtime-child';
+export type SeamPoint =
+  'archive' | 'lifecycle' | 'patch' | 'create-idempotency' | 'message-send' | 'transcript-append' | 'runtime-child' | 'hierarchy-subscribe';
 
 /**
  * TEST-ONLY: concurrency tests (docs/attribution.md, docs/operations.md) hold callers at a barrier after they have read

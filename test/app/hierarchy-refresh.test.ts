@@ -2,6 +2,7 @@ import { expect, it } from 'vitest';
 import { systemCaller } from '../../src/app/caller.js';
 import { hierarchyOf } from '../../src/app/lineage/hierarchy.js';
 import { inWriteTx } from '../../src/app/write-scope.js';
+import type { SeamPoint } from '../../src/app/context.js';
 import type { HierarchyChange, HierarchyUpdate } from '../../src/app/lineage/hierarchy-hub.js';
 import { walkCounts } from '../../src/app/lineage/hierarchy-refresh.js';
 import type { Hierarchy } from '../../src/core/hierarchy-types.js';
@@ -51,6 +52,37 @@ describeEachDialect('live refresh of hierarchy views', (t) => {
       expect(view).toEqual(await hierarchyOf(h.ctx, admin, id));
     }
   }
+
+  it('a change committed while a viewer walks its first view still reaches that viewer (never stale until the next change)', async () => {
+    const h = t();
+    const root = await spawn(h, null, { agent_root: 'router', title: 'subscribed while it changes' });
+    await h.ctx.hierarchies.settle();
+    let child: number | undefined;
+    h.ctx.seams = {
+      afterRead: async (point: SeamPoint) => {
+        if (point !== 'hierarchy-subscribe' || child !== undefined) return;
+        // the first walk has read; a child is spawned and its live event dispatched before the viewer is registered
+        child = await spawn(h, root, { agent_root: 'worker' });
+        await h.ctx.live.settle();
+      },
+    };
+    const updates: Hierarchy[] = [];
+    try {
+      const sub = await h.ctx.hierarchies.subscribe(root, admin, (u) => {
+        if (u.hierarchy) updates.push(u.hierarchy);
+      });
+      expect(child).toBeDefined();
+      // the first walk predates the child: the update must bring it
+      expect(sub.initial.nodes.map((n) => n.id)).not.toContain(child);
+      await h.ctx.hierarchies.settle();
+      expect(updates.length, 'the viewer was told of the child').toBeGreaterThan(0);
+      expect(updates.at(-1)!.nodes.map((n) => n.id)).toContain(child);
+      expect(updates.at(-1)).toEqual(await hierarchyOf(h.ctx, admin, root));
+      sub.unsubscribe();
+    } finally {
+      h.ctx.seams = undefined;
+    }
+  });
 
   it("recomputes every open viewer's view after each kind of change, and each equals a fresh hierarchyOf", async () => {
     const { h, routers, workers, other, otherWorker, all } = await fleet();

@@ -41,6 +41,8 @@ export class HierarchyRefresher implements HierarchyHub {
   private running: Promise<void> | null = null;
   private again = false;
   private unsubscribeHub: (() => void) | null = null;
+  /** per subscription still walking its first view: the lineage changes dispatched meanwhile */
+  private readonly changesDuringFirstWalks = new Set<LiveEventRecord[]>();
   /** batches run and queries they issued, for tests and the bench */
   readonly stats = { batches: 0, walkQueries: 0, rowsRead: 0, viewsRecomputed: 0, viewsReused: 0 };
 
@@ -71,12 +73,28 @@ export class HierarchyRefresher implements HierarchyHub {
    * usual 404 for a session the caller cannot see.
    */
   async subscribe(viewer: number | string, caller: Caller, listener: (update: HierarchyUpdate) => void): Promise<HierarchySubscription> {
-    const { session, visibility } = await resolveReadable(this.ctx, caller, viewer);
-    const owners = ownerFilterOf(visibility);
-    const { hierarchy, outcome } = await walkSession(this.ctx, session, owners);
-    const entry: Viewer = { viewerId: session.id, owners, listener, last: hierarchy, outcome };
+    const meanwhile: LiveEventRecord[] = [];
+    this.changesDuringFirstWalks.add(meanwhile);
+    let first: { viewerId: number; owners: OwnerFilter; hierarchy: Hierarchy; outcome: WalkOutcome<HierarchyRow> };
+    try {
+      const { session, visibility } = await resolveReadable(this.ctx, caller, viewer);
+      const owners = ownerFilterOf(visibility);
+      const { hierarchy, outcome } = await walkSession(this.ctx, session, owners);
+      await this.ctx.seams?.afterRead?.('hierarchy-subscribe', session.id);
+      first = { viewerId: session.id, owners, hierarchy, outcome };
+    } finally {
+      this.changesDuringFirstWalks.delete(meanwhile);
+    }
+    const entry: Viewer = { viewerId: first.viewerId, owners: first.owners, listener, last: first.hierarchy, outcome: first.outcome };
     this.viewers.add(entry);
-    return { initial: hierarchy, unsubscribe: () => this.viewers.delete(entry) };
+    // A change committed while the first walk read may be missing from it, and its refresh found
+    // no such viewer yet: handled again now that there is one (after this returns, so the caller
+    // has the initial view before the update), else this view would stay stale until the next change.
+    for (const event of meanwhile) {
+      const { changed, deleted } = lineageChangeOf(event.type, event.payload);
+      if ([...changed, ...deleted].some((id) => first.outcome.footprint.has(id))) this.onLiveEvent(event);
+    }
+    return { initial: first.hierarchy, unsubscribe: () => this.viewers.delete(entry) };
   }
 
   /** Every batch of changes, as the ids whose hierarchy view changed (the broadcast SSE form). */
@@ -98,6 +116,7 @@ export class HierarchyRefresher implements HierarchyHub {
   private onLiveEvent(event: LiveEventRecord): void {
     const { changed, deleted, rowsOnly } = lineageChangeOf(event.type, event.payload);
     if (changed.length === 0 && deleted.length === 0) return;
+    for (const meanwhile of this.changesDuringFirstWalks) meanwhile.push(event);
     if (!rowsOnly) this.pending.rowsOnly = false;
     if (changed.length > 0) this.pending.leads.add(changed[0]!);
     for (const id of changed) this.pending.changed.add(id);
