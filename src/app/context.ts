@@ -66,7 +66,7 @@ export interface AppContext {
   benchOnly?: BenchOnlySwitches;
 }
 
-/** Where a use case has read what it is about to change, before it writes anything. */
+/** Where a use case has read what it is about to change, before it writes anything (or, `hierarchy-subscribe`, before a new viewer is registered). */
 export type SeamPoint =
   'archive' | 'lifecycle' | 'patch' | 'create-idempotency' | 'message-send' | 'transcript-append' | 'runtime-child' | 'hierarchy-subscribe';
 

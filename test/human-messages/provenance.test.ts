@@ -117,16 +117,22 @@ describeEachDialect('the warrant gate (docs/design/capture.md) and `warrant chec
   });
 });
 
+/** A parent and its child, each holding `n` follow-ups from one human: `here(i)` on the child, `elsewhere i` on the parent. */
+async function parentAndChildWithMessages(h: Harness, key: string, n: number, here: (i: number) => string) {
+  const { token } = await h.human(uniqueKey(key), { displayName: `${key} human` });
+  const parent = (await h.create(h.fleetKey, { title: 'parent', attach: true })).session;
+  const child = (await h.create(h.fleetKey, { title: 'child', parent_session_id: parent.id, attach: true })).session;
+  for (let i = 0; i < n; i++) {
+    await h.request('POST', `/api/v1/sessions/${child.id}/follow_up`, { token, body: { content: here(i) } });
+    await h.request('POST', `/api/v1/sessions/${parent.id}/follow_up`, { token, body: { content: `elsewhere ${i}` } });
+  }
+  return { parent, child };
+}
+
 describeEachDialect('rendering the record (docs/design/capture.md)', (t) => {
   it('a hierarchy with 40 here and 40 elsewhere: the summary shows 5 + 5 with whole counts and the left-out counts; every entry is reachable through the cursor', async () => {
     const h = t();
-    const { token } = await h.human(uniqueKey('chatty'), { displayName: 'Chatty Human' });
-    const parent = (await h.create(h.fleetKey, { title: 'parent', attach: true })).session;
-    const child = (await h.create(h.fleetKey, { title: 'child', parent_session_id: parent.id, attach: true })).session;
-    for (let i = 0; i < 40; i++) {
-      await h.request('POST', `/api/v1/sessions/${child.id}/follow_up`, { token, body: { content: `here ${i} ${'x'.repeat(i === 39 ? 400 : 10)}` } });
-      await h.request('POST', `/api/v1/sessions/${parent.id}/follow_up`, { token, body: { content: `elsewhere ${i}` } });
-    }
+    const { child } = await parentAndChildWithMessages(h, 'chatty', 40, (i) => `here ${i} ${'x'.repeat(i === 39 ? 400 : 10)}`);
     const client = await mcpClient(h, h.fleetKey);
     const summary = await callTool(client, 'get_session', { session_id: child.id });
     const text = summary.text;
@@ -213,13 +219,7 @@ describeEachDialect('rendering the record (docs/design/capture.md)', (t) => {
 
   it('the page and the summary of one read count from one read of the counts and the gaps, and agree with the record read alone', async () => {
     const h = t();
-    const { token } = await h.human(uniqueKey('twice'), { displayName: 'Twice Human' });
-    const parent = (await h.create(h.fleetKey, { title: 'parent', attach: true })).session;
-    const child = (await h.create(h.fleetKey, { title: 'child', parent_session_id: parent.id, attach: true })).session;
-    for (let i = 0; i < 7; i++) {
-      await h.request('POST', `/api/v1/sessions/${child.id}/follow_up`, { token, body: { content: `here ${i}` } });
-      await h.request('POST', `/api/v1/sessions/${parent.id}/follow_up`, { token, body: { content: `elsewhere ${i}` } });
-    }
+    const { child } = await parentAndChildWithMessages(h, 'twice', 7, (i) => `here ${i}`);
     const hierarchy = await hierarchyOf(h.ctx, admin, child.id);
     h.store.queryLog.start();
     const both = await humanRecordAndSummaryOf(h.ctx, hierarchy);

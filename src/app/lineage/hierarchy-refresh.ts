@@ -75,26 +75,25 @@ export class HierarchyRefresher implements HierarchyHub {
   async subscribe(viewer: number | string, caller: Caller, listener: (update: HierarchyUpdate) => void): Promise<HierarchySubscription> {
     const meanwhile: LiveEventRecord[] = [];
     this.changesDuringFirstWalks.add(meanwhile);
-    let first: { viewerId: number; owners: OwnerFilter; hierarchy: Hierarchy; outcome: WalkOutcome<HierarchyRow> };
+    let entry: Viewer;
     try {
       const { session, visibility } = await resolveReadable(this.ctx, caller, viewer);
       const owners = ownerFilterOf(visibility);
       const { hierarchy, outcome } = await walkSession(this.ctx, session, owners);
       await this.ctx.seams?.afterRead?.('hierarchy-subscribe', session.id);
-      first = { viewerId: session.id, owners, hierarchy, outcome };
+      entry = { viewerId: session.id, owners, listener, last: hierarchy, outcome };
     } finally {
       this.changesDuringFirstWalks.delete(meanwhile);
     }
-    const entry: Viewer = { viewerId: first.viewerId, owners: first.owners, listener, last: first.hierarchy, outcome: first.outcome };
     this.viewers.add(entry);
     // A change committed while the first walk read may be missing from it, and its refresh found
     // no such viewer yet: handled again now that there is one (after this returns, so the caller
     // has the initial view before the update), else this view would stay stale until the next change.
     for (const event of meanwhile) {
       const { changed, deleted } = lineageChangeOf(event.type, event.payload);
-      if ([...changed, ...deleted].some((id) => first.outcome.footprint.has(id))) this.onLiveEvent(event);
+      if ([...changed, ...deleted].some((id) => entry.outcome.footprint.has(id))) this.onLiveEvent(event);
     }
-    return { initial: first.hierarchy, unsubscribe: () => this.viewers.delete(entry) };
+    return { initial: entry.last, unsubscribe: () => this.viewers.delete(entry) };
   }
 
   /** Every batch of changes, as the ids whose hierarchy view changed (the broadcast SSE form). */
