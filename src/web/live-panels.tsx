@@ -93,7 +93,7 @@ export async function watchPanels(ctx: AppContext, caller: Caller, refs: readonl
       const id = subscription.initial.sessionId;
       views.set(id, subscription.initial);
       // the view as of now, in case it changed after the page loaded its panel (a page still showing
-      // the skeleton ignores it: the skeleton takes no live event, its own request brings the panel)
+      // the skeleton holds it until its own request's panel lands: src/web/client/shared/held-panels.ts)
       send(id, subscription.initial, 'view');
     }
   } catch (error) {

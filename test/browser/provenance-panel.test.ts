@@ -98,3 +98,39 @@ describe('the provenance panel', () => {
     }
   });
 });
+
+describe('a change while the panel loads', () => {
+  // The skeleton's own request is answered before a child is spawned; the stream's panel event
+  // with the child reaches the tab while the skeleton (which takes no live event) still shows.
+  // The older answer is swapped in afterwards: the held event must follow it, or the panel would
+  // miss the child until the next change.
+  for (const path of ['shared worker', 'a stream per tab'] as const) {
+    it(`the panel shows a child spawned after its request was answered (${path})`, async () => {
+      const parent = await createSession(server, { title: `loading parent (${path})` });
+      const { context, page } = await signedInPage(server, browser);
+      try {
+        if (path === 'a stream per tab') await context.addInitScript(() => delete (window as { SharedWorker?: unknown }).SharedWorker);
+        let release!: () => void;
+        const gate = new Promise<void>((r) => (release = r));
+        let answered = false;
+        await page.route('**/provenance_panel', async (route) => {
+          const response = await route.fetch(); // the answer as of now, before the child
+          answered = true;
+          await gate;
+          await route.fulfill({ response });
+        });
+        await page.goto(`${server.url}/sessions/${parent.id}`);
+        await expect.poll(() => answered).toBe(true);
+        const child = await createSession(server, { title: `spawned while the panel loads (${path})`, parent_session_id: parent.id });
+        // the stream's panel with the child has reached the tab, which still shows the skeleton
+        await page.locator('.panel-skeleton[data-newer-panel-held="true"]').waitFor({ state: 'attached' });
+        release();
+        await page.locator(`#provenance-panel [data-node-id="${child.id}"]`).waitFor();
+        expect(await page.locator('.panel-skeleton').count()).toBe(0);
+        expect(await page.locator('#provenance-panel').count()).toBe(1);
+      } finally {
+        await context.close();
+      }
+    });
+  }
+});

@@ -5,6 +5,7 @@
  */
 import { lineageEdges, lineagePath, orderChildrenAfterParents, subtreeOf, type Rect, type StripEdge, type StripTab } from '../../core/lineage-geometry.js';
 
+import { holdPanelsUntilLoaded } from './shared/held-panels.js';
 import { EVENT_TYPES, pageLiveSince, panelsOf, SharedLiveSource, sharedWorkerPort } from './shared/live-source.js';
 
 interface HtmxApi {
@@ -335,6 +336,7 @@ function initLiveRouting(): void {
       const shared = new SharedLiveSource(url, port, panelsOf(url), pageLiveSince(), (type, data) => {
         if (EVENT_TYPES.includes(type)) routeLiveEvent(type, data);
       });
+      holdPanelsUntilLoaded(shared, url);
       return shared as unknown as EventSource;
     }
     const resume = lastEventId ? `${url}${url.includes('?') ? '&' : '?'}last_event_id=${encodeURIComponent(lastEventId)}` : url;
@@ -346,6 +348,7 @@ function initLiveRouting(): void {
         routeLiveEvent(type, message.data);
       });
     }
+    holdPanelsUntilLoaded(source, url);
     return source;
   };
 }

@@ -18,6 +18,8 @@ import { HumanRecordSection } from './human-record-panel.js';
  * Live refresh: the page's stream watches this panel (`?panel=<id>`) and sends it whole, as
  * `panel-<id>` events htmx swaps in (`sse-swap`), rendered from the shared hierarchy refresh —
  * one walk per change for every viewer (src/web/live-panels.tsx). After a `resync` it re-fetches.
+ * A `panel-<id>` event that arrives while the skeleton shows is held by the page and handed to the
+ * panel once it lands, since it may be newer than the skeleton's answer (client/shared/held-panels.ts).
  *
  * It draws what `get_session_provenance` returns — the hierarchy walk and the human-message
  * record over its node set — so the page and the agents' tools cannot disagree.
