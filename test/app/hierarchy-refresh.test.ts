@@ -64,9 +64,15 @@ describeEachDialect('live refresh of hierarchy views', (t) => {
         // the first walk has read; a child is spawned and its live event dispatched before the viewer is registered
         child = await spawn(h, root, { agent_root: 'worker' });
         await h.ctx.live.settle();
+        await h.ctx.hierarchies.settle();
+        broadcastsBeforeRegistration = broadcasts.length;
       },
     };
     const updates: Hierarchy[] = [];
+    // the broadcast form (and any viewer already open) had the spawn: the new viewer's catch-up must not repeat it
+    const broadcasts: HierarchyChange[] = [];
+    let broadcastsBeforeRegistration = -1;
+    const stopBroadcasts = h.ctx.hierarchies.onChange((c) => broadcasts.push(c));
     try {
       const sub = await h.ctx.hierarchies.subscribe(root, admin, (u) => {
         if (u.hierarchy) updates.push(u.hierarchy);
@@ -78,8 +84,11 @@ describeEachDialect('live refresh of hierarchy views', (t) => {
       expect(updates.length, 'the viewer was told of the child').toBeGreaterThan(0);
       expect(updates.at(-1)!.nodes.map((n) => n.id)).toContain(child);
       expect(updates.at(-1)).toEqual(await hierarchyOf(h.ctx, admin, root));
+      expect(broadcastsBeforeRegistration, 'the spawn was broadcast before the viewer registered').toBeGreaterThan(0);
+      expect(broadcasts.length, 'no broadcast repeated for the catch-up').toBe(broadcastsBeforeRegistration);
       sub.unsubscribe();
     } finally {
+      stopBroadcasts();
       h.ctx.seams = undefined;
     }
   });

@@ -43,6 +43,8 @@ export class HierarchyRefresher implements HierarchyHub {
   private unsubscribeHub: (() => void) | null = null;
   /** per subscription still walking its first view: the lineage changes dispatched meanwhile */
   private readonly changesDuringFirstWalks = new Set<LiveEventRecord[]>();
+  /** new viewers whose first view may miss a change dispatched while it walked: walked again in the next batch */
+  private rewalkNext = new Set<Viewer>();
   /** batches run and queries they issued, for tests and the bench */
   readonly stats = { batches: 0, walkQueries: 0, rowsRead: 0, viewsRecomputed: 0, viewsReused: 0 };
 
@@ -87,11 +89,16 @@ export class HierarchyRefresher implements HierarchyHub {
     }
     this.viewers.add(entry);
     // A change committed while the first walk read may be missing from it, and its refresh found
-    // no such viewer yet: handled again now that there is one (after this returns, so the caller
-    // has the initial view before the update), else this view would stay stale until the next change.
-    for (const event of meanwhile) {
+    // no such viewer yet: this viewer alone is walked again in the next batch (after this returns,
+    // so the caller has the initial view before the update), else its view would stay stale until
+    // the next change. The other viewers and the broadcast had that change already.
+    const missed = meanwhile.some((event) => {
       const { changed, deleted } = lineageChangeOf(event.type, event.payload);
-      if ([...changed, ...deleted].some((id) => entry.outcome.footprint.has(id))) this.onLiveEvent(event);
+      return [...changed, ...deleted].some((id) => entry.outcome.footprint.has(id));
+    });
+    if (missed) {
+      this.rewalkNext.add(entry);
+      this.schedule();
     }
     return { initial: entry.last, unsubscribe: () => this.viewers.delete(entry) };
   }
@@ -149,11 +156,13 @@ export class HierarchyRefresher implements HierarchyHub {
     await new Promise<void>((resolve) => setImmediate(resolve));
     const { changed, deleted, rowsOnly, leads } = this.pending;
     this.pending = HierarchyRefresher.nothingPending();
-    if (changed.size === 0 && deleted.size === 0) return;
+    const rewalk = this.rewalkNext;
+    this.rewalkNext = new Set();
+    if (changed.size === 0 && deleted.size === 0 && rewalk.size === 0) return;
     this.stats.batches++;
     const touched = new Set<number>([...changed, ...deleted.keys()]);
 
-    const affected = [...this.viewers].filter((v) => [...touched].some((id) => v.outcome.footprint.has(id)));
+    const affected = [...this.viewers].filter((v) => rewalk.has(v) || [...touched].some((id) => v.outcome.footprint.has(id)));
     const broadcastIds = this.broadcastListeners.size > 0 ? [...changed].filter((id) => !deleted.has(id)) : [];
     if (affected.length === 0 && broadcastIds.length === 0 && deleted.size === 0) return;
 
@@ -175,6 +184,11 @@ export class HierarchyRefresher implements HierarchyHub {
       await load(changed);
       toWalk = [];
       for (const v of affected) {
+        // a view that may miss a change is walked, never rebuilt from itself
+        if (rewalk.has(v)) {
+          toWalk.push(v);
+          continue;
+        }
         const key = keyOf(v.viewerId, v.owners);
         if (reused.has(key)) continue;
         const kept = outcomeWithNewRows(v.outcome, changed, rows);
