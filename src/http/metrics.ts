@@ -39,14 +39,17 @@ function processLoopDelay(): IntervalHistogram {
  * tail is where a request latency p99 comes from that no route's own work explains.
  */
 function loopDelaySummary(h: IntervalHistogram): string[] {
-  const seconds = (ns: number) => (h.count === 0 ? 'NaN' : String(ns / 1e9));
+  // the histogram holds the time between the timer's runs; what a request waits is that less the interval
+  const interval = LOOP_DELAY_RESOLUTION_MS * 1e6;
+  const late = (ns: number) => Math.max(0, ns - interval) / 1e9;
+  const seconds = (ns: number) => (h.count === 0 ? 'NaN' : String(late(ns)));
   const out = [
     '# HELP warrant_event_loop_delay_seconds How late the event loop ran its timer since the last scrape (a stalled loop delays every request).',
     '# TYPE warrant_event_loop_delay_seconds summary',
     `warrant_event_loop_delay_seconds{quantile="0.5"} ${seconds(h.percentile(50))}`,
     `warrant_event_loop_delay_seconds{quantile="0.99"} ${seconds(h.percentile(99))}`,
     `warrant_event_loop_delay_seconds{quantile="1"} ${seconds(h.max)}`,
-    `warrant_event_loop_delay_seconds_sum ${h.count === 0 ? 0 : (h.mean * h.count) / 1e9}`,
+    `warrant_event_loop_delay_seconds_sum ${h.count === 0 ? 0 : late(h.mean) * h.count}`,
     `warrant_event_loop_delay_seconds_count ${h.count}`,
   ];
   h.reset();
