@@ -122,8 +122,14 @@ describe('a change while the panel loads', () => {
         await page.goto(`${server.url}/sessions/${parent.id}`);
         await expect.poll(() => answered).toBe(true);
         const child = await createSession(server, { title: `spawned while the panel loads (${path})`, parent_session_id: parent.id });
-        // the stream's panel with the child has reached the tab, which still shows the skeleton
-        await page.locator('.panel-skeleton[data-newer-panel-held="true"]').waitFor({ state: 'attached' });
+        // the stream's panel with the child has reached the tab, which still shows the skeleton (the
+        // page's first view, held as well, does not have the child)
+        await page.waitForFunction(
+          (id) =>
+            document.querySelector('.panel-skeleton[data-newer-panel-held="true"] template[data-held-panel]')?.innerHTML.includes(`data-node-id="${id}"`) ===
+            true,
+          child.id,
+        );
         release();
         await page.locator(`#provenance-panel [data-node-id="${child.id}"]`).waitFor();
         expect(await page.locator('.panel-skeleton').count()).toBe(0);
@@ -132,5 +138,106 @@ describe('a change while the panel loads', () => {
         await context.close();
       }
     });
+
+    it(`a page where nothing changed while the panel loaded swaps it in once (${path})`, async () => {
+      const parent = await createSession(server, { title: `quiet parent (${path})` });
+      const { context, page } = await signedInPage(server, browser);
+      try {
+        if (path === 'a stream per tab') await context.addInitScript(() => delete (window as { SharedWorker?: unknown }).SharedWorker);
+        await context.addInitScript(() => {
+          const w = window as unknown as { panelSwaps: number };
+          w.panelSwaps = 0;
+          document.addEventListener('htmx:sseBeforeMessage', () => w.panelSwaps++);
+        });
+        let release!: () => void;
+        const gate = new Promise<void>((r) => (release = r));
+        await page.route('**/provenance_panel', async (route) => {
+          const response = await route.fetch();
+          await gate;
+          await route.fulfill({ response });
+        });
+        await page.goto(`${server.url}/sessions/${parent.id}`);
+        // the stream's first view is held: the same panel as the answer still to come
+        await page.locator('.panel-skeleton template[data-held-panel]').waitFor({ state: 'attached' });
+        release();
+        // the panel is in and processed (the SSE extension listens on it), and a hand-over would have run
+        await page.waitForFunction(() => {
+          const panel = document.querySelector('#provenance-panel') as unknown as { 'htmx-internal-data'?: { sseEventListener?: unknown } } | null;
+          return panel?.['htmx-internal-data']?.sseEventListener !== undefined;
+        });
+        await page.evaluate(() => new Promise((r) => setTimeout(r, 0)));
+        expect(await page.evaluate(() => (window as unknown as { panelSwaps: number }).panelSwaps)).toBe(0);
+        // a change is still swapped in
+        const child = await createSession(server, { title: `spawned on a quiet page (${path})`, parent_session_id: parent.id });
+        await page.locator(`#provenance-panel [data-node-id="${child.id}"]`).waitFor();
+        expect(await page.evaluate(() => (window as unknown as { panelSwaps: number }).panelSwaps)).toBe(1);
+      } finally {
+        await context.close();
+      }
+    });
+
+    // htmx inserts the answer at once but processes it (the SSE extension's listener) only when it
+    // settles: a panel event in between finds the panel in the page and no listener on it. The test
+    // holds the settle step itself, so the event arrives inside that gap on any machine.
+    it(`the panel shows a child spawned after it was inserted and before htmx processed it (${path})`, async () => {
+      const parent = await createSession(server, { title: `settling parent (${path})` });
+      const { context, page } = await signedInPage(server, browser);
+      try {
+        if (path === 'a stream per tab') await context.addInitScript(() => delete (window as { SharedWorker?: unknown }).SharedWorker);
+        await context.addInitScript((delay) => {
+          const w = window as unknown as { heldSettles: (() => void)[] };
+          w.heldSettles = [];
+          const setTimeoutBefore = window.setTimeout.bind(window);
+          window.setTimeout = ((fn: () => void, ms?: number, ...rest: unknown[]) => {
+            if (ms !== delay) return setTimeoutBefore(fn, ms, ...rest);
+            w.heldSettles.push(fn);
+            return 0;
+          }) as typeof window.setTimeout;
+        }, HELD_SETTLE_DELAY);
+        let release!: () => void;
+        const gate = new Promise<void>((r) => (release = r));
+        let answered = false;
+        await page.route('**/provenance_panel', async (route) => {
+          const response = await route.fetch();
+          answered = true;
+          await gate;
+          await route.fulfill({ response });
+        });
+        await page.goto(`${server.url}/sessions/${parent.id}`);
+        await expect.poll(() => answered).toBe(true);
+        await page.evaluate((delay) => {
+          const w = window as unknown as { htmx: { config: { defaultSettleDelay: number } } };
+          w.htmx.config.defaultSettleDelay = delay;
+        }, HELD_SETTLE_DELAY);
+        release();
+        // the answer is in the page, not yet processed
+        await page.waitForFunction(
+          () => document.querySelector('#provenance-panel') !== null && (window as unknown as { heldSettles: unknown[] }).heldSettles.length > 0,
+        );
+        await page.evaluate((name) => {
+          const w = window as unknown as { seenPanels: string[] };
+          w.seenPanels = [];
+          const connect = document.querySelector('[sse-connect]') as unknown as { 'htmx-internal-data': { sseEventSource: EventTarget } };
+          connect['htmx-internal-data'].sseEventSource.addEventListener(name, (e) => w.seenPanels.push((e as MessageEvent<string>).data));
+        }, `panel-${parent.id}`);
+        const child = await createSession(server, { title: `spawned while the panel settles (${path})`, parent_session_id: parent.id });
+        await page.waitForFunction(
+          (id) => (window as unknown as { seenPanels: string[] }).seenPanels.some((d) => d.includes(`data-node-id="${id}"`)),
+          child.id,
+        );
+        expect(await page.locator(`#provenance-panel [data-node-id="${child.id}"]`).count(), 'not swapped before the panel is processed').toBe(0);
+        await page.evaluate(() => {
+          const w = window as unknown as { heldSettles: (() => void)[]; htmx: { config: { defaultSettleDelay: number } } };
+          w.htmx.config.defaultSettleDelay = 20;
+          for (const settle of w.heldSettles.splice(0)) settle();
+        });
+        await page.locator(`#provenance-panel [data-node-id="${child.id}"]`).waitFor();
+      } finally {
+        await context.close();
+      }
+    });
   }
 });
+
+/** A settle delay no one else uses, so the test's setTimeout wrapper knows htmx's settle step by it. */
+const HELD_SETTLE_DELAY = 987_654;
