@@ -1,6 +1,6 @@
-import { monitorEventLoopDelay, type IntervalHistogram } from 'node:perf_hooks';
 import type { MiddlewareHandler } from 'hono';
 import { routePath } from 'hono/route';
+import { processEventLoopLateness } from './loop-delay.js';
 
 /**
  * Prometheus metrics (docs/api.md `/metrics`): request counts and latency per route, store
@@ -19,45 +19,8 @@ class Histogram {
   }
 }
 
-/** How often the event loop's lateness is sampled, in ms: finer costs a timer wake-up each time. */
-const LOOP_DELAY_RESOLUTION_MS = 10;
-
-// One per process, as the event loop is: started by the first Metrics, never stopped (its timer
-// does not keep the process alive), read and reset by each scrape.
-let loopDelay: IntervalHistogram | null = null;
-function processLoopDelay(): IntervalHistogram {
-  if (!loopDelay) {
-    loopDelay = monitorEventLoopDelay({ resolution: LOOP_DELAY_RESOLUTION_MS });
-    loopDelay.enable();
-  }
-  return loopDelay;
-}
-
-/**
- * The event loop's lateness since the last scrape, as a summary. Every request of a node waits
- * out a stalled loop (a long synchronous SQLite statement, a checkpoint, a GC pause), so its
- * tail is where a request latency p99 comes from that no route's own work explains.
- */
-function loopDelaySummary(h: IntervalHistogram): string[] {
-  // the histogram holds the time between the timer's runs; what a request waits is that less the interval
-  const interval = LOOP_DELAY_RESOLUTION_MS * 1e6;
-  const late = (ns: number) => Math.max(0, ns - interval) / 1e9;
-  const seconds = (ns: number) => (h.count === 0 ? 'NaN' : String(late(ns)));
-  const out = [
-    '# HELP warrant_event_loop_delay_seconds How late the event loop ran its timer since the last scrape (a stalled loop delays every request).',
-    '# TYPE warrant_event_loop_delay_seconds summary',
-    `warrant_event_loop_delay_seconds{quantile="0.5"} ${seconds(h.percentile(50))}`,
-    `warrant_event_loop_delay_seconds{quantile="0.99"} ${seconds(h.percentile(99))}`,
-    `warrant_event_loop_delay_seconds{quantile="1"} ${seconds(h.max)}`,
-    `warrant_event_loop_delay_seconds_sum ${h.count === 0 ? 0 : late(h.mean) * h.count}`,
-    `warrant_event_loop_delay_seconds_count ${h.count}`,
-  ];
-  h.reset();
-  return out;
-}
-
 export class Metrics {
-  private readonly loopDelay = processLoopDelay();
+  private readonly loopLateness = processEventLoopLateness();
 
   private readonly requests = new Map<string, number>();
   private readonly latency = new Map<string, Histogram>();
@@ -112,7 +75,7 @@ export class Metrics {
       '# TYPE warrant_hierarchy_walks_total counter',
     );
     out.push(`warrant_hierarchy_walks_total ${gauges.hierarchyWalks}`);
-    out.push(...loopDelaySummary(this.loopDelay));
+    out.push(...this.loopLateness.render());
     return out.join('\n') + '\n';
   }
 }
