@@ -156,6 +156,8 @@ export class HierarchyRefresher implements HierarchyHub {
     await new Promise<void>((resolve) => setImmediate(resolve));
     const { changed, deleted, rowsOnly, leads } = this.pending;
     this.pending = HierarchyRefresher.nothingPending();
+    // taken like pending: a batch that fails drops its changes and its catch-ups alike (logged in
+    // schedule); the viewers keep their last view until the next change touches them
     const rewalk = this.rewalkNext;
     this.rewalkNext = new Set();
     if (changed.size === 0 && deleted.size === 0 && rewalk.size === 0) return;
