@@ -167,10 +167,10 @@ describe('a change while the panel loads', () => {
         });
         await page.evaluate(() => new Promise((r) => setTimeout(r, 0)));
         expect(await page.evaluate(() => (window as unknown as { panelSwaps: number }).panelSwaps)).toBe(0);
-        // a change is still swapped in
+        // the count sees swaps: a change is swapped in (by one event or more, as its refresh batches fall)
         const child = await createSession(server, { title: `spawned on a quiet page (${path})`, parent_session_id: parent.id });
         await page.locator(`#provenance-panel [data-node-id="${child.id}"]`).waitFor();
-        expect(await page.evaluate(() => (window as unknown as { panelSwaps: number }).panelSwaps)).toBe(1);
+        expect(await page.evaluate(() => (window as unknown as { panelSwaps: number }).panelSwaps)).toBeGreaterThanOrEqual(1);
       } finally {
         await context.close();
       }
