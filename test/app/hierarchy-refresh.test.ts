@@ -12,10 +12,9 @@ import { removeUncleEdgeRow, spawn, writeUncleEdge } from '../helpers/lineage.js
 const admin = systemCaller('cli');
 
 describeEachDialect('live refresh of hierarchy views', (t) => {
-  /** A trigger with routers, workers and a second tree joined by an uncle edge. */
-  async function fleet() {
-    const h = t();
-    const trigger = await spawn(h, null, { agent_root: 'trigger', title: 'trigger' });
+  /** One lineage: a trigger, four routers, three workers under each. */
+  async function lineage(h: ReturnType<typeof t>, title: string) {
+    const trigger = await spawn(h, null, { agent_root: 'trigger', title });
     const routers: number[] = [];
     const workers: number[] = [];
     for (let r = 0; r < 4; r++) {
@@ -23,6 +22,13 @@ describeEachDialect('live refresh of hierarchy views', (t) => {
       routers.push(router);
       for (let w = 0; w < 3; w++) workers.push(await spawn(h, router, { agent_root: 'worker' }));
     }
+    return { trigger, routers, workers };
+  }
+
+  /** The lineage and a second tree joined to it by an uncle edge. */
+  async function fleet() {
+    const h = t();
+    const { trigger, routers, workers } = await lineage(h, 'trigger');
     const other = await spawn(h, null, { agent_root: 'router', title: 'another tree' });
     const otherWorker = await spawn(h, other, { agent_root: 'worker' });
     await writeUncleEdge(h, other, workers[4]!, 'declared');
@@ -177,6 +183,55 @@ describeEachDialect('live refresh of hierarchy views', (t) => {
       expect(walkQueries).toBeLessThanOrEqual(2 * oneWalk);
       expect(watch.latest.get(routers[1]!)!.roots).toContain(other);
       await expectFresh(h, watch.latest);
+    } finally {
+      watch.close();
+    }
+  });
+
+  it('a viewer of every session of one lineage: an edge change inside it walks one view and tells the others from it, each equal to a fresh hierarchyOf', async () => {
+    const h = t();
+    const { trigger, routers, workers } = await lineage(h, 'one lineage');
+    const all = [trigger, ...routers, ...workers];
+    const watch = await watchAll(h, all);
+    const { token } = await h.human(uniqueKey('admin'), { admin: true });
+    try {
+      const edgeChange = async (change: () => Promise<unknown>, expectWalks: (walked: number, told: number) => void) => {
+        const stats = { ...h.ctx.hierarchies.stats };
+        await change();
+        await h.ctx.hierarchies.settle();
+        expectWalks(h.ctx.hierarchies.stats.viewsRecomputed - stats.viewsRecomputed, h.ctx.hierarchies.stats.viewsDerived - stats.viewsDerived);
+        await expectFresh(h, watch.latest);
+      };
+      const oneWalk = (walked: number, told: number) => {
+        expect(walked).toBe(1);
+        expect(told).toBe(all.length - 1);
+      };
+      // an uncle edge from another router's branch, and its removal: the lineage stays closed
+      await edgeChange(() => writeUncleEdge(h, routers[0]!, workers[5]!, 'declared'), oneWalk);
+      expect(
+        watch.latest
+          .get(workers[5]!)!
+          .nodes.find((n) => n.id === workers[5])!
+          .alsoSenior.map((s) => s.id),
+      ).toEqual([routers[0]]);
+      await edgeChange(() => removeUncleEdgeRow(h, routers[0]!, workers[5]!), oneWalk);
+      // a parent correction inside the lineage
+      await edgeChange(() => h.request('PATCH', `/api/v1/sessions/${workers[7]}`, { token, body: { parent_session_id: routers[0] } }), oneWalk);
+      expect(watch.latest.get(trigger)!.nodes.find((n) => n.id === workers[7])!.renderParentId).toBe(routers[0]);
+      // an uncle from outside the lineage gives it a second root: no longer closed, so every view is walked
+      const outsider = await spawn(h, null, { agent_root: 'router', title: 'outside' });
+      await h.ctx.hierarchies.settle();
+      await edgeChange(
+        () => writeUncleEdge(h, outsider, workers[2]!, 'declared'),
+        (walked, told) => {
+          expect(told).toBe(0);
+          expect(walked).toBeGreaterThanOrEqual(all.length);
+        },
+      );
+      await edgeChange(
+        () => removeUncleEdgeRow(h, outsider, workers[2]!),
+        (walked, told) => expect(walked + told).toBeGreaterThanOrEqual(all.length),
+      );
     } finally {
       watch.close();
     }

@@ -3,8 +3,8 @@ import { describe, expect, it } from 'vitest';
 import { LineageGraph, runWalkSync } from '../../src/core/hierarchy-graph.js';
 import { walkHierarchy } from '../../src/core/hierarchy-walk.js';
 import { DEFAULT_BOUNDS, hierarchyFromOutcome } from '../../src/core/hierarchy-types.js';
-import { outcomeWithNewRows, walkFromStaysWithin } from '../../src/core/walk-reuse.js';
-import { randomGraph } from '../helpers/hierarchy-check.js';
+import { closedComponentOf, outcomeSeenFrom, outcomeWithNewRows, walkFromStaysWithin } from '../../src/core/walk-reuse.js';
+import { randomGraph, type RandomGraph } from '../helpers/hierarchy-check.js';
 import { FleetBuilder } from '../helpers/hierarchy-fixtures.js';
 
 function fleet(): FleetBuilder {
@@ -91,5 +91,132 @@ describe('a walk from an upward session of a complete walk (the broadcast refres
     const capped = from(3, { ...DEFAULT_BOUNDS, maxNodes: 1 });
     expect(capped.truncated).toBe(true);
     expect(walkFromStaysWithin(capped, 2)).toBe(false);
+  });
+});
+
+/**
+ * A random graph made one lineage more often: every parentless session but the first gets a
+ * parent, and some parents are named by a legacy key (by id or by uid) instead of the column.
+ */
+function oneLineage(g: RandomGraph, keys: number[]): RandomGraph {
+  const first = g.rows[0]!.id;
+  const rows = g.rows.map((r, i) => {
+    const parent = r.parentSessionId ?? (r.id === first ? null : first);
+    if (parent === null) return r;
+    const key = keys[i % keys.length]!;
+    if (key === 1) return { ...r, parentSessionId: null, parentBasis: 'legacy', legacyParentKey: `#${parent}` };
+    if (key === 2) return { ...r, parentSessionId: null, parentBasis: 'legacy', legacyParentKey: `uid:${g.rows.find((x) => x.id === parent)!.uid}` };
+    return { ...r, parentSessionId: parent, parentBasis: 'declared' };
+  });
+  const edges = [
+    ...g.edges.filter((e) => e.kind === 'uncle'),
+    ...rows
+      .map((r, i) => ({ r, parent: g.rows[i]!.parentSessionId ?? (r.id === first ? null : first) }))
+      .filter((x) => x.parent !== null)
+      .map(({ r, parent }) => ({ seniorId: parent!, juniorId: r.id, kind: 'spawn' as const, basis: null })),
+  ];
+  return { ...g, rows, edges };
+}
+
+describe('the walk from a session of a closed component, told from one walk of it (a live refresh walks one viewer per lineage)', () => {
+  const check = (g: RandomGraph, counts: { told: number; refused: number; open: number }): void => {
+    const graph = new LineageGraph(g.rows, g.edges);
+    const walkFrom = (id: number) => runWalkSync(walkHierarchy(graph.row(id)!, g.owners, g.bounds), (r) => graph.answer(r));
+    const base = walkFrom(g.current);
+    const component = closedComponentOf(base, g.bounds.maxDepth);
+    if (!component) {
+      counts.open++;
+      return;
+    }
+    for (const node of base.nodes) {
+      const id = node.row.id;
+      const told = outcomeSeenFrom(component, id);
+      const real = walkFrom(id);
+      if (!told) {
+        counts.refused++;
+        continue;
+      }
+      counts.told++;
+      expect(
+        hierarchyFromOutcome(told, g.bounds, () => null),
+        `the view from ${id}, told from the walk from ${g.current}`,
+      ).toEqual(hierarchyFromOutcome(real, g.bounds, () => null));
+      expect(told.upward).toEqual(real.upward);
+      expect([told.truncated, told.upwardComplete]).toEqual([real.truncated, real.upwardComplete]);
+      // what the real walk read is watched: a change there reaches the view told
+      for (const read of real.footprint) expect(told.footprint.has(read), `${read} read by the walk from ${id}`).toBe(true);
+    }
+  };
+
+  it('equals the real walk from it, on random graphs with small bounds and any owner filter', () => {
+    const counts = { told: 0, refused: 0, open: 0 };
+    fc.assert(
+      fc.property(randomGraph({ withOwners: true }), (g) => check(g, counts)),
+      { numRuns: 1500 },
+    );
+    fc.assert(
+      fc.property(randomGraph({ withOwners: true }), fc.array(fc.integer({ min: 0, max: 2 }), { minLength: 1, maxLength: 5 }), (g, keys) =>
+        check(oneLineage(g, keys), counts),
+      ),
+      { numRuns: 1500 },
+    );
+    // every answer occurs: views told, views refused for the depth bound, components that are not closed
+    expect(counts.told).toBeGreaterThan(2000);
+    expect(counts.refused).toBeGreaterThan(20);
+    expect(counts.open).toBeGreaterThan(500);
+  });
+
+  it('is refused for a truncated walk, one with two roots, one with a senior it does not show, and a viewer the depth bound would cut off', () => {
+    const f = fleet();
+    const graph = f.graph();
+    const from = (id: number, bounds = DEFAULT_BOUNDS, owners: 'all' | number[] = 'all') =>
+      runWalkSync(walkHierarchy(f.get(id), owners, bounds), (r) => graph.answer(r));
+    const closed = closedComponentOf(from(1), DEFAULT_BOUNDS.maxDepth);
+    expect(closed).not.toBeNull();
+    expect(
+      outcomeSeenFrom(closed!, 3)!
+        .nodes.filter((n) => n.isCurrent)
+        .map((n) => n.row.id),
+    ).toEqual([3]);
+    expect(outcomeSeenFrom(closed!, 9)).toBeNull(); // another tree
+    expect(closedComponentOf(from(3, { ...DEFAULT_BOUNDS, maxNodes: 2 }), DEFAULT_BOUNDS.maxDepth)).toBeNull();
+    // 4 hangs one level below the root (an uncle edge) and its spawn chain climbs 3 levels:
+    // with a depth bound of 1 the walk from the root shows everything, and the walk from 4 is cut off above
+    const wide = new FleetBuilder();
+    wide.add(1, null);
+    wide.add(2, 1);
+    wide.add(3, 2);
+    wide.add(4, 3);
+    wide.uncle(1, 3);
+    wide.uncle(1, 4);
+    const wideGraph = wide.graph();
+    const shallowBounds = { ...DEFAULT_BOUNDS, maxDepth: 1 };
+    const fromWide = (id: number) => runWalkSync(walkHierarchy(wide.get(id), 'all', shallowBounds), (r) => wideGraph.answer(r));
+    const shallow = closedComponentOf(fromWide(1), 1);
+    expect(shallow).not.toBeNull();
+    expect(outcomeSeenFrom(shallow!, 3)).not.toBeNull();
+    expect(outcomeSeenFrom(shallow!, 4)).toBeNull();
+    expect(fromWide(4).upwardComplete).toBe(false);
+    const joined = fleet();
+    joined.uncle(9, 3, 'declared');
+    const joinedGraph = joined.graph();
+    const fromJoined = (id: number) => runWalkSync(walkHierarchy(joined.get(id), 'all', DEFAULT_BOUNDS), (r) => joinedGraph.answer(r));
+    expect(fromJoined(3).roots).toEqual([1, 9]);
+    expect(closedComponentOf(fromJoined(3), DEFAULT_BOUNDS.maxDepth)).toBeNull();
+    // seen from the root, 3 is reached going down and its uncle 9 is not shown: a walk from 3 would climb to it
+    const fromTop = fromJoined(1);
+    expect(fromTop.nodes.find((n) => n.row.id === 3)!.hiddenSeniors).toBe(1);
+    expect(closedComponentOf(fromTop, DEFAULT_BOUNDS.maxDepth)).toBeNull();
+    // an uncle the reader may not see is no senior of its walks: the component stays closed
+    const hidden = fleet();
+    hidden.uncle(9, 3, 'declared');
+    hidden.get(9).ownerUserId = 7;
+    const hiddenGraph = hidden.graph();
+    const scoped = (id: number) => runWalkSync(walkHierarchy(hidden.get(id), [null], DEFAULT_BOUNDS), (r) => hiddenGraph.answer(r));
+    const scopedComponent = closedComponentOf(scoped(1), DEFAULT_BOUNDS.maxDepth);
+    expect(scopedComponent).not.toBeNull();
+    expect(hierarchyFromOutcome(outcomeSeenFrom(scopedComponent!, 3)!, DEFAULT_BOUNDS, () => null)).toEqual(
+      hierarchyFromOutcome(scoped(3), DEFAULT_BOUNDS, () => null),
+    );
   });
 });

@@ -7,7 +7,7 @@ import type { Caller } from '../caller.js';
  * the walk, which imports the context.
  */
 export interface HierarchyHub {
-  readonly stats: { batches: number; walkQueries: number; rowsRead: number; viewsRecomputed: number; viewsReused: number };
+  readonly stats: { batches: number; walkQueries: number; rowsRead: number; viewsRecomputed: number; viewsReused: number; viewsDerived: number };
   /** how many viewers are subscribed (tests, metrics) */
   readonly viewerCount: number;
   start(): void;

@@ -1,7 +1,7 @@
 import { walkHierarchy } from '../../core/hierarchy-walk.js';
 import { LINEAGE_CHANGED, lineageChangeOf } from '../../core/lineage-change.js';
 import { DEFAULT_BOUNDS, sameHierarchy, type Hierarchy, type OwnerFilter, type WalkOutcome } from '../../core/hierarchy-types.js';
-import { outcomeWithNewRows, walkFromStaysWithin } from '../../core/walk-reuse.js';
+import { closedComponentOf, outcomeSeenFrom, outcomeWithNewRows, walkFromStaysWithin, type ClosedComponent } from '../../core/walk-reuse.js';
 import { loadHierarchyRows, type HierarchyRow } from '../../store/lineage-repo.js';
 import type { LiveEventRecord } from '../../store/live-repo.js';
 import type { Caller } from '../caller.js';
@@ -31,7 +31,8 @@ interface Viewer {
  * Live refresh of hierarchy views (docs/concepts.md, docs/api.md SSE): reacts to
  * committed live events off the request path, coalesces them, loads the affected part of
  * the graph once per batch and recomputes every open view from it in memory with the same
- * walk — never one store walk per viewer. Subscribers are the SSE stream and (later) the
+ * walk — never one store walk per viewer, and one in-memory walk per closed lineage (the
+ * other views of it are told from that walk, walk-reuse.ts). Subscribers are the SSE stream and (later) the
  * web UI's hierarchy panel.
  */
 export class HierarchyRefresher implements HierarchyHub {
@@ -46,7 +47,7 @@ export class HierarchyRefresher implements HierarchyHub {
   /** new viewers whose first view may miss a change dispatched while it walked: walked again in the next batch */
   private rewalkNext = new Set<Viewer>();
   /** batches run and queries they issued, for tests and the bench */
-  readonly stats = { batches: 0, walkQueries: 0, rowsRead: 0, viewsRecomputed: 0, viewsReused: 0 };
+  readonly stats = { batches: 0, walkQueries: 0, rowsRead: 0, viewsRecomputed: 0, viewsReused: 0, viewsDerived: 0 };
 
   constructor(private readonly ctx: AppContext) {}
 
@@ -200,11 +201,14 @@ export class HierarchyRefresher implements HierarchyHub {
     }
     // the start row of every walk still to run
     await load([...toWalk.map((v) => v.viewerId), ...broadcastIds]);
-    const walks = new Map<string, { id: number; owners: OwnerFilter }>();
-    for (const v of toWalk) {
+    // the views still to compute, lowest viewer first (nearest the root, as a rule), each with the footprint of its last walk
+    const viewerWalks = new Map<string, { id: number; owners: OwnerFilter; before: ReadonlySet<number> }>();
+    for (const v of [...toWalk].sort((a, b) => a.viewerId - b.viewerId)) {
       const key = keyOf(v.viewerId, v.owners);
-      if (rows.has(v.viewerId) && !reused.has(key)) walks.set(key, { id: v.viewerId, owners: v.owners });
+      if (rows.has(v.viewerId) && !reused.has(key) && !viewerWalks.has(key))
+        viewerWalks.set(key, { id: v.viewerId, owners: v.owners, before: v.outcome.footprint });
     }
+    const walks = new Map<string, { id: number; owners: OwnerFilter }>();
     // the broadcast form: the union of the walks from every changed session. Each event's lead
     // (its junior end) walks with the views; another changed session walks after them, unless a
     // walk already in the union covers its walk (walkFromStaysWithin) — a spawn's parent, the
@@ -221,6 +225,24 @@ export class HierarchyRefresher implements HierarchyHub {
       if (!reused.has(key)) walks.set(key, { id, owners: 'all' });
       broadcastKeys.add(key);
     }
+    // One walk per lineage and visibility (docs/design/lineage.md): a view is walked in the first
+    // round when no walk of that round was in its last footprint (a broadcast lead, another view);
+    // the other views are told from a walk of the round whose component is closed
+    // (closedComponentOf: then the walk from any of its sessions is that walk with another current
+    // session), and the rest walk in the second round, from what the loader already holds.
+    const seeds = new Map<string, number[]>();
+    const seedOf = (owners: OwnerFilter) => {
+      const k = keyOf(0, owners);
+      if (!seeds.has(k)) seeds.set(k, []);
+      return seeds.get(k)!;
+    };
+    for (const key of walks.keys()) seedOf('all').push(walks.get(key)!.id);
+    for (const [key, w] of viewerWalks) {
+      const seeded = seedOf(w.owners);
+      if (seeded.some((id) => w.before.has(id))) continue;
+      seeded.push(w.id);
+      walks.set(key, { id: w.id, owners: w.owners });
+    }
     const outcomeOf = new Map(reused);
     let walkedCount = 0;
     const walkAll = async (round: Map<string, { id: number; owners: OwnerFilter }>): Promise<void> => {
@@ -234,6 +256,26 @@ export class HierarchyRefresher implements HierarchyHub {
     };
     await walkAll(walks);
     const secondRound = new Map<string, { id: number; owners: OwnerFilter }>();
+    const components = new Map<string, ClosedComponent<HierarchyRow>[]>();
+    let derivedCount = 0;
+    for (const [key, w] of viewerWalks) {
+      if (outcomeOf.has(key)) continue;
+      const ownersKey = keyOf(0, w.owners);
+      if (!components.has(ownersKey)) {
+        const closed: ClosedComponent<HierarchyRow>[] = [];
+        for (const [k, { owners }] of walks) {
+          const component = keyOf(0, owners) === ownersKey ? closedComponentOf(outcomeOf.get(k)!, DEFAULT_BOUNDS.maxDepth) : null;
+          if (component) closed.push(component);
+        }
+        components.set(ownersKey, closed);
+      }
+      const component = components.get(ownersKey)!.find((c) => c.seniors.has(w.id));
+      const told = component ? outcomeSeenFrom(component, w.id) : null;
+      if (told) {
+        outcomeOf.set(key, told);
+        derivedCount++;
+      } else secondRound.set(key, { id: w.id, owners: w.owners });
+    }
     // the broadcast walks already held (the second round's are not run yet) are what can cover
     const held = [...broadcastKeys].map((k) => outcomeOf.get(k)!);
     for (const id of afterLeads) {
@@ -252,6 +294,7 @@ export class HierarchyRefresher implements HierarchyHub {
     this.stats.rowsRead += loader.stats.rows;
     this.stats.viewsRecomputed += walkedCount;
     this.stats.viewsReused += reused.size;
+    this.stats.viewsDerived += derivedCount;
     const byKey = new Map(keys.map((k, i) => [k, { hierarchy: hierarchies[i]!, outcome: outcomes[i]! }]));
 
     for (const v of affected) {
