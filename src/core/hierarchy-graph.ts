@@ -15,8 +15,9 @@ import {
 /** A junior as a `juniors` read returns it: the edge that reached it and its row. */
 export type JuniorEntry<R> = { edge: WalkEdge; junior: R };
 
-const bySeniorThenKind = (a: JuniorEntry<unknown>, b: JuniorEntry<unknown>): number =>
-  a.edge.seniorId - b.edge.seniorId || (a.edge.kind === b.edge.kind ? 0 : a.edge.kind < b.edge.kind ? -1 : 1);
+/** The order a juniors read returns its rows in: by junior id, then senior id, spawn before uncle. */
+const byJuniorThenSenior = (a: JuniorEntry<LineageRowRef>, b: JuniorEntry<LineageRowRef>): number =>
+  a.junior.id - b.junior.id || a.edge.seniorId - b.edge.seniorId || (a.edge.kind === b.edge.kind ? 0 : a.edge.kind < b.edge.kind ? -1 : 1);
 
 /**
  * Answers a `juniors` read from adjacency lists that are complete for the ids they cover:
@@ -28,32 +29,42 @@ export function answerJuniors<R extends LineageRowRef>(
   juniorsOf: (seniorId: number) => readonly JuniorEntry<R>[],
   unclesOf?: (juniorId: number) => UnclesAnswer | undefined,
 ): JuniorsAnswer<R> {
-  // plain loops, no per-entry arrays or locale compares: a live refresh runs this for every view of every level
+  // one flat list, sorted, then cut after the limit-th junior: no map or set per read (a live
+  // refresh runs this for every level of every open view, and their hash tables were most of
+  // its garbage)
   const excluded = request.exclude;
-  // a junior's one entry as itself (most have one), an array only from the second
-  const byJunior = new Map<number, JuniorEntry<R> | JuniorEntry<R>[]>();
-  const asked = new Set<number>();
-  for (const s of request.of) {
-    if (asked.has(s.id)) continue;
-    asked.add(s.id);
-    for (const entry of juniorsOf(s.id)) {
+  const candidates: JuniorEntry<R>[] = [];
+  const of = request.of;
+  // a senior asked twice counts once; the walk asks in ascending id order, which has no repeats
+  const ascendingIds = of.every((s, i) => i === 0 || of[i - 1]!.id < s.id);
+  const asked = ascendingIds ? null : new Set<number>();
+  for (const { id: senior } of of) {
+    if (asked) {
+      if (asked.has(senior)) continue;
+      asked.add(senior);
+    }
+    for (const entry of juniorsOf(senior)) {
       const j = entry.junior;
       if (j.id <= request.afterId || excluded.has(j.id) || !ownerVisible(request.owners, j.ownerUserId)) continue;
-      const known = byJunior.get(j.id);
-      if (known === undefined) byJunior.set(j.id, entry);
-      else if (Array.isArray(known)) known.push(entry);
-      else byJunior.set(j.id, [known, entry]);
+      candidates.push(entry);
     }
   }
-  const picked = sortInPlace([...byJunior.keys()], ascending);
-  if (picked.length > request.limit) picked.length = Math.max(0, request.limit);
-  const rows: JuniorEntry<R>[] = [];
-  for (const id of picked) {
-    const known = byJunior.get(id)!;
-    if (!Array.isArray(known)) rows.push(known);
-    else for (const entry of sortInPlace(known, bySeniorThenKind)) rows.push(entry);
+  sortInPlace(candidates, byJuniorThenSenior);
+  const limit = Math.max(0, request.limit);
+  const picked: number[] = [];
+  let rowCount = 0;
+  for (; rowCount < candidates.length; rowCount++) {
+    const id = candidates[rowCount]!.junior.id;
+    if (picked.length > 0 && picked[picked.length - 1] === id) continue;
+    if (picked.length === limit) break;
+    picked.push(id);
   }
-  const answer: JuniorsAnswer<R> = { rows, lastPickedId: picked.length > 0 ? picked[picked.length - 1]! : null, exhausted: picked.length < request.limit };
+  candidates.length = rowCount;
+  const answer: JuniorsAnswer<R> = {
+    rows: candidates,
+    lastPickedId: picked.length > 0 ? picked[picked.length - 1]! : null,
+    exhausted: picked.length < request.limit,
+  };
   if (unclesOf) {
     const uncles: UnclesAnswer = [];
     for (const id of picked) {

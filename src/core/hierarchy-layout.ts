@@ -97,17 +97,16 @@ export function layoutHierarchy<R extends LineageRowRef>(x: Discovery<R>): { cur
   for (const list of children.values()) sortInPlace(list, ascending);
 
   const order: number[] = [];
-  const visited = new Set<number>();
   const visit = (start: number): void => {
-    // iterative depth-first walk: a node, then each child's whole subtree in id order
+    // iterative depth-first walk: a node, then each child's whole subtree in id order. No
+    // visited set: a node hangs from one node exactly one level up (drawnFrom), so the
+    // render edges form a forest whose roots are the roots and the ceiling-placed nodes
     const stack = [start];
     while (stack.length > 0) {
       const id = stack.pop()!;
-      if (visited.has(id)) continue;
-      visited.add(id);
       order.push(id);
-      const kids = children.get(id) ?? [];
-      for (let i = kids.length - 1; i >= 0; i--) if (!visited.has(kids[i]!)) stack.push(kids[i]!);
+      const kids = children.get(id);
+      if (kids) for (let i = kids.length - 1; i >= 0; i--) stack.push(kids[i]!);
     }
   };
   for (const r of roots) visit(r);

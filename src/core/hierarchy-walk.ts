@@ -77,12 +77,14 @@ export function* walkHierarchy<R extends LineageRowRef>(
   const admitted: number[] = [];
   const admittedSet = new Set<number>();
   const byDepth = new Map<number, number[]>();
-  // sessions a juniors read must not return again: the upward set and everything admitted
-  const excluded = new Set<number>(upward);
+  // sessions a juniors read must not return again: the upward set and everything admitted —
+  // the admitted set itself once every upward node is admitted (nearly always: one 150-entry
+  // set fewer per walk, which a live refresh runs for every open view)
+  let excluded: Set<number> | null = null;
   const admit = (id: number, d: number): void => {
     admitted.push(id);
     admittedSet.add(id);
-    excluded.add(id);
+    if (excluded !== admittedSet) excluded?.add(id);
     depth.set(id, d);
     const level = byDepth.get(d);
     if (level) level.push(id);
@@ -90,6 +92,7 @@ export function* walkHierarchy<R extends LineageRowRef>(
   };
   const upwardOrder = [...upward].sort((a, b) => upDepth.get(a)! - upDepth.get(b)! || a - b);
   for (const id of upwardOrder) if (admitted.length < bounds.maxNodes) admit(id, upDepth.get(id)!);
+  excluded = admitted.length === upward.size ? admittedSet : new Set<number>([...upward, ...admitted]);
   // S is always included (docs/concepts.md step 4): when the cap left it out it is appended last.
   const ceilingCurrent = !admittedSet.has(current.id);
   if (ceilingCurrent) depth.set(current.id, upDepth.get(current.id) ?? 0);
@@ -127,7 +130,7 @@ export function* walkHierarchy<R extends LineageRowRef>(
 
   // The upward bound: a senior of an upward node that the walk did not reach (and the
   // downward walk did not bring in) is an ancestor left out.
-  const rendered = new Set(shown());
+  const rendered = ceilingCurrent ? new Set(shown()) : admittedSet;
   if (!truncated) truncated = [...upward].some((id) => (seniorEdges.get(id) ?? []).some((e) => !rendered.has(e.seniorId)));
   // The downward bound: anything below the deepest admitted level is left out.
   if (!truncated) {

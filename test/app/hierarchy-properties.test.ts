@@ -64,15 +64,21 @@ describeEachDialect('hierarchy walk properties on the store', (t) => {
 
           // the refresh fan-out: every session's view through one loader equals its own store walk
           const visibleIds = rows.filter((r) => mapped.owners === 'all' || mapped.owners.includes(r.ownerUserId)).map((r) => r.id);
-          const loader = new LineageLoader(h.store.kysely, h.store, juniorPage);
-          const outcomes = await runWalks(
-            visibleIds.map((id) => walkHierarchy(rows.find((r) => r.id === id)! as never, mapped.owners, mapped.bounds)),
-            (requests) => loader.fulfill(requests),
-          );
-          const derived = await hierarchiesFromOutcomes(h.store.kysely, outcomes, mapped.bounds);
+          // both ways the walks can share it: in lockstep, and each running on while the loader holds what it reads
+          const fanOut = async (oneAtATime: boolean) => {
+            const loader = new LineageLoader(h.store.kysely, h.store, juniorPage);
+            const outcomes = await runWalks(
+              visibleIds.map((id) => walkHierarchy(rows.find((r) => r.id === id)! as never, mapped.owners, mapped.bounds)),
+              (requests) => loader.fulfill(requests),
+              oneAtATime ? (request) => loader.answerLoaded(request) : undefined,
+            );
+            return hierarchiesFromOutcomes(h.store.kysely, outcomes, mapped.bounds);
+          };
+          const [lockstep, oneAtATime] = [await fanOut(false), await fanOut(true)];
           for (const [i, id] of visibleIds.entries()) {
             const fresh = await walkSession(h.ctx, (await findSessionById(h.store.kysely, h.store, id))!, mapped.owners, mapped.bounds);
-            expect(derived[i]).toEqual(fresh.hierarchy);
+            expect(lockstep[i]).toEqual(fresh.hierarchy);
+            expect(oneAtATime[i]).toEqual(fresh.hierarchy);
           }
         },
       ),

@@ -250,6 +250,7 @@ export class HierarchyRefresher implements HierarchyHub {
       const walked = await runWalks(
         roundKeys.map((k) => walkHierarchy(rows.get(round.get(k)!.id)!, round.get(k)!.owners, DEFAULT_BOUNDS)),
         (requests) => loader.fulfill(requests),
+        (request) => loader.answerLoaded(request),
       );
       roundKeys.forEach((k, i) => outcomeOf.set(k, walked[i]!));
       walkedCount += walked.length;
