@@ -1,5 +1,5 @@
 import { parseLegacyParentKey } from './legacy-parent-key.js';
-import type { LineageRowRef, WalkOutcome } from './hierarchy-types.js';
+import { ownerVisible, type LineageRowRef, type OwnerFilter, type WalkOutcome } from './hierarchy-types.js';
 
 /** The row fields the walk decides with (edges, visibility); the rest only fills the nodes in. */
 function sameWalkFields(a: LineageRowRef, b: LineageRowRef): boolean {
@@ -65,7 +65,10 @@ export interface ClosedComponent<R> {
 }
 
 /**
- * The component of a walk when it is closed and single-rooted, else null (walk each viewer):
+ * The component of a walk (run with `owners`) when it is closed and single-rooted, else null
+ * (walk each viewer):
+ * - every session it shows is one the reader may see (a walk shows its own session even when
+ *   it may not, and that session's juniors would then hang from nothing);
  * - the walk left nothing out and its upward pass was complete;
  * - it has one root, the origin, no ceiling-placed node and none deeper than maxDepth (an
  *   upward node can be: its depth is its distance from the root, which the downward pass of
@@ -87,7 +90,7 @@ export interface ClosedComponent<R> {
  * every choice the layout makes — the edge a node is drawn from, its chips, the order — is
  * taken from depths, edges and ids alone, all the same as here.
  */
-export function closedComponentOf<R extends LineageRowRef>(outcome: WalkOutcome<R>, maxDepth: number): ClosedComponent<R> | null {
+export function closedComponentOf<R extends LineageRowRef>(outcome: WalkOutcome<R>, owners: OwnerFilter, maxDepth: number): ClosedComponent<R> | null {
   // one root follows from the parents below: every other shown session hangs from a shown spawn parent
   if (outcome.truncated || !outcome.upwardComplete) return null;
   const shown = new Map<number, R>();
@@ -98,12 +101,12 @@ export function closedComponentOf<R extends LineageRowRef>(outcome: WalkOutcome<
   }
   const seniors = new Map<number, number[]>();
   for (const n of outcome.nodes) {
-    if (n.placement === 'ceiling' || n.hiddenSeniors > 0 || n.depth > maxDepth) return null;
+    if (n.placement === 'ceiling' || n.hiddenSeniors > 0 || n.depth > maxDepth || !ownerVisible(owners, n.row.ownerUserId)) return null;
     const parent = spawnParentOf(n.row, byUid);
     const list = n.alsoSenior.map((s) => s.id);
     const parentShown = typeof parent === 'number' && shown.has(parent);
     // every session but the root has its spawn parent shown; the root has none shown (a parent its
-    // row names is one no walk climbs to — hidden or gone — or the complete walk would have)
+    // row names is one no walk climbs to — hidden, gone or younger — or the complete walk would have)
     if (parentShown !== (n.row.id !== outcome.originId)) return null;
     if (parentShown) list.push(parent);
     seniors.set(n.row.id, list);

@@ -5,7 +5,9 @@ import { walkHierarchy } from '../../src/core/hierarchy-walk.js';
 import { DEFAULT_BOUNDS, hierarchyFromOutcome } from '../../src/core/hierarchy-types.js';
 import { closedComponentOf, outcomeSeenFrom, outcomeWithNewRows, walkFromStaysWithin } from '../../src/core/walk-reuse.js';
 import { randomGraph, type RandomGraph } from '../helpers/hierarchy-check.js';
-import { FleetBuilder } from '../helpers/hierarchy-fixtures.js';
+import { FleetBuilder, type Row } from '../helpers/hierarchy-fixtures.js';
+import { parseLegacyParentKey } from '../../src/core/legacy-parent-key.js';
+import type { WalkEdge } from '../../src/core/hierarchy-types.js';
 
 function fleet(): FleetBuilder {
   const f = new FleetBuilder();
@@ -96,34 +98,65 @@ describe('a walk from an upward session of a complete walk (the broadcast refres
 
 /**
  * A random graph made one lineage more often: every parentless session but the first gets a
- * parent, and some parents are named by a legacy key (by id or by uid) instead of the column.
+ * parent, named in one of the ways a row can name it — the column, a legacy key by id or by
+ * uid, a legacy key beside a column it overrides — or in a way that names no parent the
+ * seniors read accepts (a malformed key, a key naming no session, a younger session in the
+ * column). The spawn edges are then resolved from the rows as the store's seniors read does.
  */
 function oneLineage(g: RandomGraph, keys: number[]): RandomGraph {
   const first = g.rows[0]!.id;
+  const last = g.rows[g.rows.length - 1]!.id;
+  const uidOf = (id: number) => g.rows.find((x) => x.id === id)!.uid;
   const rows = g.rows.map((r, i) => {
     const parent = r.parentSessionId ?? (r.id === first ? null : first);
     if (parent === null) return r;
-    const key = keys[i % keys.length]!;
-    if (key === 1) return { ...r, parentSessionId: null, parentBasis: 'legacy', legacyParentKey: `#${parent}` };
-    if (key === 2) return { ...r, parentSessionId: null, parentBasis: 'legacy', legacyParentKey: `uid:${g.rows.find((x) => x.id === parent)!.uid}` };
-    return { ...r, parentSessionId: parent, parentBasis: 'declared' };
+    const named = (fields: Partial<typeof r>) => ({ ...r, parentSessionId: null, parentBasis: 'declared', legacyParentKey: null, ...fields });
+    switch (keys[i % keys.length]) {
+      case 1:
+        return named({ parentBasis: 'legacy', legacyParentKey: `#${parent}` });
+      case 2:
+        return named({ parentBasis: 'legacy', legacyParentKey: `uid:${uidOf(parent).toUpperCase()}` });
+      case 3:
+        return named({ parentBasis: 'legacy', legacyParentKey: String(parent), parentSessionId: first });
+      case 4:
+        return named({ parentBasis: 'legacy', legacyParentKey: 'not-a-key' });
+      case 5:
+        return named({ parentBasis: 'legacy', legacyParentKey: '#999999' });
+      case 6:
+        return named({ parentSessionId: last === r.id ? r.id : last });
+      default:
+        return named({ parentSessionId: parent });
+    }
   });
-  const edges = [
-    ...g.edges.filter((e) => e.kind === 'uncle'),
-    ...rows
-      .map((r, i) => ({ r, parent: g.rows[i]!.parentSessionId ?? (r.id === first ? null : first) }))
-      .filter((x) => x.parent !== null)
-      .map(({ r, parent }) => ({ seniorId: parent!, juniorId: r.id, kind: 'spawn' as const, basis: null })),
-  ];
-  return { ...g, rows, edges };
+  const byId = new Map(rows.map((r) => [r.id, r]));
+  const byUid = new Map(rows.map((r) => [r.uid, r]));
+  const spawnEdges: WalkEdge[] = [];
+  for (const r of rows) {
+    const ref =
+      r.parentBasis === 'legacy' ? parseLegacyParentKey(r.legacyParentKey) : r.parentSessionId === null ? null : { kind: 'id' as const, id: r.parentSessionId };
+    const parent = ref === null ? undefined : ref.kind === 'id' ? byId.get(ref.id) : byUid.get(ref.uid);
+    if (parent && parent.id < r.id) spawnEdges.push({ seniorId: parent.id, juniorId: r.id, kind: 'spawn', basis: null });
+  }
+  return { ...g, rows, edges: [...g.edges.filter((e) => e.kind === 'uncle'), ...spawnEdges] };
 }
 
 describe('the walk from a session of a closed component, told from one walk of it (a live refresh walks one viewer per lineage)', () => {
-  const check = (g: RandomGraph, counts: { told: number; refused: number; open: number }): void => {
+  const check = (g: RandomGraph, counts: { told: number; open: number }): void => {
     const graph = new LineageGraph(g.rows, g.edges);
     const walkFrom = (id: number) => runWalkSync(walkHierarchy(graph.row(id)!, g.owners, g.bounds), (r) => graph.answer(r));
-    const base = walkFrom(g.current);
-    const component = closedComponentOf(base, g.bounds.maxDepth);
+    // from the asked session, and from one the reader may not see (a walk still shows it)
+    const hidden = g.rows.find((r) => g.owners !== 'all' && !g.owners.includes(r.ownerUserId));
+    checkFrom(g, walkFrom, g.current, counts);
+    if (hidden) checkFrom(g, walkFrom, hidden.id, counts);
+  };
+  const checkFrom = (
+    g: RandomGraph,
+    walkFrom: (id: number) => ReturnType<typeof runWalkSync<Row>>,
+    baseId: number,
+    counts: { told: number; open: number },
+  ): void => {
+    const base = walkFrom(baseId);
+    const component = closedComponentOf(base, g.owners, g.bounds.maxDepth);
     if (!component) {
       counts.open++;
       return;
@@ -132,14 +165,11 @@ describe('the walk from a session of a closed component, told from one walk of i
       const id = node.row.id;
       const told = outcomeSeenFrom(component, id);
       const real = walkFrom(id);
-      if (!told) {
-        counts.refused++;
-        continue;
-      }
+      if (!told) continue; // an ancestor past the depth bound
       counts.told++;
       expect(
         hierarchyFromOutcome(told, g.bounds, () => null),
-        `the view from ${id}, told from the walk from ${g.current}`,
+        `the view from ${id}, told from the walk from ${baseId}`,
       ).toEqual(hierarchyFromOutcome(real, g.bounds, () => null));
       expect(told.upward).toEqual(real.upward);
       expect([told.truncated, told.upwardComplete]).toEqual([real.truncated, real.upwardComplete]);
@@ -149,20 +179,20 @@ describe('the walk from a session of a closed component, told from one walk of i
   };
 
   it('equals the real walk from it, on random graphs with small bounds and any owner filter', () => {
-    const counts = { told: 0, refused: 0, open: 0 };
+    const counts = { told: 0, open: 0 };
     fc.assert(
       fc.property(randomGraph({ withOwners: true }), (g) => check(g, counts)),
       { numRuns: 1500 },
     );
     fc.assert(
-      fc.property(randomGraph({ withOwners: true }), fc.array(fc.integer({ min: 0, max: 2 }), { minLength: 1, maxLength: 5 }), (g, keys) =>
+      fc.property(randomGraph({ withOwners: true }), fc.array(fc.integer({ min: 0, max: 7 }), { minLength: 1, maxLength: 6 }), (g, keys) =>
         check(oneLineage(g, keys), counts),
       ),
       { numRuns: 1500 },
     );
-    // every answer occurs: views told, views refused for the depth bound, components that are not closed
+    // both answers occur often: views told, and components that are not closed (a view refused for
+    // the depth bound is rarer, a few to a few dozen a run: the next test holds one)
     expect(counts.told).toBeGreaterThan(2000);
-    expect(counts.refused).toBeGreaterThan(20);
     expect(counts.open).toBeGreaterThan(500);
   });
 
@@ -171,7 +201,7 @@ describe('the walk from a session of a closed component, told from one walk of i
     const graph = f.graph();
     const from = (id: number, bounds = DEFAULT_BOUNDS, owners: 'all' | number[] = 'all') =>
       runWalkSync(walkHierarchy(f.get(id), owners, bounds), (r) => graph.answer(r));
-    const closed = closedComponentOf(from(1), DEFAULT_BOUNDS.maxDepth);
+    const closed = closedComponentOf(from(1), 'all', DEFAULT_BOUNDS.maxDepth);
     expect(closed).not.toBeNull();
     expect(
       outcomeSeenFrom(closed!, 3)!
@@ -179,7 +209,7 @@ describe('the walk from a session of a closed component, told from one walk of i
         .map((n) => n.row.id),
     ).toEqual([3]);
     expect(outcomeSeenFrom(closed!, 9)).toBeNull(); // another tree
-    expect(closedComponentOf(from(3, { ...DEFAULT_BOUNDS, maxNodes: 2 }), DEFAULT_BOUNDS.maxDepth)).toBeNull();
+    expect(closedComponentOf(from(3, { ...DEFAULT_BOUNDS, maxNodes: 2 }), 'all', DEFAULT_BOUNDS.maxDepth)).toBeNull();
     // 4 hangs one level below the root (an uncle edge) and its spawn chain climbs 3 levels:
     // with a depth bound of 1 the walk from the root shows everything, and the walk from 4 is cut off above
     const wide = new FleetBuilder();
@@ -192,7 +222,7 @@ describe('the walk from a session of a closed component, told from one walk of i
     const wideGraph = wide.graph();
     const shallowBounds = { ...DEFAULT_BOUNDS, maxDepth: 1 };
     const fromWide = (id: number) => runWalkSync(walkHierarchy(wide.get(id), 'all', shallowBounds), (r) => wideGraph.answer(r));
-    const shallow = closedComponentOf(fromWide(1), 1);
+    const shallow = closedComponentOf(fromWide(1), 'all', 1);
     expect(shallow).not.toBeNull();
     expect(outcomeSeenFrom(shallow!, 3)).not.toBeNull();
     expect(outcomeSeenFrom(shallow!, 4)).toBeNull();
@@ -202,18 +232,28 @@ describe('the walk from a session of a closed component, told from one walk of i
     const joinedGraph = joined.graph();
     const fromJoined = (id: number) => runWalkSync(walkHierarchy(joined.get(id), 'all', DEFAULT_BOUNDS), (r) => joinedGraph.answer(r));
     expect(fromJoined(3).roots).toEqual([1, 9]);
-    expect(closedComponentOf(fromJoined(3), DEFAULT_BOUNDS.maxDepth)).toBeNull();
+    expect(closedComponentOf(fromJoined(3), 'all', DEFAULT_BOUNDS.maxDepth)).toBeNull();
+    // a walk from a session the reader may not see shows it, but its juniors hang from nothing there
+    const mixed = new FleetBuilder();
+    mixed.add(1, null);
+    mixed.add(3, 1, { ownerUserId: 2 });
+    mixed.add(5, 3);
+    mixed.uncle(5, 1);
+    const mixedGraph = mixed.graph();
+    const fromHidden = runWalkSync(walkHierarchy(mixed.get(3), [null], DEFAULT_BOUNDS), (r) => mixedGraph.answer(r));
+    expect(fromHidden.nodes.map((n) => n.row.id)).toEqual([1, 3, 5]);
+    expect(closedComponentOf(fromHidden, [null], DEFAULT_BOUNDS.maxDepth)).toBeNull();
     // seen from the root, 3 is reached going down and its uncle 9 is not shown: a walk from 3 would climb to it
     const fromTop = fromJoined(1);
     expect(fromTop.nodes.find((n) => n.row.id === 3)!.hiddenSeniors).toBe(1);
-    expect(closedComponentOf(fromTop, DEFAULT_BOUNDS.maxDepth)).toBeNull();
+    expect(closedComponentOf(fromTop, 'all', DEFAULT_BOUNDS.maxDepth)).toBeNull();
     // an uncle the reader may not see is no senior of its walks: the component stays closed
     const hidden = fleet();
     hidden.uncle(9, 3, 'declared');
     hidden.get(9).ownerUserId = 7;
     const hiddenGraph = hidden.graph();
     const scoped = (id: number) => runWalkSync(walkHierarchy(hidden.get(id), [null], DEFAULT_BOUNDS), (r) => hiddenGraph.answer(r));
-    const scopedComponent = closedComponentOf(scoped(1), DEFAULT_BOUNDS.maxDepth);
+    const scopedComponent = closedComponentOf(scoped(1), [null], DEFAULT_BOUNDS.maxDepth);
     expect(scopedComponent).not.toBeNull();
     expect(hierarchyFromOutcome(outcomeSeenFrom(scopedComponent!, 3)!, DEFAULT_BOUNDS, () => null)).toEqual(
       hierarchyFromOutcome(scoped(3), DEFAULT_BOUNDS, () => null),

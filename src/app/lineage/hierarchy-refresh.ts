@@ -265,7 +265,7 @@ export class HierarchyRefresher implements HierarchyHub {
       if (!components.has(ownersKey)) {
         const closed: ClosedComponent<HierarchyRow>[] = [];
         for (const [k, { owners }] of walks) {
-          const component = keyOf(0, owners) === ownersKey ? closedComponentOf(outcomeOf.get(k)!, DEFAULT_BOUNDS.maxDepth) : null;
+          const component = keyOf(0, owners) === ownersKey ? closedComponentOf(outcomeOf.get(k)!, owners, DEFAULT_BOUNDS.maxDepth) : null;
           if (component) closed.push(component);
         }
         components.set(ownersKey, closed);
