@@ -1,5 +1,4 @@
 import {
-  ascending,
   ownerVisible,
   sortInPlace,
   type JuniorsAnswer,
