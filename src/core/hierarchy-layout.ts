@@ -1,4 +1,4 @@
-import { parseLegacyParentKey } from './legacy-parent-key.js';
+import { spawnParentRef } from './legacy-parent-key.js';
 import {
   ascending,
   sortInPlace,
@@ -142,17 +142,14 @@ function spawnParentWhere<R extends LineageRowRef>(
   rows: ReadonlyMap<number, R>,
   rendered: ReadonlySet<number>,
 ): { kind: 'in-tree'; id: number } | { kind: 'outside' } | { kind: 'none' } {
+  const ref = spawnParentRef(row);
+  if (ref === null) return { kind: 'none' }; // no column, or a key that names no session
   let parentId: number | null = null;
-  if (row.parentBasis === 'legacy') {
-    const ref = parseLegacyParentKey(row.legacyParentKey);
-    if (ref === null) return { kind: 'none' }; // a key that names no session means "no parent"
-    if (ref.kind === 'id') parentId = ref.id;
-    else {
-      for (const id of rendered) if (rows.get(id)?.uid === ref.uid) parentId = id;
-      if (parentId === null) return { kind: 'outside' };
-    }
-  } else if (row.parentSessionId !== null) parentId = row.parentSessionId;
-  else return { kind: 'none' };
+  if (ref.kind === 'id') parentId = ref.id;
+  else {
+    for (const id of rendered) if (rows.get(id)?.uid === ref.uid) parentId = id;
+    if (parentId === null) return { kind: 'outside' };
+  }
   // a spawn parent is always older than its child (docs/concepts.md)
   if (parentId >= row.id) return { kind: 'none' };
   return rendered.has(parentId) ? { kind: 'in-tree', id: parentId } : { kind: 'outside' };

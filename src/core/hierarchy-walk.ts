@@ -84,7 +84,7 @@ export function* walkHierarchy<R extends LineageRowRef>(
   const admit = (id: number, d: number): void => {
     admitted.push(id);
     admittedSet.add(id);
-    if (excluded !== admittedSet) excluded?.add(id);
+    excluded?.add(id);
     depth.set(id, d);
     const level = byDepth.get(d);
     if (level) level.push(id);

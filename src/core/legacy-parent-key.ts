@@ -14,6 +14,17 @@ export const LEGACY_PARENT_KEY = 'router_session_id';
 
 type LegacyParentRef = { kind: 'id'; id: number } | { kind: 'uid'; uid: string };
 
+/**
+ * The session a row names as its spawn parent, as every reader resolves it: the legacy key
+ * when the row's basis is `legacy` (its column ignored), else the column; null when it names
+ * none. Only an older session is a parent; that check needs the named row and stays with the
+ * caller.
+ */
+export function spawnParentRef(row: { parentSessionId: number | null; parentBasis: string | null; legacyParentKey: string | null }): LegacyParentRef | null {
+  if (row.parentBasis === 'legacy') return parseLegacyParentKey(row.legacyParentKey);
+  return row.parentSessionId === null ? null : { kind: 'id', id: row.parentSessionId };
+}
+
 const ID_RE = /^#?([1-9][0-9]*)$/;
 const HYPHENATED = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const BARE = /^[0-9a-f]{32}$/;

@@ -1,4 +1,4 @@
-import { parseLegacyParentKey } from './legacy-parent-key.js';
+import { spawnParentRef } from './legacy-parent-key.js';
 import { ownerVisible, type LineageRowRef, type OwnerFilter, type WalkOutcome } from './hierarchy-types.js';
 
 /** The row fields the walk decides with (edges, visibility); the rest only fills the nodes in. */
@@ -93,10 +93,10 @@ export interface ClosedComponent<R> {
 export function closedComponentOf<R extends LineageRowRef>(outcome: WalkOutcome<R>, owners: OwnerFilter, maxDepth: number): ClosedComponent<R> | null {
   // one root follows from the parents below: every other shown session hangs from a shown spawn parent
   if (outcome.truncated || !outcome.upwardComplete) return null;
-  const shown = new Map<number, R>();
+  const shown = new Set<number>();
   const byUid = new Map<string, number>();
   for (const n of outcome.nodes) {
-    shown.set(n.row.id, n.row);
+    shown.add(n.row.id);
     byUid.set(n.row.uid, n.row.id);
   }
   const seniors = new Map<number, number[]>();
@@ -147,20 +147,13 @@ export function outcomeSeenFrom<R extends LineageRowRef>(component: ClosedCompon
 }
 
 /**
- * A row's spawn parent as the seniors read resolves it (an id or a legacy key; only an older
- * session is a parent): its id, null for none, 'unshown' for a uid key naming no shown session.
+ * A row's spawn parent as the seniors read resolves it (only an older session is a parent): its
+ * id, null for none, 'unshown' for a uid key naming no shown session.
  */
 function spawnParentOf(row: LineageRowRef, shownByUid: ReadonlyMap<string, number>): number | null | 'unshown' {
-  let parent: number | null = row.parentSessionId;
-  if (row.parentBasis === 'legacy') {
-    const ref = parseLegacyParentKey(row.legacyParentKey);
-    if (ref === null) return null;
-    if (ref.kind === 'id') parent = ref.id;
-    else {
-      const id = shownByUid.get(ref.uid);
-      if (id === undefined) return 'unshown';
-      parent = id;
-    }
-  }
-  return parent !== null && parent < row.id ? parent : null;
+  const ref = spawnParentRef(row);
+  if (ref === null) return null;
+  const parent = ref.kind === 'id' ? ref.id : shownByUid.get(ref.uid);
+  if (parent === undefined) return 'unshown';
+  return parent < row.id ? parent : null;
 }

@@ -1,6 +1,6 @@
 import { sql, type RawBuilder } from 'kysely';
 import type { Executor, StoreDialect } from './dialect/dialect.js';
-import { parseLegacyParentKey } from '../core/legacy-parent-key.js';
+import { spawnParentRef } from '../core/legacy-parent-key.js';
 import { idList, projection, rowsOf, textList, toRow, type HierarchyRow, type LineageEdge } from './lineage-rows.js';
 
 export type { HierarchyRow } from './lineage-rows.js';
@@ -30,11 +30,9 @@ export async function seniorsOf(
   const parentIds = new Set<number>();
   const legacyUids = new Set<string>();
   for (const j of juniors) {
-    if (j.parentBasis === 'legacy') {
-      const ref = parseLegacyParentKey(j.legacyParentKey);
-      if (ref?.kind === 'id') parentIds.add(ref.id);
-      else if (ref?.kind === 'uid') legacyUids.add(ref.uid);
-    } else if (j.parentSessionId !== null) parentIds.add(j.parentSessionId);
+    const ref = spawnParentRef(j);
+    if (ref?.kind === 'id') parentIds.add(ref.id);
+    else if (ref?.kind === 'uid') legacyUids.add(ref.uid);
   }
   const juniorIds = [...new Set(juniors.map((j) => j.id))];
   // one select per key kind, never `id in … or uid in …`: PostgreSQL plans that OR of two
@@ -70,12 +68,7 @@ export async function seniorsOf(
     }
   }
   for (const j of juniors) {
-    const ref =
-      j.parentBasis === 'legacy'
-        ? parseLegacyParentKey(j.legacyParentKey)
-        : j.parentSessionId !== null
-          ? ({ kind: 'id', id: j.parentSessionId } as const)
-          : null;
+    const ref = spawnParentRef(j);
     if (ref === null) continue;
     const key = ref.kind === 'id' ? String(ref.id) : ref.uid;
     const parent = parentRows.get(key);

@@ -179,7 +179,8 @@ export class HierarchyRefresher implements HierarchyHub {
       this.stats.rowsRead += missing.length;
     };
     // one outcome per distinct (viewer, visibility): reused when the batch allows it, else walked — all walks answered by the one loader
-    const keyOf = (id: number, owners: OwnerFilter) => `${id}|${owners === 'all' ? '*' : JSON.stringify(owners)}`;
+    const ownersKeyOf = (owners: OwnerFilter) => (owners === 'all' ? '*' : JSON.stringify(owners));
+    const keyOf = (id: number, owners: OwnerFilter) => `${id}|${ownersKeyOf(owners)}`;
     const reused = new Map<string, WalkOutcome<HierarchyRow>>();
     let toWalk = affected;
     if (rowsOnly && deleted.size === 0) {
@@ -232,11 +233,11 @@ export class HierarchyRefresher implements HierarchyHub {
     // session), and the rest walk in the second round, from what the loader already holds.
     const seeds = new Map<string, number[]>();
     const seedOf = (owners: OwnerFilter) => {
-      const k = keyOf(0, owners);
+      const k = ownersKeyOf(owners);
       if (!seeds.has(k)) seeds.set(k, []);
       return seeds.get(k)!;
     };
-    for (const key of walks.keys()) seedOf('all').push(walks.get(key)!.id);
+    for (const { id } of walks.values()) seedOf('all').push(id);
     for (const [key, w] of viewerWalks) {
       const seeded = seedOf(w.owners);
       if (seeded.some((id) => w.before.has(id))) continue;
@@ -261,11 +262,11 @@ export class HierarchyRefresher implements HierarchyHub {
     let derivedCount = 0;
     for (const [key, w] of viewerWalks) {
       if (outcomeOf.has(key)) continue;
-      const ownersKey = keyOf(0, w.owners);
+      const ownersKey = ownersKeyOf(w.owners);
       if (!components.has(ownersKey)) {
         const closed: ClosedComponent<HierarchyRow>[] = [];
         for (const [k, { owners }] of walks) {
-          const component = keyOf(0, owners) === ownersKey ? closedComponentOf(outcomeOf.get(k)!, owners, DEFAULT_BOUNDS.maxDepth) : null;
+          const component = ownersKeyOf(owners) === ownersKey ? closedComponentOf(outcomeOf.get(k)!, owners, DEFAULT_BOUNDS.maxDepth) : null;
           if (component) closed.push(component);
         }
         components.set(ownersKey, closed);
