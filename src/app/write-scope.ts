@@ -60,6 +60,7 @@ export class WriteScope {
   /** touched sessions whose row may have changed a column a walk reads (lineageTouched) */
   private readonly walkRowIds = new Set<number>();
   private readonly afterCommitHooks: (() => void)[] = [];
+  private readonly hotRowUpdates: ((tx: Transaction<Database>) => Promise<void>)[] = [];
   private readonly finalViews = new Map<number, { view: SessionView; ownerUserId: number | null; version: number }>();
   private readonly currentRecords = new Map<number, { record: SessionRecord; version: number }>();
   private changeCount = 0;
@@ -194,6 +195,17 @@ export class WriteScope {
   }
 
   /**
+   * An update of a row every writer of its kind takes (a counter such as the held messages),
+   * run after the audit append. Every transaction then takes the chain lock before any such
+   * row — one lock order: a writer holding the row while it waited for the chain lock, and one
+   * holding the chain lock while it waited for the row, would deadlock — and holds the row
+   * only from there to COMMIT, so the writers that need it queue for the shortest time.
+   */
+  hotRowUpdate(update: (tx: Transaction<Database>) => Promise<void>): void {
+    this.hotRowUpdates.push(update);
+  }
+
+  /**
    * A use case that built a session's final view for its response hands it over here, so the
    * live event reuses it instead of reading the session again. Any later change drops it.
    */
@@ -222,8 +234,13 @@ export class WriteScope {
     return records.map((r) => views.get(r.id)!);
   }
 
-  /** Live events first, then the audit chain: the last statements of the transaction. */
+  /** Live events first, then the audit chain, then the hot rows: the last statements of the transaction. */
   async flush(): Promise<void> {
+    await this.flushLiveAndAudit();
+    for (const update of this.hotRowUpdates) await update(this.tx);
+  }
+
+  private async flushLiveAndAudit(): Promise<void> {
     const ids = [...new Set([...this.createdIds, ...this.touchedIds])];
     // Multi-user: a live payload reaches the readers of the session's owner, so it names only
     // what that owner may see — the response view a use case built for its caller is not reused.

@@ -53,4 +53,46 @@ describeEachDialect('the message store capacity (docs/design/messages.md)', (t) 
     expect(await payloads(h, [fourth.id])).toEqual(['four']);
     expect(await held(h)).toBe(1);
   });
+
+  it('every writer of the held-messages counter takes it after the audit append: one lock order, so a send that reclaims and one that does not never deadlock', async () => {
+    // PostgreSQL: a reclaiming send that held the counter while it waited for the chain lock,
+    // beside a plain send that held the chain lock while it waited for the counter, was a deadlock
+    const h = t();
+    const admin = systemCaller('cli');
+    // capacity is global: room for two more than the suite's earlier tests left held
+    const start = await held(h);
+    await changeSetting(h.ctx, admin, 'message_store_capacity', String(start + 2));
+    const [a, b] = await pair(h);
+    await sent(h, a.token, { to: b.id, payload: 'one' });
+    await leaseAndAck(h, b);
+    await h.ctx.live.settle();
+    const statementsOf = async (write: () => Promise<unknown>) => {
+      h.store.queryLog.start();
+      await write();
+      // the live hub reads committed events on another connection: not part of the transaction
+      return h.store.queryLog.stopWithParameters().filter((q) => !q.sql.startsWith('select * from "live_events"'));
+    };
+    const appendsAudit = (sql: string) => /^insert into "?audit_log"?/i.test(sql) || (/^with /i.test(sql) && sql.includes('insert into audit_log'));
+    const heldCounterWrites = (log: { sql: string; parameters: readonly unknown[] }[]) =>
+      log.flatMap((q, i) => (/^update "counters"/.test(q.sql) && q.parameters.includes('agent_messages_held') ? [i] : []));
+    const expectCounterAfterAppend = (log: { sql: string; parameters: readonly unknown[] }[], writes: number) => {
+      const append = log.findLastIndex((q) => appendsAudit(q.sql));
+      expect(append).toBeGreaterThan(0);
+      const counter = heldCounterWrites(log);
+      expect(counter).toHaveLength(writes);
+      for (const i of counter) expect(i).toBeGreaterThan(append);
+    };
+
+    // below capacity: the +1 alone
+    expectCounterAfterAppend(await statementsOf(() => sent(h, a.token, { to: b.id, payload: 'two' })), 1);
+    // at capacity: the send reclaims 'one' (-1) and holds 'three' (+1), both after its append
+    expectCounterAfterAppend(await statementsOf(() => sent(h, a.token, { to: b.id, payload: 'three' })), 2);
+    expect(await held(h)).toBe(start + 2);
+    // housekeeping reclaims under the same order
+    await leaseAndAck(h, b);
+    await changeSetting(h.ctx, admin, 'message_store_capacity', String(start + 1));
+    await h.ctx.live.settle();
+    expectCounterAfterAppend(await statementsOf(() => reclaimMessagePayloads(h.ctx)), 1);
+    expect(await held(h)).toBe(start + 1);
+  });
 });

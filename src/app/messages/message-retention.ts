@@ -46,7 +46,8 @@ async function reclaimPayloads(w: WriteScope, messages: readonly MessageRecord[]
     // the log says when and why the words went (docs/design/messages.md, "History and retention")
     w.audit({ kind: 'message_payload_reclaimed', at: w.now, message_id: m.id, reason, terminal_at: m.terminalAt });
   }
-  await adjustHeldMessages(w.tx, -n);
+  // after the audit append, as a send's +1 is (WriteScope.hotRowUpdate: one lock order)
+  if (n > 0) w.hotRowUpdate((tx) => adjustHeldMessages(tx, -n));
   return n;
 }
 

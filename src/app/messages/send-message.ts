@@ -188,7 +188,6 @@ async function attempt(
 ): Promise<SendMessageResult> {
   const messageId = MESSAGE_ID_PREFIX + hex(ctx, 16);
   let committing = false;
-  let accepted = false;
   try {
     return await inWriteTx(
       ctx,
@@ -269,14 +268,13 @@ async function attempt(
           acceptedAt: w.now,
         };
         await insertMessage(w.tx, message);
-        accepted = true;
+        // the held-messages counter is a row every send updates: taken after the chain lock,
+        // so concurrent sends serialize only from there to COMMIT (PostgreSQL)
+        w.hotRowUpdate((tx) => adjustHeldMessages(tx, 1));
         return { receipt: receiptOf(message), replayed: false };
       },
       {
         beforeCommit: async (tx) => {
-          // the held-messages counter is a row every send updates: take its lock last, so
-          // concurrent sends serialize only from here to COMMIT (PostgreSQL)
-          if (accepted) await adjustHeldMessages(tx, 1);
           committing = true;
           await ctx.seams?.beforeCommit?.('message-send', tx);
         },
