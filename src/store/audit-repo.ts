@@ -1,4 +1,4 @@
-import { sql } from 'kysely';
+import { sql, type RawBuilder } from 'kysely';
 import { compiledForBatches } from './compiled-once.js';
 import type { Executor } from './dialect/dialect.js';
 
@@ -61,4 +61,30 @@ export async function auditEntriesPage(db: Executor, afterSeq: number, limit: nu
 export async function auditPage(db: Executor, afterSeq: number, limit: number): Promise<AuditRow[]> {
   const rows = await db.selectFrom('audit_log').select(['seq', 'entry', 'prev_hash', 'hash']).where('seq', '>', afterSeq).orderBy('seq').limit(limit).execute();
   return rows.map((r) => ({ seq: Number(r.seq), entry: r.entry, prevHash: r.prev_hash, hash: r.hash }));
+}
+
+/** An entry's canonical text around its seq, the one part the store fills in (auditRowsFromHeadCtes). */
+export type EntryTemplate = { before: string; after: string };
+
+/**
+ * Data-modifying CTEs (PostgreSQL) that append one row per template on the log's head as the
+ * statement finds it: each row's seq is the one before plus one, its entry the template with
+ * that seq written in, its hash sha256(previous hash's bytes ‖ the entry's UTF-8) — the chain
+ * rule of core/audit-chain.ts, computed by the server. `a` returns the appended seqs. Under the
+ * chain lock, taken by an earlier statement (a statement's snapshot is taken when it starts, so
+ * the head it reads is the last committed one), the append needs no head read or guess first.
+ */
+export function auditRowsFromHeadCtes(templates: readonly EntryTemplate[], genesisHash: string): RawBuilder<unknown> {
+  const links = templates.map(
+    (t, i) => sql`${sql.raw(`r${i + 1}`)} as (select p.seq + 1 as seq, e.entry, p.hash as prev_hash,
+        encode(sha256(decode(p.hash, 'hex') || convert_to(e.entry, 'UTF8')), 'hex') as hash
+      from ${sql.raw(`r${i}`)} p, lateral (select cast(${t.before} as text) || cast(p.seq + 1 as text) || cast(${t.after} as text) as entry) e)`,
+  );
+  const rows = sql.join(
+    templates.map((_, i) => sql`select seq, entry, prev_hash, hash from ${sql.raw(`r${i + 1}`)}`),
+    sql` union all `,
+  );
+  return sql`r0 as ((select seq, hash from audit_log order by seq desc limit 1) union all (select cast(0 as bigint), cast(${genesisHash} as text)) order by seq desc limit 1),
+    ${sql.join(links)},
+    a as (insert into audit_log (seq, entry, prev_hash, hash) ${rows} returning seq)`;
 }

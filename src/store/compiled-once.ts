@@ -1,5 +1,5 @@
 import { CompiledQuery, sql, type Compilable, type RawBuilder } from 'kysely';
-import { storeDialectOf, type Executor, type StoreDialect } from './dialect/dialect.js';
+import { RESULT_UNUSED, storeDialectOf, type Executor, type StoreDialect } from './dialect/dialect.js';
 
 /** What a compiled-once query binds per run: plain values only (a list travels as one value, see valueList). */
 type Bound = string | number | bigint | boolean | null | readonly (string | number)[];
@@ -82,17 +82,23 @@ async function runTemplate<R>(db: Executor, template: Template, valueOf: (name: 
  * and must place them as values only: never branch on them, never spread a list (`in` with an
  * array; use the dialect's valueList, whose one parameter is the whole list), never encode
  * them (JSON.stringify a value before it is bound). It gets the store's dialect too, for its
- * SQL fragments.
+ * SQL fragments. `resultUnused`: no caller reads its rows, and its failure may surface at the
+ * transaction's next statement (RESULT_UNUSED); its rows are then empty.
  */
 export function compiledOnce<P extends Record<string, Bound>, R>(
   build: (db: Executor, p: P, d: StoreDialect) => Buildable<R>,
+  options: { resultUnused?: boolean } = {},
 ): (db: Executor, params: P) => Promise<R[]> {
   // one store's queries compile alike: its Kysely instance and its transactions share one adapter
   const templates = new WeakMap<object, Template>();
   return async (db, params) => {
     const key = db.getExecutor().adapter;
     let template = templates.get(key);
-    if (!template) templates.set(key, (template = templateOf(db, build(db, standIns<P>(), storeDialectOf(db)))));
+    if (!template) {
+      template = templateOf(db, build(db, standIns<P>(), storeDialectOf(db)));
+      if (options.resultUnused) template = { ...template, sql: RESULT_UNUSED + template.sql };
+      templates.set(key, template);
+    }
     return runTemplate<R>(db, template, (name) => params[name]);
   };
 }

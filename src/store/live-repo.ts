@@ -2,8 +2,8 @@ import { sql } from 'kysely';
 import { compiledForBatches, compiledForRows, compiledOnce } from './compiled-once.js';
 import type { Insertable, Transaction } from 'kysely';
 import type { Database } from './database.js';
-import { auditRowsOnHeadSql, insertAuditRowsOnHead, type AuditRow } from './audit-repo.js';
-import type { Executor, StoreDialect } from './dialect/dialect.js';
+import { auditRowsFromHeadCtes, auditRowsOnHeadSql, insertAuditRowsOnHead, type AuditRow, type EntryTemplate } from './audit-repo.js';
+import { RESULT_UNUSED, type Executor, type StoreDialect } from './dialect/dialect.js';
 
 export interface LiveEventRecord {
   id: number;
@@ -93,9 +93,9 @@ export async function writeLiveEvents(
 /**
  * A write's last statement before COMMIT, under the chain lock: its live events (with the wake-up
  * `notifyChannel` carrying their last id) and its audit rows appended only if `head` is still the
- * log's last entry (insertAuditRowsOnHead). On PostgreSQL all of it is one statement, so the
- * counter's row lock and the chain lock are each held for one round trip and the COMMIT — every
- * other writer waits out those round trips. Elsewhere the same statements as before, one by one.
+ * log's last entry (insertAuditRowsOnHead): where this process chains the rows (SQLite, and a
+ * PostgreSQL append whose entries cannot be templated: appendLiveEventsAndAuditFromHead is the
+ * usual one there). Where the dialect allows, one statement; elsewhere one by one.
  * Returns whether the audit rows were appended; the live events are written either way.
  */
 export async function insertLiveEventsAndAuditOnHead(
@@ -117,6 +117,35 @@ const liveEventsAndAuditStatement = compiledForBatches(
   (_db, b: { events: readonly NewLiveEvent[]; rows: readonly AuditRow[] }, shared: { channel: string; headSeq: number; headHash: string }) =>
     sql<{ appended: number | string }>`with ${liveInsertCtes(b.events)},
     a as (${auditRowsOnHeadSql({ seq: shared.headSeq, hash: shared.headHash }, b.rows)})
+    select (select count(*) from a) as appended, pg_notify(${shared.channel}, (select value from c)::text)`,
+);
+
+/**
+ * PostgreSQL, under the chain lock: the transaction's live events (and their wake-up) and its
+ * audit rows chained on the head as the statement finds it (auditRowsFromHeadCtes), in one
+ * statement nobody waits for. It cannot miss the head, so its answer is not needed: it goes out
+ * with the statements after it (the hot rows, COMMIT) in one write (postgres-pipeline.ts), and
+ * the locks it takes are held for the server's work and no trip through this process. A failure
+ * fails the statement it went out with, and so the transaction.
+ */
+export async function appendLiveEventsAndAuditFromHead(
+  db: Transaction<Database>,
+  live: { events: readonly NewLiveEvent[]; notifyChannel: string },
+  entries: readonly EntryTemplate[],
+  genesisHash: string,
+): Promise<void> {
+  if (live.events.length === 0) await auditFromHeadStatement(db, { entries }, { genesisHash });
+  else await liveEventsAndAuditFromHeadStatement(db, { events: live.events, entries }, { channel: live.notifyChannel, genesisHash });
+}
+
+const auditFromHeadStatement = compiledForBatches(
+  (_db, b: { entries: readonly EntryTemplate[] }, shared: { genesisHash: string }) =>
+    sql`${sql.raw(RESULT_UNUSED)}with ${auditRowsFromHeadCtes(b.entries, shared.genesisHash)} select count(*) as appended from a`,
+);
+
+const liveEventsAndAuditFromHeadStatement = compiledForBatches(
+  (_db, b: { events: readonly NewLiveEvent[]; entries: readonly EntryTemplate[] }, shared: { channel: string; genesisHash: string }) =>
+    sql`${sql.raw(RESULT_UNUSED)}with ${liveInsertCtes(b.events)}, ${auditRowsFromHeadCtes(b.entries, shared.genesisHash)}
     select (select count(*) from a) as appended, pg_notify(${shared.channel}, (select value from c)::text)`,
 );
 

@@ -282,11 +282,14 @@ export async function heldMessagesAndSetting(db: Executor, key: string): Promise
   return { held: Number(row.held ?? 0), setting: row.setting ?? null };
 }
 
-const addToHeldMessages = compiledOnce((db, p: { delta: number }) =>
-  db
-    .updateTable('counters')
-    .set({ value: sql`value + ${p.delta}` })
-    .where('name', '=', 'agent_messages_held'),
+// nobody reads its answer: on PostgreSQL it goes out with the COMMIT after it (postgres-pipeline.ts)
+const addToHeldMessages = compiledOnce(
+  (db, p: { delta: number }) =>
+    db
+      .updateTable('counters')
+      .set({ value: sql`value + ${p.delta}` })
+      .where('name', '=', 'agent_messages_held'),
+  { resultUnused: true },
 );
 
 export async function adjustHeldMessages(db: Executor, delta: number): Promise<void> {

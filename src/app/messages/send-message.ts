@@ -269,7 +269,9 @@ async function attempt(
         };
         await insertMessage(w.tx, message);
         // the held-messages counter is a row every send updates: taken after the chain lock,
-        // so concurrent sends serialize only from there to COMMIT (PostgreSQL)
+        // so concurrent sends serialize only from there to COMMIT (PostgreSQL). On PostgreSQL the
+        // lock, the append and this update go out with the COMMIT, unanswered until it: a failure
+        // of any of them is reported as a failed COMMIT (outcome-unknown), the cautious answer
         w.hotRowUpdate((tx) => adjustHeldMessages(tx, 1));
         return { receipt: receiptOf(message), replayed: false };
       },

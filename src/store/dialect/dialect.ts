@@ -4,6 +4,14 @@ import type { Database } from '../database.js';
 export type Executor = Kysely<Database> | Transaction<Database>;
 
 /**
+ * Opens a statement whose caller never reads its result (a lock, a counter bump, a wake-up):
+ * inside a transaction on PostgreSQL it is not waited for but written with the statement after
+ * it, in one socket write (postgres-pipeline.ts); its failure is that statement's. Elsewhere it
+ * is a comment. Only for statements whose errors need no handling of their own.
+ */
+export const RESULT_UNUSED = '/* result unused */ ';
+
+/**
  * Everything that differs between SQLite and PostgreSQL sits behind this interface, with
  * one file per dialect (sqlite.ts, postgres.ts). Queries elsewhere are written once.
  */
@@ -16,6 +24,11 @@ export interface StoreDialect {
     crossNodeNotify: boolean;
     /** an UPDATE … RETURNING may feed an INSERT in one statement (a data-modifying CTE) */
     updateInCte: boolean;
+    /**
+     * the server chains audit rows itself (sha256 in SQL: auditRowsFromHeadCtes), so an append
+     * under the chain lock reads the head in its own statement and nobody waits for the lock's answer
+     */
+    chainsInSql: boolean;
     /**
      * a statement costs no network round trip (an embedded engine): a read may take more rows
      * and sort them in the process where the engine's sort costs more (lineage-juniors-repo.ts)

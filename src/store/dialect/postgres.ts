@@ -1,7 +1,8 @@
 import pg from 'pg';
 import { Kysely, PostgresDialect, sql, type Transaction, type ColumnDefinitionBuilder } from 'kysely';
 import type { Database } from '../database.js';
-import { QueryLog, registerStoreDialect, type StoreDialect } from './dialect.js';
+import { QueryLog, registerStoreDialect, RESULT_UNUSED, type StoreDialect } from './dialect.js';
+import { pipelineStatements } from './postgres-pipeline.js';
 
 // Transaction-scoped advisory lock keys (docs/operations.md: graph lock first, then the chain lock).
 const GRAPH_LOCK_KEY = 0x57_52_47_01; // 'WRG' 1
@@ -33,7 +34,8 @@ const WRITE_STATEMENT = /^\s*(insert|update|delete)\b/i;
 /** a `with` whose parts change rows (the live-event and audit statement, live-repo.ts): a write */
 const DATA_MODIFYING_WITH = /^\s*with\b[\s\S]*\b(insert\s+into|update\s+\S+\s+set|delete\s+from)\b/i;
 
-function statementKind(text: string): 'read' | 'write' | null {
+function statementKind(marked: string): 'read' | 'write' | null {
+  const text = marked.startsWith(RESULT_UNUSED) ? marked.slice(RESULT_UNUSED.length) : marked;
   if (WRITE_STATEMENT.test(text) || DATA_MODIFYING_WITH.test(text)) return 'write';
   return READ_STATEMENT.test(text) ? 'read' : null;
 }
@@ -83,6 +85,8 @@ export function openPostgres(options: PostgresOptions): StoreDialect {
     connectionString: options.connectionString,
     max: options.maxConnections ?? 10,
     types,
+    // statements nobody waits on go out with the next one (postgres-pipeline.ts)
+    pipeline: true,
   });
   // An idle client that errors (server restart) must not crash the process.
   pool.on('error', () => {});
@@ -92,6 +96,7 @@ export function openPostgres(options: PostgresOptions): StoreDialect {
   pool.on('connect', (client) => {
     client.on('error', () => {});
     prepareStatements(client);
+    pipelineStatements(client);
   });
   const kysely = new Kysely<Database>({
     dialect: new PostgresDialect({ pool }),
@@ -104,7 +109,7 @@ export function openPostgres(options: PostgresOptions): StoreDialect {
   return registerStoreDialect({
     label: `PostgreSQL ${redact(options.connectionString)}`,
     kysely,
-    capabilities: { crossNodeNotify: true, updateInCte: true, localStatements: false, lateralJoins: true },
+    capabilities: { crossNodeNotify: true, updateInCte: true, chainsInSql: true, localStatements: false, lateralJoins: true },
     idColumn: (col: ColumnDefinitionBuilder) => col.primaryKey().generatedByDefaultAsIdentity(),
     idType: 'bigint',
     byteOrderedText: 'text collate "C"',
@@ -128,7 +133,9 @@ export function openPostgres(options: PostgresOptions): StoreDialect {
       await sql`select pg_advisory_xact_lock(${GRAPH_LOCK_KEY})`.execute(tx);
     },
     lockChain: async (tx: Transaction<Database>) => {
-      await sql`select pg_advisory_xact_lock(${CHAIN_LOCK_KEY})`.execute(tx);
+      // nobody waits for it: the append that follows reads the head in its own statement,
+      // which the server runs once the lock is granted (chainsInSql)
+      await sql`${sql.raw(RESULT_UNUSED)}select pg_advisory_xact_lock(${CHAIN_LOCK_KEY})`.execute(tx);
     },
     immutableTableSql: (table, { deleteAllowedWhenSessionGone, allowDelete }) => [
       `create or replace function ${table}_immutable() returns trigger language plpgsql as $$
@@ -182,7 +189,7 @@ export function openPostgres(options: PostgresOptions): StoreDialect {
     isForeignKeyViolation: (error) => (error as { code?: unknown })?.code === '23503',
     notifyInTx: async (tx, channel, payload) => {
       // Ids only: a NOTIFY payload is capped at 8,000 bytes and an oversized one aborts the commit.
-      await sql`select pg_notify(${channel}, ${payload})`.execute(tx);
+      await sql`${sql.raw(RESULT_UNUSED)}select pg_notify(${channel}, ${payload})`.execute(tx);
     },
     listen: async (channel, onPayload) => {
       const client = new pg.Client({ connectionString: options.connectionString });

@@ -104,7 +104,7 @@ export function openSqlite(options: SqliteOptions): StoreDialect {
   return registerStoreDialect({
     label: `SQLite ${options.filename}`,
     kysely,
-    capabilities: { crossNodeNotify: false, updateInCte: false, localStatements: true, lateralJoins: false },
+    capabilities: { crossNodeNotify: false, updateInCte: false, chainsInSql: false, localStatements: true, lateralJoins: false },
     idColumn: (col: ColumnDefinitionBuilder) => col.primaryKey().autoIncrement(),
     idType: 'integer',
     byteOrderedText: 'text', // SQLite compares text with BINARY collation by default
