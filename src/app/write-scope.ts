@@ -319,7 +319,9 @@ export async function inWriteTx<T>(
     scope = new WriteScope(ctx, tx);
     const value = await fn(scope);
     await scope.flush();
-    // everything is written: what fails from here on fails at COMMIT (docs/messages.md `outcome-unknown`)
+    // everything is written (on PostgreSQL the last statements go out with the COMMIT, and a
+    // failure of theirs comes back as a rollback: isKnownRollback); what fails from here on
+    // fails at COMMIT (docs/messages.md `outcome-unknown`)
     await options.beforeCommit?.(tx);
     return value;
   });

@@ -17,6 +17,8 @@ const UNAVAILABLE_CODES = [
   '57P03',
   '53300',
   '25006',
+  // lock_not_available: a lock_timeout ran out waiting (on the chain lock, say)
+  '55P03',
   'SQLITE_BUSY',
   'SQLITE_LOCKED',
   'SQLITE_IOERR',
@@ -29,4 +31,20 @@ export function isStoreUnavailableError(error: unknown): boolean {
   const code = String((error as { code?: unknown })?.code ?? '');
   if (UNAVAILABLE_CODES.some((c) => code.startsWith(c))) return true;
   return error instanceof Error && UNAVAILABLE_MESSAGES.test(error.message);
+}
+
+const ROLLED_BACK = Symbol('warrant.rolledBack');
+
+/**
+ * Marks the error of a statement that went out with a COMMIT (postgres-pipeline.ts) when the
+ * server answered that COMMIT: it rolled the transaction back, so nothing was written and the
+ * outcome is known, not lost with a connection.
+ */
+export function markRolledBack(error: unknown): void {
+  if (error !== null && typeof error === 'object') (error as { [ROLLED_BACK]?: boolean })[ROLLED_BACK] = true;
+}
+
+/** Whether a failure at COMMIT is one the server answered with a rollback (markRolledBack). */
+export function isKnownRollback(error: unknown): boolean {
+  return error !== null && typeof error === 'object' && (error as { [ROLLED_BACK]?: boolean })[ROLLED_BACK] === true;
 }

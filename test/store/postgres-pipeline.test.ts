@@ -2,6 +2,7 @@ import net from 'node:net';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { RESULT_UNUSED, type StoreDialect } from '../../src/store/dialect/dialect.js';
+import { isKnownRollback } from '../../src/store/store-errors.js';
 import { openPostgres } from '../../src/store/dialect/postgres.js';
 import { describePostgres } from '../helpers/postgres-only.js';
 
@@ -26,12 +27,15 @@ describePostgres('statements nobody waits for (PostgreSQL pipeline)', (t) => {
     const writes: number[] = [];
     const proto = net.Socket.prototype as unknown as Record<'_write' | '_writev', (...a: unknown[]) => unknown>;
     const [write, writev] = [proto._write, proto._writev];
+    // the writes to PostgreSQL's port only (nothing else of this process's traffic)
+    const port = Number(new URL(t().database.databaseUrl!).port || 5432);
+    const toServer = (socket: unknown) => (socket as net.Socket).remotePort === port;
     proto._write = function (this: unknown, ...a: unknown[]) {
-      writes.push(1);
+      if (toServer(this)) writes.push(1);
       return write.apply(this, a);
     };
     proto._writev = function (this: unknown, ...a: unknown[]) {
-      writes.push((a[0] as unknown[]).length);
+      if (toServer(this)) writes.push((a[0] as unknown[]).length);
       return writev.apply(this, a);
     };
     try {
@@ -50,21 +54,32 @@ describePostgres('statements nobody waits for (PostgreSQL pipeline)', (t) => {
     expect(await probeRows()).toEqual([1]);
   });
 
-  it('a marked statement that fails fails the statement sent with it, with its own error; a COMMIT after it rolls back and throws it', async () => {
+  it('a marked statement that fails fails the statement sent with it, with its own error; a COMMIT after it rolls back and throws it as a known rollback', async () => {
     await sql`delete from pipeline_probe`.execute(store.kysely);
-    await expect(
+    const failure = (write: () => Promise<unknown>) =>
+      write().then(
+        () => new Error('no failure'),
+        (error: unknown) => error,
+      );
+    const beforeCommit = await failure(() =>
       store.kysely.transaction().execute(async (tx) => {
         await sql`insert into pipeline_probe values (2)`.execute(tx);
         await unused('insert into pipeline_probe values (1 / 0)').execute(tx);
         await sql`select 1`.execute(tx);
       }),
-    ).rejects.toMatchObject({ code: '22012' });
-    await expect(
+    );
+    expect(beforeCommit).toMatchObject({ code: '22012' });
+    // it surfaced before any COMMIT was sent: a failure like any other
+    expect(isKnownRollback(beforeCommit)).toBe(false);
+    const atCommit = await failure(() =>
       store.kysely.transaction().execute(async (tx) => {
         await sql`insert into pipeline_probe values (3)`.execute(tx);
         await unused('insert into pipeline_probe values (1 / 0)').execute(tx);
       }),
-    ).rejects.toMatchObject({ code: '22012' });
+    );
+    expect(atCommit).toMatchObject({ code: '22012' });
+    // the server answered the COMMIT: it rolled back, and the caller can know it
+    expect(isKnownRollback(atCommit)).toBe(true);
     // nothing of either transaction was written, and the connections still work
     expect(await probeRows()).toEqual([]);
   });

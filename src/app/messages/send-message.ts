@@ -12,7 +12,7 @@ import {
 } from '../../core/message-envelope.js';
 import { decideSend, messageRefusal, type OriginalFacts, type SendFacts } from '../../core/message-refusals.js';
 import { permissionFor } from '../../core/permissions.js';
-import { isStoreUnavailableError } from '../../store/store-errors.js';
+import { isKnownRollback, isStoreUnavailableError } from '../../store/store-errors.js';
 import { findHumanMessageByInboxItem } from '../../store/human-messages-repo.js';
 import { findInboxItem } from '../../store/inbox-repo.js';
 import {
@@ -269,9 +269,9 @@ async function attempt(
         };
         await insertMessage(w.tx, message);
         // the held-messages counter is a row every send updates: taken after the chain lock,
-        // so concurrent sends serialize only from there to COMMIT (PostgreSQL). On PostgreSQL the
-        // lock, the append and this update go out with the COMMIT, unanswered until it: a failure
-        // of any of them is reported as a failed COMMIT (outcome-unknown), the cautious answer
+        // so concurrent sends serialize only from there to COMMIT (PostgreSQL). There the lock,
+        // the append and this update go out with the COMMIT: a failure of one of them is answered
+        // with it, as a rollback (isKnownRollback), not a commit whose outcome is unknown
         w.hotRowUpdate((tx) => adjustHeldMessages(tx, 1));
         return { receipt: receiptOf(message), replayed: false };
       },
@@ -283,7 +283,9 @@ async function attempt(
       },
     );
   } catch (error) {
-    if (committing) {
+    // a failure the server answered the COMMIT with (a held statement's, postgres-pipeline.ts)
+    // rolled everything back: it is handled as a failure before the commit
+    if (committing && !isKnownRollback(error)) {
       throw messageRefusal('outcome-unknown', `The commit of message ${messageId} was attempted and its result is not known.`, { message_id: messageId });
     }
     throw error;

@@ -1,4 +1,5 @@
 import type pg from 'pg';
+import { markRolledBack } from '../store-errors.js';
 import { RESULT_UNUSED } from './dialect.js';
 
 type Query = (text: unknown, values?: unknown, callback?: unknown) => unknown;
@@ -7,6 +8,7 @@ type Result = { command: string; rowCount: number | null; rows: unknown[] };
 const OPENS_TRANSACTION = /^\s*(begin|start\s+transaction)\b/i;
 const ENDS_TRANSACTION = /^\s*(commit|rollback|end|abort)\s*$/i;
 const ROLLBACK = /^\s*(rollback|abort)\s*$/i;
+const COMMIT = /^\s*(commit|end)\s*$/i;
 
 /**
  * Sends a transaction's statements that nobody waits on together with the next one, on a client
@@ -46,11 +48,12 @@ export function pipelineStatements(client: pg.PoolClient): void {
 
   (client as { query: unknown }).query = (config: unknown, values?: unknown, callback?: unknown): unknown => {
     if (typeof config !== 'string' || callback !== undefined) {
-      // not Kysely's call: sent as it is, and never left corked behind what is held (a held
-      // statement that failed has aborted the transaction, so the COMMIT still rolls back)
+      // not Kysely's call: sent as it is, never left corked behind what is held, and answered
+      // with a held statement's failure as a string statement would be when it returns a promise
       const answer = send(config, values, callback);
-      void release();
-      return answer;
+      if (held.length === 0) return answer;
+      const earlier = release();
+      return answer instanceof Promise ? answerAfter(earlier, answer as Promise<Result>, { rollingBack: false, committing: false }) : answer;
     }
     if (OPENS_TRANSACTION.test(config) && !inTransaction) {
       inTransaction = true;
@@ -64,15 +67,24 @@ export function pipelineStatements(client: pg.PoolClient): void {
     const answer = send(config, values) as Promise<Result>;
     if (ENDS_TRANSACTION.test(config)) inTransaction = false;
     if (held.length === 0) return answer;
-    return answerAfter(release(), answer, ROLLBACK.test(config));
+    return answerAfter(release(), answer, { rollingBack: ROLLBACK.test(config), committing: COMMIT.test(config) });
   };
 }
 
-async function answerAfter(earlier: readonly Promise<Result>[], answer: Promise<Result>, rollingBack: boolean): Promise<Result> {
+async function answerAfter(
+  earlier: readonly Promise<Result>[],
+  answer: Promise<Result>,
+  statement: { rollingBack: boolean; committing: boolean },
+): Promise<Result> {
   const settled = await Promise.allSettled(earlier);
   const failed = settled.find((s): s is PromiseRejectedResult => s.status === 'rejected');
-  if (!failed || rollingBack) return answer;
+  if (!failed || statement.rollingBack) return answer;
   // the statement was written behind the failed one: wait for its answer so nothing is left on the wire
-  await answer.catch(() => {});
+  const answered = await answer.then(
+    () => true,
+    () => false,
+  );
+  // a COMMIT the server answered after a failed statement was a rollback: the outcome is known
+  if (statement.committing && answered) markRolledBack(failed.reason);
   throw failed.reason;
 }

@@ -6,7 +6,7 @@ import { pipelineStatements } from './postgres-pipeline.js';
 
 // Transaction-scoped advisory lock keys (docs/operations.md: graph lock first, then the chain lock).
 const GRAPH_LOCK_KEY = 0x57_52_47_01; // 'WRG' 1
-const CHAIN_LOCK_KEY = 0x57_52_43_02; // 'WRC' 2
+export const CHAIN_LOCK_KEY = 0x57_52_43_02; // 'WRC' 2
 
 const INT8_OID = 20;
 
