@@ -4,9 +4,8 @@ import type { Transaction } from 'kysely';
 import { canonicalJson } from '../core/canonical-json.js';
 import { AUDIT_SCHEMA_VERSION, GENESIS_PREV_HASH, type ChainHasher, type Sha256 } from '../core/audit-chain.js';
 import type { StoreDialect } from '../store/dialect/dialect.js';
-import { auditHead, insertAuditRows, type AuditRow } from '../store/audit-repo.js';
+import { auditHead, insertAuditRows, type AuditRow, type EntryTemplate } from '../store/audit-repo.js';
 import { appendLiveEventsAndAuditFromHead, insertLiveEventsAndAuditOnHead, writeLiveEvents, type NewLiveEvent } from '../store/live-repo.js';
-import type { EntryTemplate } from '../store/audit-repo.js';
 import type { Database } from '../store/database.js';
 import type { IdSource } from './context.js';
 
