@@ -70,7 +70,8 @@ export type EntryTemplate = { before: string; after: string };
  * Data-modifying CTEs (PostgreSQL) that append one row per template on the log's head as the
  * statement finds it: each row's seq is the one before plus one, its entry the template with
  * that seq written in, its hash sha256(previous hash's bytes ‖ the entry's UTF-8) — the chain
- * rule of core/audit-chain.ts, computed by the server. `a` returns the appended seqs. Under the
+ * rule of core/audit-chain.ts (docs/design/attribution.md), computed by the server: a second writing of that rule,
+ * held equal to it row for row by test/attribution/audit-chain-in-sql.test.ts. `a` returns the appended seqs. Under the
  * chain lock, taken by an earlier statement (a statement's snapshot is taken when it starts, so
  * the head it reads is the last committed one), the append needs no head read or guess first.
  */

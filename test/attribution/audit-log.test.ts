@@ -9,7 +9,7 @@ import { createSession } from '../../src/app/sessions/create-session.js';
 import { authenticate } from '../../src/app/credentials.js';
 import { chainHash, GENESIS_PREV_HASH, verifyLinks, CHAIN_START } from '../../src/core/audit-chain.js';
 import { openPostgres } from '../../src/store/dialect/postgres.js';
-import { RESULT_UNUSED } from '../../src/store/dialect/dialect.js';
+import { withoutResultUnused } from '../../src/store/dialect/dialect.js';
 import { auditPage } from '../../src/store/audit-repo.js';
 import { describeEachDialect, uniqueKey, type Harness } from '../helpers/harness.js';
 import { describePostgres } from '../helpers/postgres-only.js';
@@ -120,7 +120,7 @@ describeEachDialect('the audit log (docs/design/attribution.md)', (t) => {
     // the live hub reads committed events on another connection: not part of this transaction
     const log = h.store.queryLog
       .stop()
-      .map((q) => (q.startsWith(RESULT_UNUSED) ? q.slice(RESULT_UNUSED.length) : q))
+      .map(withoutResultUnused)
       .filter((q) => !q.startsWith('select * from "live_events"'));
     // the append alone, or (PostgreSQL) one statement writing the live events and the append
     const appends = (q: string) => /^insert into "?audit_log"?/.test(q) || (q.startsWith('with ') && q.includes('insert into audit_log'));

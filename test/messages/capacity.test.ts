@@ -3,7 +3,7 @@ import { systemCaller } from '../../src/app/caller.js';
 import { reclaimMessagePayloads } from '../../src/app/messages/message-retention.js';
 import { changeSetting } from '../../src/app/settings.js';
 import { MESSAGE_REFUSALS } from '../../src/core/message-refusals.js';
-import { RESULT_UNUSED } from '../../src/store/dialect/dialect.js';
+import { withoutResultUnused } from '../../src/store/dialect/dialect.js';
 import { describeEachDialect, type Harness } from '../helpers/harness.js';
 import { leaseAndAck, pair, refusedWithoutWrites, send, sent } from '../helpers/messages.js';
 
@@ -73,7 +73,7 @@ describeEachDialect('the message store capacity (docs/design/messages.md)', (t) 
       // the live hub reads committed events on another connection: not part of the transaction
       return h.store.queryLog
         .stopWithParameters()
-        .map((q) => ({ ...q, sql: q.sql.startsWith(RESULT_UNUSED) ? q.sql.slice(RESULT_UNUSED.length) : q.sql }))
+        .map((q) => ({ ...q, sql: withoutResultUnused(q.sql) }))
         .filter((q) => !q.sql.startsWith('select * from "live_events"'));
     };
     const appendsAudit = (sql: string) => /^insert into "?audit_log"?/i.test(sql) || (/^with /i.test(sql) && sql.includes('insert into audit_log'));

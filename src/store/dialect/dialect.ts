@@ -11,6 +11,11 @@ export type Executor = Kysely<Database> | Transaction<Database>;
  */
 export const RESULT_UNUSED = '/* result unused */ ';
 
+/** A statement's text without the RESULT_UNUSED mark (what it does, for a reader of the text). */
+export function withoutResultUnused(text: string): string {
+  return text.startsWith(RESULT_UNUSED) ? text.slice(RESULT_UNUSED.length) : text;
+}
+
 /**
  * Everything that differs between SQLite and PostgreSQL sits behind this interface, with
  * one file per dialect (sqlite.ts, postgres.ts). Queries elsewhere are written once.

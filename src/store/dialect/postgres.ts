@@ -1,7 +1,7 @@
 import pg from 'pg';
 import { Kysely, PostgresDialect, sql, type Transaction, type ColumnDefinitionBuilder } from 'kysely';
 import type { Database } from '../database.js';
-import { QueryLog, registerStoreDialect, RESULT_UNUSED, type StoreDialect } from './dialect.js';
+import { QueryLog, registerStoreDialect, RESULT_UNUSED, withoutResultUnused, type StoreDialect } from './dialect.js';
 import { pipelineStatements } from './postgres-pipeline.js';
 
 // Transaction-scoped advisory lock keys (docs/operations.md: graph lock first, then the chain lock).
@@ -35,7 +35,7 @@ const WRITE_STATEMENT = /^\s*(insert|update|delete)\b/i;
 const DATA_MODIFYING_WITH = /^\s*with\b[\s\S]*\b(insert\s+into|update\s+\S+\s+set|delete\s+from)\b/i;
 
 function statementKind(marked: string): 'read' | 'write' | null {
-  const text = marked.startsWith(RESULT_UNUSED) ? marked.slice(RESULT_UNUSED.length) : marked;
+  const text = withoutResultUnused(marked);
   if (WRITE_STATEMENT.test(text) || DATA_MODIFYING_WITH.test(text)) return 'write';
   return READ_STATEMENT.test(text) ? 'read' : null;
 }
